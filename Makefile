@@ -1,0 +1,49 @@
+# CodeLens: `make run` starts the app (installing and indexing first when needed),
+# `make test` runs the whole test suite.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+DB ?= ./chroma_db
+
+.PHONY: run test lint bench install install-dev index browser-deps clean
+
+$(VENV)/.installed: requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q -r requirements.txt
+	touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
+	$(PIP) install -q -r requirements-dev.txt
+	touch $@
+
+install: $(VENV)/.installed
+
+install-dev: $(VENV)/.installed-dev
+
+index: install
+	@if [ -f "$(DB)/index_metadata.json" ]; then echo "index found in $(DB)"; \
+	else $(PY) index.py --db $(DB); fi
+
+run: index
+	$(VENV)/bin/streamlit run app.py --server.headless true --browser.gatherUsageStats false
+
+# Debian's Chromium for the browser test (browser downloads do not work offline).
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 || \
+	  (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) || \
+	  echo "warning: could not install chromium; the browser test will be skipped"
+
+test: install-dev browser-deps
+	$(PY) -m pytest -q
+
+lint: install-dev
+	$(VENV)/bin/ruff check .
+
+bench: install-dev
+	$(PY) bench/index_speed.py
+	$(PY) bench/query_latency.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache

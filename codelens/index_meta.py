@@ -1,0 +1,60 @@
+"""`index_metadata.json`: what an index holds and how it was built (DESIGN.md contract)."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from codelens.errors import DatabaseError, IndexNotFound
+
+METADATA_FILE = "index_metadata.json"
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class IndexStats:
+    source: str
+    files: int
+    total_chunks: int
+    chunks_per_kind: dict[str, int]
+    model: str
+    indexed_at: str
+    duration_s: float
+    warnings: list[str]
+    collection: str
+    text_budget: int
+    timings_s: dict[str, float] = field(default_factory=dict)
+    format_version: int = FORMAT_VERSION
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def write_stats(db_path: Path, stats: IndexStats) -> None:
+    target = db_path / METADATA_FILE
+    temporary = target.with_suffix(".json.tmp")
+    temporary.write_text(json.dumps(stats.to_json(), indent=2, ensure_ascii=False), encoding="utf-8")
+    os.replace(temporary, target)
+
+
+def read_stats(db_path: Path) -> IndexStats:
+    target = db_path / METADATA_FILE
+    if not target.is_file():
+        raise IndexNotFound(str(db_path))
+    try:
+        raw = json.loads(target.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise DatabaseError(f"{target} is unreadable ({exc}) - rebuild: python index.py --full") from exc
+    if raw.get("format_version") != FORMAT_VERSION:
+        raise DatabaseError(
+            f"the index in {db_path} has format {raw.get('format_version')!r}, this CodeLens "
+            f"reads format {FORMAT_VERSION} - rebuild: python index.py --full"
+        )
+    known = IndexStats.__dataclass_fields__
+    return IndexStats(**{key: value for key, value in raw.items() if key in known})
+
+
+def is_codelens_index(db_path: Path) -> bool:
+    return (db_path / METADATA_FILE).is_file()

@@ -1,0 +1,60 @@
+"""One Settings object: defaults, overridden by environment variables, then by CLI flags.
+
+Nothing is read at import time: `Settings.from_env()` reads the environment when called.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from codelens.chunk_text import DEFAULT_TEXT_BUDGET
+
+DEFAULT_MODEL = "multilingual-e5-small"
+DEFAULT_DB = "./chroma_db"
+DEMO_ZIP_NAME = "codebase_python.zip"
+COLLECTION_NAME = "codelens"
+
+
+def default_source(cwd: Path | None = None) -> Path | None:
+    """`./codebase_python.zip` when present, else the demo beside the checkout, else None."""
+    cwd = cwd or Path.cwd()
+    project_root = Path(__file__).resolve().parent.parent
+    for candidate in (
+        cwd / DEMO_ZIP_NAME,
+        project_root / DEMO_ZIP_NAME,
+        project_root.parent / "shared" / DEMO_ZIP_NAME,
+    ):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+@dataclass(frozen=True)
+class Settings:
+    db_path: Path = Path(DEFAULT_DB)
+    model: str = DEFAULT_MODEL
+    collection: str = COLLECTION_NAME
+    batch_size: int = 32
+    # Characters of embedded text per chunk (header first, then code; see chunk_text.py).
+    embed_code_chars: int = DEFAULT_TEXT_BUDGET
+    max_file_bytes: int = 1_000_000
+    show_progress: bool = True
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
+        env = os.environ if environ is None else environ
+        settings = cls()
+        if env.get("CODELENS_DB"):
+            settings = replace(settings, db_path=Path(env["CODELENS_DB"]))
+        if env.get("CODELENS_MODEL"):
+            settings = replace(settings, model=env["CODELENS_MODEL"])
+        return settings
+
+    def with_overrides(self, **overrides: object) -> Settings:
+        """Apply the CLI flags that were given (None means 'not given')."""
+        given = {key: value for key, value in overrides.items() if value is not None}
+        if "db_path" in given:
+            given["db_path"] = Path(given["db_path"])
+        return replace(self, **given)

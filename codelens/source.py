@@ -1,0 +1,193 @@
+"""Where the code comes from: a zip or a folder, opened safely, filtered to Python files.
+
+A codebase is untrusted input. Zip entries are written only inside a private work
+folder (no `..`, absolute paths, drive letters or symlinks), archives are capped in
+size, file count and compression ratio, and nothing found is ever imported or run.
+"""
+
+from __future__ import annotations
+
+import io
+import stat
+import tempfile
+import tokenize
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+import pathspec
+
+from codelens.errors import SourceError
+
+SKIP_DIRS = frozenset({
+    ".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", "venv", "env",
+    ".env", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", "build",
+    "dist", "site-packages", ".eggs", "__MACOSX",
+})
+
+MAX_ZIP_TOTAL_BYTES = 2_000_000_000
+MAX_ZIP_FILES = 200_000
+MAX_COMPRESSION_RATIO = 200
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    rel_path: str  # posix path relative to the codebase root: the chunk id prefix
+    abs_path: Path
+
+
+@dataclass(frozen=True)
+class Codebase:
+    """A folder on disk holding the code, plus the name the user gave it."""
+
+    root: Path
+    origin: str  # what the user passed: the zip or the folder
+    warnings: tuple[str, ...] = ()
+
+
+def open_codebase(source: Path, work_dir: Path) -> Codebase:
+    """Return a folder with the code: the folder itself, or the zip extracted into work_dir."""
+    if not source.exists():
+        raise SourceError(f"source not found: {source} - pass --source ZIP_OR_FOLDER")
+    if source.is_dir():
+        return Codebase(root=source.resolve(), origin=str(source))
+    if not zipfile.is_zipfile(source):
+        raise SourceError(f"source is neither a folder nor a zip file: {source}")
+    target = work_dir / "codebase"
+    warnings = extract_zip_safely(source, target)
+    return Codebase(root=_single_top_folder(target), origin=str(source), warnings=tuple(warnings))
+
+
+def extract_zip_safely(zip_path: Path, target: Path) -> list[str]:
+    """Extract the regular files of a zip under target; return warnings for skipped entries."""
+    warnings: list[str] = []
+    try:
+        with zipfile.ZipFile(zip_path) as archive:
+            members = archive.infolist()
+            _check_zip_bomb(zip_path, members)
+            seen: set[str] = set()
+            for member in members:
+                if member.is_dir():
+                    continue
+                reason = _unsafe_member_reason(member, seen)
+                if reason:
+                    warnings.append(f"skipped zip entry {member.filename!r}: {reason}")
+                    continue
+                destination = target.joinpath(*PurePosixPath(member.filename).parts)
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                with archive.open(member) as src, open(destination, "wb") as dst:
+                    _copy_capped(src, dst, member)
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        raise SourceError(f"cannot read zip {zip_path}: {exc}") from exc
+    return warnings
+
+
+def _check_zip_bomb(zip_path: Path, members: list[zipfile.ZipInfo]) -> None:
+    total = sum(m.file_size for m in members)
+    compressed = sum(m.compress_size for m in members) or 1
+    if len(members) > MAX_ZIP_FILES:
+        raise SourceError(f"zip {zip_path} has {len(members)} entries (limit {MAX_ZIP_FILES})")
+    if total > MAX_ZIP_TOTAL_BYTES:
+        raise SourceError(
+            f"zip {zip_path} unpacks to {total} bytes (limit {MAX_ZIP_TOTAL_BYTES})"
+        )
+    if total > 10_000_000 and total / compressed > MAX_COMPRESSION_RATIO:
+        raise SourceError(
+            f"zip {zip_path} has compression ratio {total / compressed:.0f}:1 "
+            f"(limit {MAX_COMPRESSION_RATIO}:1) - refusing a possible zip bomb"
+        )
+
+
+def _unsafe_member_reason(member: zipfile.ZipInfo, seen: set[str]) -> str | None:
+    name = member.filename.replace("\\", "/")
+    path = PurePosixPath(name)
+    if name.startswith("/") or (len(name) > 1 and name[1] == ":"):
+        return "absolute path"
+    if ".." in path.parts:
+        return "path escapes the archive root"
+    mode = member.external_attr >> 16
+    if stat.S_ISLNK(mode):
+        return "symbolic link"
+    key = str(path)
+    if key in seen:
+        return "duplicate name"
+    seen.add(key)
+    return None
+
+
+def _copy_capped(src: io.BufferedIOBase, dst: io.BufferedIOBase, member: zipfile.ZipInfo) -> None:
+    """Copy at most the declared size: a lying header cannot inflate past it."""
+    remaining = member.file_size
+    while remaining > 0:
+        block = src.read(min(remaining, 1 << 20))
+        if not block:
+            break
+        dst.write(block)
+        remaining -= len(block)
+
+
+def _single_top_folder(root: Path) -> Path:
+    """Zips of a project often wrap it in one folder: chunk ids start inside it."""
+    if not root.exists():
+        return root
+    entries = [p for p in root.iterdir() if p.name != "__MACOSX"]
+    if len(entries) == 1 and entries[0].is_dir() and not (entries[0] / "__init__.py").exists():
+        return entries[0]
+    return root
+
+
+def iter_python_files(root: Path) -> Iterator[SourceFile]:
+    """Yield the `.py` files under root in a stable order, minus skipped and ignored paths."""
+    ignore = _load_gitignore(root)
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = sorted(folder.iterdir(), key=lambda p: p.name, reverse=True)
+        except OSError:
+            continue
+        for entry in entries:
+            rel = entry.relative_to(root).as_posix()
+            if entry.is_symlink():
+                continue
+            if entry.is_dir():
+                if entry.name not in SKIP_DIRS and not _ignored(ignore, rel + "/"):
+                    stack.append(entry)
+            elif entry.suffix == ".py" and entry.is_file() and not _ignored(ignore, rel):
+                yield SourceFile(rel_path=rel, abs_path=entry)
+
+
+def list_python_files(root: Path) -> list[SourceFile]:
+    return sorted(iter_python_files(root), key=lambda f: f.rel_path)
+
+
+def _load_gitignore(root: Path) -> pathspec.PathSpec | None:
+    gitignore = root / ".gitignore"
+    if not gitignore.is_file():
+        return None
+    lines = gitignore.read_text(encoding="utf-8", errors="replace").splitlines()
+    return pathspec.PathSpec.from_lines("gitignore", lines)
+
+
+def _ignored(spec: pathspec.PathSpec | None, rel_path: str) -> bool:
+    return spec is not None and spec.match_file(rel_path)
+
+
+def read_source_text(raw: bytes) -> str | None:
+    """Decode Python source (PEP 263 coding line, else UTF-8, else Latin-1); None if binary."""
+    if b"\x00" in raw:
+        return None
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+        return raw.decode(encoding)
+    except (SyntaxError, LookupError, UnicodeDecodeError):
+        pass
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+
+
+def make_work_dir(prefix: str = "codelens-") -> tempfile.TemporaryDirectory:
+    return tempfile.TemporaryDirectory(prefix=prefix)

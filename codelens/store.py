@@ -1,0 +1,107 @@
+"""The only module that imports chromadb: a cosine collection of chunks on disk."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from codelens.chunk import Chunk
+from codelens.errors import DatabaseError
+
+_UPSERT_BATCH = 1000
+
+
+@dataclass(frozen=True)
+class StoredHit:
+    chunk: Chunk
+    similarity: float  # cosine similarity, from 1 - cosine distance
+
+
+class VectorStore:
+    def __init__(self, db_path: Path, collection: str, create: bool = False) -> None:
+        import chromadb
+        from chromadb.config import Settings as ChromaSettings
+
+        self.db_path = db_path
+        try:
+            self._client = chromadb.PersistentClient(
+                path=str(db_path),
+                settings=ChromaSettings(anonymized_telemetry=False, allow_reset=True),
+            )
+            if create:
+                self._collection = self._client.get_or_create_collection(
+                    collection, metadata={"hnsw:space": "cosine"}, embedding_function=None
+                )
+            else:
+                self._collection = self._client.get_collection(collection, embedding_function=None)
+        except Exception as exc:
+            raise DatabaseError(f"cannot open the ChromaDB index at {db_path}: {exc}") from exc
+
+    def count(self) -> int:
+        return self._collection.count()
+
+    def upsert(self, chunks: Sequence[Chunk], vectors: np.ndarray) -> None:
+        for start in range(0, len(chunks), _UPSERT_BATCH):
+            part = chunks[start : start + _UPSERT_BATCH]
+            self._collection.upsert(
+                ids=[c.chunk_id for c in part],
+                embeddings=vectors[start : start + len(part)].tolist(),
+                documents=[c.code for c in part],
+                metadatas=[_to_metadata(c) for c in part],
+            )
+
+    def delete(self, chunk_ids: Sequence[str]) -> None:
+        for start in range(0, len(chunk_ids), _UPSERT_BATCH):
+            self._collection.delete(ids=list(chunk_ids[start : start + _UPSERT_BATCH]))
+
+    def query(self, vector: np.ndarray, n_results: int, where: dict | None = None) -> list[StoredHit]:
+        n_results = max(1, min(n_results, self.count()))
+        result = self._collection.query(
+            query_embeddings=[vector.tolist()], n_results=n_results, where=where or None,
+            include=["documents", "metadatas", "distances"],
+        )
+        hits = []
+        for chunk_id, document, metadata, distance in zip(
+            result["ids"][0], result["documents"][0], result["metadatas"][0], result["distances"][0], strict=False
+        ):
+            hits.append(StoredHit(_from_metadata(chunk_id, document, metadata), 1.0 - float(distance)))
+        return hits
+
+    def all_chunks(self) -> list[Chunk]:
+        result = self._collection.get(include=["documents", "metadatas"])
+        return [
+            _from_metadata(chunk_id, document, metadata)
+            for chunk_id, document, metadata in zip(result["ids"], result["documents"], result["metadatas"], strict=False)
+        ]
+
+    def close(self) -> None:
+        """Release the files so the folder can be moved or deleted (build aside, then swap)."""
+        from chromadb.api.client import SharedSystemClient
+
+        SharedSystemClient.clear_system_cache()
+
+
+def _to_metadata(chunk: Chunk) -> dict:
+    metadata = {
+        "path": chunk.path, "symbol": chunk.symbol, "kind": chunk.kind,
+        "start_line": chunk.start_line, "end_line": chunk.end_line,
+        "parent": chunk.parent, "signature": chunk.signature, "docstring": chunk.docstring,
+        "has_docstring": chunk.has_docstring, "is_test": chunk.is_test,
+    }
+    if chunk.decorators:
+        metadata["decorators"] = list(chunk.decorators)
+    return metadata
+
+
+def _from_metadata(chunk_id: str, document: str | None, metadata: dict) -> Chunk:
+    return Chunk(
+        chunk_id=chunk_id, path=metadata["path"], symbol=metadata["symbol"],
+        kind=metadata["kind"], start_line=int(metadata["start_line"]),
+        end_line=int(metadata["end_line"]), code=document or "",
+        signature=metadata.get("signature", ""), docstring=metadata.get("docstring", ""),
+        parent=metadata.get("parent", ""), decorators=tuple(metadata.get("decorators") or ()),
+        is_test=bool(metadata.get("is_test", False)),
+    )
