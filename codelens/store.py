@@ -74,7 +74,9 @@ class VectorStore:
         result = self._collection.get(include=["documents", "metadatas"])
         return [
             _from_metadata(chunk_id, document, metadata)
-            for chunk_id, document, metadata in zip(result["ids"], result["documents"], result["metadatas"], strict=False)
+            for chunk_id, document, metadata in zip(
+                result["ids"], result["documents"], result["metadatas"], strict=True
+            )
         ]
 
     def close(self) -> None:
