@@ -56,6 +56,8 @@ def add_index_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--source", type=Path, default=None,
                         help="zip file or folder to index (default: ./codebase_python.zip, "
                              "else ../shared/codebase_python.zip)")
+    parser.add_argument("--full", action="store_true",
+                        help="rebuild from scratch instead of updating only what changed")
     parser.add_argument("--batch-size", type=int, default=None, help="chunks per embedding batch")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_common(parser)
@@ -86,7 +88,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     source = args.source or default_source()
     if source is None:
         raise SourceError("no codebase_python.zip here or in ../shared - pass --source ZIP_OR_FOLDER")
-    stats = build_index(source, settings)
+    stats = build_index(source, settings, full=args.full)
     print(format_summary(stats, settings.db_path))
     return 0
 
@@ -100,6 +102,11 @@ def format_summary(stats, db_path: Path) -> str:
         f"Classes: {kinds['class']}  Modules: {kinds['module']}",
         f"Vector DB stored at: {db_path}   Model: {stats.model}   Time: {stats.duration_s:.1f} s",
     ]
+    run = stats.run or {}
+    if run:
+        lines.append(f"Run: {run.get('mode')}  embedded: {run.get('embedded', 0)}  "
+                     f"updated: {run.get('upserted', 0)}  deleted: {run.get('deleted', 0)}  "
+                     f"unchanged: {run.get('unchanged', 0)}")
     if stats.warnings:
         lines.append(f"Warnings: {len(stats.warnings)} (see index_metadata.json)")
         lines.extend(f"  - {w}" for w in stats.warnings[:10])

@@ -26,6 +26,7 @@ class IndexStats:
     collection: str
     text_budget: int
     timings_s: dict[str, float] = field(default_factory=dict)
+    run: dict = field(default_factory=dict)  # what the last run did: mode, embedded, deleted, ...
     format_version: int = FORMAT_VERSION
 
     def to_json(self) -> dict:

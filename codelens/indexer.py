@@ -1,18 +1,23 @@
-"""Indexing orchestration: source -> chunks -> vectors -> a new index swapped into place.
+"""Indexing orchestration: source -> chunks -> vectors -> an index swapped into place.
 
-A rebuild is written into a sibling folder and renamed over the old index only when
-complete, so an interrupted or failed run never leaves a half-written index behind.
+Every run is incremental unless told otherwise: chunks whose fingerprint is unchanged
+are left alone, removed ones are deleted, and only text never embedded before is
+embedded (the cache is keyed by text hash and outlives killed runs). Changes are
+applied to a copy of the index that is renamed over the old one only when complete,
+so an interrupted or failed run never leaves a half-written index behind.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -22,116 +27,218 @@ from tqdm import tqdm
 from codelens.chunk import KINDS, Chunk
 from codelens.chunk_text import embedding_text
 from codelens.chunking import chunk_file
-from codelens.embedding import Embedder, load_embedder
+from codelens.embed_cache import EmbeddingCache, cache_path_for, text_hash
+from codelens.embedding import Embedder, load_embedder, normalize_model_id
 from codelens.errors import DatabaseError, SourceError
-from codelens.index_meta import IndexStats, is_codelens_index, write_stats
+from codelens.index_meta import IndexStats, is_codelens_index, read_stats, write_stats
+from codelens.manifest import Manifest, chunk_fingerprint, file_hash
 from codelens.settings import Settings
 from codelens.source import list_python_files, open_codebase, read_source_text
 from codelens.store import VectorStore
 
 ProgressCallback = Callable[[int, int], None]
+# A sidecar builder writes extra structures (lexical index, code graph) into the index
+# folder being built, from all chunks and all file texts.
+SidecarBuilder = Callable[[Path, Sequence[Chunk], dict[str, str]], None]
 
 
-@dataclass(frozen=True)
+@dataclass
 class ChunkedCodebase:
     chunks: list[Chunk]
     files: int
     warnings: list[str]
+    sources: dict[str, str] = field(default_factory=dict)  # rel_path -> text
+    file_hashes: dict[str, str] = field(default_factory=dict)
 
 
 def chunk_codebase(root: Path, max_file_bytes: int) -> ChunkedCodebase:
     """Read and chunk every Python file under root; problems become warnings."""
-    chunks: list[Chunk] = []
-    warnings: list[str] = []
+    result = ChunkedCodebase(chunks=[], files=0, warnings=[])
     files = list_python_files(root)
+    result.files = len(files)
     for source_file in files:
-        text, warning = _read_file(source_file.abs_path, source_file.rel_path, max_file_bytes)
+        raw, text, warning = _read_file(source_file.abs_path, source_file.rel_path, max_file_bytes)
         if warning:
-            warnings.append(warning)
+            result.warnings.append(warning)
+        if raw is not None:
+            result.file_hashes[source_file.rel_path] = file_hash(raw)
         if text is None:
             continue
-        result = chunk_file(source_file.rel_path, text)
-        if result.warning:
-            warnings.append(result.warning)
-        chunks.extend(result.chunks)
-    return ChunkedCodebase(chunks=chunks, files=len(files), warnings=warnings)
+        chunked = chunk_file(source_file.rel_path, text)
+        if chunked.warning:
+            result.warnings.append(chunked.warning)
+        result.chunks.extend(chunked.chunks)
+        result.sources[source_file.rel_path] = text
+    return result
 
 
-def _read_file(path: Path, rel_path: str, max_bytes: int) -> tuple[str | None, str | None]:
+def _read_file(path: Path, rel_path: str, max_bytes: int) -> tuple[bytes | None, str | None, str | None]:
+    """(raw bytes, text, warning): text is None when the file is skipped."""
     try:
         size = path.stat().st_size
         if size > max_bytes:
-            return None, f"{rel_path}: skipped, {size} bytes is over the {max_bytes}-byte limit"
+            return None, None, f"{rel_path}: skipped, {size} bytes is over the {max_bytes}-byte limit"
         raw = path.read_bytes()
     except OSError as exc:
-        return None, f"{rel_path}: unreadable ({exc})"
+        return None, None, f"{rel_path}: unreadable ({exc})"
     text = read_source_text(raw)
     if text is None:
-        return None, f"{rel_path}: skipped, binary content (NUL bytes)"
-    return text, None
+        return raw, None, f"{rel_path}: skipped, binary content (NUL bytes)"
+    return raw, text, None
 
 
-def embed_chunks(
-    chunks: Sequence[Chunk], embedder: Embedder, settings: Settings,
+def sidecar_builders() -> list[SidecarBuilder]:
+    """Structures built beside the vectors on every run (each module owns its own files)."""
+    return []
+
+
+@dataclass(frozen=True)
+class ChangePlan:
+    upsert: list[Chunk]
+    delete: list[str]
+    reused: int  # chunks left untouched
+
+
+def plan_changes(chunks: Sequence[Chunk], fingerprints: dict[str, str], previous: Manifest | None) -> ChangePlan:
+    if previous is None:
+        return ChangePlan(upsert=list(chunks), delete=[], reused=0)
+    upsert = [c for c in chunks if previous.chunks.get(c.chunk_id) != fingerprints[c.chunk_id]]
+    delete = sorted(set(previous.chunks) - set(fingerprints))
+    return ChangePlan(upsert=upsert, delete=delete, reused=len(chunks) - len(upsert))
+
+
+def embed_texts(
+    texts: Sequence[str], embedder: Embedder, settings: Settings, cache: EmbeddingCache | None = None,
     on_progress: ProgressCallback | None = None,
-) -> np.ndarray:
-    """Embed in batches of similar length (less padding work), with a progress bar."""
-    texts = [embedding_text(c, settings.embed_code_chars) for c in chunks]
-    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+) -> tuple[np.ndarray, int]:
+    """Vectors for texts: from the cache where possible, else embedded in length-sorted
+    batches (less padding work) with a progress bar. Returns (vectors, newly embedded)."""
+    hashes = [text_hash(t) for t in texts]
+    cached = cache.get_many(hashes) if cache else {}
     vectors = np.zeros((len(texts), embedder.dim), dtype=np.float32)
-    with tqdm(total=len(texts), unit="chunk", desc="Embedding", disable=not settings.show_progress) as bar:
+    missing: dict[str, int] = {}
+    for i, key in enumerate(hashes):
+        if key in cached and cached[key].shape[0] == embedder.dim:
+            vectors[i] = cached[key]
+        else:
+            missing.setdefault(key, i)
+    order = sorted(missing.values(), key=lambda i: len(texts[i]))
+    with tqdm(total=len(order), unit="chunk", desc="Embedding", disable=not settings.show_progress) as bar:
         for start in range(0, len(order), settings.batch_size):
             batch = order[start : start + settings.batch_size]
-            vectors[batch] = embedder.embed_passages([texts[i] for i in batch])
+            batch_vectors = embedder.embed_passages([texts[i] for i in batch])
+            if cache:
+                cache.put_many((hashes[i], v) for i, v in zip(batch, batch_vectors, strict=True))
+            for i, vector in zip(batch, batch_vectors, strict=True):
+                vectors[i] = vector
             bar.update(len(batch))
             if on_progress:
                 on_progress(min(start + len(batch), len(order)), len(order))
-    return vectors
+    for i, key in enumerate(hashes):  # duplicates of a text embedded in this run
+        if key in missing and missing[key] != i:
+            vectors[i] = vectors[missing[key]]
+    return vectors, len(order)
+
+
+def embed_chunks(chunks: Sequence[Chunk], embedder: Embedder, settings: Settings) -> np.ndarray:
+    texts = [embedding_text(c, settings.embed_code_chars) for c in chunks]
+    return embed_texts(texts, embedder, settings)[0]
 
 
 def build_index(
     source: Path, settings: Settings, embedder: Embedder | None = None,
-    on_progress: ProgressCallback | None = None,
+    on_progress: ProgressCallback | None = None, full: bool = False,
 ) -> IndexStats:
-    """Index source into settings.db_path, replacing what is there only on success."""
+    """Index source into settings.db_path: incrementally unless full, swapping on success."""
     started = time.perf_counter()
     db_path = settings.db_path
     _check_db_target(db_path)
-    timings: dict[str, float] = {}
+    with _index_lock(db_path):
+        _recover_interrupted_swap(db_path)
+        chunked = _chunk_source(source, settings)
+        timings = {"chunking": round(time.perf_counter() - started, 2)}
+        model_id = embedder.model_id if embedder else normalize_model_id(settings.model)
+        previous = None if full else _previous_manifest(db_path, model_id)
+
+        texts = {c.chunk_id: embedding_text(c, settings.embed_code_chars) for c in chunked.chunks}
+        fingerprints = {c.chunk_id: chunk_fingerprint(c, text_hash(texts[c.chunk_id])) for c in chunked.chunks}
+        plan = plan_changes(chunked.chunks, fingerprints, previous)
+        run = {"mode": "full" if previous is None else "incremental", "upserted": len(plan.upsert),
+               "deleted": len(plan.delete), "unchanged": plan.reused, "embedded": 0}
+        if previous is not None and not plan.upsert and not plan.delete and previous.files == chunked.file_hashes:
+            return _record_unchanged_run(db_path, started, run)
+
+        mark = time.perf_counter()
+        embedder = embedder or load_embedder(model_id)
+        cache = EmbeddingCache(cache_path_for(db_path), model_id)
+        try:
+            vectors, run["embedded"] = embed_texts(
+                [texts[c.chunk_id] for c in plan.upsert], embedder, settings, cache, on_progress)
+        finally:
+            cache.close()
+        timings["embedding"] = round(time.perf_counter() - mark, 2)
+
+        mark = time.perf_counter()
+        build_dir = _fresh_build_dir(db_path, copy_from=db_path if previous is not None else None)
+        try:
+            store = VectorStore(build_dir, settings.collection, create=True)
+            store.delete(plan.delete)
+            store.upsert(plan.upsert, vectors)
+            store.close()
+            for build_sidecar in sidecar_builders():
+                build_sidecar(build_dir, chunked.chunks, chunked.sources)
+            Manifest(model=model_id, files=chunked.file_hashes, chunks=fingerprints).save(build_dir)
+            timings["storing"] = round(time.perf_counter() - mark, 2)
+            stats = IndexStats(
+                source=str(source), files=chunked.files, total_chunks=len(chunked.chunks),
+                chunks_per_kind=_count_kinds(chunked.chunks), model=model_id,
+                indexed_at=_now(), duration_s=round(time.perf_counter() - started, 2),
+                warnings=chunked.warnings, collection=settings.collection,
+                text_budget=settings.embed_code_chars, timings_s=timings, run=run,
+            )
+            write_stats(build_dir, stats)
+            _swap_into_place(build_dir, db_path)
+        except BaseException:
+            shutil.rmtree(build_dir, ignore_errors=True)
+            raise
+    return stats
+
+
+def _chunk_source(source: Path, settings: Settings) -> ChunkedCodebase:
     with tempfile.TemporaryDirectory(prefix="codelens-src-") as work_dir:
         codebase = open_codebase(source, Path(work_dir))
         chunked = chunk_codebase(codebase.root, settings.max_file_bytes)
-        warnings = list(codebase.warnings) + chunked.warnings
+        chunked.warnings[:0] = list(codebase.warnings)
     if not chunked.chunks:
         raise SourceError(f"no Python code found in {source} ({chunked.files} .py files)")
-    timings["chunking"] = round(time.perf_counter() - started, 2)
+    return chunked
 
-    embedder = embedder or load_embedder(settings.model)
-    mark = time.perf_counter()
-    vectors = embed_chunks(chunked.chunks, embedder, settings, on_progress)
-    timings["embedding"] = round(time.perf_counter() - mark, 2)
 
-    mark = time.perf_counter()
-    build_dir = _fresh_build_dir(db_path)
+def _previous_manifest(db_path: Path, model_id: str) -> Manifest | None:
+    """The manifest of a usable index built with the same model, else None (full build)."""
+    if not is_codelens_index(db_path):
+        return None
     try:
-        store = VectorStore(build_dir, settings.collection, create=True)
-        store.upsert(chunked.chunks, vectors)
-        store.close()
-        timings["storing"] = round(time.perf_counter() - mark, 2)
-        stats = IndexStats(
-            source=str(source), files=chunked.files, total_chunks=len(chunked.chunks),
-            chunks_per_kind=_count_kinds(chunked.chunks), model=embedder.model_id,
-            indexed_at=datetime.now(UTC).isoformat(timespec="seconds"),
-            duration_s=round(time.perf_counter() - started, 2), warnings=warnings,
-            collection=settings.collection, text_budget=settings.embed_code_chars,
-            timings_s=timings,
-        )
-        write_stats(build_dir, stats)
-        _swap_into_place(build_dir, db_path)
-    except BaseException:
-        shutil.rmtree(build_dir, ignore_errors=True)
-        raise
+        stats = read_stats(db_path)
+    except DatabaseError:
+        return None
+    manifest = Manifest.load(db_path)
+    if manifest is None or manifest.model != model_id or stats.model != model_id:
+        return None
+    return manifest
+
+
+def _record_unchanged_run(db_path: Path, started: float, run: dict) -> IndexStats:
+    stats = read_stats(db_path)
+    run["mode"] = "unchanged"
+    stats = replace(stats, indexed_at=_now(), duration_s=round(time.perf_counter() - started, 2),
+                    run=run, timings_s={})
+    write_stats(db_path, stats)
     return stats
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _count_kinds(chunks: Sequence[Chunk]) -> dict[str, int]:
@@ -157,10 +264,25 @@ def _check_db_target(db_path: Path) -> None:
         raise DatabaseError(f"cannot write the index: {parent} is not writable")
 
 
-def _fresh_build_dir(db_path: Path) -> Path:
+@contextmanager
+def _index_lock(db_path: Path) -> Iterator[None]:
+    """One index run per --db at a time; the lock dies with its process (kill -9 too)."""
+    lock_path = db_path.resolve().parent / f".{db_path.name}.lock"
+    with open(lock_path, "w") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            raise DatabaseError(f"another index run is writing {db_path} - wait for it to finish") from exc
+        yield
+
+
+def _fresh_build_dir(db_path: Path, copy_from: Path | None) -> Path:
     parent = db_path.resolve().parent
     try:
-        return Path(tempfile.mkdtemp(prefix=f".{db_path.name}.building-", dir=parent))
+        build_dir = Path(tempfile.mkdtemp(prefix=f".{db_path.name}.building-", dir=parent))
+        if copy_from is not None:
+            shutil.copytree(copy_from, build_dir, dirs_exist_ok=True)
+        return build_dir
     except OSError as exc:
         raise DatabaseError(f"cannot write the index next to {db_path}: {exc}") from exc
 
@@ -169,9 +291,22 @@ def _swap_into_place(build_dir: Path, db_path: Path) -> None:
     """Two renames: the old index is never deleted before the new one is in place."""
     old_dir = None
     if db_path.exists():
-        old_dir = Path(tempfile.mkdtemp(prefix=f".{db_path.name}.old-", dir=build_dir.parent))
-        old_dir.rmdir()
+        old_dir = build_dir.parent / f".{db_path.name}.old-{os.getpid()}"
+        shutil.rmtree(old_dir, ignore_errors=True)
         os.replace(db_path, old_dir)
     os.replace(build_dir, db_path)
     if old_dir is not None:
         shutil.rmtree(old_dir, ignore_errors=True)
+
+
+def _recover_interrupted_swap(db_path: Path) -> None:
+    """A run killed between the two renames left no index but a complete old one: restore it.
+    Leftover build folders of killed runs are removed."""
+    parent = db_path.resolve().parent
+    for leftover in parent.glob(f".{db_path.name}.building-*"):
+        shutil.rmtree(leftover, ignore_errors=True)
+    olds = sorted(parent.glob(f".{db_path.name}.old-*"), key=lambda p: p.stat().st_mtime)
+    if not db_path.exists() and olds and is_codelens_index(olds[-1]):
+        os.replace(olds.pop(), db_path)
+    for old in olds:
+        shutil.rmtree(old, ignore_errors=True)

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from codelens.chunk import Chunk
 from codelens.embedding import Embedder, load_embedder, normalize_model_id
-from codelens.errors import ModelMismatch
-from codelens.index_meta import IndexStats, read_stats
+from codelens.errors import DatabaseError, ModelMismatch
+from codelens.index_meta import METADATA_FILE, IndexStats, read_stats
 from codelens.settings import Settings
-from codelens.store import VectorStore
+from codelens.store import VectorStore, forget_open_indexes
 
 OVERFETCH = 4
 
@@ -60,19 +60,45 @@ def relevance_percent(cosine_similarity: float) -> float:
     return round(max(0.0, min(1.0, cosine_similarity)) * 100.0, 1)
 
 
+def _index_version(db_path: Path) -> tuple[int, int]:
+    """Changes whenever an index run swaps a folder in or rewrites the metadata."""
+    try:
+        stat = (db_path / METADATA_FILE).stat()
+    except OSError:
+        return (0, 0)
+    return (stat.st_ino, stat.st_mtime_ns)
+
+
 class Searcher:
     """Opens an index once; each `search` embeds the query and asks the store."""
 
     def __init__(self, settings: Settings, embedder: Embedder | None = None,
                  requested_model: str | None = None) -> None:
         self.settings = settings
-        self.stats: IndexStats = read_stats(settings.db_path)
-        if requested_model and normalize_model_id(requested_model) != self.stats.model:
-            raise ModelMismatch(self.stats.model, requested_model)
+        self._requested_model = requested_model
+        self._open_index()
         if embedder is not None and embedder.model_id != self.stats.model:
             raise ModelMismatch(self.stats.model, embedder.model_id)
-        self.store = VectorStore(Path(settings.db_path), self.stats.collection)
         self.embedder = embedder or load_embedder(self.stats.model)
+
+    def _open_index(self) -> None:
+        db_path = Path(self.settings.db_path)
+        self.stats: IndexStats = read_stats(db_path)
+        if self._requested_model and normalize_model_id(self._requested_model) != self.stats.model:
+            raise ModelMismatch(self.stats.model, self._requested_model)
+        self._version = _index_version(db_path)
+        self.store = VectorStore(db_path, self.stats.collection)
+
+    def refresh(self) -> bool:
+        """Reopen the index if a run swapped in a new one since we opened it."""
+        if _index_version(Path(self.settings.db_path)) == self._version:
+            return False
+        forget_open_indexes()
+        model = self.stats.model
+        self._open_index()
+        if self.stats.model != model:
+            raise ModelMismatch(self.stats.model, model)
+        return True
 
     @property
     def model(self) -> str:
@@ -83,10 +109,16 @@ class Searcher:
         if not query or k <= 0:
             return []
         filters = filters or SearchFilters()
+        self.refresh()
         vector = self.embedder.embed_queries([query])[0]
         # Filtered HNSW search can return fewer than asked for: over-fetch, then cut.
         fetch = k * OVERFETCH
-        stored = self.store.query(vector, fetch, where=filters.where())
+        try:
+            stored = self.store.query(vector, fetch, where=filters.where())
+        except DatabaseError:  # swapped between refresh() and the query: reopen once
+            forget_open_indexes()
+            self._open_index()
+            stored = self.store.query(vector, fetch, where=filters.where())
         kept = [s for s in stored if filters.accepts(s.chunk)][:k]
         return [
             Hit(chunk=s.chunk, score=s.similarity, relevance=relevance_percent(s.similarity), rank=rank)

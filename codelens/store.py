@@ -37,7 +37,7 @@ class VectorStore:
                 )
             else:
                 self._collection = self._client.get_collection(collection, embedding_function=None)
-        except Exception as exc:
+        except Exception as exc:  # chromadb raises many types, e.g. when the index was swapped
             raise DatabaseError(f"cannot open the ChromaDB index at {db_path}: {exc}") from exc
 
     def count(self) -> int:
@@ -58,11 +58,14 @@ class VectorStore:
             self._collection.delete(ids=list(chunk_ids[start : start + _UPSERT_BATCH]))
 
     def query(self, vector: np.ndarray, n_results: int, where: dict | None = None) -> list[StoredHit]:
-        n_results = max(1, min(n_results, self.count()))
-        result = self._collection.query(
-            query_embeddings=[vector.tolist()], n_results=n_results, where=where or None,
-            include=["documents", "metadatas", "distances"],
-        )
+        try:
+            n_results = max(1, min(n_results, self.count()))
+            result = self._collection.query(
+                query_embeddings=[vector.tolist()], n_results=n_results, where=where or None,
+                include=["documents", "metadatas", "distances"],
+            )
+        except Exception as exc:  # chromadb raises many types, e.g. when the index was swapped
+            raise DatabaseError(f"the index at {self.db_path} could not be read: {exc}") from exc
         hits = []
         for chunk_id, document, metadata, distance in zip(
             result["ids"][0], result["documents"][0], result["metadatas"][0], result["distances"][0], strict=False
@@ -81,9 +84,15 @@ class VectorStore:
 
     def close(self) -> None:
         """Release the files so the folder can be moved or deleted (build aside, then swap)."""
-        from chromadb.api.client import SharedSystemClient
+        forget_open_indexes()
 
-        SharedSystemClient.clear_system_cache()
+
+def forget_open_indexes() -> None:
+    """ChromaDB caches one client per path in a process; after an index folder was swapped
+    the cached one points at deleted files, so every store must be opened again."""
+    from chromadb.api.client import SharedSystemClient
+
+    SharedSystemClient.clear_system_cache()
 
 
 def _to_metadata(chunk: Chunk) -> dict:

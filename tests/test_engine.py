@@ -131,7 +131,8 @@ def test_rebuild_replaces_index_and_leaves_no_build_folders(tmp_path: Path, embe
     settings = settings_for(tmp_path / "chroma_db")
     build_index(mini_project, settings, embedder=embedder)
     build_index(mini_project, settings, embedder=embedder)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["chroma_db"]
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".")) == ["chroma_db"]
+    assert not list(tmp_path.glob(".chroma_db.building-*")) and not list(tmp_path.glob(".chroma_db.old-*"))
     assert Searcher(settings, embedder=embedder).search("login", k=1)
 
 
@@ -144,7 +145,7 @@ def test_failed_rebuild_leaves_previous_index_untouched(tmp_path: Path, embedder
     with pytest.raises(SourceError, match="no Python code"):
         build_index(empty, settings, embedder=embedder)
     assert read_stats(settings.db_path) == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["chroma_db", "empty"]
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".")) == ["chroma_db", "empty"]
 
 
 def test_foreign_db_folder_is_refused(tmp_path: Path, embedder, mini_project) -> None:
