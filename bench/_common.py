@@ -1,0 +1,55 @@
+"""Helpers shared by the benchmarks: tables, percentiles, subprocess runs with peak RSS."""
+
+from __future__ import annotations
+
+import json
+import resource
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+SHARED = PROJECT_ROOT.parent / "shared"
+sys.path.insert(0, str(PROJECT_ROOT))
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Nearest-rank percentile: the smallest value with at least q% of values at or below it."""
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    rank = max(1, int(-(-q * len(ordered) // 100)))
+    return ordered[min(rank, len(ordered)) - 1]
+
+
+def print_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    cells = [[str(h) for h in headers]] + [[_fmt(v) for v in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    lines = ["| " + " | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) + " |" for row in cells]
+    lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    text = "\n".join(lines)
+    print(text)
+    return text
+
+
+def _fmt(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:.3f}" if abs(value) < 10 else f"{value:.1f}"
+    return str(value)
+
+
+def run_measured(command: Sequence[str]) -> tuple[float, float, str]:
+    """Run a command; return (wall seconds, peak RSS of the child in MB, stdout)."""
+    started = time.perf_counter()
+    result = subprocess.run(command, cwd=PROJECT_ROOT, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - started
+    if result.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed:\n{result.stderr}")
+    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return wall, peak_kb / 1024.0, result.stdout
+
+
+def read_metadata(db_path: Path) -> dict:
+    return json.loads((db_path / "index_metadata.json").read_text(encoding="utf-8"))
