@@ -14,8 +14,8 @@ from pathlib import Path
 
 from _common import PROJECT_ROOT, SHARED, percentile, print_table
 
-from codelens.indexer import build_index
 from codelens.index_meta import is_codelens_index
+from codelens.indexer import build_index
 from codelens.search import Searcher
 from codelens.settings import Settings
 

