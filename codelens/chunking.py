@@ -99,15 +99,20 @@ def _ast_signature(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, 
     return " ".join(" ".join(header).split())
 
 
+def holds_defs(node: ast.AST) -> bool:
+    """Nodes whose bodies can define chunks: statements, `except` handlers, `case` blocks."""
+    return isinstance(node, (ast.stmt, ast.excepthandler, ast.match_case))
+
+
 def _nested_defs(node: ast.AST) -> list[ast.AST]:
-    """Defs anywhere in node's body (inside if/try/with too), not inside other defs."""
+    """Defs anywhere in node's body (inside if/try/except/with/match too), not inside other defs."""
     found: list[ast.AST] = []
     stack = list(reversed(list(ast.iter_child_nodes(node))))
     while stack:
         child = stack.pop()
         if _is_def(child):
             found.append(child)
-        elif isinstance(child, ast.stmt):
+        elif holds_defs(child):
             stack.extend(reversed(list(ast.iter_child_nodes(child))))
     return found
 

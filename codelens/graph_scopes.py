@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from codelens.chunking import holds_defs
+
 DEF_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _IMPLICIT_CLASSMETHODS = frozenset({"__new__", "__init_subclass__", "__class_getitem__"})
 _BINDING_NODES = (  # the only nodes that bind names (one isinstance test skips all others)
@@ -245,15 +247,15 @@ class ScopeBuilder:
     def _process(self, node: ast.AST, scope: Scope, chunked: bool) -> None:
         """Bindings of node and everything under it, up to nested defs (which get their own scope).
 
-        The chunker only finds defs reached through statements (not inside `except` or
-        `case` blocks); `chunked` tracks that so the ids here match its ids."""
+        The chunker only finds defs reached through statements, `except` handlers and `case`
+        blocks (not inside expressions); `chunked` tracks that so the ids here match its ids."""
         if isinstance(node, DEF_TYPES):
             self._define(node, scope, chunked)
             return
         if isinstance(node, _BINDING_NODES):
             self._bind(node, scope)
         for child in ast.iter_child_nodes(node):
-            self._process(child, scope, chunked and isinstance(child, ast.stmt))
+            self._process(child, scope, chunked and holds_defs(child))
 
     def _chunk_id(self, qualified: str) -> str:
         count = self._used.get(qualified, 0) + 1

@@ -89,7 +89,7 @@ FIXTURE_CALLS = {
     (UTIL + "schedule", UTIL + "run_later"),
     (UTIL + "schedule", UTIL + "plugin"),
     (UTIL + "dup#2", UTIL + "helper"),
-    (UTIL + "<module>", UTIL + "helper"),
+    (UTIL + "fallback_loads", UTIL + "helper"),
     # across packages: `import app.services as svc` + module-level instance, a re-export
     # under an alias in __init__ (`from app import Auth`), `x = Foo(); x.bar()`
     ("main.py::run", SERVICES + "AuthService.login"),
@@ -188,9 +188,9 @@ def test_definition_ids_match_the_chunker_on_the_demo(demo_chunks) -> None:
         assert_ids_match(path, text)
 
 
-def test_defs_inside_except_blocks_are_not_given_ids() -> None:
+def test_defs_inside_except_blocks_get_the_chunker_ids() -> None:
     text = "try:\n    import x\nexcept ImportError:\n    def f():\n        pass\n\ndef g():\n    pass\n"
-    assert definition_ids("m.py", text) == ["m.py::g"]
+    assert definition_ids("m.py", text) == ["m.py::f", "m.py::g"]
     assert_ids_match("m.py", text)
 
 
