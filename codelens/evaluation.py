@@ -41,6 +41,19 @@ def reciprocal_rank(predicted: Sequence[str], relevant: Sequence[str], k: int = 
     return 0.0
 
 
+def recall_at_k(predicted: Sequence[str], relevant: Sequence[str], k: int = 5) -> float:
+    """R@k = |relevant in top k| / |relevant| (0 when nothing is relevant)."""
+    relevant_set = set(relevant)
+    if not relevant_set:
+        return 0.0
+    return len(set(predicted[:k]) & relevant_set) / len(relevant_set)
+
+
+def mean(values: Sequence[float]) -> float:
+    """Arithmetic mean, 0 for no values (MRR@k = mean of reciprocal_rank(..., k) over queries)."""
+    return sum(values) / len(values) if values else 0.0
+
+
 def first_relevant_rank(predicted: Sequence[str], relevant: Sequence[str]) -> int | None:
     relevant_set = set(relevant)
     return next((r for r, c in enumerate(predicted, start=1) if c in relevant_set), None)
@@ -121,11 +134,17 @@ def score_predictions(results: dict, questions: Sequence[Question], k: int = 5) 
     if not isinstance(entries, list):
         raise BadInput('predictions: expected {"results": [...]}')
     by_id: dict[str, list[str]] = {}
-    for entry in entries:
+    for index, entry in enumerate(entries):
         try:
-            by_id[str(entry["id"])] = [str(h["chunk_id"]) for h in entry["hits"]]
+            qid, hits = str(entry["id"]), entry["hits"]
+            if not isinstance(hits, list):
+                raise TypeError("hits must be a list")
+            predicted = [str(h["chunk_id"]) for h in hits]
         except (KeyError, TypeError) as exc:
-            raise BadInput(f"predictions: a result is malformed ({exc})") from exc
+            raise BadInput(f"predictions: result #{index + 1} is malformed ({exc})") from exc
+        if qid in by_id:
+            raise BadInput(f"predictions: question id {qid} appears more than once")
+        by_id[qid] = predicted
     known = {q.qid for q in questions}
     unknown = sorted(set(by_id) - known)
     if unknown:

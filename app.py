@@ -1,0 +1,340 @@
+"""CodeLens search page: `streamlit run app.py` (index folder from CODELENS_DB, default ./chroma_db).
+
+Reads top to bottom: settings, cached model and searcher, the no-index page, then three
+tabs (search, Precision@5 evaluation, index). Library errors become st.error here.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from codelens.chunk import KINDS
+from codelens.embedding import Embedder, load_embedder
+from codelens.errors import CodeLensError, IndexNotFound, ModelMismatch
+from codelens.evaluation import (
+    QuestionScore,
+    load_questions,
+    parse_questions,
+    run_evaluation,
+    score_predictions,
+    summarize,
+)
+from codelens.highlight import code_view, has_real_line_numbers, query_terms, render_html
+from codelens.index_meta import read_stats
+from codelens.indexer import build_index
+from codelens.search import Hit, Searcher, SearchFilters
+from codelens.settings import Settings, default_source
+from codelens.store import VectorStore
+
+APP_DIR = Path(__file__).resolve().parent
+QUESTIONS_FILE = APP_DIR / "eval_questions.json"
+SAMPLE_QUERIES_FILE = APP_DIR / "sample_queries.txt"
+RESULTS_FILE = Path("results.json")  # like `python -m codelens eval`: in the working directory
+EVAL_K = 5
+KIND_LABELS = {"function": "функция", "method": "метод", "class": "класс", "module": "модуль"}
+KIND_PLURALS = {"function": "Функции", "method": "Методы", "class": "Классы", "module": "Модули"}
+KIND_COLORS = {"function": "blue", "method": "violet", "class": "green", "module": "orange"}
+LANG_LABELS = {"ru": "русский", "en": "английский"}
+
+log = logging.getLogger("codelens.app")
+
+st.set_page_config(page_title="CodeLens — поиск по коду", page_icon=":material/manage_search:", layout="wide")
+st.html("<style>[data-testid='stMainBlockContainer']{padding-top:2.5rem}</style>")  # less empty space on top
+
+
+# ----------------------------------------------------------------- cached resources
+
+
+@st.cache_resource(show_spinner="Загружаю модель эмбеддингов…")
+def get_embedder(model_id: str) -> Embedder:
+    return load_embedder(model_id)
+
+
+@st.cache_resource(show_spinner="Открываю индекс…")
+def get_searcher(db_path: str, requested_model: str | None, indexed_at: str) -> Searcher:
+    """One searcher per index build (indexed_at in the key): a rebuilt index gets a fresh one."""
+    settings = Settings.from_env().with_overrides(db_path=db_path)
+    model = read_stats(Path(db_path)).model
+    return Searcher(settings, embedder=get_embedder(model), requested_model=requested_model)
+
+
+@st.cache_data(show_spinner=False)
+def chunks_per_file(db_path: str, collection: str, indexed_at: str) -> list[tuple[str, int]]:
+    counts = Counter(c.path for c in VectorStore(Path(db_path), collection).all_chunks())
+    return counts.most_common()
+
+
+def sample_queries() -> list[str]:
+    if not SAMPLE_QUERIES_FILE.is_file():
+        return []
+    lines = SAMPLE_QUERIES_FILE.read_text(encoding="utf-8").splitlines()
+    return [line.strip() for line in lines if line.strip()]
+
+
+def use_sample() -> None:
+    """A clicked example becomes the query; the pills reset so it can be clicked again."""
+    if st.session_state.get("sample"):
+        st.session_state["query"] = st.session_state["sample"]
+    st.session_state["sample"] = None
+
+
+def build_with_progress(source: Path, settings: Settings) -> None:
+    """Build (or rebuild) the index with a progress bar, then start over on the new index."""
+    bar = st.progress(0.0, text="Читаю и разбираю код…")
+
+    def on_progress(done: int, total: int) -> None:
+        bar.progress(done / total, text=f"Эмбеддинги: {done} из {total} фрагментов")
+
+    try:
+        stats = build_index(source, settings.with_overrides(show_progress=False),
+                            embedder=get_embedder(settings.model), on_progress=on_progress)
+    except CodeLensError as exc:
+        bar.empty()
+        st.error(f"Не удалось построить индекс: {exc}")
+        return
+    except Exception as exc:  # the page shows a message, never a traceback
+        log.exception("indexing failed")
+        bar.empty()
+        st.error(f"Не удалось построить индекс ({type(exc).__name__}): {exc}")
+        return
+    get_searcher.clear()
+    st.session_state["flash"] = (f"Индекс построен: {stats.files} файлов, {stats.total_chunks} фрагментов "
+                                 f"за {stats.duration_s:.0f} с.")
+    st.rerun()
+
+
+def render_hit(hit: Hit, terms: tuple[str, ...]) -> None:
+    chunk = hit.chunk
+    numbered = has_real_line_numbers(chunk.code, chunk.start_line, chunk.end_line)
+    with st.container(border=True, key=f"hit-{hit.rank}"):
+        head, score = st.columns([6, 1], vertical_alignment="center")
+        badges = f":{KIND_COLORS.get(chunk.kind, 'gray')}-badge[{KIND_LABELS.get(chunk.kind, chunk.kind)}]"
+        if chunk.is_test:
+            badges += " :gray-badge[тест]"
+        head.markdown(f"**#{hit.rank}** &nbsp; `{chunk.path}:{chunk.start_line}-{chunk.end_line}` &nbsp; "
+                      f"**`{chunk.symbol}`** &nbsp; {badges}")
+        score.progress(min(max(hit.relevance / 100.0, 0.0), 1.0), text=f"релевантность **{hit.relevance:.0f}%**")
+        summary = chunk.docstring.strip().splitlines()
+        if summary:
+            st.caption(summary[0])
+        preview = code_view(chunk.code, chunk.start_line, terms)
+        st.html(render_html(preview, terms, numbered=numbered))
+        if not numbered:
+            st.caption("Модульный код: отдельные операторы файла собраны вместе, номера строк не показаны.")
+        if preview.truncated:
+            label = f"Показать весь фрагмент (строк: {preview.total_lines})"
+            if preview.hidden_matches and numbered:
+                label += " · совпадения в строках " + ", ".join(map(str, preview.hidden_matches[:6]))
+            with st.expander(label):
+                st.html(render_html(code_view(chunk.code, chunk.start_line, terms, max_lines=None), terms,
+                                    numbered=numbered))
+
+
+def evaluation_frame(scores: list[QuestionScore], results: dict) -> pd.DataFrame:
+    latency = {r["id"]: r["latency_ms"] for r in results["results"]}
+    rows = []
+    for s in scores:
+        relevant = set(s.relevant)
+        rows.append({
+            "ID": s.qid, "Вопрос": s.query, "Язык": s.lang, "P@5": round(s.precision, 3),
+            "Ранг 1-го верного": s.first_rank,
+            "Топ-5 (✓ верный)": [("✓ " if c in relevant else "✗ ") + c for c in s.predicted],
+            "Правильные ответы": list(s.relevant), "мс": latency.get(s.qid),
+        })
+    return pd.DataFrame(rows)
+
+
+# ----------------------------------------------------------------- settings and index state
+
+settings = Settings.from_env()
+db_path = settings.db_path
+requested_model = os.environ.get("CODELENS_MODEL") or None
+
+st.title(":material/manage_search: CodeLens")
+st.caption("Семантический поиск по Python-коду на русском и английском · Semantic code search, RU / EN")
+if "flash" in st.session_state:
+    st.success(st.session_state.pop("flash"))
+
+try:
+    stats = read_stats(db_path)
+except IndexNotFound:
+    st.warning(f"Индекс не найден в `{db_path}` · No index yet.")
+    st.markdown("Постройте его одной командой в корне проекта (демо-код GymHero берётся автоматически):")
+    st.code(f"python index.py --db {db_path}", language="bash")
+    st.markdown("Другая кодовая база (zip, папка или git-checkout): "
+                f"`python index.py --source ПУТЬ --db {db_path}`. Или прямо здесь:")
+    demo = default_source()
+    source = st.text_input("Что индексировать (zip или папка)", value=str(demo) if demo else "",
+                           placeholder="/path/to/codebase.zip")
+    if st.button("Построить индекс", icon=":material/build:", type="primary", disabled=not source.strip()):
+        build_with_progress(Path(source.strip()), settings)
+    st.stop()
+except CodeLensError as exc:
+    st.error(str(exc))
+    st.stop()
+
+try:
+    searcher = get_searcher(str(db_path), requested_model, stats.indexed_at)
+except ModelMismatch as exc:
+    st.error(f"Модель не совпадает с индексом: индекс построен моделью `{exc.index_model}`, а запрошена "
+             f"`{exc.requested_model}` (CODELENS_MODEL). Уберите CODELENS_MODEL или пересоберите индекс:")
+    st.code(f"python index.py --db {db_path} --full --model {exc.requested_model}", language="bash")
+    st.caption(str(exc))
+    st.stop()
+except CodeLensError as exc:
+    st.error(str(exc))
+    st.stop()
+
+with st.sidebar:
+    st.header("Фильтры")
+    k = st.slider("Сколько результатов (k)", min_value=1, max_value=20, value=5)
+    kinds = st.multiselect("Тип фрагмента (kind)", KINDS, format_func=lambda kind: KIND_LABELS[kind],
+                           placeholder="все типы")
+    path_prefix = st.text_input("Путь начинается с (path prefix)", placeholder="gymhero/crud/")
+    include_tests = st.toggle("Показывать тесты", value=False, help="По умолчанию код тестов скрыт")
+    st.divider()
+    st.caption(f"Индекс: `{db_path}`  \nМодель: `{stats.model}`  \n"
+               f"{stats.files} файлов · {stats.total_chunks} фрагментов")
+
+search_tab, eval_tab, index_tab = st.tabs([":material/search: Поиск", ":material/analytics: Метрики (Precision@5)",
+                                         ":material/database: Индекс"])
+
+# ----------------------------------------------------------------- search
+
+with search_tab:
+    query = st.text_input("Вопрос или ключевые слова — Enter для поиска", key="query",
+                          placeholder="например: как создаётся JWT-токен? · where are DB settings stored?")
+    examples = sample_queries()
+    if examples:
+        with st.expander("Примеры запросов", icon=":material/lightbulb:", expanded=not query.strip()):
+            st.pills("Примеры запросов", examples, key="sample", on_change=use_sample,
+                     label_visibility="collapsed")
+    if not query.strip():
+        st.info("Введите вопрос на русском или английском — или выберите пример выше.")
+    else:
+        filters = SearchFilters(kinds=tuple(kinds), path_prefix=path_prefix.strip(), include_tests=include_tests)
+        started = time.perf_counter()
+        try:
+            hits = searcher.search(query, k=k, filters=filters)
+        except CodeLensError as exc:
+            st.error(str(exc))
+            hits = None
+        except Exception as exc:  # the page shows a message, never a traceback
+            log.exception("search failed")
+            st.error(f"Поиск не удался ({type(exc).__name__}): {exc}")
+            hits = None
+        latency_ms = (time.perf_counter() - started) * 1000.0
+        if hits == []:
+            st.warning("Ничего не найдено. Уберите фильтры (тип, путь) или переформулируйте вопрос.")
+        elif hits:
+            st.caption(f"{len(hits)} результатов за **{latency_ms:.0f} мс** · модель `{searcher.model}`")
+            terms = query_terms(query)
+            for hit in hits:
+                render_hit(hit, terms)
+
+# ----------------------------------------------------------------- evaluation
+
+with eval_tab:
+    st.markdown(
+        "Каждый вопрос из `eval_questions.json` (или вашего файла в том же формате) проходит через тот же "
+        "поиск. **Precision@5** = правильные фрагменты в топ-5 / min(5, число правильных). "
+        "Результат пишется в `results.json` (формат DESIGN.md) — его же считает `python score.py`."
+    )
+    uploaded = st.file_uploader("Свой файл вопросов (необязательно)", type=["json"])
+    if st.button("▶ Запустить оценку", type="primary"):
+        try:
+            if uploaded is not None:
+                try:
+                    data = json.loads(uploaded.getvalue().decode("utf-8"))
+                except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                    raise CodeLensError(f"{uploaded.name} is not valid JSON: {exc}") from exc
+                if not isinstance(data, dict):
+                    raise CodeLensError(f"{uploaded.name} must hold a JSON object")
+                questions = parse_questions(data, uploaded.name)
+            else:
+                questions = load_questions(QUESTIONS_FILE)
+            bar = st.progress(0.0, text="Оценка…")
+            results = run_evaluation(
+                questions, lambda q, n: [h.to_dict() for h in searcher.search(q, n)], searcher.model, EVAL_K,
+                on_progress=lambda done, total: bar.progress(done / total, text=f"Вопрос {done} из {total}"),
+            )
+            bar.empty()
+            RESULTS_FILE.write_text(json.dumps(results, ensure_ascii=False, indent=2), encoding="utf-8")
+            st.session_state["evaluation"] = {"results": results, "questions": questions,
+                                              "written_to": str(RESULTS_FILE.resolve())}
+        except CodeLensError as exc:
+            st.error(f"Оценка не выполнена: {exc}")
+        except OSError as exc:
+            st.error(f"Не удалось записать {RESULTS_FILE}: {exc}")
+        except Exception as exc:  # the page shows a message, never a traceback
+            log.exception("evaluation failed")
+            st.error(f"Оценка не выполнена ({type(exc).__name__}): {exc}")
+
+    evaluation = st.session_state.get("evaluation")
+    if evaluation:
+        results = evaluation["results"]
+        scores = score_predictions(results, evaluation["questions"], EVAL_K)
+        summary = summarize(scores)
+        overall = summary["overall"]
+        columns = st.columns(2 + len(summary["per_language"]) + 1)
+        columns[0].metric("Средний P@5", f"{overall['precision_at_5']:.2f}", help=f"{overall['questions']} вопросов")
+        languages = sorted(summary["per_language"].items(), key=lambda item: item[0] != "ru")  # Russian first
+        for column, (lang, group) in zip(columns[1:], languages, strict=False):
+            column.metric(f"P@5 · {LANG_LABELS.get(lang, lang)}", f"{group['precision_at_5']:.2f}",
+                          help=f"{group['questions']} вопросов")
+        columns[-2].metric("Hit@5", f"{overall['hit_at_5']:.2f}")
+        columns[-1].metric("MRR@5", f"{overall['mrr_at_5']:.2f}")
+        frame = evaluation_frame(scores, results)
+        st.bar_chart(frame, x="ID", y="P@5", color="Язык", y_label="P@5", x_label="вопрос", height=260)
+        st.dataframe(frame, hide_index=True, column_config={
+            "ID": st.column_config.TextColumn("ID", width="small"),
+            "Вопрос": st.column_config.TextColumn("Вопрос", width="large"),
+            "Язык": st.column_config.TextColumn("Язык", width="small"),
+            "P@5": st.column_config.ProgressColumn("P@5", min_value=0.0, max_value=1.0, format="%.2f", width="small"),
+            "Ранг 1-го верного": st.column_config.NumberColumn("Ранг 1-го верного", format="%d", width="small"),
+            "Топ-5 (✓ верный)": st.column_config.ListColumn("Топ-5 (✓ верный)", width="large"),
+            "Правильные ответы": st.column_config.ListColumn("Правильные ответы", width="medium"),
+            "мс": st.column_config.NumberColumn("мс", format="%.0f", width="small"),
+        })
+        latencies = sorted(r["latency_ms"] for r in results["results"])
+        st.caption(f"Записано в `{evaluation['written_to']}` · модель `{results['model']}` · k={results['k']} · "
+                   f"медианная задержка {latencies[len(latencies) // 2]:.0f} мс")
+        st.download_button("Скачать results.json", json.dumps(results, ensure_ascii=False, indent=2),
+                           file_name="results.json", mime="application/json", icon=":material/download:")
+
+# ----------------------------------------------------------------- index
+
+with index_tab:
+    kinds_count = stats.chunks_per_kind
+    columns = st.columns(6)
+    columns[0].metric("Файлов", stats.files)
+    columns[1].metric("Фрагментов", stats.total_chunks)
+    for column, kind in zip(columns[2:], KINDS, strict=True):
+        column.metric(KIND_PLURALS[kind], kinds_count.get(kind, 0))
+    st.markdown(f"**Модель:** `{stats.model}` · **построен:** {stats.indexed_at} · "
+                f"**за** {stats.duration_s:.1f} с · **источник:** `{stats.source}`")
+    if stats.warnings:
+        with st.expander(f"Предупреждения индексации: {len(stats.warnings)}"):
+            st.text("\n".join(stats.warnings))
+    try:
+        largest = chunks_per_file(str(db_path), stats.collection, stats.indexed_at)[:10]
+        st.subheader("Самые крупные файлы (по числу фрагментов)")
+        st.dataframe(pd.DataFrame(largest, columns=["Файл", "Фрагментов"]), hide_index=True)
+    except CodeLensError as exc:
+        st.error(str(exc))
+
+    st.subheader("Переиндексация")
+    recorded = Path(stats.source)
+    fallback = default_source()
+    source = st.text_input("Источник (zip или папка)",
+                           value=str(recorded if recorded.exists() else fallback or ""), key="reindex_source")
+    if st.button("Переиндексировать", icon=":material/refresh:", disabled=not source.strip()):
+        build_with_progress(Path(source.strip()), settings)

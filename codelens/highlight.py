@@ -1,0 +1,130 @@
+"""Result cards as plain data: which lines match a query, and Python code as HTML.
+
+Pure functions (no Streamlit): the app renders what these return. Line numbers are
+the real ones from the source file, which `st.code(line_numbers=True)` cannot show.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import PythonLexer
+
+PREVIEW_LINES = 14
+CODE_STYLE = "friendly"
+MARK_STYLE = "background:#ffe58a;color:inherit;border-radius:2px;padding:0 1px"
+BOX_STYLE = (
+    "border:1px solid #e6e9ef;border-radius:0.5rem;overflow-x:auto;font-size:0.82rem;"
+    "margin:0.1rem 0 0.2rem 0"
+)
+
+# Words a question is made of that say nothing about the code.
+STOPWORDS = frozenset({
+    "the", "and", "for", "with", "from", "into", "how", "what", "where", "which", "when", "why",
+    "who", "does", "are", "can", "get", "use",
+    "this", "that", "there", "their", "code", "function", "method", "class", "module", "file", "files",
+    "как", "где", "что", "это", "для", "при", "или", "его", "она", "они", "чем", "кто", "когда",
+    "какой", "какая", "какие", "каким",
+    "который", "которая", "которые", "есть", "нужно", "можно", "сделать", "через", "после", "перед",
+})
+
+_WORD = re.compile(r"[^\W\d_][\w]*", re.UNICODE)
+_TAG_OR_ENTITY = re.compile(r"(<[^>]*>|&[#\w]+;)")
+
+
+@dataclass(frozen=True)
+class CodeView:
+    """A window onto a chunk's code: which lines to show and which to highlight."""
+
+    code: str
+    first_line: int  # real line number of the first line of `code`
+    highlighted: tuple[int, ...]  # 1-based positions within `code`
+    hidden_matches: tuple[int, ...]  # real line numbers of matches outside the window
+    shown_lines: int
+    total_lines: int
+
+    @property
+    def truncated(self) -> bool:
+        return self.shown_lines < self.total_lines
+
+
+def query_terms(query: str) -> tuple[str, ...]:
+    """Lower-cased query words worth finding in code: snake_case parts too, no stop words."""
+    terms: list[str] = []
+    for word in _WORD.findall(query.lower()):
+        parts = [word, *word.split("_")] if "_" in word else [word]
+        terms.extend(_stem(p) for p in parts if len(p) >= 3 and p not in STOPWORDS)
+    return tuple(dict.fromkeys(terms))
+
+
+def _stem(word: str) -> str:
+    """Cut common English endings so 'tokens' finds 'token' and 'hashing' finds 'hash'."""
+    if word.endswith("ss"):  # access, class, process
+        return word
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+def matching_lines(code: str, terms: Sequence[str]) -> tuple[int, ...]:
+    """1-based numbers of the lines that contain any term (case-insensitive substring)."""
+    if not terms:
+        return ()
+    return tuple(
+        number for number, line in enumerate(code.splitlines(), start=1)
+        if any(term in line.lower() for term in terms)
+    )
+
+
+def preview_window(line_count: int, size: int = PREVIEW_LINES) -> tuple[int, int]:
+    """0-based [start, end) of the preview: the top, where the signature a reader recognises is."""
+    return 0, min(line_count, size)
+
+
+def code_view(code: str, start_line: int, terms: Sequence[str], max_lines: int | None = PREVIEW_LINES) -> CodeView:
+    """The lines of a chunk to show (all of them when max_lines is None) with matches marked."""
+    lines = code.splitlines()
+    matches = matching_lines(code, terms)
+    start, end = (0, len(lines)) if max_lines is None else preview_window(len(lines), max_lines)
+    return CodeView(
+        code="\n".join(lines[start:end]), first_line=start_line + start,
+        highlighted=tuple(m - start for m in matches if start < m <= end),
+        hidden_matches=tuple(start_line + m - 1 for m in matches if not start < m <= end),
+        shown_lines=end - start, total_lines=len(lines),
+    )
+
+
+def render_html(view: CodeView, terms: Sequence[str] = (), numbered: bool = True) -> str:
+    """Python syntax highlighting with real line numbers, matching lines and words marked."""
+    formatter = HtmlFormatter(
+        linenos="inline" if numbered else False, linenostart=view.first_line,
+        hl_lines=list(view.highlighted), noclasses=True, style=CODE_STYLE, nobackground=False,
+    )
+    body = highlight(view.code or " ", PythonLexer(stripnl=False, ensurenl=True), formatter)
+    body = mark_terms(body, terms)
+    body = body.replace('<pre style="', '<pre style="margin:0;padding:0.6rem 0.8rem;', 1)
+    return f'<div class="codelens-code" style="{BOX_STYLE}">{body}</div>'
+
+
+def mark_terms(rendered: str, terms: Sequence[str]) -> str:
+    """Wrap query words found in the text of rendered HTML in <mark>, never inside tags."""
+    if not terms:
+        return rendered
+    pattern = re.compile("|".join(re.escape(html.escape(t)) for t in sorted(terms, key=len, reverse=True)),
+                         re.IGNORECASE)
+    pieces = _TAG_OR_ENTITY.split(rendered)
+    for index, piece in enumerate(pieces):
+        if piece and not _TAG_OR_ENTITY.fullmatch(piece):
+            pieces[index] = pattern.sub(lambda m: f'<mark style="{MARK_STYLE}">{m.group(0)}</mark>', piece)
+    return "".join(pieces)
+
+
+def has_real_line_numbers(code: str, start_line: int, end_line: int) -> bool:
+    """Module chunks join separate statements, so numbering them consecutively would lie."""
+    return len(code.splitlines()) == end_line - start_line + 1
