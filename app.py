@@ -16,7 +16,8 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from codelens.chunk import KINDS
+from codelens.answer import ChunkCatalog, answer_question
+from codelens.chunk import KINDS, Chunk
 from codelens.embedding import Embedder, load_embedder
 from codelens.errors import CodeLensError, IndexNotFound, ModelMismatch
 from codelens.evaluation import (
@@ -27,9 +28,13 @@ from codelens.evaluation import (
     score_predictions,
     summarize,
 )
+from codelens.graph import CodeGraph
+from codelens.graph_query import callees, callers, neighbour_lookup, neighbourhood_dot
+from codelens.graph_store import GraphNotFound, load_graph
 from codelens.highlight import code_view, has_real_line_numbers, query_terms, render_html
 from codelens.index_meta import read_stats
 from codelens.indexer import build_index
+from codelens.llm import HOW_TO_ENABLE, ChatClient, LLMConfig
 from codelens.search import Hit, Searcher, SearchFilters
 from codelens.settings import Settings, default_source
 from codelens.store import VectorStore
@@ -43,6 +48,7 @@ KIND_LABELS = {"function": "функция", "method": "метод", "class": "�
 KIND_PLURALS = {"function": "Функции", "method": "Методы", "class": "Классы", "module": "Модули"}
 KIND_COLORS = {"function": "blue", "method": "violet", "class": "green", "module": "orange"}
 LANG_LABELS = {"ru": "русский", "en": "английский"}
+MAX_NEIGHBOURS = 8  # callers / callees listed on a card
 
 log = logging.getLogger("codelens.app")
 
@@ -64,6 +70,21 @@ def get_searcher(db_path: str, requested_model: str | None, indexed_at: str) -> 
     settings = Settings.from_env().with_overrides(db_path=db_path)
     model = read_stats(Path(db_path)).model
     return Searcher(settings, embedder=get_embedder(model), requested_model=requested_model)
+
+
+@st.cache_resource(show_spinner=False)
+def get_graph(db_path: str, indexed_at: str) -> CodeGraph | None:
+    """The code graph of this index build, or None for an index built before graphs existed."""
+    try:
+        return load_graph(Path(db_path))
+    except GraphNotFound:
+        return None
+
+
+@st.cache_resource(show_spinner=False)
+def get_catalog(db_path: str, indexed_at: str, _searcher: Searcher) -> ChunkCatalog:
+    """Every chunk of the index, for checking the citations of an answer."""
+    return ChunkCatalog(_searcher.chunks.values())
 
 
 @st.cache_data(show_spinner=False)
@@ -111,7 +132,89 @@ def build_with_progress(source: Path, settings: Settings) -> None:
     st.rerun()
 
 
-def render_hit(hit: Hit, terms: tuple[str, ...]) -> None:
+def open_chunk(chunk_id: str) -> None:
+    st.session_state["opened"] = chunk_id
+
+
+def render_neighbours(graph: CodeGraph, chunk: Chunk, key: str, include_tests: bool) -> None:
+    """"Called by" and "calls" lists whose entries open that chunk, and the graph around it."""
+    found = {"Вызывается из · called by": callers(graph, chunk.chunk_id, include_tests=include_tests),
+             "Вызывает · calls": callees(graph, chunk.chunk_id, include_external=False)}
+    if not any(found.values()):
+        return
+    for side, (column, (label, neighbours)) in enumerate(zip(st.columns(2), found.items(), strict=True)):
+        column.caption(f"{label}: {len(neighbours)}")
+        for index, neighbour in enumerate(neighbours[:MAX_NEIGHBOURS]):
+            node = neighbour.node
+            column.button(f"{node.symbol} · {node.path}:{node.start_line}", key=f"{key}-{side}-{index}",
+                          on_click=open_chunk, args=(node.node_id,), type="tertiary",
+                          icon=":material/subdirectory_arrow_right:")
+    with st.expander("Граф связей · call graph", icon=":material/account_tree:"):
+        st.graphviz_chart(neighbourhood_dot(graph, chunk.chunk_id, depth=1))
+
+
+def render_opened(chunk: Chunk, graph: CodeGraph | None, terms: tuple[str, ...], include_tests: bool) -> None:
+    """A chunk opened from a caller/callee list, above the results, until closed."""
+    with st.container(border=True, key="opened-chunk"):
+        head, close = st.columns([6, 1], vertical_alignment="center")
+        head.markdown(f":material/open_in_new: `{chunk.path}:{chunk.start_line}-{chunk.end_line}` &nbsp; "
+                      f"**`{chunk.symbol}`** &nbsp; :{KIND_COLORS.get(chunk.kind, 'gray')}-badge"
+                      f"[{KIND_LABELS.get(chunk.kind, chunk.kind)}]")
+        close.button("Закрыть", key="close-opened", on_click=open_chunk, args=("",), icon=":material/close:")
+        numbered = has_real_line_numbers(chunk.code, chunk.start_line, chunk.end_line)
+        st.html(render_html(code_view(chunk.code, chunk.start_line, terms, max_lines=None), terms, numbered=numbered))
+        if graph is not None:
+            render_neighbours(graph, chunk, "opened", include_tests)
+
+
+def render_answer_panel(question: str, hits: list[Hit], searcher: Searcher, db_path: Path, indexed_at: str) -> None:
+    """«Ответ»: an answer in words from the found code, its citations checked against the index."""
+    st.subheader(":material/chat: Ответ · answer")
+    try:
+        config = LLMConfig.from_env()
+    except CodeLensError as exc:
+        st.error(str(exc))
+        return
+    if config is None:
+        st.caption("Ответы словами выключены: нужна OpenAI-совместимая модель (например, Ollama).")
+        st.code(HOW_TO_ENABLE, language="bash")
+        return
+    if not st.button("Сформулировать ответ по найденному коду", icon=":material/auto_awesome:", key="ask"):
+        return
+    placeholder = st.empty()
+    shown: list[str] = []
+
+    def on_token(piece: str) -> None:
+        shown.append(piece)
+        placeholder.markdown("".join(shown))
+
+    def on_retry() -> None:
+        shown.clear()
+        placeholder.info("Ответ ссылался на код, которого нет в индексе — переспрашиваю…")
+
+    graph = get_graph(str(db_path), indexed_at)
+    try:
+        answer = answer_question(question, hits, ChatClient(config), get_catalog(str(db_path), indexed_at, searcher),
+                                 neighbours=neighbour_lookup(graph) if graph else None,
+                                 budget_tokens=config.context_tokens, on_token=on_token, on_retry=on_retry)
+    except CodeLensError as exc:
+        placeholder.error(f"Модель не ответила: {exc}")
+        return
+    placeholder.markdown(answer.text)
+    rank_of = {hit.chunk_id: hit.rank for hit in hits}
+    for citation in answer.citations:
+        if not citation.verified:
+            st.markdown(f":red-badge[:material/close: нет в индексе] `{citation.ref}`")
+        elif citation.chunk_id in rank_of:
+            st.markdown(f":green-badge[:material/check: проверено] `{citation.ref}` → результат "
+                        f"**#{rank_of[citation.chunk_id]}** `{citation.chunk_id}`")
+        else:
+            st.markdown(f":green-badge[:material/check: проверено] `{citation.ref}` → `{citation.chunk_id}`")
+            st.button("Открыть", key=f"cite-{citation.chunk_id}", on_click=open_chunk,
+                      args=(citation.chunk_id,), type="tertiary")
+
+
+def render_hit(hit: Hit, terms: tuple[str, ...], graph: CodeGraph | None, include_tests: bool) -> None:
     chunk = hit.chunk
     numbered = has_real_line_numbers(chunk.code, chunk.start_line, chunk.end_line)
     with st.container(border=True, key=f"hit-{hit.rank}"):
@@ -136,6 +239,8 @@ def render_hit(hit: Hit, terms: tuple[str, ...]) -> None:
             with st.expander(label):
                 st.html(render_html(code_view(chunk.code, chunk.start_line, terms, max_lines=None), terms,
                                     numbered=numbered))
+        if graph is not None:
+            render_neighbours(graph, chunk, f"hit-{hit.rank}", include_tests)
 
 
 def evaluation_frame(scores: list[QuestionScore], results: dict) -> pd.DataFrame:
@@ -237,8 +342,13 @@ with search_tab:
         elif hits:
             st.caption(f"{len(hits)} результатов за **{latency_ms:.0f} мс** · модель `{searcher.model}`")
             terms = query_terms(query)
+            graph = get_graph(str(db_path), stats.indexed_at)
+            opened = searcher.chunks.get(st.session_state.get("opened") or "")
+            if opened is not None:
+                render_opened(opened, graph, terms, include_tests)
             for hit in hits:
-                render_hit(hit, terms)
+                render_hit(hit, terms, graph, include_tests)
+            render_answer_panel(query, hits, searcher, db_path, stats.indexed_at)
 
 # ----------------------------------------------------------------- evaluation
 

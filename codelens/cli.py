@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from codelens.errors import EXIT_ERROR, CodeLensError, SourceError
+from codelens.errors import EXIT_ERROR, EXIT_OK, CodeLensError, SourceError
+from codelens.graph_cli import GRAPH_COMMANDS, add_graph_commands
 from codelens.settings import DEFAULT_DB, DEFAULT_MODEL, Settings, default_source
 
 EXIT_CODES_HELP = """exit codes: 0 ok, 1 error, 2 no index, 3 bad source, 4 bad --db,
@@ -50,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument("--json", action="store_true")
     _add_common(stats)
     _add_ask_parser(commands)
+    add_graph_commands(commands)
     return parser
 
 
@@ -60,8 +63,20 @@ def add_index_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--full", action="store_true",
                         help="rebuild from scratch instead of updating only what changed")
     parser.add_argument("--batch-size", type=int, default=None, help="chunks per embedding batch")
+    parser.add_argument("--max-file-kb", type=_positive_int, default=None,
+                        help="skip .py files larger than this, with a warning (default 1000 kB)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_common(parser)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
+    return value
 
 
 def _add_common(parser: argparse.ArgumentParser) -> None:
@@ -77,6 +92,8 @@ def _settings(args: argparse.Namespace) -> Settings:
         settings = settings.with_overrides(batch_size=args.batch_size)
     if getattr(args, "quiet", False):
         settings = settings.with_overrides(show_progress=False)
+    if getattr(args, "max_file_kb", None):
+        settings = settings.with_overrides(max_file_bytes=args.max_file_kb * 1000)
     if getattr(args, "model", None) and args.command == "index":
         settings = settings.with_overrides(model=args.model)
     return settings
@@ -182,6 +199,8 @@ def _add_ask_parser(commands: argparse._SubParsersAction) -> None:
 
 def cmd_ask(args: argparse.Namespace) -> int:
     from codelens.answer import ChunkCatalog, answer_question
+    from codelens.graph_query import neighbour_lookup
+    from codelens.graph_store import GraphNotFound, load_graph
     from codelens.llm import HOW_TO_ENABLE, ChatClient, LLMConfig
     from codelens.search import Searcher
 
@@ -194,9 +213,13 @@ def cmd_ask(args: argparse.Namespace) -> int:
         print("Sources:" if hits else "no results")
         print("\n".join(_hit_line(hit) for hit in hits) + "\n")
     stream = _AnswerStream() if not args.json and sys.stdout.isatty() else None
+    try:
+        neighbours = neighbour_lookup(load_graph(searcher.settings.db_path))
+    except GraphNotFound:  # an index built before graphs existed: hits only, no neighbours
+        neighbours = None
     answer = answer_question(
-        args.question, hits, ChatClient(config), ChunkCatalog(searcher.store.all_chunks()),
-        neighbours=None,  # the code graph's callers/callees go here once codelens/graph*.py lands
+        args.question, hits, ChatClient(config), ChunkCatalog(searcher.chunks.values()),
+        neighbours=neighbours,
         budget_tokens=args.budget or config.context_tokens,
         on_token=stream.token if stream else None, on_retry=stream.retry if stream else None)
     if args.json:
@@ -246,6 +269,7 @@ class _AnswerStream:
 
 
 COMMANDS = {"index": cmd_index, "search": cmd_search, "eval": cmd_eval, "stats": cmd_stats, "ask": cmd_ask}
+COMMANDS.update(GRAPH_COMMANDS)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -258,6 +282,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_ERROR
+    except BrokenPipeError:  # `... | head` closed the pipe: not an error worth a traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
 
 
 def index_main(argv: Sequence[str] | None = None) -> int:

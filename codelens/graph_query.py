@@ -89,6 +89,15 @@ def call_neighbours(graph: CodeGraph, chunk_id: str, *, include_tests: bool = Fa
     )
 
 
+def neighbour_lookup(graph: CodeGraph) -> Callable[[str], tuple[tuple[str, ...], tuple[str, ...]]]:
+    """`chunk_id -> (callers, callees)` over a loaded graph: what answer packing asks for."""
+    def lookup(chunk_id: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        found = call_neighbours(graph, chunk_id)
+        return found.callers, found.callees
+
+    return lookup
+
+
 def _neighbour(graph: CodeGraph, node_id: str, edge: Edge) -> Neighbour:
     return Neighbour(graph.nodes[node_id], edge.line, edge.count, edge.via)
 
