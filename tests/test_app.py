@@ -205,3 +205,38 @@ def test_module_chunks_with_gaps_are_not_numbered() -> None:
     assert not has_real_line_numbers("a = 1\nb = 2", 10, 40)
     assert text_of(render_html(code_view("a = 1", 7, ()), numbered=False)).startswith("a = 1")
     assert text_of(render_html(code_view("a = 1", 7, ()))).startswith("7a = 1")
+
+
+def test_cards_list_callers_and_callees_that_open_the_chunk(monkeypatch, demo_index) -> None:
+    app = search(open_app(monkeypatch, demo_index.db_path), "как проверяется пароль пользователя")
+    assert any(c.value.startswith("Вызывается из") for c in app.caption)
+    assert app.get("graphviz_chart")
+    caller = next(b for b in app.button if b.label.startswith("UserCRUDRepository.authenticate_user ·"))
+    caller.click().run()
+    assert not app.exception, [e.value for e in app.exception]
+    assert any("open_in_new" in m.value and "UserCRUDRepository.authenticate_user" in m.value for m in app.markdown)
+    app.button(key="close-opened").click().run()
+    assert not any("open_in_new" in m.value for m in app.markdown)
+
+
+def test_answer_panel_without_an_endpoint_says_how_to_enable(monkeypatch, demo_index) -> None:
+    for name in ("CODELENS_LLM_URL", "CODELENS_LLM_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    app = search(open_app(monkeypatch, demo_index.db_path), "password hashing")
+    assert any("CODELENS_LLM_URL" in block.value for block in app.code)
+
+
+def test_answer_panel_marks_verified_and_invented_citations(monkeypatch, demo_index, stub) -> None:
+    from tests.stub_llm import Reply
+
+    for name, value in stub.env().items():
+        monkeypatch.setenv(name, value)
+    invented = "Токен создаёт `create_access_token` (gymhero/security.py:12-35), а проверяет `check_jwt_magic`."
+    stub.queue(Reply(invented), Reply(invented))  # the retry invents it again: it must be marked
+    app = search(open_app(monkeypatch, demo_index.db_path), "как создаётся JWT-токен?")
+    app.button(key="ask").click().run()
+    assert not app.exception, [e.value for e in app.exception]
+    shown = [m.value for m in app.markdown]
+    assert any("проверено" in m and "gymhero/security.py::create_access_token" in m for m in shown)
+    assert any("нет в индексе" in m and "check_jwt_magic" in m for m in shown)
+    assert len(stub.requests) == 2
