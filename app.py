@@ -31,7 +31,7 @@ from codelens.evaluation import (
 from codelens.graph import CodeGraph
 from codelens.graph_query import callees, callers, neighbour_lookup, neighbourhood_dot
 from codelens.graph_store import GraphNotFound, load_graph
-from codelens.highlight import code_view, has_real_line_numbers, query_terms, render_html
+from codelens.highlight import code_view, has_real_line_numbers, query_terms, render_html, render_segments
 from codelens.index_meta import read_stats
 from codelens.indexer import build_index
 from codelens.llm import HOW_TO_ENABLE, ChatClient, LLMConfig
@@ -161,8 +161,12 @@ def render_opened(chunk: Chunk, graph: CodeGraph | None, terms: tuple[str, ...],
                       f"**`{chunk.symbol}`** &nbsp; :{KIND_COLORS.get(chunk.kind, 'gray')}-badge"
                       f"[{KIND_LABELS.get(chunk.kind, chunk.kind)}]")
         close.button("Закрыть", key="close-opened", on_click=open_chunk, args=("",), icon=":material/close:")
-        numbered = has_real_line_numbers(chunk.code, chunk.start_line, chunk.end_line)
-        st.html(render_html(code_view(chunk.code, chunk.start_line, terms, max_lines=None), terms, numbered=numbered))
+        if chunk.line_spans:
+            st.html(render_segments(chunk.code, chunk.line_spans, terms, max_lines=None)[0])
+        else:
+            numbered = has_real_line_numbers(chunk.code, chunk.start_line, chunk.end_line)
+            st.html(render_html(code_view(chunk.code, chunk.start_line, terms, max_lines=None), terms,
+                                numbered=numbered))
         if graph is not None:
             render_neighbours(graph, chunk, "opened", include_tests)
 
@@ -228,6 +232,15 @@ def render_hit(hit: Hit, terms: tuple[str, ...], graph: CodeGraph | None, includ
         summary = chunk.docstring.strip().splitlines()
         if summary:
             st.caption(summary[0])
+        if chunk.line_spans:  # separate module-level statements: each block with its real lines
+            preview_html, truncated = render_segments(chunk.code, chunk.line_spans, terms)
+            st.html(preview_html)
+            if truncated:
+                with st.expander(f"Показать весь фрагмент (блоков: {len(chunk.line_spans)})"):
+                    st.html(render_segments(chunk.code, chunk.line_spans, terms, max_lines=None)[0])
+            if graph is not None:
+                render_neighbours(graph, chunk, f"hit-{hit.rank}", include_tests)
+            return
         preview = code_view(chunk.code, chunk.start_line, terms)
         st.html(render_html(preview, terms, numbered=numbered))
         if not numbered:

@@ -24,6 +24,9 @@ class Chunk:
     parent: str = ""  # qualified name of the enclosing class, for methods
     decorators: tuple[str, ...] = ()
     is_test: bool = False
+    # For a module chunk made of separate statements: the (start, end) line ranges its code
+    # joins, in order; empty when the code is the contiguous start_line..end_line.
+    line_spans: tuple[tuple[int, int], ...] = ()
 
     @property
     def has_docstring(self) -> bool:

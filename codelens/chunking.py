@@ -194,7 +194,7 @@ def chunks_from_parsed(rel_path: str, text: str, parsed: ParsedModule) -> list[C
 
 
 def _module_chunk(rel_path: str, lines: list[str], parsed: ParsedModule, is_test: bool) -> Chunk | None:
-    spans = parsed.module_spans
+    spans = _merge_spans(parsed.module_spans)
     if not spans:
         return None
     code = "\n".join(_slice(lines, start, end) for start, end in spans)
@@ -203,8 +203,19 @@ def _module_chunk(rel_path: str, lines: list[str], parsed: ParsedModule, is_test
     return Chunk(
         chunk_id=f"{rel_path}::{MODULE_SYMBOL}", path=rel_path, symbol=MODULE_SYMBOL,
         kind="module", start_line=spans[0][0], end_line=spans[-1][1], code=code,
-        docstring=parsed.docstring, is_test=is_test,
+        docstring=parsed.docstring, is_test=is_test, line_spans=tuple(spans) if len(spans) > 1 else (),
     )
+
+
+def _merge_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted line ranges with touching or overlapping ones merged (`a = 1; b = 2` is one line)."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def _slice(lines: list[str], start: int, end: int) -> str:

@@ -87,6 +87,9 @@ def preview_window(line_count: int, size: int = PREVIEW_LINES) -> tuple[int, int
     return 0, min(line_count, size)
 
 
+GAP_HTML = '<div style="color:#888;padding:0 0.8rem;font-family:monospace">⋯</div>'
+
+
 def code_view(code: str, start_line: int, terms: Sequence[str], max_lines: int | None = PREVIEW_LINES) -> CodeView:
     """The lines of a chunk to show (all of them when max_lines is None) with matches marked."""
     lines = code.splitlines()
@@ -110,6 +113,34 @@ def render_html(view: CodeView, terms: Sequence[str] = (), numbered: bool = True
     body = mark_terms(body, terms)
     body = body.replace('<pre style="', '<pre style="margin:0;padding:0.6rem 0.8rem;', 1)
     return f'<div class="codelens-code" style="{BOX_STYLE}">{body}</div>'
+
+
+def span_segments(code: str, line_spans: Sequence[tuple[int, int]]) -> list[tuple[str, int]]:
+    """A module chunk joins separate statements: split its code back into (segment, first real line)."""
+    lines = code.splitlines()
+    segments, position = [], 0
+    for start, end in line_spans:
+        count = end - start + 1
+        segments.append(("\n".join(lines[position : position + count]), start))
+        position += count
+    return segments
+
+
+def render_segments(code: str, line_spans: Sequence[tuple[int, int]], terms: Sequence[str],
+                    max_lines: int | None = PREVIEW_LINES) -> tuple[str, bool]:
+    """Each segment with its own real line numbers, a gap mark between; (html, truncated)."""
+    parts, shown = [], 0
+    segments = span_segments(code, line_spans)
+    for segment, first_line in segments:
+        room = None if max_lines is None else max_lines - shown
+        if room is not None and room <= 0:
+            return GAP_HTML.join(parts), True
+        view = code_view(segment, first_line, terms, max_lines=room)
+        parts.append(render_html(view, terms))
+        shown += view.shown_lines
+        if view.truncated:
+            return GAP_HTML.join(parts), True
+    return GAP_HTML.join(parts), False
 
 
 def mark_terms(rendered: str, terms: Sequence[str]) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlparse
 
 import numpy as np
 
@@ -21,16 +22,14 @@ class StoredHit:
 
 
 class VectorStore:
-    def __init__(self, db_path: Path, collection: str, create: bool = False) -> None:
-        import chromadb
-        from chromadb.config import Settings as ChromaSettings
+    """One collection: in a local folder (embedded ChromaDB), or on a `chroma run` server
+    when chroma_url is given."""
 
+    def __init__(self, db_path: Path, collection: str, create: bool = False, chroma_url: str = "") -> None:
         self.db_path = db_path
+        self.collection_name = collection
+        self._client = open_client(db_path, chroma_url)
         try:
-            self._client = chromadb.PersistentClient(
-                path=str(db_path),
-                settings=ChromaSettings(anonymized_telemetry=False, allow_reset=True),
-            )
             if create:
                 self._collection = self._client.get_or_create_collection(
                     collection, metadata={"hnsw:space": "cosine"}, embedding_function=None
@@ -87,6 +86,46 @@ class VectorStore:
         forget_open_indexes()
 
 
+def open_client(db_path: Path, chroma_url: str = ""):
+    """A PersistentClient on db_path, or an HttpClient when a server URL is given."""
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    chroma_settings = ChromaSettings(anonymized_telemetry=False, allow_reset=True)
+    if not chroma_url:
+        try:
+            return chromadb.PersistentClient(path=str(db_path), settings=chroma_settings)
+        except Exception as exc:
+            raise DatabaseError(f"cannot open the ChromaDB index at {db_path}: {exc}") from exc
+    parsed = urlparse(chroma_url if "://" in chroma_url else f"http://{chroma_url}")
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise DatabaseError(f"--chroma-url {chroma_url!r} is not an http(s)://HOST:PORT address")
+    try:
+        client = chromadb.HttpClient(
+            host=parsed.hostname, port=parsed.port or (443 if parsed.scheme == "https" else 8000),
+            ssl=parsed.scheme == "https", settings=chroma_settings,
+        )
+        client.heartbeat()
+    except Exception as exc:
+        raise DatabaseError(
+            f"cannot reach the ChromaDB server at {chroma_url} ({exc}) - start one with: "
+            "chroma run --path ./chroma_server --host 127.0.0.1 --port 8000"
+        ) from exc
+    return client
+
+
+def drop_collections(chroma_url: str, prefix: str, keep: str = "") -> list[str]:
+    """Delete a server's collections named prefix* except keep: old or abandoned builds."""
+    client = open_client(Path("."), chroma_url)
+    dropped = []
+    for collection in client.list_collections():
+        name = collection if isinstance(collection, str) else collection.name
+        if name.startswith(prefix) and name != keep:
+            client.delete_collection(name)
+            dropped.append(name)
+    return dropped
+
+
 def forget_open_indexes() -> None:
     """ChromaDB caches one client per path in a process; after an index folder was swapped
     the cached one points at deleted files, so every store must be opened again."""
@@ -104,7 +143,17 @@ def _to_metadata(chunk: Chunk) -> dict:
     }
     if chunk.decorators:
         metadata["decorators"] = list(chunk.decorators)
+    if chunk.line_spans:
+        metadata["line_spans"] = ",".join(f"{start}-{end}" for start, end in chunk.line_spans)
     return metadata
+
+
+def _parse_spans(text: str) -> tuple[tuple[int, int], ...]:
+    spans = []
+    for part in filter(None, text.split(",")):
+        start, _, end = part.partition("-")
+        spans.append((int(start), int(end)))
+    return tuple(spans)
 
 
 def _from_metadata(chunk_id: str, document: str | None, metadata: dict) -> Chunk:
@@ -115,4 +164,5 @@ def _from_metadata(chunk_id: str, document: str | None, metadata: dict) -> Chunk
         signature=metadata.get("signature", ""), docstring=metadata.get("docstring", ""),
         parent=metadata.get("parent", ""), decorators=tuple(metadata.get("decorators") or ()),
         is_test=bool(metadata.get("is_test", False)),
+        line_spans=_parse_spans(metadata.get("line_spans") or ""),
     )

@@ -240,3 +240,17 @@ def test_answer_panel_marks_verified_and_invented_citations(monkeypatch, demo_in
     assert any("проверено" in m and "gymhero/security.py::create_access_token" in m for m in shown)
     assert any("нет в индексе" in m and "check_jwt_magic" in m for m in shown)
     assert len(stub.requests) == 2
+
+
+def test_module_chunks_with_gaps_show_each_block_with_its_real_lines() -> None:
+    from codelens.chunking import chunk_file
+    from codelens.highlight import render_segments
+
+    text = "X = 1\nimport os\n\n\ndef f():\n    pass\n\n\nY = 2; Z = 3\n"
+    module = chunk_file("m.py", text).chunks[0]
+    assert module.line_spans == ((1, 1), (9, 9))
+    assert module.code == "X = 1\nY = 2; Z = 3"
+    rendered, truncated = render_segments(module.code, module.line_spans, ())
+    assert not truncated
+    assert text_of(rendered).startswith("1X = 1") and "9Y = 2; Z = 3" in text_of(rendered)
+    assert render_segments(module.code, module.line_spans, (), max_lines=1)[1]

@@ -234,3 +234,14 @@ def test_demo_chunk_counts_are_stable(demo_index) -> None:
     assert stats.files == 77
     assert stats.chunks_per_kind == {"function": 218, "method": 30, "class": 59, "module": 39}
     assert stats.source == str(DEMO_ZIP)
+
+
+def test_gapped_module_chunks_keep_their_line_spans_in_the_store(mini_index) -> None:
+    from codelens.store import VectorStore
+
+    stored = {c.chunk_id: c for c in VectorStore(mini_index.db_path, read_stats(mini_index.db_path).collection)
+              .all_chunks()}
+    module = stored["pkg/storage.py::<module>"]
+    assert module.line_spans == ((1, 1), (3, 4))
+    assert module.code.splitlines() == ['"""Database connection settings and a tiny repository."""',
+                                        'DATABASE_URL = "sqlite:///app.db"', "POOL_SIZE = 5"]
