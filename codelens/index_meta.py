@@ -27,6 +27,8 @@ class IndexStats:
     text_budget: int
     timings_s: dict[str, float] = field(default_factory=dict)
     run: dict = field(default_factory=dict)  # what the last run did: mode, embedded, deleted, ...
+    secrets_masked: dict[str, int] = field(default_factory=dict)  # masks per kind, see redaction.py
+    redaction_version: int = 0  # masking rules the stored text went through; 0: none (older index)
     format_version: int = FORMAT_VERSION
 
     def to_json(self) -> dict:

@@ -30,8 +30,11 @@ from codelens.chunking import chunk_file
 from codelens.embed_cache import EmbeddingCache, cache_path_for, text_hash
 from codelens.embedding import Embedder, load_embedder, normalize_model_id
 from codelens.errors import DatabaseError, SourceError
+from codelens.graph_store import build_graph_sidecar
 from codelens.index_meta import IndexStats, is_codelens_index, read_stats, write_stats
+from codelens.lexical import build_lexical_sidecar
 from codelens.manifest import Manifest, chunk_fingerprint, file_hash
+from codelens.redaction import REDACTION_VERSION, redact
 from codelens.settings import Settings
 from codelens.source import list_python_files, open_codebase, read_source_text
 from codelens.store import VectorStore
@@ -49,6 +52,7 @@ class ChunkedCodebase:
     warnings: list[str]
     sources: dict[str, str] = field(default_factory=dict)  # rel_path -> text
     file_hashes: dict[str, str] = field(default_factory=dict)
+    secrets_masked: Counter[str] = field(default_factory=Counter)  # kind -> masks
 
 
 def chunk_codebase(root: Path, max_file_bytes: int) -> ChunkedCodebase:
@@ -64,6 +68,9 @@ def chunk_codebase(root: Path, max_file_bytes: int) -> ChunkedCodebase:
             result.file_hashes[source_file.rel_path] = file_hash(raw)
         if text is None:
             continue
+        # Secrets out before chunking: every chunk field, embedding and sidecar sees masked text.
+        text, masks = redact(text)
+        result.secrets_masked.update(dict(masks))
         chunked = chunk_file(source_file.rel_path, text)
         if chunked.warning:
             result.warnings.append(chunked.warning)
@@ -89,7 +96,7 @@ def _read_file(path: Path, rel_path: str, max_bytes: int) -> tuple[bytes | None,
 
 def sidecar_builders() -> list[SidecarBuilder]:
     """Structures built beside the vectors on every run (each module owns its own files)."""
-    return []
+    return [build_graph_sidecar, build_lexical_sidecar]
 
 
 @dataclass(frozen=True)
@@ -165,7 +172,10 @@ def build_index(
         plan = plan_changes(chunked.chunks, fingerprints, previous)
         run = {"mode": "full" if previous is None else "incremental", "upserted": len(plan.upsert),
                "deleted": len(plan.delete), "unchanged": plan.reused, "embedded": 0}
-        if previous is not None and not plan.upsert and not plan.delete and previous.files == chunked.file_hashes:
+        sidecars = sidecar_builders()
+        sidecar_names = [builder.__name__ for builder in sidecars]
+        if (previous is not None and not plan.upsert and not plan.delete
+                and previous.files == chunked.file_hashes and previous.sidecars == sidecar_names):
             return _record_unchanged_run(db_path, started, run)
 
         mark = time.perf_counter()
@@ -185,9 +195,10 @@ def build_index(
             store.delete(plan.delete)
             store.upsert(plan.upsert, vectors)
             store.close()
-            for build_sidecar in sidecar_builders():
+            for build_sidecar in sidecars:
                 build_sidecar(build_dir, chunked.chunks, chunked.sources)
-            Manifest(model=model_id, files=chunked.file_hashes, chunks=fingerprints).save(build_dir)
+            Manifest(model=model_id, files=chunked.file_hashes, chunks=fingerprints,
+                     sidecars=sidecar_names).save(build_dir)
             timings["storing"] = round(time.perf_counter() - mark, 2)
             stats = IndexStats(
                 source=str(source), files=chunked.files, total_chunks=len(chunked.chunks),
@@ -195,6 +206,7 @@ def build_index(
                 indexed_at=_now(), duration_s=round(time.perf_counter() - started, 2),
                 warnings=chunked.warnings, collection=settings.collection,
                 text_budget=settings.embed_code_chars, timings_s=timings, run=run,
+                secrets_masked=dict(sorted(chunked.secrets_masked.items())), redaction_version=REDACTION_VERSION,
             )
             write_stats(build_dir, stats)
             _swap_into_place(build_dir, db_path)
@@ -225,6 +237,8 @@ def _previous_manifest(db_path: Path, model_id: str) -> Manifest | None:
     manifest = Manifest.load(db_path)
     if manifest is None or manifest.model != model_id or stats.model != model_id:
         return None
+    if stats.redaction_version != REDACTION_VERSION:
+        return None  # stored under older masking rules: rebuild in full so no old text survives
     return manifest
 
 
@@ -268,7 +282,11 @@ def _check_db_target(db_path: Path) -> None:
 def _index_lock(db_path: Path) -> Iterator[None]:
     """One index run per --db at a time; the lock dies with its process (kill -9 too)."""
     lock_path = db_path.resolve().parent / f".{db_path.name}.lock"
-    with open(lock_path, "w") as handle:
+    try:
+        handle = open(lock_path, "w")  # noqa: SIM115 - closed by the with below
+    except OSError as exc:  # e.g. /proc or /sys: root passes os.access but cannot create files
+        raise DatabaseError(f"cannot write the index next to {db_path}: {exc.strerror}") from exc
+    with handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as exc:

@@ -7,6 +7,7 @@ size, file count and compression ratio, and nothing found is ever imported or ru
 
 from __future__ import annotations
 
+import errno
 import io
 import stat
 import tempfile
@@ -15,6 +16,7 @@ import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from zlib import error as zlib_error
 
 import pathspec
 
@@ -29,6 +31,24 @@ SKIP_DIRS = frozenset({
 MAX_ZIP_TOTAL_BYTES = 2_000_000_000
 MAX_ZIP_FILES = 200_000
 MAX_COMPRESSION_RATIO = 200
+_RATIO_CHECK_ABOVE_BYTES = 10_000_000  # small archives of repetitive text compress well too
+_MAX_GITIGNORE_BYTES = 1_000_000
+_ASCII_PROBE = "# coding=x\ndef f(a): return [a, {'b': 1}]\n"
+# Only these are written out of a zip: nothing else is read, so nothing else can hurt.
+_EXTRACTED_SUFFIXES = (".py",)
+_EXTRACTED_NAMES = frozenset({".gitignore"})
+# A bad entry (name too long, a file where a folder must go) skips that entry, not the zip.
+_ENTRY_ERRNOS = frozenset({errno.ENAMETOOLONG, errno.EEXIST, errno.EISDIR, errno.ENOTDIR, errno.EINVAL, errno.EILSEQ})
+
+
+@dataclass(frozen=True)
+class ZipLimits:
+    """Caps that make a zip bomb fail fast, before anything is written."""
+
+    total_bytes: int = MAX_ZIP_TOTAL_BYTES
+    files: int = MAX_ZIP_FILES
+    compression_ratio: float = MAX_COMPRESSION_RATIO
+    ratio_check_above_bytes: int = _RATIO_CHECK_ABOVE_BYTES
 
 
 @dataclass(frozen=True)
@@ -46,56 +66,96 @@ class Codebase:
     warnings: tuple[str, ...] = ()
 
 
-def open_codebase(source: Path, work_dir: Path) -> Codebase:
+def open_codebase(source: Path, work_dir: Path, limits: ZipLimits | None = None) -> Codebase:
     """Return a folder with the code: the folder itself, or the zip extracted into work_dir."""
     if not source.exists():
         raise SourceError(f"source not found: {source} - pass --source ZIP_OR_FOLDER")
     if source.is_dir():
         return Codebase(root=source.resolve(), origin=str(source))
     if not zipfile.is_zipfile(source):
+        if _starts_like_a_zip(source):
+            raise SourceError(f"zip {source} is corrupt or truncated (no central directory) - "
+                              "re-create or re-download it")
         raise SourceError(f"source is neither a folder nor a zip file: {source}")
     target = work_dir / "codebase"
-    warnings = extract_zip_safely(source, target)
+    warnings = extract_zip_safely(source, target, limits or ZipLimits())
     return Codebase(root=_single_top_folder(target), origin=str(source), warnings=tuple(warnings))
 
 
-def extract_zip_safely(zip_path: Path, target: Path) -> list[str]:
-    """Extract the regular files of a zip under target; return warnings for skipped entries."""
+def _starts_like_a_zip(path: Path) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(4) == b"PK\x03\x04"
+    except OSError:
+        return False
+
+
+def extract_zip_safely(zip_path: Path, target: Path, limits: ZipLimits | None = None) -> list[str]:
+    """Extract the Python files of a zip under target; return warnings for skipped entries.
+
+    Only `.py` files and `.gitignore` are written; entries that would land outside target
+    (`..`, absolute paths, drive letters), symlinks, duplicates, encrypted or unreadable
+    entries are skipped with a warning. Caps are checked on the central directory first."""
     warnings: list[str] = []
     try:
         with zipfile.ZipFile(zip_path) as archive:
             members = archive.infolist()
-            _check_zip_bomb(zip_path, members)
+            _check_zip_bomb(zip_path, members, limits or ZipLimits())
             seen: set[str] = set()
             for member in members:
                 if member.is_dir():
                     continue
-                reason = _unsafe_member_reason(member, seen)
+                reason = _unsafe_member_reason(member, seen)  # reported even for files we would not keep
+                if reason is None and _wanted(member.filename):
+                    reason = _extract_member(archive, member, target)
                 if reason:
                     warnings.append(f"skipped zip entry {member.filename!r}: {reason}")
-                    continue
-                destination = target.joinpath(*PurePosixPath(member.filename).parts)
-                destination.parent.mkdir(parents=True, exist_ok=True)
-                with archive.open(member) as src, open(destination, "wb") as dst:
-                    _copy_capped(src, dst, member)
-    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError) as exc:
         raise SourceError(f"cannot read zip {zip_path}: {exc}") from exc
     return warnings
 
 
-def _check_zip_bomb(zip_path: Path, members: list[zipfile.ZipInfo]) -> None:
+def _wanted(name: str) -> bool:
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    return base.endswith(_EXTRACTED_SUFFIXES) or base in _EXTRACTED_NAMES
+
+
+def _extract_member(archive: zipfile.ZipFile, member: zipfile.ZipInfo, target: Path) -> str | None:
+    """Write one entry; return why it was skipped, or None when it was written."""
+    if member.flag_bits & 0x1:
+        return "encrypted (a password is required)"
+    destination = target.joinpath(*PurePosixPath(member.filename.replace("\\", "/")).parts)
+    try:
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        with archive.open(member) as src, open(destination, "wb") as dst:
+            _copy_capped(src, dst, member)
+    except NotImplementedError:  # before RuntimeError: it is one
+        return f"compression method {member.compress_type} is not supported"
+    except RuntimeError as exc:  # zipfile's way of saying "encrypted, password required"
+        return f"cannot be read ({exc})"
+    except (zipfile.BadZipFile, EOFError, zlib_error) as exc:
+        destination.unlink(missing_ok=True)
+        return f"corrupt entry ({exc})"
+    except OSError as exc:
+        if exc.errno not in _ENTRY_ERRNOS:
+            raise
+        return f"cannot be written here ({exc.strerror})"
+    return None
+
+
+def _check_zip_bomb(zip_path: Path, members: list[zipfile.ZipInfo], limits: ZipLimits) -> None:
     total = sum(m.file_size for m in members)
     compressed = sum(m.compress_size for m in members) or 1
-    if len(members) > MAX_ZIP_FILES:
-        raise SourceError(f"zip {zip_path} has {len(members)} entries (limit {MAX_ZIP_FILES})")
-    if total > MAX_ZIP_TOTAL_BYTES:
+    if len(members) > limits.files:
+        raise SourceError(f"zip {zip_path} has {len(members)} entries (limit {limits.files}) "
+                          "- refusing a possible zip bomb")
+    if total > limits.total_bytes:
+        raise SourceError(f"zip {zip_path} unpacks to {total} bytes (limit {limits.total_bytes}) "
+                          "- refusing a possible zip bomb")
+    if total > limits.ratio_check_above_bytes and total / compressed > limits.compression_ratio:
         raise SourceError(
-            f"zip {zip_path} unpacks to {total} bytes (limit {MAX_ZIP_TOTAL_BYTES})"
-        )
-    if total > 10_000_000 and total / compressed > MAX_COMPRESSION_RATIO:
-        raise SourceError(
-            f"zip {zip_path} has compression ratio {total / compressed:.0f}:1 "
-            f"(limit {MAX_COMPRESSION_RATIO}:1) - refusing a possible zip bomb"
+            f"zip {zip_path} has compression ratio {total / compressed:.0f}:1 ({total} bytes from "
+            f"{compressed}; limit {limits.compression_ratio:g}:1) - refusing a possible zip bomb"
         )
 
 
@@ -106,6 +166,8 @@ def _unsafe_member_reason(member: zipfile.ZipInfo, seen: set[str]) -> str | None
         return "absolute path"
     if ".." in path.parts:
         return "path escapes the archive root"
+    if not path.parts or path.parts == (".",):
+        return "empty name"
     mode = member.external_attr >> 16
     if stat.S_ISLNK(mode):
         return "symbolic link"
@@ -164,7 +226,7 @@ def list_python_files(root: Path) -> list[SourceFile]:
 
 def _load_gitignore(root: Path) -> pathspec.PathSpec | None:
     gitignore = root / ".gitignore"
-    if not gitignore.is_file():
+    if gitignore.is_symlink() or not gitignore.is_file() or gitignore.stat().st_size > _MAX_GITIGNORE_BYTES:
         return None
     lines = gitignore.read_text(encoding="utf-8", errors="replace").splitlines()
     return pathspec.PathSpec.from_lines("gitignore", lines)
@@ -180,8 +242,10 @@ def read_source_text(raw: bytes) -> str | None:
         return None
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
-        return raw.decode(encoding)
-    except (SyntaxError, LookupError, UnicodeDecodeError):
+        # A cookie naming a codec that is not ASCII-compatible (utf-16...) decodes to garbage.
+        if encoding == "utf-8-sig" or _ASCII_PROBE.encode(encoding) == _ASCII_PROBE.encode("ascii"):
+            return raw.decode(encoding)
+    except (SyntaxError, LookupError, UnicodeError):
         pass
     try:
         return raw.decode("utf-8")

