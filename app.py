@@ -444,6 +444,10 @@ with index_tab:
         column.metric(KIND_PLURALS[kind], kinds_count.get(kind, 0))
     st.markdown(f"**Модель:** `{stats.model}` · **построен:** {stats.indexed_at} · "
                 f"**за** {stats.duration_s:.1f} с · **источник:** `{stats.source}`")
+    if stats.secrets_masked:
+        masked = ", ".join(f"{kind}: {count}" for kind, count in stats.secrets_masked.items())
+        st.markdown(f":material/lock: **Секреты замаскированы** перед индексацией: "
+                    f"{sum(stats.secrets_masked.values())} ({masked}). В коде они показаны как `<secret:…>`.")
     if stats.warnings:
         with st.expander(f"Предупреждения индексации: {len(stats.warnings)}"):
             st.text("\n".join(stats.warnings))

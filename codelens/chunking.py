@@ -7,6 +7,7 @@ chunks with the id contract of DESIGN.md, so both paths give identical chunk sha
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 from pathlib import PurePosixPath
 from typing import NamedTuple
@@ -14,6 +15,7 @@ from typing import NamedTuple
 from codelens.chunk import MODULE_SYMBOL, Chunk, Definition, ParsedModule
 
 MAX_SIGNATURE_CHARS = 400
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 class ChunkingResult(NamedTuple):
@@ -35,6 +37,12 @@ def chunk_file(rel_path: str, text: str) -> ChunkingResult:
     return ChunkingResult(chunks_from_parsed(rel_path, text, parsed), warning)
 
 
+def source_lines(text: str) -> list[str]:
+    """Lines as Python counts them: only \\n, \\r\\n and \\r end a line (str.splitlines also
+    splits on form feeds and Unicode separators, which would shift every later chunk)."""
+    return _LINE_BREAK.split(text)
+
+
 def is_test_path(rel_path: str) -> bool:
     path = PurePosixPath(rel_path)
     name = path.name
@@ -52,7 +60,7 @@ def parse_with_ast(text: str) -> ParsedModule | None:
             tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    lines = text.splitlines()
+    lines = source_lines(text)
     try:
         definitions = [_ast_definition(node, lines) for node in _nested_defs(tree)]
     except RecursionError:
@@ -155,7 +163,7 @@ def _is_trivial_statement(node: ast.stmt) -> bool:
 
 
 def chunks_from_parsed(rel_path: str, text: str, parsed: ParsedModule) -> list[Chunk]:
-    lines = text.splitlines()
+    lines = source_lines(text)
     is_test = is_test_path(rel_path)
     chunks: list[Chunk] = []
     used_ids: dict[str, int] = {}
@@ -223,5 +231,5 @@ def _slice(lines: list[str], start: int, end: int) -> str:
 
 
 def _whole_file_span(text: str) -> list[tuple[int, int]]:
-    line_count = max(1, len(text.splitlines()))
+    line_count = max(1, len(source_lines(text.rstrip("\r\n"))))
     return [(1, line_count)] if text.strip() else []

@@ -11,17 +11,26 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
-from codelens.errors import EXIT_ERROR, EXIT_OK, CodeLensError, SourceError
+from codelens.errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CodeLensError, SourceError
 from codelens.graph_cli import GRAPH_COMMANDS, add_graph_commands
 from codelens.settings import DEFAULT_DB, DEFAULT_MODEL, Settings, default_source
 
 EXIT_CODES_HELP = """exit codes: 0 ok, 1 error, 2 no index, 3 bad source, 4 bad --db,
-5 model mismatch, 6 bad input file, 7 LLM endpoint failed"""
+5 model mismatch, 6 bad input file or unknown name, 7 LLM endpoint failed, 64 usage error"""
+
+
+class UsageParser(argparse.ArgumentParser):
+    """argparse exits 2 on a usage error, the code that means "no index" here: use EXIT_USAGE."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = UsageParser(
         prog="python -m codelens",
         description="CodeLens: semantic search over a Python codebase (Russian and English).",
         epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -125,6 +134,9 @@ def format_summary(stats, db_path: Path) -> str:
         lines.append(f"Run: {run.get('mode')}  embedded: {run.get('embedded', 0)}  "
                      f"updated: {run.get('upserted', 0)}  deleted: {run.get('deleted', 0)}  "
                      f"unchanged: {run.get('unchanged', 0)}")
+    if stats.secrets_masked:
+        masked = ", ".join(f"{kind} {count}" for kind, count in stats.secrets_masked.items())
+        lines.append(f"Secrets masked: {sum(stats.secrets_masked.values())} ({masked})")
     if stats.warnings:
         lines.append(f"Warnings: {len(stats.warnings)} (see index_metadata.json)")
         lines.extend(f"  - {w}" for w in stats.warnings[:10])

@@ -10,6 +10,7 @@ EXIT_BAD_DB = 4
 EXIT_MODEL_MISMATCH = 5
 EXIT_BAD_INPUT = 6
 EXIT_LLM = 7
+EXIT_USAGE = 64  # sysexits' EX_USAGE: a bad flag or argument
 
 
 class CodeLensError(Exception):

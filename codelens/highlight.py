@@ -87,6 +87,9 @@ def preview_window(line_count: int, size: int = PREVIEW_LINES) -> tuple[int, int
     return 0, min(line_count, size)
 
 
+# Placeholders left by codelens.redaction, as pygments escapes them inside a string token.
+_SECRET = re.compile(r"&lt;secret:[a-z_]+&gt;")
+SECRET_STYLE = "background:#fde2e2;color:#b42318;border-radius:3px;padding:0 2px;font-weight:600"
 GAP_HTML = '<div style="color:#888;padding:0 0.8rem;font-family:monospace">⋯</div>'
 
 
@@ -111,6 +114,7 @@ def render_html(view: CodeView, terms: Sequence[str] = (), numbered: bool = True
     )
     body = highlight(view.code or " ", PythonLexer(stripnl=False, ensurenl=True), formatter)
     body = mark_terms(body, terms)
+    body = _SECRET.sub(lambda m: f'<span style="{SECRET_STYLE}" title="masked secret">{m.group(0)}</span>', body)
     body = body.replace('<pre style="', '<pre style="margin:0;padding:0.6rem 0.8rem;', 1)
     return f'<div class="codelens-code" style="{BOX_STYLE}">{body}</div>'
 

@@ -148,8 +148,6 @@ def test_redaction_never_moves_chunks(text: str) -> None:
     assert after == before
 
 
-@pytest.mark.xfail(strict=True, reason="chunking.py slices lines with str.splitlines(), which also splits on "
-                                      "\\f, \\x1c-\\x1e, \\x85, \\u2028, \\u2029; ast counts only \\n, \\r\\n, \\r")
 @pytest.mark.parametrize("odd_break", ["\f", "\u2028", "\x1c"])
 def test_chunk_code_starts_at_its_def_despite_odd_line_breaks(odd_break: str) -> None:
     text = f"x = 1\n# odd{odd_break}break\ndef after():\n    return 1\n"
