@@ -13,9 +13,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from codelens.cli_common import add_location_arguments, settings_from_args
 from codelens.errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CodeLensError, SourceError
 from codelens.graph_cli import GRAPH_COMMANDS, add_graph_commands
-from codelens.settings import DEFAULT_DB, DEFAULT_MODEL, Settings, default_source
+from codelens.settings import DEFAULT_MODEL, Settings, default_source
 
 EXIT_CODES_HELP = """exit codes: 0 ok, 1 error, 2 no index, 3 bad source, 4 bad --db,
 5 model mismatch, 6 bad input file or unknown name, 7 LLM endpoint failed, 64 usage error"""
@@ -89,14 +90,13 @@ def _positive_int(text: str) -> int:
 
 
 def _add_common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--db", default=None,
-                        help=f"index folder (default {DEFAULT_DB}, env CODELENS_DB)")
+    add_location_arguments(parser)
     parser.add_argument("--model", default=None,
                         help=f"embedding model: {DEFAULT_MODEL} (default) or st:NAME_OR_PATH")
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    settings = Settings.from_env().with_overrides(db_path=args.db)
+    settings = settings_from_args(args)
     if getattr(args, "batch_size", None):
         settings = settings.with_overrides(batch_size=args.batch_size)
     if getattr(args, "quiet", False):
@@ -116,7 +116,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     if source is None:
         raise SourceError("no codebase_python.zip here or in ../shared - pass --source ZIP_OR_FOLDER")
     stats = build_index(source, settings, full=args.full)
-    print(format_summary(stats, settings.db_path))
+    print(format_summary(stats, settings.index_dir))
     return 0
 
 
@@ -127,7 +127,8 @@ def format_summary(stats, db_path: Path) -> str:
         f"Files processed:  {stats.files}      Total chunks indexed: {stats.total_chunks}",
         f"  Functions: {kinds['function']}  Methods: {kinds['method']}  "
         f"Classes: {kinds['class']}  Modules: {kinds['module']}",
-        f"Vector DB stored at: {db_path}   Model: {stats.model}   Time: {stats.duration_s:.1f} s",
+        f"Vector DB stored at: {stats.chroma_url or db_path}   Model: {stats.model}   "
+        f"Time: {stats.duration_s:.1f} s",
     ]
     run = stats.run or {}
     if run:
@@ -181,11 +182,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def cmd_stats(args: argparse.Namespace) -> int:
     from codelens.index_meta import read_stats
 
-    stats = read_stats(_settings(args).db_path)
+    settings = _settings(args)
+    stats = read_stats(settings.index_dir)
     if args.json:
         print(json.dumps(stats.to_json(), ensure_ascii=False, indent=2))
     else:
-        print(format_summary(stats, _settings(args).db_path).replace("INDEXING COMPLETE", "INDEX"))
+        print(format_summary(stats, settings.index_dir).replace("INDEXING COMPLETE", "INDEX"))
     return 0
 
 
@@ -226,7 +228,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         print("\n".join(_hit_line(hit) for hit in hits) + "\n")
     stream = _AnswerStream() if not args.json and sys.stdout.isatty() else None
     try:
-        neighbours = neighbour_lookup(load_graph(searcher.settings.db_path))
+        neighbours = neighbour_lookup(load_graph(searcher.settings.index_dir))
     except GraphNotFound:  # an index built before graphs existed: hits only, no neighbours
         neighbours = None
     answer = answer_question(

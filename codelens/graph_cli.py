@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from codelens.cli_common import add_location_arguments, settings_from_args
 from codelens.codemap import DEFAULT_MAP_CHARS, code_map, code_map_data
 from codelens.graph import CodeGraph
 from codelens.graph_query import (
@@ -22,7 +23,6 @@ from codelens.graph_query import (
     use_kinds,
 )
 from codelens.graph_store import load_graph
-from codelens.settings import DEFAULT_DB, Settings
 
 
 def add_graph_commands(commands: argparse._SubParsersAction) -> None:
@@ -51,7 +51,7 @@ def _add_target(parser: argparse.ArgumentParser) -> None:
 
 def _add_output(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON")
-    parser.add_argument("--db", default=None, help=f"index folder (default {DEFAULT_DB}, env CODELENS_DB)")
+    add_location_arguments(parser)
 
 
 def _positive(text: str) -> int:
@@ -62,7 +62,7 @@ def _positive(text: str) -> int:
 
 
 def _graph(args: argparse.Namespace) -> CodeGraph:
-    return load_graph(Settings.from_env().with_overrides(db_path=args.db).db_path)
+    return load_graph(settings_from_args(args).index_dir)
 
 
 def cmd_callers(args: argparse.Namespace) -> int:

@@ -26,6 +26,8 @@ class IndexStats:
     collection: str
     text_budget: int
     timings_s: dict[str, float] = field(default_factory=dict)
+    chroma_url: str = ""  # where the vectors live when not in this folder (`chroma run` server)
+    index_uid: str = ""  # stable across runs: names this index's collections on a shared server
     run: dict = field(default_factory=dict)  # what the last run did: mode, embedded, deleted, ...
     secrets_masked: dict[str, int] = field(default_factory=dict)  # masks per kind, see redaction.py
     redaction_version: int = 0  # masking rules the stored text went through; 0: none (older index)

@@ -9,14 +9,12 @@ so an interrupted or failed run never leaves a half-written index behind.
 
 from __future__ import annotations
 
-import fcntl
-import os
 import shutil
 import tempfile
 import time
+import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,15 +27,17 @@ from codelens.chunk_text import embedding_text
 from codelens.chunking import chunk_file
 from codelens.embed_cache import EmbeddingCache, cache_path_for, text_hash
 from codelens.embedding import Embedder, load_embedder, normalize_model_id
+from codelens.english_dense import build_english_sidecar
 from codelens.errors import DatabaseError, SourceError
 from codelens.graph_store import build_graph_sidecar
+from codelens.index_folder import check_target, fresh_build_dir, index_lock, recover_interrupted_swap, swap_into_place
 from codelens.index_meta import IndexStats, is_codelens_index, read_stats, write_stats
 from codelens.lexical import build_lexical_sidecar
 from codelens.manifest import Manifest, chunk_fingerprint, file_hash
 from codelens.redaction import REDACTION_VERSION, redact
-from codelens.settings import Settings
+from codelens.settings import COLLECTION_NAME, Settings
 from codelens.source import list_python_files, open_codebase, read_source_text
-from codelens.store import VectorStore
+from codelens.store import VectorStore, drop_collections
 
 ProgressCallback = Callable[[int, int], None]
 # A sidecar builder writes extra structures (lexical index, code graph) into the index
@@ -96,7 +96,7 @@ def _read_file(path: Path, rel_path: str, max_bytes: int) -> tuple[bytes | None,
 
 def sidecar_builders() -> list[SidecarBuilder]:
     """Structures built beside the vectors on every run (each module owns its own files)."""
-    return [build_graph_sidecar, build_lexical_sidecar]
+    return [build_graph_sidecar, build_lexical_sidecar, build_english_sidecar]
 
 
 @dataclass(frozen=True)
@@ -156,16 +156,16 @@ def build_index(
     source: Path, settings: Settings, embedder: Embedder | None = None,
     on_progress: ProgressCallback | None = None, full: bool = False,
 ) -> IndexStats:
-    """Index source into settings.db_path: incrementally unless full, swapping on success."""
+    """Index source into settings.index_dir: incrementally unless full, swapping on success."""
     started = time.perf_counter()
-    db_path = settings.db_path
-    _check_db_target(db_path)
-    with _index_lock(db_path):
-        _recover_interrupted_swap(db_path)
+    index_dir = settings.index_dir
+    check_target(index_dir)
+    with index_lock(index_dir):
+        recover_interrupted_swap(index_dir)
         chunked = _chunk_source(source, settings)
         timings = {"chunking": round(time.perf_counter() - started, 2)}
         model_id = embedder.model_id if embedder else normalize_model_id(settings.model)
-        previous = None if full else _previous_manifest(db_path, model_id)
+        old_stats, previous = _previous_index(index_dir, model_id, full, settings.chroma_url)
 
         texts = {c.chunk_id: embedding_text(c, settings.embed_code_chars) for c in chunked.chunks}
         fingerprints = {c.chunk_id: chunk_fingerprint(c, text_hash(texts[c.chunk_id])) for c in chunked.chunks}
@@ -176,24 +176,31 @@ def build_index(
         sidecar_names = [builder.__name__ for builder in sidecars]
         if (previous is not None and not plan.upsert and not plan.delete
                 and previous.files == chunked.file_hashes and previous.sidecars == sidecar_names):
-            return _record_unchanged_run(db_path, started, run)
+            return _record_unchanged_run(index_dir, started, run)
 
+        # A server-side build fills a new collection: every chunk goes in, from the cache
+        # where it can. An embedded build updates a copy of the folder: only the changes.
+        to_store = chunked.chunks if settings.chroma_url else plan.upsert
         mark = time.perf_counter()
         embedder = embedder or load_embedder(model_id)
-        cache = EmbeddingCache(cache_path_for(db_path), model_id)
+        cache = EmbeddingCache(cache_path_for(index_dir), model_id)
         try:
             vectors, run["embedded"] = embed_texts(
-                [texts[c.chunk_id] for c in plan.upsert], embedder, settings, cache, on_progress)
+                [texts[c.chunk_id] for c in to_store], embedder, settings, cache, on_progress)
         finally:
             cache.close()
         timings["embedding"] = round(time.perf_counter() - mark, 2)
 
         mark = time.perf_counter()
-        build_dir = _fresh_build_dir(db_path, copy_from=db_path if previous is not None else None)
+        index_uid = old_stats.index_uid if old_stats and old_stats.index_uid else uuid.uuid4().hex[:12]
+        collection = _collection_name(settings, index_uid)
+        copy_from = index_dir if previous is not None and not settings.chroma_url else None
+        build_dir = fresh_build_dir(index_dir, copy_from=copy_from)
         try:
-            store = VectorStore(build_dir, settings.collection, create=True)
-            store.delete(plan.delete)
-            store.upsert(plan.upsert, vectors)
+            store = VectorStore(build_dir, collection, create=True, chroma_url=settings.chroma_url)
+            if not settings.chroma_url:
+                store.delete(plan.delete)
+            store.upsert(to_store, vectors)
             store.close()
             for build_sidecar in sidecars:
                 build_sidecar(build_dir, chunked.chunks, chunked.sources)
@@ -204,16 +211,33 @@ def build_index(
                 source=str(source), files=chunked.files, total_chunks=len(chunked.chunks),
                 chunks_per_kind=_count_kinds(chunked.chunks), model=model_id,
                 indexed_at=_now(), duration_s=round(time.perf_counter() - started, 2),
-                warnings=chunked.warnings, collection=settings.collection,
+                warnings=chunked.warnings, collection=collection,
                 text_budget=settings.embed_code_chars, timings_s=timings, run=run,
                 secrets_masked=dict(sorted(chunked.secrets_masked.items())), redaction_version=REDACTION_VERSION,
+                chroma_url=settings.chroma_url, index_uid=index_uid,
             )
             write_stats(build_dir, stats)
-            _swap_into_place(build_dir, db_path)
+            swap_into_place(build_dir, index_dir)
         except BaseException:
             shutil.rmtree(build_dir, ignore_errors=True)
+            if settings.chroma_url:
+                drop_collections(settings.chroma_url, collection)
             raise
+    if settings.chroma_url:  # the previous build's collection and any a killed run left behind
+        drop_collections(settings.chroma_url, _server_prefix(index_uid), keep=collection)
     return stats
+
+
+def _collection_name(settings: Settings, index_uid: str) -> str:
+    """Embedded: one fixed name per folder. Server: a new collection per build, so the old
+    one answers searches until the swap."""
+    if not settings.chroma_url:
+        return COLLECTION_NAME
+    return f"{_server_prefix(index_uid)}{uuid.uuid4().hex[:8]}"
+
+
+def _server_prefix(index_uid: str) -> str:
+    return f"codelens-{index_uid}-"
 
 
 def _chunk_source(source: Path, settings: Settings) -> ChunkedCodebase:
@@ -226,20 +250,24 @@ def _chunk_source(source: Path, settings: Settings) -> ChunkedCodebase:
     return chunked
 
 
-def _previous_manifest(db_path: Path, model_id: str) -> Manifest | None:
-    """The manifest of a usable index built with the same model, else None (full build)."""
-    if not is_codelens_index(db_path):
-        return None
+def _previous_index(index_dir: Path, model_id: str, full: bool,
+                    chroma_url: str) -> tuple[IndexStats | None, Manifest | None]:
+    """The current index's stats, and its manifest when this run may build on it
+    (same model, same masking rules, same place for the vectors); else a full build."""
+    if not is_codelens_index(index_dir):
+        return None, None
     try:
-        stats = read_stats(db_path)
+        stats = read_stats(index_dir)
     except DatabaseError:
-        return None
-    manifest = Manifest.load(db_path)
-    if manifest is None or manifest.model != model_id or stats.model != model_id:
-        return None
+        return None, None
+    manifest = Manifest.load(index_dir)
+    if full or manifest is None or manifest.model != model_id or stats.model != model_id:
+        return stats, None
     if stats.redaction_version != REDACTION_VERSION:
-        return None  # stored under older masking rules: rebuild in full so no old text survives
-    return manifest
+        return stats, None  # stored under older masking rules: rebuild in full so no old text survives
+    if stats.chroma_url != chroma_url:
+        return stats, None
+    return stats, manifest
 
 
 def _record_unchanged_run(db_path: Path, started: float, run: dict) -> IndexStats:
@@ -258,73 +286,3 @@ def _now() -> str:
 def _count_kinds(chunks: Sequence[Chunk]) -> dict[str, int]:
     counts = Counter(c.kind for c in chunks)
     return {kind: counts.get(kind, 0) for kind in KINDS}
-
-
-def _check_db_target(db_path: Path) -> None:
-    """Refuse a --db we cannot write or that holds something other than a CodeLens index."""
-    if db_path.exists() and not db_path.is_dir():
-        raise DatabaseError(f"--db {db_path} is a file, not a folder - choose another path")
-    if db_path.is_dir() and any(db_path.iterdir()) and not is_codelens_index(db_path):
-        raise DatabaseError(
-            f"--db {db_path} holds files that are not a CodeLens index - refusing to replace "
-            "them; choose an empty or new folder"
-        )
-    parent = db_path.resolve().parent
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise DatabaseError(f"cannot create {parent} for the index: {exc}") from exc
-    if not os.access(parent, os.W_OK):
-        raise DatabaseError(f"cannot write the index: {parent} is not writable")
-
-
-@contextmanager
-def _index_lock(db_path: Path) -> Iterator[None]:
-    """One index run per --db at a time; the lock dies with its process (kill -9 too)."""
-    lock_path = db_path.resolve().parent / f".{db_path.name}.lock"
-    try:
-        handle = open(lock_path, "w")  # noqa: SIM115 - closed by the with below
-    except OSError as exc:  # e.g. /proc or /sys: root passes os.access but cannot create files
-        raise DatabaseError(f"cannot write the index next to {db_path}: {exc.strerror}") from exc
-    with handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as exc:
-            raise DatabaseError(f"another index run is writing {db_path} - wait for it to finish") from exc
-        yield
-
-
-def _fresh_build_dir(db_path: Path, copy_from: Path | None) -> Path:
-    parent = db_path.resolve().parent
-    try:
-        build_dir = Path(tempfile.mkdtemp(prefix=f".{db_path.name}.building-", dir=parent))
-        if copy_from is not None:
-            shutil.copytree(copy_from, build_dir, dirs_exist_ok=True)
-        return build_dir
-    except OSError as exc:
-        raise DatabaseError(f"cannot write the index next to {db_path}: {exc}") from exc
-
-
-def _swap_into_place(build_dir: Path, db_path: Path) -> None:
-    """Two renames: the old index is never deleted before the new one is in place."""
-    old_dir = None
-    if db_path.exists():
-        old_dir = build_dir.parent / f".{db_path.name}.old-{os.getpid()}"
-        shutil.rmtree(old_dir, ignore_errors=True)
-        os.replace(db_path, old_dir)
-    os.replace(build_dir, db_path)
-    if old_dir is not None:
-        shutil.rmtree(old_dir, ignore_errors=True)
-
-
-def _recover_interrupted_swap(db_path: Path) -> None:
-    """A run killed between the two renames left no index but a complete old one: restore it.
-    Leftover build folders of killed runs are removed."""
-    parent = db_path.resolve().parent
-    for leftover in parent.glob(f".{db_path.name}.building-*"):
-        shutil.rmtree(leftover, ignore_errors=True)
-    olds = sorted(parent.glob(f".{db_path.name}.old-*"), key=lambda p: p.stat().st_mtime)
-    if not db_path.exists() and olds and is_codelens_index(olds[-1]):
-        os.replace(olds.pop(), db_path)
-    for old in olds:
-        shutil.rmtree(old, ignore_errors=True)

@@ -6,6 +6,7 @@ Nothing is read at import time: `Settings.from_env()` reads the environment when
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -14,7 +15,8 @@ from codelens.chunk_text import DEFAULT_TEXT_BUDGET
 DEFAULT_MODEL = "multilingual-e5-small"
 DEFAULT_DB = "./chroma_db"
 DEMO_ZIP_NAME = "codebase_python.zip"
-COLLECTION_NAME = "codelens"
+COLLECTION_NAME = "codelens"  # the ChromaDB collection inside an embedded index folder
+_COLLECTION_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 
 def default_source(cwd: Path | None = None) -> Path | None:
@@ -35,7 +37,10 @@ def default_source(cwd: Path | None = None) -> Path | None:
 class Settings:
     db_path: Path = Path(DEFAULT_DB)
     model: str = DEFAULT_MODEL
-    collection: str = COLLECTION_NAME
+    # A named index beside the default one: <db>/collections/NAME ("" is the --db folder itself).
+    collection: str = ""
+    # A `chroma run` server for the vectors; the rest of the index stays in the index folder.
+    chroma_url: str = ""
     batch_size: int = 32
     # Characters of embedded text per chunk (header first, then code; see chunk_text.py).
     embed_code_chars: int = DEFAULT_TEXT_BUDGET
@@ -50,11 +55,33 @@ class Settings:
             settings = replace(settings, db_path=Path(env["CODELENS_DB"]))
         if env.get("CODELENS_MODEL"):
             settings = replace(settings, model=env["CODELENS_MODEL"])
+        if env.get("CODELENS_COLLECTION"):
+            settings = replace(settings, collection=valid_collection_name(env["CODELENS_COLLECTION"]))
+        if env.get("CODELENS_CHROMA_URL"):
+            settings = replace(settings, chroma_url=env["CODELENS_CHROMA_URL"])
         return settings
+
+    @property
+    def index_dir(self) -> Path:
+        """The folder of the index these settings name: --db, or a named collection in it."""
+        if not self.collection:
+            return self.db_path
+        return self.db_path / "collections" / self.collection
 
     def with_overrides(self, **overrides: object) -> Settings:
         """Apply the CLI flags that were given (None means 'not given')."""
         given = {key: value for key, value in overrides.items() if value is not None}
         if "db_path" in given:
             given["db_path"] = Path(given["db_path"])
+        if given.get("collection"):
+            given["collection"] = valid_collection_name(str(given["collection"]))
         return replace(self, **given)
+
+
+def valid_collection_name(name: str) -> str:
+    """Collection names become folder names: letters, digits, '.', '_' and '-' only."""
+    from codelens.errors import BadInput
+
+    if not _COLLECTION_NAME.fullmatch(name) or name in (".", ".."):
+        raise BadInput(f"collection name {name!r}: use 1-64 letters, digits, '.', '_' or '-'")
+    return name

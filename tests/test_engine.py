@@ -88,7 +88,11 @@ def test_search_returns_typed_hits_with_cosine_relevance(mini_index, embedder) -
     assert hits[0].chunk_id == "pkg/auth.py::hash_password"
     assert [h.rank for h in hits] == [1, 2, 3]
     assert all(0 < h.relevance <= 100 for h in hits)
-    assert hits[0].relevance == relevance_percent(hits[0].score)
+    # ranked by the fused score; the relevance shown is the cosine of the query and the chunk
+    query_vector = embedder.embed_queries(["how are passwords hashed"])[0]
+    stored = searcher.store.query(query_vector, 20)
+    cosine = next(s.similarity for s in stored if s.chunk.chunk_id == hits[0].chunk_id)
+    assert hits[0].relevance == relevance_percent(cosine)
     assert hits[0].chunk.code.startswith("def hash_password")
     assert hits[0].chunk.start_line == 7
 

@@ -21,6 +21,7 @@ from codelens.embed_cache import cache_path_for
 from codelens.index_meta import read_stats
 from codelens.indexer import build_index
 from codelens.search import Searcher, SearchFilters
+from codelens.settings import COLLECTION_NAME
 from codelens.store import VectorStore
 from tests.conftest import PROJECT_ROOT, settings_for
 
@@ -128,7 +129,7 @@ def test_removing_a_file_deletes_its_chunks(project: Path, tmp_path: Path, embed
     stats = build_index(project, settings, embedder=embedder)
     assert stats.run == {"mode": "incremental", "upserted": 0, "deleted": storage_chunks,
                          "unchanged": 9 - storage_chunks, "embedded": 0}
-    assert stats.total_chunks == VectorStore(settings.db_path, settings.collection).count() == 9 - storage_chunks
+    assert stats.total_chunks == VectorStore(settings.db_path, COLLECTION_NAME).count() == 9 - storage_chunks
     searcher = Searcher(settings, embedder=embedder)
     assert searcher.search("database repository", k=5, filters=SearchFilters(path_prefix="pkg/storage")) == []
 
@@ -163,7 +164,7 @@ def test_full_flag_rebuilds_everything_from_the_cache(project: Path, tmp_path: P
     build_index(project, settings, embedder=embedder)
     stats = build_index(project, settings, embedder=embedder, full=True)
     assert stats.run == {"mode": "full", "upserted": 9, "deleted": 0, "unchanged": 0, "embedded": 0}
-    assert VectorStore(settings.db_path, settings.collection).count() == 9
+    assert VectorStore(settings.db_path, COLLECTION_NAME).count() == 9
 
 
 # ------------------------------------------------------------ kill -9
@@ -202,7 +203,7 @@ def test_kill_9_mid_run_keeps_the_old_index_and_the_next_run_resumes(tmp_path: P
     run.wait()
     stats = read_stats(db)
     assert stats == resumed or (stats.run["mode"] == "full" and stats.total_chunks == resumed.total_chunks)
-    assert VectorStore(db, settings.collection).count() == stats.total_chunks
+    assert VectorStore(db, COLLECTION_NAME).count() == stats.total_chunks
     assert Searcher(settings, embedder=embedder).search("schedule records", k=3)
     final = build_index(project, settings, embedder=embedder, full=True)
     assert final.run["embedded"] == 0 and leftovers(db) == []

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from codelens.evaluation import load_questions
+from codelens.index_meta import read_stats
 from codelens.store import VectorStore
 from tests.conftest import PROJECT_ROOT
 
@@ -62,7 +63,8 @@ def test_every_topic_is_covered_and_some_questions_have_several_answers(question
 
 
 def test_gold_chunks_exist_in_the_demo_index_and_are_not_tests(questions, demo_index) -> None:
-    chunks = {c.chunk_id: c for c in VectorStore(demo_index.db_path, demo_index.collection).all_chunks()}
+    store = VectorStore(demo_index.db_path, read_stats(demo_index.db_path).collection)
+    chunks = {c.chunk_id: c for c in store.all_chunks()}
     for q in questions:
         for chunk_id in q.relevant:
             assert chunk_id in chunks, f"{q.qid}: {chunk_id} is not in the demo index"

@@ -1,0 +1,111 @@
+"""The index folder on disk: checks, the one-writer lock, build-aside and swap, recovery.
+
+An index folder holds the vectors (embedded ChromaDB), `index_metadata.json`, the
+manifest and the sidecars. Named collections (`--collection NAME`) are index folders of
+their own under `<db>/collections/NAME`; a swap of the root index carries them over.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from codelens.errors import DatabaseError
+from codelens.index_meta import is_codelens_index
+
+COLLECTIONS_DIR = "collections"
+
+
+def named_collections(db_path: Path) -> list[str]:
+    """Names of the named collections under a --db folder that hold an index."""
+    folder = db_path / COLLECTIONS_DIR
+    if not folder.is_dir():
+        return []
+    return sorted(p.name for p in folder.iterdir() if p.is_dir() and is_codelens_index(p))
+
+
+def check_target(index_dir: Path) -> None:
+    """Refuse a folder we cannot write or that holds something other than a CodeLens index."""
+    if index_dir.exists() and not index_dir.is_dir():
+        raise DatabaseError(f"--db {index_dir} is a file, not a folder - choose another path")
+    if index_dir.is_dir() and not is_codelens_index(index_dir) and _foreign_entries(index_dir):
+        raise DatabaseError(
+            f"--db {index_dir} holds files that are not a CodeLens index - refusing to replace "
+            "them; choose an empty or new folder"
+        )
+    parent = index_dir.resolve().parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DatabaseError(f"cannot create {parent} for the index: {exc}") from exc
+    if not os.access(parent, os.W_OK):
+        raise DatabaseError(f"cannot write the index: {parent} is not writable")
+
+
+def _foreign_entries(folder: Path) -> list[str]:
+    """What would be lost by replacing folder: everything but named collections."""
+    return [p.name for p in folder.iterdir() if p.name != COLLECTIONS_DIR]
+
+
+@contextmanager
+def index_lock(index_dir: Path) -> Iterator[None]:
+    """One index run per folder at a time; the lock dies with its process (kill -9 too)."""
+    lock_path = index_dir.resolve().parent / f".{index_dir.name}.lock"
+    try:
+        handle = open(lock_path, "w")  # noqa: SIM115 - closed by the with below
+    except OSError as exc:  # e.g. /proc or /sys: root passes os.access but cannot create files
+        raise DatabaseError(f"cannot write the index next to {index_dir}: {exc.strerror}") from exc
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            raise DatabaseError(f"another index run is writing {index_dir} - wait for it to finish") from exc
+        yield
+
+
+def fresh_build_dir(index_dir: Path, copy_from: Path | None) -> Path:
+    """A sibling folder to build in, optionally a copy of the current index (named
+    collections excluded: the swap carries them)."""
+    parent = index_dir.resolve().parent
+    try:
+        build_dir = Path(tempfile.mkdtemp(prefix=f".{index_dir.name}.building-", dir=parent))
+        if copy_from is not None:
+            shutil.copytree(copy_from, build_dir, dirs_exist_ok=True,
+                            ignore=lambda folder, names: [COLLECTIONS_DIR] if Path(folder) == copy_from else [])
+        return build_dir
+    except OSError as exc:
+        raise DatabaseError(f"cannot write the index next to {index_dir}: {exc}") from exc
+
+
+def swap_into_place(build_dir: Path, index_dir: Path) -> None:
+    """Two renames: the old index is never deleted before the new one is in place."""
+    old_dir = None
+    if index_dir.exists():
+        collections = index_dir / COLLECTIONS_DIR
+        if collections.is_dir():
+            os.replace(collections, build_dir / COLLECTIONS_DIR)
+        old_dir = build_dir.parent / f".{index_dir.name}.old-{os.getpid()}"
+        shutil.rmtree(old_dir, ignore_errors=True)
+        os.replace(index_dir, old_dir)
+    os.replace(build_dir, index_dir)
+    if old_dir is not None:
+        shutil.rmtree(old_dir, ignore_errors=True)
+
+
+def recover_interrupted_swap(index_dir: Path) -> None:
+    """A run killed between the two renames left no index but a complete old one: restore it.
+    Leftover build folders of killed runs are removed."""
+    parent = index_dir.resolve().parent
+    olds = sorted(parent.glob(f".{index_dir.name}.old-*"), key=lambda p: p.stat().st_mtime)
+    if not index_dir.exists() and olds and is_codelens_index(olds[-1]):
+        os.replace(olds.pop(), index_dir)
+    for leftover in [*parent.glob(f".{index_dir.name}.building-*"), *olds]:
+        carried = leftover / COLLECTIONS_DIR  # moved there just before the kill: bring them back
+        if carried.is_dir() and index_dir.is_dir() and not (index_dir / COLLECTIONS_DIR).exists():
+            os.replace(carried, index_dir / COLLECTIONS_DIR)
+        shutil.rmtree(leftover, ignore_errors=True)
