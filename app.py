@@ -11,6 +11,7 @@ import logging
 import os
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -32,12 +33,12 @@ from codelens.graph import CodeGraph
 from codelens.graph_query import callees, callers, neighbour_lookup, neighbourhood_dot
 from codelens.graph_store import GraphNotFound, load_graph
 from codelens.highlight import code_view, has_real_line_numbers, query_terms, render_html, render_segments
+from codelens.index_folder import named_collections
 from codelens.index_meta import read_stats
 from codelens.indexer import build_index
 from codelens.llm import HOW_TO_ENABLE, ChatClient, LLMConfig
 from codelens.search import Hit, Searcher, SearchFilters
 from codelens.settings import Settings, default_source
-from codelens.store import VectorStore
 
 APP_DIR = Path(__file__).resolve().parent
 QUESTIONS_FILE = APP_DIR / "eval_questions.json"
@@ -65,32 +66,29 @@ def get_embedder(model_id: str) -> Embedder:
 
 
 @st.cache_resource(show_spinner="Открываю индекс…")
-def get_searcher(db_path: str, requested_model: str | None, indexed_at: str) -> Searcher:
-    """One searcher per index build (indexed_at in the key): a rebuilt index gets a fresh one."""
-    settings = Settings.from_env().with_overrides(db_path=db_path)
-    model = read_stats(Path(db_path)).model
-    return Searcher(settings, embedder=get_embedder(model), requested_model=requested_model)
+def get_searcher(_settings: Settings, index_dir: str, requested_model: str | None, indexed_at: str) -> Searcher:
+    """One searcher per index build (folder and indexed_at in the key): a rebuilt index gets a fresh one."""
+    model = read_stats(Path(index_dir)).model
+    return Searcher(_settings, embedder=get_embedder(model), requested_model=requested_model)
 
 
 @st.cache_resource(show_spinner=False)
-def get_graph(db_path: str, indexed_at: str) -> CodeGraph | None:
+def get_graph(index_dir: str, indexed_at: str) -> CodeGraph | None:
     """The code graph of this index build, or None for an index built before graphs existed."""
     try:
-        return load_graph(Path(db_path))
+        return load_graph(Path(index_dir))
     except GraphNotFound:
         return None
 
 
 @st.cache_resource(show_spinner=False)
-def get_catalog(db_path: str, indexed_at: str, _searcher: Searcher) -> ChunkCatalog:
+def get_catalog(index_dir: str, indexed_at: str, _searcher: Searcher) -> ChunkCatalog:
     """Every chunk of the index, for checking the citations of an answer."""
     return ChunkCatalog(_searcher.chunks.values())
 
 
-@st.cache_data(show_spinner=False)
-def chunks_per_file(db_path: str, collection: str, indexed_at: str) -> list[tuple[str, int]]:
-    counts = Counter(c.path for c in VectorStore(Path(db_path), collection).all_chunks())
-    return counts.most_common()
+def chunks_per_file(searcher: Searcher) -> list[tuple[str, int]]:
+    return Counter(c.path for c in searcher.chunks.values()).most_common()
 
 
 def sample_queries() -> list[str]:
@@ -171,7 +169,7 @@ def render_opened(chunk: Chunk, graph: CodeGraph | None, terms: tuple[str, ...],
             render_neighbours(graph, chunk, "opened", include_tests)
 
 
-def render_answer_panel(question: str, hits: list[Hit], searcher: Searcher, db_path: Path, indexed_at: str) -> None:
+def render_answer_panel(question: str, hits: list[Hit], searcher: Searcher, index_dir: Path, indexed_at: str) -> None:
     """«Ответ»: an answer in words from the found code, its citations checked against the index."""
     st.subheader(":material/chat: Ответ · answer")
     try:
@@ -196,9 +194,9 @@ def render_answer_panel(question: str, hits: list[Hit], searcher: Searcher, db_p
         shown.clear()
         placeholder.info("Ответ ссылался на код, которого нет в индексе — переспрашиваю…")
 
-    graph = get_graph(str(db_path), indexed_at)
+    graph = get_graph(str(index_dir), indexed_at)
     try:
-        answer = answer_question(question, hits, ChatClient(config), get_catalog(str(db_path), indexed_at, searcher),
+        answer = answer_question(question, hits, ChatClient(config), get_catalog(str(index_dir), indexed_at, searcher),
                                  neighbours=neighbour_lookup(graph) if graph else None,
                                  budget_tokens=config.context_tokens, on_token=on_token, on_retry=on_retry)
     except CodeLensError as exc:
@@ -273,7 +271,15 @@ def evaluation_frame(scores: list[QuestionScore], results: dict) -> pd.DataFrame
 # ----------------------------------------------------------------- settings and index state
 
 settings = Settings.from_env()
-db_path = settings.db_path
+choices = ["", *named_collections(settings.db_path)]
+if settings.collection not in choices:
+    choices.append(settings.collection)
+if len(choices) > 1:  # several codebases side by side: let the user pick one
+    chosen = st.sidebar.selectbox("Кодовая база · collection", choices, index=choices.index(settings.collection),
+                                  format_func=lambda name: name or "основной индекс (--db)")
+    settings = replace(settings, collection=chosen)
+index_dir = settings.index_dir
+location = f"--db {settings.db_path}" + (f" --collection {settings.collection}" if settings.collection else "")
 requested_model = os.environ.get("CODELENS_MODEL") or None
 
 st.title(":material/manage_search: CodeLens")
@@ -282,13 +288,13 @@ if "flash" in st.session_state:
     st.success(st.session_state.pop("flash"))
 
 try:
-    stats = read_stats(db_path)
+    stats = read_stats(index_dir)
 except IndexNotFound:
-    st.warning(f"Индекс не найден в `{db_path}` · No index yet.")
+    st.warning(f"Индекс не найден в `{index_dir}` · No index yet.")
     st.markdown("Постройте его одной командой в корне проекта (демо-код GymHero берётся автоматически):")
-    st.code(f"python index.py --db {db_path}", language="bash")
+    st.code(f"python index.py {location}", language="bash")
     st.markdown("Другая кодовая база (zip, папка или git-checkout): "
-                f"`python index.py --source ПУТЬ --db {db_path}`. Или прямо здесь:")
+                f"`python index.py --source ПУТЬ {location}`. Или прямо здесь:")
     demo = default_source()
     source = st.text_input("Что индексировать (zip или папка)", value=str(demo) if demo else "",
                            placeholder="/path/to/codebase.zip")
@@ -300,11 +306,11 @@ except CodeLensError as exc:
     st.stop()
 
 try:
-    searcher = get_searcher(str(db_path), requested_model, stats.indexed_at)
+    searcher = get_searcher(settings, str(index_dir), requested_model, stats.indexed_at)
 except ModelMismatch as exc:
     st.error(f"Модель не совпадает с индексом: индекс построен моделью `{exc.index_model}`, а запрошена "
              f"`{exc.requested_model}` (CODELENS_MODEL). Уберите CODELENS_MODEL или пересоберите индекс:")
-    st.code(f"python index.py --db {db_path} --full --model {exc.requested_model}", language="bash")
+    st.code(f"python index.py {location} --full --model {exc.requested_model}", language="bash")
     st.caption(str(exc))
     st.stop()
 except CodeLensError as exc:
@@ -319,7 +325,9 @@ with st.sidebar:
     path_prefix = st.text_input("Путь начинается с (path prefix)", placeholder="gymhero/crud/")
     include_tests = st.toggle("Показывать тесты", value=False, help="По умолчанию код тестов скрыт")
     st.divider()
-    st.caption(f"Индекс: `{db_path}`  \nМодель: `{stats.model}`  \n"
+    if stats.chroma_url:
+        st.caption(f"Векторы на сервере ChromaDB: `{stats.chroma_url}`")
+    st.caption(f"Индекс: `{index_dir}`  \nМодель: `{stats.model}`  \n"
                f"{stats.files} файлов · {stats.total_chunks} фрагментов")
 
 search_tab, eval_tab, index_tab = st.tabs([":material/search: Поиск", ":material/analytics: Метрики (Precision@5)",
@@ -355,13 +363,13 @@ with search_tab:
         elif hits:
             st.caption(f"{len(hits)} результатов за **{latency_ms:.0f} мс** · модель `{searcher.model}`")
             terms = query_terms(query)
-            graph = get_graph(str(db_path), stats.indexed_at)
+            graph = get_graph(str(index_dir), stats.indexed_at)
             opened = searcher.chunks.get(st.session_state.get("opened") or "")
             if opened is not None:
                 render_opened(opened, graph, terms, include_tests)
             for hit in hits:
                 render_hit(hit, terms, graph, include_tests)
-            render_answer_panel(query, hits, searcher, db_path, stats.indexed_at)
+            render_answer_panel(query, hits, searcher, index_dir, stats.indexed_at)
 
 # ----------------------------------------------------------------- evaluation
 
@@ -452,7 +460,7 @@ with index_tab:
         with st.expander(f"Предупреждения индексации: {len(stats.warnings)}"):
             st.text("\n".join(stats.warnings))
     try:
-        largest = chunks_per_file(str(db_path), stats.collection, stats.indexed_at)[:10]
+        largest = chunks_per_file(searcher)[:10]
         st.subheader("Самые крупные файлы (по числу фрагментов)")
         st.dataframe(pd.DataFrame(largest, columns=["Файл", "Фрагментов"]), hide_index=True)
     except CodeLensError as exc:
