@@ -55,12 +55,12 @@ class ChunkedCodebase:
     secrets_masked: Counter[str] = field(default_factory=Counter)  # kind -> masks
 
 
-def chunk_codebase(root: Path, max_file_bytes: int) -> ChunkedCodebase:
+def chunk_codebase(root: Path, max_file_bytes: int, show_progress: bool = False) -> ChunkedCodebase:
     """Read and chunk every Python file under root; problems become warnings."""
     result = ChunkedCodebase(chunks=[], files=0, warnings=[])
     files = list_python_files(root)
     result.files = len(files)
-    for source_file in files:
+    for source_file in tqdm(files, unit="file", desc="Chunking", disable=not show_progress or len(files) < 200):
         raw, text, warning = _read_file(source_file.abs_path, source_file.rel_path, max_file_bytes)
         if warning:
             result.warnings.append(warning)
@@ -243,7 +243,7 @@ def _server_prefix(index_uid: str) -> str:
 def _chunk_source(source: Path, settings: Settings) -> ChunkedCodebase:
     with tempfile.TemporaryDirectory(prefix="codelens-src-") as work_dir:
         codebase = open_codebase(source, Path(work_dir))
-        chunked = chunk_codebase(codebase.root, settings.max_file_bytes)
+        chunked = chunk_codebase(codebase.root, settings.max_file_bytes, settings.show_progress)
         chunked.warnings[:0] = list(codebase.warnings)
     if not chunked.chunks:
         raise SourceError(f"no Python code found in {source} ({chunked.files} .py files)")
