@@ -1,18 +1,34 @@
-"""Search an index: typed hits with a relevance that means something for cosine."""
+"""Search an index: the hybrid pipeline of retrieval.py over ChromaDB and the lexical sidecar.
+
+Hits are ranked by the fused score; each keeps the dense cosine of its chunk as its
+relevance, so the percentage the UI shows still means "how close in meaning".
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from codelens.chunk import Chunk
 from codelens.embedding import Embedder, load_embedder, normalize_model_id
+from codelens.english_dense import load_english_model, load_english_vectors
 from codelens.errors import DatabaseError, ModelMismatch
 from codelens.index_meta import METADATA_FILE, IndexStats, read_stats
-from codelens.settings import Settings
+from codelens.lexical import LexicalIndex, load_bridge_vectors
+from codelens.retrieval import (
+    Candidate,
+    EnglishVectors,
+    Fused,
+    HybridPipeline,
+    LegResult,
+    Query,
+    WordBridge,
+    shipped_pipeline,
+)
+from codelens.settings import DEFAULT_MODEL, Settings
 from codelens.store import VectorStore, forget_open_indexes
-
-OVERFETCH = 4
 
 
 @dataclass(frozen=True)
@@ -51,8 +67,16 @@ class SearchFilters:
             return None
         return clauses[0] if len(clauses) == 1 else {"$and": clauses}
 
+    def accepts_fully(self, chunk: Chunk) -> bool:
+        """Every filter, for candidates that did not come through the ChromaDB `where`."""
+        if self.kinds and chunk.kind not in self.kinds:
+            return False
+        if chunk.is_test and not self.include_tests:
+            return False
+        return self.accepts(chunk)
+
     def accepts(self, chunk: Chunk) -> bool:
-        return chunk.path.startswith(self.path_prefix.lstrip("./")) if self.path_prefix else True
+        return chunk.path.startswith(self.path_prefix.removeprefix("./")) if self.path_prefix else True
 
 
 def relevance_percent(cosine_similarity: float) -> float:
@@ -70,7 +94,8 @@ def _index_version(db_path: Path) -> tuple[int, int]:
 
 
 class Searcher:
-    """Opens an index once; each `search` embeds the query and asks the store."""
+    """Opens an index once (chunks, lexical index, sidecar vectors); each `search` embeds the
+    question and runs the shipped hybrid pipeline of retrieval.py over ChromaDB and BM25."""
 
     def __init__(self, settings: Settings, embedder: Embedder | None = None,
                  requested_model: str | None = None) -> None:
@@ -80,18 +105,37 @@ class Searcher:
         if embedder is not None and embedder.model_id != self.stats.model:
             raise ModelMismatch(self.stats.model, embedder.model_id)
         self.embedder = embedder or load_embedder(self.stats.model)
+        self._english_model = None
 
     def _open_index(self) -> None:
-        db_path = Path(self.settings.db_path)
+        db_path = self.settings.index_dir
         self.stats: IndexStats = read_stats(db_path)
         if self._requested_model and normalize_model_id(self._requested_model) != self.stats.model:
             raise ModelMismatch(self.stats.model, self._requested_model)
         self._version = _index_version(db_path)
-        self.store = VectorStore(db_path, self.stats.collection)
+        self.store = VectorStore(db_path, self.stats.collection,
+                                 chroma_url=self.settings.chroma_url or self.stats.chroma_url)
+        self.chunks = {c.chunk_id: c for c in self.store.all_chunks()}
+        # An index built before the lexical sidecar existed (or by another tokenizer version)
+        # still searches in full: the lexical index is rebuilt in memory from the chunks.
+        self.lexical = LexicalIndex.load(db_path) or LexicalIndex.from_chunks(self.chunks.values())
+        e5_index = self.stats.model == DEFAULT_MODEL  # both sidecars are tuned with e5 vectors
+        self._bridge_vectors = load_bridge_vectors(db_path) if e5_index else None
+        self._bridge: WordBridge | None = None
+        english = load_english_vectors(db_path) if e5_index else None
+        self._english = EnglishVectors(english[0], english[2], self._embed_english) if english else None
+
+    @property
+    def bridge(self) -> WordBridge | None:
+        """Russian->English word bridge: its word vectors are e5's, so only for e5 indexes."""
+        if self._bridge is None and self._bridge_vectors is not None:
+            words, vectors = self._bridge_vectors
+            self._bridge = WordBridge(words, vectors, self.embedder.embed_queries)
+        return self._bridge
 
     def refresh(self) -> bool:
         """Reopen the index if a run swapped in a new one since we opened it."""
-        if _index_version(Path(self.settings.db_path)) == self._version:
+        if _index_version(self.settings.index_dir) == self._version:
             return False
         forget_open_indexes()
         model = self.stats.model
@@ -110,17 +154,58 @@ class Searcher:
             return []
         filters = filters or SearchFilters()
         self.refresh()
-        vector = self.embedder.embed_queries([query])[0]
-        # Filtered HNSW search can return fewer than asked for: over-fetch, then cut.
-        fetch = k * OVERFETCH
+        prepared = Query.from_text(query, self.embedder.embed_queries([query])[0])
         try:
-            stored = self.store.query(vector, fetch, where=filters.where())
+            fused = self._pipeline(filters).search(prepared, k)
         except DatabaseError:  # swapped between refresh() and the query: reopen once
             forget_open_indexes()
             self._open_index()
-            stored = self.store.query(vector, fetch, where=filters.where())
-        kept = [s for s in stored if filters.accepts(s.chunk)][:k]
-        return [
-            Hit(chunk=s.chunk, score=s.similarity, relevance=relevance_percent(s.similarity), rank=rank)
-            for rank, s in enumerate(kept, start=1)
-        ]
+            fused = self._pipeline(filters).search(prepared, k)
+        return self._hits(fused)
+
+    def _pipeline(self, filters: SearchFilters) -> HybridPipeline:
+        def accept(chunk_id: str) -> bool:
+            chunk = self.chunks.get(chunk_id)
+            return chunk is not None and filters.accepts_fully(chunk)
+
+        dense = ChromaDenseRetriever(self.store, filters)
+        return shipped_pipeline(dense, self.lexical, self.chunks, bridge=self.bridge, accept=accept,
+                                english=self._english)
+
+    def _embed_english(self, text: str) -> np.ndarray:
+        """MiniLM query vector; the model (and torch) load on the first English question."""
+        if self._english_model is None:
+            self._english_model = load_english_model()
+        return self._english_model.embed_queries([text])[0]
+
+    def _hits(self, fused: list[Fused]) -> list[Hit]:
+        """Fused order; relevance is the index model's cosine. A chunk the ChromaDB leg did not
+        fetch (found by BM25 or MiniLM only) shows the lowest cosine among the hits, an upper
+        bound of its own (which lies below every fetched one)."""
+        floor = min((f.cosine for f in fused if f.cosine is not None), default=0.0)
+        hits = []
+        for item in fused:
+            chunk = self.chunks.get(item.chunk_id)
+            if chunk is None:
+                continue
+            cosine = item.cosine if item.cosine is not None else floor
+            hits.append(Hit(chunk=chunk, score=item.score, relevance=relevance_percent(cosine), rank=len(hits) + 1))
+        return hits
+
+
+class ChromaDenseRetriever:
+    """The dense leg over the ChromaDB collection: filters go into the HNSW query, then the
+    path prefix is applied (filtered HNSW can return fewer than asked: callers over-fetch)."""
+
+    name = "dense"
+
+    def __init__(self, store: VectorStore, filters: SearchFilters) -> None:
+        self.store = store
+        self.filters = filters
+
+    def retrieve(self, query: Query, n: int) -> LegResult:
+        if query.vector is None:
+            return LegResult(self.name, (), 0.0)
+        stored = self.store.query(query.vector, n, where=self.filters.where())
+        kept = [s for s in stored if self.filters.accepts(s.chunk)]
+        return LegResult(self.name, tuple(Candidate(s.chunk.chunk_id, s.similarity, s.similarity) for s in kept))

@@ -1,0 +1,218 @@
+"""Retrievers, fusion and the word bridge on tiny corpora with exact expected ranks."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+import pytest
+
+from codelens.chunk import Chunk
+from codelens.lexical import LexicalIndex, bridge_vocabulary
+from codelens.retrieval import (
+    LONG_QUESTION_TERMS,
+    Candidate,
+    DownrankTrivial,
+    EnsembleDense,
+    HybridPipeline,
+    LegResult,
+    LexicalRetriever,
+    MatrixDenseRetriever,
+    Query,
+    WordBridge,
+    convex_fusion,
+    rrf_fusion,
+    shipped_pipeline,
+    top_n,
+)
+from codelens.search import Searcher, SearchFilters
+
+
+def _chunk(chunk_id: str, code: str, kind: str = "function", is_test: bool = False) -> Chunk:
+    path, symbol = chunk_id.split("::")
+    return Chunk(chunk_id=chunk_id, path=path, symbol=symbol, kind=kind, start_line=1,
+                 end_line=code.count("\n") + 1, code=code, is_test=is_test)
+
+
+CHUNKS = [
+    _chunk("app/auth.py::hash_password",
+           "def hash_password(password):\n    salt = new_salt()\n    return sha(password)\n"),
+    _chunk("app/auth.py::login", "def login(user, password):\n    ok = check(user, password)\n    return ok\n"),
+    _chunk("app/db.py::connect", "def connect(url):\n    engine = make(url)\n    return engine\n"),
+    _chunk("app/models.py::User.__repr__", "def __repr__(self):\n    return self.name\n", kind="method"),
+]
+IDS = [c.chunk_id for c in CHUNKS]
+# Orthonormal "meanings": each chunk its own axis, so dense scores are exact.
+VECTORS = np.eye(4, dtype=np.float32)
+
+
+def _unit(*weights: float) -> np.ndarray:
+    vector = np.array(weights, dtype=np.float32)
+    return vector / np.linalg.norm(vector)
+
+
+def test_top_n_is_best_first_with_stable_ties() -> None:
+    assert list(top_n(np.array([0.1, 0.9, 0.5, 0.9]), 3)) == [1, 3, 2]
+    assert list(top_n(np.array([0.3]), 5)) == [0]
+
+
+def test_dense_retriever_ranks_by_cosine() -> None:
+    result = MatrixDenseRetriever(IDS, VECTORS).retrieve(Query("q", _unit(0.2, 0.1, 0.9, 0.0)), 3)
+    assert [c.chunk_id for c in result.candidates] == ["app/db.py::connect", IDS[0], IDS[1]]
+    assert result.candidates[0].score == pytest.approx(0.9 / np.sqrt(0.86), rel=1e-5)
+
+
+def test_lexical_retriever_weight_is_the_share_of_known_terms() -> None:
+    retriever = LexicalRetriever(LexicalIndex.from_chunks(CHUNKS))
+    english = retriever.retrieve(Query.from_text("hash password"), 5)
+    assert [c.chunk_id for c in english.candidates] == [IDS[0], IDS[1]]
+    assert english.weight == 1.0
+    russian = retriever.retrieve(Query.from_text("как хешируется пароль"), 5)
+    assert russian.candidates == () and russian.weight == 0.0
+    mixed = retriever.retrieve(Query.from_text("где вызывается login"), 5)
+    assert [c.chunk_id for c in mixed.candidates] == [IDS[1]]
+    assert mixed.weight == pytest.approx(1 / 2)  # вызывается, login
+
+
+def test_rrf_scores_are_exact() -> None:
+    dense = LegResult("dense", (Candidate("a", 0.9), Candidate("b", 0.8)))
+    lexical = LegResult("lexical", (Candidate("b", 7.0), Candidate("c", 3.0)), weight=0.5)
+    plain = {f.chunk_id: f.score for f in rrf_fusion([dense, lexical])}
+    assert plain == pytest.approx({"a": 1 / 61, "b": 1 / 62 + 1 / 61, "c": 1 / 62})
+    weighted = {f.chunk_id: f.score for f in rrf_fusion([dense, lexical], weighted=True)}
+    assert weighted["b"] == pytest.approx(1 / 62 + 0.5 / 61)
+
+
+def test_convex_fusion_normalises_each_leg_and_keeps_leg_scores() -> None:
+    dense = LegResult("dense", (Candidate("a", 0.9), Candidate("b", 0.8), Candidate("c", 0.7)))
+    lexical = LegResult("lexical", (Candidate("c", 8.0), Candidate("a", 4.0)), weight=0.6)
+    fused = convex_fusion([dense, lexical], lexical_scale=1.0)
+    # a: 1 + 0.6 x 0; c: 0 + 0.6 x 1; b: 0.5 (not in the lexical list)
+    assert [(f.chunk_id, round(f.score, 6)) for f in fused] == [("a", 1.0), ("c", 0.6), ("b", 0.5)]
+    assert fused[1].leg_scores == {"dense": 0.7, "lexical": 8.0}
+
+
+def test_a_russian_question_is_not_dragged_down_by_a_lexical_leg_that_knows_nothing() -> None:
+    """Naive RRF lets an uninformed lexical list reorder dense results; weighted fusion does not."""
+    dense = LegResult("dense", (Candidate("right", 0.86), Candidate("close", 0.85), Candidate("far", 0.80)))
+    # The lexical leg matched one backticked identifier of a long Russian question: weak evidence.
+    lexical = LegResult("lexical", (Candidate("far", 2.0), Candidate("close", 1.0)), weight=1 / 8)
+    assert rrf_fusion([dense, lexical])[0].chunk_id == "far"
+    assert [f.chunk_id for f in convex_fusion([dense, lexical], 0.7)] == ["right", "close", "far"]
+
+
+def test_hybrid_pipeline_lifts_an_exact_identifier_match() -> None:
+    lexical = LexicalIndex.from_chunks(CHUNKS)
+    dense = MatrixDenseRetriever(IDS, VECTORS)
+    # Dense slightly prefers connect; the question names login exactly.
+    query = Query.from_text("login", _unit(0.0, 0.5, 0.55, 0.1))
+    dense_only = HybridPipeline((dense,), lambda results: convex_fusion(results)).search(query, 2)
+    assert [f.chunk_id for f in dense_only] == ["app/db.py::connect", "app/auth.py::login"]
+    hybrid = shipped_pipeline(dense, lexical, {c.chunk_id: c for c in CHUNKS}).search(query, 2)
+    assert [f.chunk_id for f in hybrid] == ["app/auth.py::login", "app/db.py::connect"]
+    assert hybrid[0].leg_scores["dense"] == pytest.approx(0.5 / np.linalg.norm([0.5, 0.55, 0.1]), rel=1e-5)
+
+
+def test_lexical_filter_applies_before_the_cut() -> None:
+    retriever = LexicalRetriever(LexicalIndex.from_chunks(CHUNKS), accept=lambda chunk_id: "login" not in chunk_id)
+    assert [c.chunk_id for c in retriever.retrieve(Query.from_text("password"), 5).candidates] == [IDS[0]]
+
+
+class _FakeWordEmbedder:
+    """Words map to fixed unit vectors: 'пароль' sits next to 'password', 'salt' is a near miss."""
+
+    table: ClassVar[dict[str, np.ndarray]] = {
+        "password": _unit(1, 0, 0), "salt": _unit(0.9, 0.44, 0), "connect": _unit(0, 0, 1),
+        "пароль": _unit(0.99, 0.14, 0), "облако": _unit(0, 1, 0),
+    }
+
+    def __call__(self, words):
+        return np.stack([self.table.get(w, _unit(0, 1, 1)) for w in words])
+
+
+def test_word_bridge_keeps_neighbours_relative_to_the_best_match() -> None:
+    embed = _FakeWordEmbedder()
+    words = ["connect", "password", "salt"]
+    bridge = WordBridge(words, embed(words), embed, per_word=2, margin=0.02, floor=0.8)
+    assert set(bridge.translate(["пароль"])) == {"password"}  # salt is too far below the best
+    loose = WordBridge(words, embed(words), embed, per_word=2, margin=0.2, floor=0.8)
+    assert set(loose.translate(["пароль"])) == {"password", "salt"}
+    assert bridge.translate(["облако"]) == {}  # best match under the floor: no guess
+    assert bridge.translate(["password"]) == {}  # only words in another script are bridged
+
+
+def test_bridged_words_reach_the_lexical_leg() -> None:
+    embed = _FakeWordEmbedder()
+    words = bridge_vocabulary(CHUNKS)
+    assert {"password", "connect", "salt", "def"} <= set(words) and "the" not in words
+    bridge = WordBridge(words, embed(words), embed, floor=0.8)
+    result = LexicalRetriever(LexicalIndex.from_chunks(CHUNKS), bridge).retrieve(Query.from_text("пароль"), 5)
+    assert [c.chunk_id for c in result.candidates] == [IDS[0], IDS[1]]
+    assert result.weight > 0
+
+
+def test_trivial_methods_sink_unless_the_question_names_them() -> None:
+    chunks = {c.chunk_id: c for c in CHUNKS}
+    stage = DownrankTrivial(chunks, penalty=0.5)
+    fused = rrf_fusion([LegResult("dense", (Candidate(IDS[3], 0.9), Candidate(IDS[2], 0.8)))])
+    assert [f.chunk_id for f in stage(Query.from_text("user name"), fused)] == [IDS[2], IDS[3]]
+    assert [f.chunk_id for f in stage(Query.from_text("user repr"), fused)] == [IDS[3], IDS[2]]
+
+
+def test_searcher_is_hybrid_and_relevance_stays_the_cosine(mini_index, embedder) -> None:
+    searcher = Searcher(mini_index, embedder=embedder)
+    hits = searcher.search("hash_password", k=3)
+    assert hits[0].chunk_id == "pkg/auth.py::hash_password"
+    vector = embedder.embed_queries(["hash_password"])[0]
+    dense = {s.chunk.chunk_id: s.similarity for s in searcher.store.query(vector, 20)}
+    assert hits[0].relevance == pytest.approx(round(dense[hits[0].chunk_id] * 100, 1), abs=0.11)
+    assert [h.rank for h in hits] == [1, 2, 3]
+
+
+def test_searcher_filters_apply_to_lexical_hits_too(mini_index, embedder) -> None:
+    searcher = Searcher(mini_index, embedder=embedder)
+    assert all(not h.chunk.is_test for h in searcher.search("test hash password", k=10))
+    only_methods = searcher.search("hash_password", k=5, filters=SearchFilters(kinds=("method",)))
+    assert only_methods and all(h.chunk.kind == "method" for h in only_methods)
+
+
+def test_searcher_bridges_a_russian_word_to_the_code(mini_index, embedder) -> None:
+    searcher = Searcher(mini_index, embedder=embedder)
+    assert searcher.bridge is not None
+    assert "password" in searcher.bridge.translate(["пароль"]) or "password" in searcher.bridge.translate(["пароля"])
+    hits = searcher.search("хеширование пароля", k=3)
+    assert "pkg/auth.py::hash_password" in [h.chunk_id for h in hits]
+
+
+def test_ensemble_dense_adds_the_second_model_for_english_only() -> None:
+    primary = MatrixDenseRetriever(IDS, VECTORS)
+    second = np.eye(4, dtype=np.float32)[[1, 0, 2, 3]]  # the second model swaps the first two meanings
+    ensemble = EnsembleDense(primary, IDS, second, lambda text: _unit(1, 0, 0, 0), e5_weight=0.7)
+    english = ensemble.retrieve(Query.from_text("hash it", _unit(0.6, 0.8, 0, 0)), 2)
+    # hash_password: 0.7 x 0.6 + 0.3 x 0 = 0.42; login: 0.7 x 0.8 + 0.3 x 1 = 0.86
+    assert [(c.chunk_id, round(c.score, 4)) for c in english.candidates] == [(IDS[1], 0.86), (IDS[0], 0.42)]
+    assert english.candidates[0].cosine == pytest.approx(0.8)
+    russian = ensemble.retrieve(Query.from_text("хеширование", _unit(0.8, 0.6, 0, 0)), 2)
+    assert [c.chunk_id for c in russian.candidates] == [IDS[0], IDS[1]]
+
+
+def test_index_carries_minilm_vectors_and_the_searcher_uses_them(mini_index, embedder) -> None:
+    from pathlib import Path
+
+    from codelens.english_dense import load_english_vectors
+
+    chunk_ids, hashes, vectors = load_english_vectors(Path(mini_index.db_path))
+    assert len(chunk_ids) == len(hashes) == vectors.shape[0] and vectors.shape[1] == 384
+    searcher = Searcher(mini_index, embedder=embedder)
+    hits = searcher.search("where is the database connection url configured", k=3)
+    assert hits[0].chunk.path == "pkg/storage.py"
+    assert all(0 <= h.relevance <= 100 for h in hits)
+
+
+def test_short_english_questions_lean_on_the_dense_ensemble() -> None:
+    retriever = LexicalRetriever(LexicalIndex.from_chunks(CHUNKS), english_scale=0.5)
+    assert retriever.retrieve(Query.from_text("hash password"), 5).weight == pytest.approx(0.5)
+    long_question = "password hash salt login user check connect url engine make new sha"
+    assert len(set(Query.from_text(long_question).terms)) > LONG_QUESTION_TERMS
+    assert retriever.retrieve(Query.from_text(long_question), 5).weight == pytest.approx(1.0)
+    assert retriever.retrieve(Query.from_text("где вызывается login"), 5).weight == pytest.approx(0.5)
