@@ -44,6 +44,7 @@ lint: install-dev
 bench: install-dev
 	$(PY) bench/index_speed.py
 	$(PY) bench/query_latency.py
+	$(PY) bench/retrieval.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache
