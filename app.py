@@ -144,7 +144,7 @@ def render_neighbours(graph: CodeGraph, chunk: Chunk, key: str, include_tests: b
         column.caption(f"{label}: {len(neighbours)}")
         for index, neighbour in enumerate(neighbours[:MAX_NEIGHBOURS]):
             node = neighbour.node
-            column.button(f"{node.symbol} · {node.path}:{node.start_line}", key=f"{key}-{side}-{index}",
+            column.button(f"{node.symbol} · {node.path}:{node.start_line}", key=f"neighbour-{key}-{side}-{index}",
                           on_click=open_chunk, args=(node.node_id,), type="tertiary",
                           icon=":material/subdirectory_arrow_right:")
     with st.expander("Граф связей · call graph", icon=":material/account_tree:"):

@@ -67,6 +67,7 @@ class SentenceTransformerEmbedder:
                 "st: models need sentence-transformers - pip install -r requirements.txt"
             ) from exc
         resolved = _resolve_packaged_model(name_or_path)
+        _quiet_model_loading()
         try:
             self._model = SentenceTransformer(resolved, device="cpu")
         except Exception as exc:
@@ -92,6 +93,16 @@ class SentenceTransformerEmbedder:
         vectors = self._model.encode(texts, batch_size=32, normalize_embeddings=True,
                                      show_progress_bar=False, convert_to_numpy=True)
         return np.asarray(vectors, dtype=np.float32)
+
+
+def _quiet_model_loading() -> None:
+    """transformers draws its own "Loading weights" bars on stderr: not ours to show."""
+    try:
+        from transformers.utils import logging as transformers_logging
+    except ImportError:
+        return
+    transformers_logging.disable_progress_bar()
+    transformers_logging.set_verbosity_error()
 
 
 def _resolve_packaged_model(name_or_path: str) -> str:

@@ -7,6 +7,7 @@ their own under `<db>/collections/NAME`; a swap of the root index carries them o
 
 from __future__ import annotations
 
+import ctypes
 import fcntl
 import os
 import shutil
@@ -83,18 +84,35 @@ def fresh_build_dir(index_dir: Path, copy_from: Path | None) -> Path:
 
 
 def swap_into_place(build_dir: Path, index_dir: Path) -> None:
-    """Two renames: the old index is never deleted before the new one is in place."""
-    old_dir = None
+    """Put the finished build where the index is. Where the kernel can, the two folders
+    trade places in one atomic step, so a reader never finds no index; elsewhere two
+    renames, and the old index is never deleted before the new one is in place."""
     if index_dir.exists():
         collections = index_dir / COLLECTIONS_DIR
         if collections.is_dir():
             os.replace(collections, build_dir / COLLECTIONS_DIR)
+        if _exchange(build_dir, index_dir):
+            shutil.rmtree(build_dir, ignore_errors=True)  # it holds the old index now
+            return
         old_dir = build_dir.parent / f".{index_dir.name}.old-{os.getpid()}"
         shutil.rmtree(old_dir, ignore_errors=True)
         os.replace(index_dir, old_dir)
-    os.replace(build_dir, index_dir)
-    if old_dir is not None:
+        os.replace(build_dir, index_dir)
         shutil.rmtree(old_dir, ignore_errors=True)
+    else:
+        os.replace(build_dir, index_dir)
+
+
+def _exchange(first: Path, second: Path) -> bool:
+    """Linux renameat2(RENAME_EXCHANGE): swap two paths atomically. False where unsupported."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    return renameat2(at_fdcwd, os.fsencode(first), at_fdcwd, os.fsencode(second), rename_exchange) == 0
 
 
 def recover_interrupted_swap(index_dir: Path) -> None:

@@ -6,6 +6,7 @@ relevance, so the percentage the UI shows still means "how close in meaning".
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import numpy as np
 from codelens.chunk import Chunk
 from codelens.embedding import Embedder, load_embedder, normalize_model_id
 from codelens.english_dense import load_english_model, load_english_vectors
-from codelens.errors import DatabaseError, ModelMismatch
+from codelens.errors import ModelMismatch
 from codelens.index_meta import METADATA_FILE, IndexStats, read_stats
 from codelens.lexical import LexicalIndex, load_bridge_vectors
 from codelens.retrieval import (
@@ -84,6 +85,9 @@ def relevance_percent(cosine_similarity: float) -> float:
     return round(max(0.0, min(1.0, cosine_similarity)) * 100.0, 1)
 
 
+SWAP_RETRIES = 3
+
+
 def _index_version(db_path: Path) -> tuple[int, int]:
     """Changes whenever an index run swaps a folder in or rewrites the metadata."""
     try:
@@ -135,7 +139,13 @@ class Searcher:
 
     def refresh(self) -> bool:
         """Reopen the index if a run swapped in a new one since we opened it."""
-        if _index_version(self.settings.index_dir) == self._version:
+        version = _index_version(self.settings.index_dir)
+        for _ in range(50):  # a swap without an atomic exchange leaves a moment with no index
+            if version != (0, 0):
+                break
+            time.sleep(0.02)
+            version = _index_version(self.settings.index_dir)
+        if version == self._version:
             return False
         forget_open_indexes()
         model = self.stats.model
@@ -153,14 +163,19 @@ class Searcher:
         if not query or k <= 0:
             return []
         filters = filters or SearchFilters()
-        self.refresh()
         prepared = Query.from_text(query, self.embedder.embed_queries([query])[0])
-        try:
-            fused = self._pipeline(filters).search(prepared, k)
-        except DatabaseError:  # swapped between refresh() and the query: reopen once
-            forget_open_indexes()
-            self._open_index()
-            fused = self._pipeline(filters).search(prepared, k)
+        for attempt in range(SWAP_RETRIES):
+            self.refresh()
+            version = self._version
+            try:
+                fused = self._pipeline(filters).search(prepared, k)
+            except Exception:
+                # An index run swapped in a new index while we read the old one: read again.
+                if attempt + 1 == SWAP_RETRIES or _index_version(self.settings.index_dir) == version:
+                    raise
+                continue
+            if _index_version(self.settings.index_dir) == version:
+                break  # the answer came from one index state, whole
         return self._hits(fused)
 
     def _pipeline(self, filters: SearchFilters) -> HybridPipeline:

@@ -233,8 +233,6 @@ with open(out, "w") as log:
 """
 
 
-@pytest.mark.xfail(strict=False, reason="race in search.py: a swap that lands during a query can give an empty or "
-                                       "partial answer or an exception; fix proposed in the issue 5 report")
 def test_searches_keep_answering_while_runs_swap_indexes(tmp_path: Path, embedder) -> None:
     old_project, new_project = tmp_path / "old", tmp_path / "new"
     write_generated(old_project, 40)
