@@ -23,7 +23,7 @@ ENGLISH_MODEL = "all-MiniLM-L6-v2"
 ENGLISH_DIR = "english"
 _IDS_FILE = "chunks.json"
 _VECTORS_FILE = "vectors.npy"
-_BATCH = 64
+_BATCH = 1024
 
 
 def load_english_model():
@@ -67,6 +67,7 @@ def build_english_sidecar(build_dir: Path, chunks: Sequence[Chunk], sources: Map
     if missing:
         embedder = embedder or load_english_model()
         text_of = dict(zip(hashes, texts, strict=True))
+        # Large calls: sentence-transformers sorts each call's texts by length (less padding).
         for start in range(0, len(missing), _BATCH):
             batch = missing[start : start + _BATCH]
             known.update(zip(batch, embedder.embed_passages([text_of[h] for h in batch]), strict=True))
