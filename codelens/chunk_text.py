@@ -9,8 +9,9 @@ import re
 
 from codelens.chunk import MODULE_SYMBOL, Chunk
 
-# Measured with bench/retrieval.py: longer text costs embedding time roughly linearly
-# and stops helping retrieval beyond this budget (see bench/RESULTS.md).
+# Embedding time grows with text length (measured: e5 ~33 texts/s at 50 tokens, ~6/s at 235,
+# ~2/s at 465 on 2 cores); DESIGN.md's measurements used ~600 characters. 700 keeps a little
+# more code after the header. Not yet swept with bench/retrieval.py: a candidate to tune.
 DEFAULT_TEXT_BUDGET = 700
 _DOCSTRING_BUDGET = 300
 
