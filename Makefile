@@ -27,7 +27,7 @@ index: install
 	else $(PY) index.py --db $(DB); fi
 
 run: index
-	$(VENV)/bin/streamlit run app.py --server.headless true --browser.gatherUsageStats false
+	CODELENS_DB=$(DB) $(VENV)/bin/streamlit run app.py --server.headless true --browser.gatherUsageStats false
 
 # Debian's Chromium for the browser test (browser downloads do not work offline).
 browser-deps:
