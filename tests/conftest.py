@@ -62,6 +62,18 @@ def demo_index(tmp_path_factory, embedder) -> Settings:
 
 
 @pytest.fixture()
+def two_codebases(tmp_path, mini_project, embedder) -> Path:
+    """A --db holding the mini project at its root and a one-file project as collection "billing"."""
+    db = tmp_path / "chroma_db"
+    other = tmp_path / "billing_src"
+    other.mkdir()
+    (other / "billing.py").write_text('def send_invoice(customer):\n    """Email an invoice."""\n')
+    build_index(mini_project, settings_for(db), embedder=embedder)
+    build_index(other, settings_for(db).with_overrides(collection="billing"), embedder=embedder)
+    return db
+
+
+@pytest.fixture()
 def stub() -> Iterator[StubLLM]:
     """A loopback server speaking the OpenAI chat API (tests/stub_llm.py)."""
     with StubLLM() as server:

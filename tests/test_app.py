@@ -256,17 +256,8 @@ def test_module_chunks_with_gaps_show_each_block_with_its_real_lines() -> None:
     assert render_segments(module.code, module.line_spans, (), max_lines=1)[1]
 
 
-def test_the_user_picks_one_of_several_codebases(monkeypatch, tmp_path: Path, mini_project: Path, embedder) -> None:
-    from codelens.indexer import build_index
-    from tests.conftest import settings_for
-
-    db = tmp_path / "chroma_db"
-    other = tmp_path / "billing_src"
-    other.mkdir()
-    (other / "billing.py").write_text('def send_invoice(customer):\n    """Email an invoice."""\n')
-    build_index(mini_project, settings_for(db), embedder=embedder)
-    build_index(other, settings_for(db).with_overrides(collection="billing"), embedder=embedder)
-    app = open_app(monkeypatch, db)
+def test_the_user_picks_one_of_several_codebases(monkeypatch, two_codebases: Path) -> None:
+    app = open_app(monkeypatch, two_codebases)
     picker = app.selectbox[0]
     assert picker.options == ["основной индекс (--db)", "billing"]
     picker.select("billing").run()

@@ -93,13 +93,8 @@ def test_cli_with_an_unreachable_server_is_a_clear_error(tmp_path, mini_project)
     assert "Traceback" not in result.stderr
 
 
-def test_named_collections_live_side_by_side(tmp_path, mini_project, embedder) -> None:
-    db = tmp_path / "chroma_db"
-    other = tmp_path / "other_project"
-    other.mkdir()
-    (other / "billing.py").write_text("def send_invoice(customer):\n    \"\"\"Email an invoice.\"\"\"\n")
-    build_index(mini_project, settings_for(db), embedder=embedder)
-    build_index(other, settings_for(db).with_overrides(collection="billing"), embedder=embedder)
+def test_named_collections_live_side_by_side(two_codebases, mini_project, embedder) -> None:
+    db = two_codebases
     assert named_collections(db) == ["billing"]
     build_index(mini_project, settings_for(db), embedder=embedder, full=True)  # the root swap keeps it
     assert named_collections(db) == ["billing"]
