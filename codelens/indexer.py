@@ -147,11 +147,6 @@ def embed_texts(
     return vectors, len(order)
 
 
-def embed_chunks(chunks: Sequence[Chunk], embedder: Embedder, settings: Settings) -> np.ndarray:
-    texts = [embedding_text(c, settings.embed_code_chars) for c in chunks]
-    return embed_texts(texts, embedder, settings)[0]
-
-
 def build_index(
     source: Path, settings: Settings, embedder: Embedder | None = None,
     on_progress: ProgressCallback | None = None, full: bool = False,

@@ -10,7 +10,6 @@ from __future__ import annotations
 import errno
 import io
 import stat
-import tempfile
 import tokenize
 import zipfile
 from collections.abc import Iterator
@@ -251,7 +250,3 @@ def read_source_text(raw: bytes) -> str | None:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         return raw.decode("latin-1")
-
-
-def make_work_dir(prefix: str = "codelens-") -> tempfile.TemporaryDirectory:
-    return tempfile.TemporaryDirectory(prefix=prefix)
