@@ -38,6 +38,7 @@ from codelens.retrieval import (
     MatrixDenseRetriever,
     Query,
     WordBridge,
+    has_cyrillic,
     shipped_pipeline,
     single_leg,
 )
@@ -220,7 +221,7 @@ def flask_dataset(embedder: Embedder) -> tuple[BenchCorpus, list[BenchQuery]]:
 
 
 def _language(text: str) -> str:
-    return "ru" if any("а" <= ch.lower() <= "я" or ch.lower() == "ё" for ch in text) else "en"
+    return "ru" if has_cyrillic(text) else "en"
 
 
 # ---------------------------------------------------------------- metrics

@@ -130,7 +130,7 @@ class EnsembleDense:
 
     def retrieve(self, query: Query, n: int) -> LegResult:
         first = self.primary.retrieve(query, n)
-        if _CYRILLIC.search(query.text) or not first.candidates:
+        if has_cyrillic(query.text) or not first.candidates:
             return first
         cosines = {c.chunk_id: c.score for c in first.candidates}
         floor = min(cosines.values())
@@ -189,7 +189,7 @@ class LexicalRetriever:
         candidates = [Candidate(ids[i], float(scores[i])) for i in order if scores[i] > 0]
         if self.accept:
             candidates = [c for c in candidates if self.accept(c.chunk_id)]
-        short_english = not _CYRILLIC.search(query.text) and len(set(query.terms)) <= LONG_QUESTION_TERMS
+        short_english = not has_cyrillic(query.text) and len(set(query.terms)) <= LONG_QUESTION_TERMS
         scale = self.scale * (self.english_scale if short_english else 1.0)
         return LegResult(self.name, tuple(candidates[:n]), coverage * scale)
 
@@ -198,6 +198,11 @@ class LexicalRetriever:
 
 
 _CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
+
+
+def has_cyrillic(text: str) -> bool:
+    """A Russian question: it routes around the English-only legs and counts as "ru" in benchmarks."""
+    return _CYRILLIC.search(text) is not None
 _BRIDGE_CACHE_WORDS = 50_000  # translations kept in memory (a question's new words cost an embedding)
 
 
@@ -222,7 +227,7 @@ class WordBridge:
 
     def translate(self, words: Sequence[str]) -> dict[str, float]:
         """Vocabulary words for the given query words, each weighted by its similarity."""
-        todo = [w for w in dict.fromkeys(words) if w not in self._cache and _CYRILLIC.search(w)]
+        todo = [w for w in dict.fromkeys(words) if w not in self._cache and has_cyrillic(w)]
         if len(self._cache) > _BRIDGE_CACHE_WORDS:
             self._cache.clear()
         if todo and len(self.words):
