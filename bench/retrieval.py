@@ -141,10 +141,11 @@ def english_query_vector(text: str) -> np.ndarray:
 
 
 def _shipped(corpus: BenchCorpus, **options: object) -> HybridPipeline:
-    # The bridge only acts on Cyrillic words, the MiniLM leg only on other questions:
-    # a set without such questions skips building them.
+    # The bridge only acts on Cyrillic words; the MiniLM leg takes English questions and the
+    # bridged words of Russian ones: a set without such questions skips building them.
     bridge = corpus.bridge() if options.pop("bridge", True) and corpus.russian else None
-    english = corpus.english() if options.pop("english", True) and corpus.english_questions else None
+    minilm_needed = corpus.english_questions or (bridge is not None and options.get("russian_second_model", True))
+    english = corpus.english() if options.pop("english", True) and minilm_needed else None
     return shipped_pipeline(_dense(corpus), corpus.lexical, corpus.chunks, bridge=bridge,
                             accept=corpus.searchable, english=english, **options)
 
@@ -171,6 +172,7 @@ VARIANTS: dict[str, PipelineFactory] = {
     "no bridge": lambda c: _shipped(c, bridge=False),
     "zscore": lambda c: _shipped(c, fusion="zscore"),
     "downrank": lambda c: _shipped(c, downrank=0.3),
+    "no ru minilm": lambda c: _shipped(c, russian_second_model=False),
 }
 
 

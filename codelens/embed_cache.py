@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
+from tqdm import tqdm
 
 _SCHEMA = """CREATE TABLE IF NOT EXISTS embeddings (
     model TEXT NOT NULL, text_hash TEXT NOT NULL, vector BLOB NOT NULL,
@@ -68,3 +69,50 @@ class EmbeddingCache:
 
     def close(self) -> None:
         self._db.close()
+
+
+def embed_with_cache(
+    texts: Sequence[str], embed: Callable[[list[str]], np.ndarray], dim: int, cache: EmbeddingCache | None,
+    batch_size: int, *, desc: str = "Embedding", show_progress: bool = False, unit: str = "chunk",
+    on_progress: Callable[[int, int], None] | None = None,
+) -> tuple[np.ndarray, int]:
+    """Vectors (len(texts) x dim) for texts: from the cache where possible, else embedded in
+    length-sorted batches (less padding work), each batch committed to the cache as soon as it
+    is done, so a killed run resumes there. Returns (vectors, number of texts newly embedded)."""
+    hashes = [text_hash(t) for t in texts]
+    cached = cache.get_many(hashes) if cache else {}
+    vectors = np.zeros((len(texts), dim), dtype=np.float32)
+    missing: dict[str, int] = {}
+    for i, key in enumerate(hashes):
+        if key in cached and cached[key].shape[0] == dim:
+            vectors[i] = cached[key]
+        else:
+            missing.setdefault(key, i)
+    order = sorted(missing.values(), key=lambda i: len(texts[i]))
+    with tqdm(total=len(order), unit=unit, desc=desc, disable=not show_progress or not order) as bar:
+        for start in range(0, len(order), batch_size):
+            batch = order[start : start + batch_size]
+            batch_vectors = embed([texts[i] for i in batch])
+            if cache:
+                cache.put_many((hashes[i], v) for i, v in zip(batch, batch_vectors, strict=True))
+            vectors[batch] = batch_vectors
+            bar.update(len(batch))
+            if on_progress:
+                on_progress(min(start + len(batch), len(order)), len(order))
+    for i, key in enumerate(hashes):  # duplicates of a text embedded in this run
+        if key in missing and missing[key] != i:
+            vectors[i] = vectors[missing[key]]
+    return vectors, len(order)
+
+
+def lazy_encoder(load: Callable[[], Callable[[list[str]], np.ndarray]]) -> Callable[[list[str]], np.ndarray]:
+    """An encode function whose model loads on the first call: a run that finds every
+    vector in the cache never loads it (seconds, and torch's memory)."""
+    loaded: list[Callable[[list[str]], np.ndarray]] = []
+
+    def encode(texts: list[str]) -> np.ndarray:
+        if not loaded:
+            loaded.append(load())
+        return loaded[0](texts)
+
+    return encode

@@ -10,20 +10,22 @@ embedded from the same chunk text as e5's; an incremental run re-embeds only cha
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from codelens.chunk import Chunk
 from codelens.chunk_text import DEFAULT_TEXT_BUDGET, embedding_text
-from codelens.embed_cache import text_hash
+from codelens.embed_cache import lazy_encoder, text_hash
+from codelens.sidecar import SidecarInput
 
 ENGLISH_MODEL = "all-MiniLM-L6-v2"
 ENGLISH_DIR = "english"
 _IDS_FILE = "chunks.json"
 _VECTORS_FILE = "vectors.npy"
-_BATCH = 1024
+ENGLISH_DIM = 384
+# Texts per call (and per cache commit); sentence-transformers sorts each call by length.
+_BATCH = 256
 
 
 def load_english_model():
@@ -55,22 +57,20 @@ def load_english_vectors(folder: Path) -> tuple[list[str], list[str], np.ndarray
     return ids, hashes, vectors
 
 
-def build_english_sidecar(build_dir: Path, chunks: Sequence[Chunk], sources: Mapping[str, str],
-                          embedder: object | None = None) -> None:
+def build_english_sidecar(build: SidecarInput) -> None:
     """Sidecar builder for the indexer: MiniLM vectors of every chunk's embedding text.
-    Vectors of unchanged text come from the previous index (the build folder starts as its copy)."""
-    texts = [embedding_text(c, DEFAULT_TEXT_BUDGET) for c in chunks]
+    Vectors of unchanged text come from the previous index (the build folder starts as its
+    copy) or the embedding cache; the rest are embedded in cached batches (resumable)."""
+    texts = [embedding_text(c, DEFAULT_TEXT_BUDGET) for c in build.chunks]
     hashes = [text_hash(t) for t in texts]
-    previous = load_english_vectors(build_dir)
+    previous = load_english_vectors(build.build_dir)
     known = dict(zip(previous[1], previous[2], strict=True)) if previous else {}
-    missing = list(dict.fromkeys(h for h in hashes if h not in known))
+    missing = list(dict.fromkeys(h for h, t in zip(hashes, texts, strict=True) if h not in known))
     if missing:
-        embedder = embedder or load_english_model()
         text_of = dict(zip(hashes, texts, strict=True))
-        # Large calls: sentence-transformers sorts each call's texts by length (less padding).
-        for start in range(0, len(missing), _BATCH):
-            batch = missing[start : start + _BATCH]
-            known.update(zip(batch, embedder.embed_passages([text_of[h] for h in batch]), strict=True))
-    dim = next(iter(known.values())).shape[0] if known else 0
-    vectors = np.stack([known[h] for h in hashes]) if hashes else np.zeros((0, dim), dtype=np.float32)
-    save_english_vectors(build_dir, [c.chunk_id for c in chunks], hashes, vectors)
+        encode = lazy_encoder(lambda: load_english_model().embed_passages)
+        vectors = build.embed([text_of[h] for h in missing], f"st:{ENGLISH_MODEL}", encode, ENGLISH_DIM,
+                              _BATCH, "English vectors")
+        known.update(zip(missing, vectors, strict=True))
+    vectors = np.stack([known[h] for h in hashes]) if hashes else np.zeros((0, ENGLISH_DIM), dtype=np.float32)
+    save_english_vectors(build.build_dir, [c.chunk_id for c in build.chunks], hashes, vectors)

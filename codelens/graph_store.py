@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Sequence
 from contextlib import closing
 from functools import lru_cache
 from pathlib import Path
 
-from codelens.chunk import Chunk
 from codelens.errors import EXIT_NO_INDEX, CodeLensError, DatabaseError, IndexNotFound
 from codelens.graph import CodeGraph, Edge, Node, build_graph
 from codelens.index_meta import is_codelens_index
+from codelens.sidecar import SidecarInput
 
 GRAPH_FILE = "graph.sqlite"
 GRAPH_FORMAT = "1"
@@ -50,9 +49,9 @@ class GraphNotFound(CodeLensError):
         )
 
 
-def build_graph_sidecar(build_dir: Path, chunks: Sequence[Chunk], sources: dict[str, str]) -> None:
+def build_graph_sidecar(build: SidecarInput) -> None:
     """Sidecar builder (see `codelens.indexer.sidecar_builders`): write build_dir/graph.sqlite."""
-    save_graph(build_graph(chunks, sources), Path(build_dir) / GRAPH_FILE)
+    save_graph(build_graph(build.chunks, build.sources), Path(build.build_dir) / GRAPH_FILE)
 
 
 def save_graph(graph: CodeGraph, path: Path) -> None:

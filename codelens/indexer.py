@@ -25,7 +25,7 @@ from tqdm import tqdm
 from codelens.chunk import KINDS, Chunk
 from codelens.chunk_text import embedding_text
 from codelens.chunking import chunk_file
-from codelens.embed_cache import EmbeddingCache, cache_path_for, text_hash
+from codelens.embed_cache import EmbeddingCache, cache_path_for, embed_with_cache, text_hash
 from codelens.embedding import Embedder, load_embedder, normalize_model_id
 from codelens.english_dense import build_english_sidecar
 from codelens.errors import DatabaseError, SourceError
@@ -36,13 +36,11 @@ from codelens.lexical import build_lexical_sidecar
 from codelens.manifest import Manifest, chunk_fingerprint, file_hash
 from codelens.redaction import REDACTION_VERSION, redact
 from codelens.settings import COLLECTION_NAME, Settings
+from codelens.sidecar import SidecarBuilder, SidecarInput
 from codelens.source import list_python_files, open_codebase, read_source_text
 from codelens.store import VectorStore, drop_collections
 
 ProgressCallback = Callable[[int, int], None]
-# A sidecar builder writes extra structures (lexical index, code graph) into the index
-# folder being built, from all chunks and all file texts.
-SidecarBuilder = Callable[[Path, Sequence[Chunk], dict[str, str]], None]
 
 
 @dataclass
@@ -118,33 +116,9 @@ def embed_texts(
     texts: Sequence[str], embedder: Embedder, settings: Settings, cache: EmbeddingCache | None = None,
     on_progress: ProgressCallback | None = None,
 ) -> tuple[np.ndarray, int]:
-    """Vectors for texts: from the cache where possible, else embedded in length-sorted
-    batches (less padding work) with a progress bar. Returns (vectors, newly embedded)."""
-    hashes = [text_hash(t) for t in texts]
-    cached = cache.get_many(hashes) if cache else {}
-    vectors = np.zeros((len(texts), embedder.dim), dtype=np.float32)
-    missing: dict[str, int] = {}
-    for i, key in enumerate(hashes):
-        if key in cached and cached[key].shape[0] == embedder.dim:
-            vectors[i] = cached[key]
-        else:
-            missing.setdefault(key, i)
-    order = sorted(missing.values(), key=lambda i: len(texts[i]))
-    with tqdm(total=len(order), unit="chunk", desc="Embedding", disable=not settings.show_progress) as bar:
-        for start in range(0, len(order), settings.batch_size):
-            batch = order[start : start + settings.batch_size]
-            batch_vectors = embedder.embed_passages([texts[i] for i in batch])
-            if cache:
-                cache.put_many((hashes[i], v) for i, v in zip(batch, batch_vectors, strict=True))
-            for i, vector in zip(batch, batch_vectors, strict=True):
-                vectors[i] = vector
-            bar.update(len(batch))
-            if on_progress:
-                on_progress(min(start + len(batch), len(order)), len(order))
-    for i, key in enumerate(hashes):  # duplicates of a text embedded in this run
-        if key in missing and missing[key] != i:
-            vectors[i] = vectors[missing[key]]
-    return vectors, len(order)
+    """Passage vectors of the index model for texts (cached; see `embed_with_cache`)."""
+    return embed_with_cache(texts, embedder.embed_passages, embedder.dim, cache, settings.batch_size,
+                            show_progress=settings.show_progress, on_progress=on_progress)
 
 
 def build_index(
@@ -197,8 +171,10 @@ def build_index(
                 store.delete(plan.delete)
             store.upsert(to_store, vectors)
             store.close()
+            sidecar_input = SidecarInput(build_dir, chunked.chunks, chunked.sources, cache_path_for(index_dir),
+                                         settings.show_progress)
             for build_sidecar in sidecars:
-                build_sidecar(build_dir, chunked.chunks, chunked.sources)
+                build_sidecar(sidecar_input)
             Manifest(model=model_id, files=chunked.file_hashes, chunks=fingerprints,
                      sidecars=sidecar_names).save(build_dir)
             timings["storing"] = round(time.perf_counter() - mark, 2)

