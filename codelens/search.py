@@ -7,6 +7,7 @@ relevance, so the percentage the UI shows still means "how close in meaning".
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -183,7 +184,7 @@ class Searcher:
             chunk = self.chunks.get(chunk_id)
             return chunk is not None and filters.accepts_fully(chunk)
 
-        dense = ChromaDenseRetriever(self.store, filters)
+        dense = ChromaDenseRetriever(self.store, filters, self.chunks)
         return shipped_pipeline(dense, self.lexical, self.chunks, bridge=self.bridge, accept=accept,
                                 english=self._english)
 
@@ -209,18 +210,29 @@ class Searcher:
 
 
 class ChromaDenseRetriever:
-    """The dense leg over the ChromaDB collection: filters go into the HNSW query, then the
-    path prefix is applied (filtered HNSW can return fewer than asked: callers over-fetch)."""
+    """The dense leg over the ChromaDB collection. The searcher holds every chunk, so the
+    nearest ids are fetched without a `where` (ChromaDB pre-filters metadata by scanning it,
+    which grows with the index) and filtered here; only when too few pass is the filter handed
+    to ChromaDB. Either way callers over-fetch."""
 
     name = "dense"
 
-    def __init__(self, store: VectorStore, filters: SearchFilters) -> None:
+    def __init__(self, store: VectorStore, filters: SearchFilters, chunks: Mapping[str, Chunk]) -> None:
         self.store = store
         self.filters = filters
+        self.chunks = chunks
 
     def retrieve(self, query: Query, n: int) -> LegResult:
         if query.vector is None:
-            return LegResult(self.name, (), 0.0)
-        stored = self.store.query(query.vector, n, where=self.filters.where())
-        kept = [s for s in stored if self.filters.accepts(s.chunk)]
-        return LegResult(self.name, tuple(Candidate(s.chunk.chunk_id, s.similarity, s.similarity) for s in kept))
+            return LegResult(self.name, ())
+        asked = n * 2
+        nearest = self.store.nearest(query.vector, asked)
+        kept = [(i, s) for i, s in nearest if self._accepts(i)]
+        if len(kept) < n and len(nearest) == asked and self.filters.where() is not None:
+            kept = [(i, s) for i, s in self.store.nearest(query.vector, n, where=self.filters.where())
+                    if self._accepts(i)]
+        return LegResult(self.name, tuple(Candidate(i, s, s) for i, s in kept[:n]))
+
+    def _accepts(self, chunk_id: str) -> bool:
+        chunk = self.chunks.get(chunk_id)
+        return chunk is not None and self.filters.accepts_fully(chunk)

@@ -29,6 +29,7 @@ class VectorStore:
         self.db_path = db_path
         self.collection_name = collection
         self._client = open_client(db_path, chroma_url)
+        self._count: int | None = None
         try:
             if create:
                 self._collection = self._client.get_or_create_collection(
@@ -40,9 +41,14 @@ class VectorStore:
             raise DatabaseError(f"cannot open the ChromaDB index at {db_path}: {exc}") from exc
 
     def count(self) -> int:
-        return self._collection.count()
+        """Chunks in the collection (remembered: this object's writes are the only ones, as
+        every index run builds a new folder or collection)."""
+        if self._count is None:
+            self._count = self._collection.count()
+        return self._count
 
     def upsert(self, chunks: Sequence[Chunk], vectors: np.ndarray) -> None:
+        self._count = None
         for start in range(0, len(chunks), _UPSERT_BATCH):
             part = chunks[start : start + _UPSERT_BATCH]
             self._collection.upsert(
@@ -53,8 +59,22 @@ class VectorStore:
             )
 
     def delete(self, chunk_ids: Sequence[str]) -> None:
+        self._count = None
         for start in range(0, len(chunk_ids), _UPSERT_BATCH):
             self._collection.delete(ids=list(chunk_ids[start : start + _UPSERT_BATCH]))
+
+    def nearest(self, vector: np.ndarray, n_results: int, where: dict | None = None) -> list[tuple[str, float]]:
+        """(chunk id, cosine similarity) of the nearest chunks, best first: ids and distances
+        only, for a caller that holds the chunks already (the Searcher)."""
+        try:
+            result = self._collection.query(
+                query_embeddings=[vector.tolist()], n_results=max(1, min(n_results, self.count())),
+                where=where or None, include=["distances"],
+            )
+        except Exception as exc:  # chromadb raises many types, e.g. when the index was swapped
+            raise DatabaseError(f"the index at {self.db_path} could not be read: {exc}") from exc
+        return [(chunk_id, 1.0 - float(distance))
+                for chunk_id, distance in zip(result["ids"][0], result["distances"][0], strict=False)]
 
     def query(self, vector: np.ndarray, n_results: int, where: dict | None = None) -> list[StoredHit]:
         try:

@@ -26,7 +26,7 @@ from codelens.retrieval import (
     shipped_pipeline,
     top_n,
 )
-from codelens.search import Searcher, SearchFilters
+from codelens.search import ChromaDenseRetriever, Searcher, SearchFilters
 
 
 def _chunk(chunk_id: str, code: str, kind: str = "function", is_test: bool = False) -> Chunk:
@@ -205,6 +205,19 @@ def test_searcher_filters_apply_to_lexical_hits_too(mini_index, embedder) -> Non
     assert all(not h.chunk.is_test for h in searcher.search("test hash password", k=10))
     only_methods = searcher.search("hash_password", k=5, filters=SearchFilters(kinds=("method",)))
     assert only_methods and all(h.chunk.kind == "method" for h in only_methods)
+
+
+def test_dense_leg_filters_what_it_fetched_and_asks_chromadb_when_too_few_pass(demo_index, embedder) -> None:
+    """The searcher filters the nearest ids itself; a filter that few chunks pass (classes)
+    goes to ChromaDB's `where`. Both give what a filtered ChromaDB query gives."""
+    searcher = Searcher(demo_index, embedder=embedder)
+    vector = embedder.embed_queries(["user account model"])[0]
+    for filters, n in ((SearchFilters(), 20), (SearchFilters(kinds=("class",)), 50)):
+        leg = ChromaDenseRetriever(searcher.store, filters, searcher.chunks).retrieve(Query("q", vector), n)
+        expected = [(s.chunk.chunk_id, s.similarity) for s in searcher.store.query(vector, n, where=filters.where())]
+        assert len(leg.candidates) == n
+        assert [c.chunk_id for c in leg.candidates] == [chunk_id for chunk_id, _ in expected]
+        assert [c.score for c in leg.candidates] == pytest.approx([similarity for _, similarity in expected])
 
 
 def test_searcher_bridges_a_russian_word_to_the_code(mini_index, embedder) -> None:
