@@ -224,9 +224,9 @@ def boost_with_graph(
     """Re-rank only: a hit that calls or is called by one of the first max_seeds hits gains
     bonus * that seed's score (summed over seeds); nothing new enters the list.
 
-    The variant that measured a gain on both the demo questions and swe_qa_flask in
-    bench/retrieval.py (bonus 0.1-0.3 with one seed: one question up on each, none down),
-    where pulling neighbours in (`expand_with_graph`) did not. Sorted by score; ties keep
+    Measured in bench/retrieval.py against an early hybrid, one question up on the demo and on
+    swe_qa_flask; against the current hybrid (bench/RESULTS.md) it lifts Flask MRR@10 a little
+    and drops one English demo question, so search does not use it. Sorted by score; ties keep
     the input order."""
     scores = dict(ranked)
     for seed_id, seed_score in ranked[:max_seeds]:
