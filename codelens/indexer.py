@@ -41,6 +41,8 @@ from codelens.source import list_python_files, open_codebase, read_source_text
 from codelens.store import VectorStore, drop_collections
 
 ProgressCallback = Callable[[int, int], None]
+STORE_BATCH = 1000  # chunks per ChromaDB write (and progress step)
+STORE_PROGRESS_MIN = 5000  # smaller indexes store in a moment: no bar
 
 
 @dataclass
@@ -169,7 +171,11 @@ def build_index(
             store = VectorStore(build_dir, collection, create=True, chroma_url=settings.chroma_url)
             if not settings.chroma_url:
                 store.delete(plan.delete)
-            store.upsert(to_store, vectors)
+            with tqdm(total=len(to_store), unit="chunk", desc="Storing",
+                      disable=not settings.show_progress or len(to_store) < STORE_PROGRESS_MIN) as bar:
+                for start in range(0, len(to_store), STORE_BATCH):
+                    store.upsert(to_store[start : start + STORE_BATCH], vectors[start : start + STORE_BATCH])
+                    bar.update(len(to_store[start : start + STORE_BATCH]))
             store.close()
             sidecar_input = SidecarInput(build_dir, chunked.chunks, chunked.sources, cache_path_for(index_dir),
                                          settings.show_progress)
