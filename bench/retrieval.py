@@ -77,6 +77,7 @@ class BenchCorpus:
     russian: bool = False  # any Russian question: the word bridge is worth building
     english_vectors: np.ndarray | None = None
     english_questions: bool = True  # any question without Cyrillic: the MiniLM leg is worth building
+    passage_text: Callable[[Chunk], str] = embedding_text  # what both models embed, as the index does
 
     def searchable(self, chunk_id: str) -> bool:
         chunk = self.chunks.get(chunk_id)
@@ -102,7 +103,7 @@ class BenchCorpus:
         """MiniLM vectors of the chunks the dense leg holds, as the index sidecar has them."""
         if self.english_vectors is None:
             model = english_model()
-            self.english_vectors = cached_passages([_passage_text(self.chunks[i]) for i in self.dense_ids], model)
+            self.english_vectors = cached_passages([self.passage_text(self.chunks[i]) for i in self.dense_ids], model)
         return EnglishVectors(self.dense_ids, self.english_vectors, english_query_vector)
 
     def word_vectors(self, words: Sequence[str]) -> np.ndarray:
@@ -187,7 +188,8 @@ def beir_dataset(directory: Path, embedder: Embedder) -> tuple[BenchCorpus, list
     vectors = cached_passages(texts, embedder)
     lexical = LexicalIndex.from_chunks(chunks.values())
     queries = [BenchQuery(qid, text, _language(text), data.qrels[qid]) for qid, text in data.queries.items()]
-    return BenchCorpus(data.name, chunks, list(chunks), vectors, lexical, embedder), queries
+    corpus = BenchCorpus(data.name, chunks, list(chunks), vectors, lexical, embedder, passage_text=_passage_text)
+    return corpus, queries
 
 
 def _passage_text(chunk: Chunk) -> str:
