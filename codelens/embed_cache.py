@@ -15,6 +15,8 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
+from codelens.embedding import release_freed_memory
+
 _SCHEMA = """CREATE TABLE IF NOT EXISTS embeddings (
     model TEXT NOT NULL, text_hash TEXT NOT NULL, vector BLOB NOT NULL,
     PRIMARY KEY (model, text_hash))"""
@@ -93,6 +95,7 @@ def embed_with_cache(
         for start in range(0, len(order), batch_size):
             batch = order[start : start + batch_size]
             batch_vectors = embed([texts[i] for i in batch])
+            release_freed_memory()
             if cache:
                 cache.put_many((hashes[i], v) for i, v in zip(batch, batch_vectors, strict=True))
             vectors[batch] = batch_vectors

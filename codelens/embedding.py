@@ -8,6 +8,7 @@ Queries and passages are embedded separately, the e5 way (`query: ` / `passage: 
 
 from __future__ import annotations
 
+import ctypes
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
@@ -93,6 +94,18 @@ class SentenceTransformerEmbedder:
         vectors = self._model.encode(texts, batch_size=32, normalize_embeddings=True,
                                      show_progress_bar=False, convert_to_numpy=True)
         return np.asarray(vectors, dtype=np.float32)
+
+
+def release_freed_memory() -> None:
+    """Hand memory freed by the last batch back to the system. Each batch has new tensor
+    shapes (texts are batched by length), and glibc keeps the freed blocks fragmented:
+    measured on 3,000 standard-library chunks, MiniLM's RSS grew 539 -> 1,171 MB without
+    this and stayed at 637 MB with it (the full standard library went past 2.6 GB)."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc (macOS, musl): nothing to do
+        pass
 
 
 def _quiet_model_loading() -> None:
