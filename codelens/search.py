@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from codelens.chunk import Chunk
-from codelens.embedding import Embedder, load_embedder, normalize_model_id
+from codelens.embedding import Embedder, load_embedder, normalize_model_id, prefer_passive_threads
 from codelens.english_dense import load_english_model, load_english_vectors
 from codelens.errors import ModelMismatch
 from codelens.index_meta import METADATA_FILE, IndexStats, read_stats
@@ -106,6 +106,7 @@ class Searcher:
                  requested_model: str | None = None) -> None:
         self.settings = settings
         self._requested_model = requested_model
+        prefer_passive_threads()  # before any model loads
         self._open_index()
         if embedder is not None and embedder.model_id != self.stats.model:
             raise ModelMismatch(self.stats.model, embedder.model_id)
