@@ -65,7 +65,7 @@ def build_english_sidecar(build: SidecarInput) -> None:
     hashes = [text_hash(t) for t in texts]
     previous = load_english_vectors(build.build_dir)
     known = dict(zip(previous[1], previous[2], strict=True)) if previous else {}
-    missing = list(dict.fromkeys(h for h, t in zip(hashes, texts, strict=True) if h not in known))
+    missing = list(dict.fromkeys(h for h in hashes if h not in known))
     if missing:
         text_of = dict(zip(hashes, texts, strict=True))
         encode = lazy_encoder(lambda: load_english_model().embed_passages)
