@@ -226,12 +226,11 @@ class ChromaDenseRetriever:
     def retrieve(self, query: Query, n: int) -> LegResult:
         if query.vector is None:
             return LegResult(self.name, ())
-        asked = n * 2
+        asked, where = n * 2, self.filters.where()
         nearest = self.store.nearest(query.vector, asked)
         kept = [(i, s) for i, s in nearest if self._accepts(i)]
-        if len(kept) < n and len(nearest) == asked and self.filters.where() is not None:
-            kept = [(i, s) for i, s in self.store.nearest(query.vector, n, where=self.filters.where())
-                    if self._accepts(i)]
+        if len(kept) < n and len(nearest) == asked and where is not None:
+            kept = [(i, s) for i, s in self.store.nearest(query.vector, n, where=where) if self._accepts(i)]
         return LegResult(self.name, tuple(Candidate(i, s, s) for i, s in kept[:n]))
 
     def _accepts(self, chunk_id: str) -> bool:

@@ -66,31 +66,27 @@ class VectorStore:
     def nearest(self, vector: np.ndarray, n_results: int, where: dict | None = None) -> list[tuple[str, float]]:
         """(chunk id, cosine similarity) of the nearest chunks, best first: ids and distances
         only, for a caller that holds the chunks already (the Searcher)."""
-        try:
-            result = self._collection.query(
-                query_embeddings=[vector.tolist()], n_results=max(1, min(n_results, self.count())),
-                where=where or None, include=["distances"],
-            )
-        except Exception as exc:  # chromadb raises many types, e.g. when the index was swapped
-            raise DatabaseError(f"the index at {self.db_path} could not be read: {exc}") from exc
+        result = self._query(vector, n_results, where, ["distances"])
         return [(chunk_id, 1.0 - float(distance))
                 for chunk_id, distance in zip(result["ids"][0], result["distances"][0], strict=False)]
 
     def query(self, vector: np.ndarray, n_results: int, where: dict | None = None) -> list[StoredHit]:
+        result = self._query(vector, n_results, where, ["documents", "metadatas", "distances"])
+        return [
+            StoredHit(_from_metadata(chunk_id, document, metadata), 1.0 - float(distance))
+            for chunk_id, document, metadata, distance in zip(
+                result["ids"][0], result["documents"][0], result["metadatas"][0], result["distances"][0], strict=False
+            )
+        ]
+
+    def _query(self, vector: np.ndarray, n_results: int, where: dict | None, include: list[str]) -> dict:
         try:
-            n_results = max(1, min(n_results, self.count()))
-            result = self._collection.query(
-                query_embeddings=[vector.tolist()], n_results=n_results, where=where or None,
-                include=["documents", "metadatas", "distances"],
+            return self._collection.query(
+                query_embeddings=[vector.tolist()], n_results=max(1, min(n_results, self.count())),
+                where=where or None, include=include,
             )
         except Exception as exc:  # chromadb raises many types, e.g. when the index was swapped
             raise DatabaseError(f"the index at {self.db_path} could not be read: {exc}") from exc
-        hits = []
-        for chunk_id, document, metadata, distance in zip(
-            result["ids"][0], result["documents"][0], result["metadatas"][0], result["distances"][0], strict=False
-        ):
-            hits.append(StoredHit(_from_metadata(chunk_id, document, metadata), 1.0 - float(distance)))
-        return hits
 
     def all_chunks(self) -> list[Chunk]:
         result = self._collection.get(include=["documents", "metadatas"])
