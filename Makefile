@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 DB ?= ./chroma_db
 
-.PHONY: run test lint bench install install-dev index browser-deps clean
+.PHONY: run test test-fast lint bench install install-dev index browser-deps clean
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,10 @@ browser-deps:
 
 test: install-dev browser-deps
 	$(PY) -m pytest -q
+
+# The edit-test loop: everything but the tests that build the demo index or drive a browser.
+test-fast: install-dev
+	$(PY) -m pytest -q -m "not slow and not browser"
 
 lint: install-dev
 	$(VENV)/bin/ruff check .

@@ -1,6 +1,6 @@
 """CodeLens search page: `streamlit run app.py` (index folder from CODELENS_DB, default ./chroma_db).
 
-Reads top to bottom: settings, cached model and searcher, the no-index page, then three
+Reads top to bottom: settings, the cached model and open index, the no-index page, then three
 tabs (search, Precision@5 evaluation, index). Library errors become st.error here.
 """
 
@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 from collections import Counter
 from dataclasses import replace
@@ -17,27 +16,20 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from codelens.answer import ChunkCatalog, answer_question
+from codelens.answer.llm import HOW_TO_ENABLE, ChatClient, LLMConfig
 from codelens.chunk import KINDS, Chunk
 from codelens.embedding import Embedder, load_embedder
 from codelens.errors import CodeLensError, IndexNotFound, ModelMismatch
-from codelens.evaluation import (
-    QuestionScore,
-    load_questions,
-    parse_questions,
-    run_evaluation,
-    score_predictions,
-    summarize,
-)
-from codelens.graph import CodeGraph
-from codelens.graph_query import callees, callers, neighbour_lookup, neighbourhood_dot
-from codelens.graph_store import GraphNotFound, load_graph
+from codelens.evaluation import QuestionScore, load_questions, parse_questions, score_predictions, summarize
+from codelens.graph.model import CodeGraph
+from codelens.graph.query import callees, callers, neighbourhood_dot
 from codelens.highlight import code_view, has_real_line_numbers, query_terms, render_html, render_segments
-from codelens.index_folder import named_collections
-from codelens.index_meta import read_stats
-from codelens.indexer import build_index
-from codelens.llm import HOW_TO_ENABLE, ChatClient, LLMConfig
-from codelens.search import Hit, Searcher, SearchFilters
+from codelens.index.build import build_index
+from codelens.index.folder import named_collections
+from codelens.index.metadata import read_stats
+from codelens.open_index import OpenIndex
+from codelens.search.filters import SearchFilters
+from codelens.search.searcher import Hit
 from codelens.settings import Settings, default_source
 
 APP_DIR = Path(__file__).resolve().parent
@@ -66,29 +58,13 @@ def get_embedder(model_id: str) -> Embedder:
 
 
 @st.cache_resource(show_spinner="Открываю индекс…")
-def get_searcher(_settings: Settings, index_dir: str, requested_model: str | None, indexed_at: str) -> Searcher:
-    """One searcher per index build (folder and indexed_at in the key): a rebuilt index gets a fresh one."""
-    model = read_stats(Path(index_dir)).model
-    return Searcher(_settings, embedder=get_embedder(model), requested_model=requested_model)
+def get_index(_settings: Settings, index_dir: str, model: str, indexed_at: str) -> OpenIndex:
+    """One open index per build (folder and indexed_at in the key): a rebuilt index gets a fresh one."""
+    return OpenIndex(_settings, embedder=get_embedder(read_stats(Path(index_dir)).model))
 
 
-@st.cache_resource(show_spinner=False)
-def get_graph(index_dir: str, indexed_at: str) -> CodeGraph | None:
-    """The code graph of this index build, or None for an index built before graphs existed."""
-    try:
-        return load_graph(Path(index_dir))
-    except GraphNotFound:
-        return None
-
-
-@st.cache_resource(show_spinner=False)
-def get_catalog(index_dir: str, indexed_at: str, _searcher: Searcher) -> ChunkCatalog:
-    """Every chunk of the index, for checking the citations of an answer."""
-    return ChunkCatalog(_searcher.chunks.values())
-
-
-def chunks_per_file(searcher: Searcher) -> list[tuple[str, int]]:
-    return Counter(c.path for c in searcher.chunks.values()).most_common()
+def chunks_per_file(index: OpenIndex) -> list[tuple[str, int]]:
+    return Counter(c.path for c in index.chunks.values()).most_common()
 
 
 def sample_queries() -> list[str]:
@@ -114,7 +90,7 @@ def build_with_progress(source: Path, settings: Settings) -> None:
 
     try:
         stats = build_index(source, settings.with_overrides(show_progress=False),
-                            embedder=get_embedder(settings.model), on_progress=on_progress)
+                            embedder=get_embedder(settings.build_model), on_progress=on_progress)
     except CodeLensError as exc:
         bar.empty()
         st.error(f"Не удалось построить индекс: {exc}")
@@ -124,7 +100,7 @@ def build_with_progress(source: Path, settings: Settings) -> None:
         bar.empty()
         st.error(f"Не удалось построить индекс ({type(exc).__name__}): {exc}")
         return
-    get_searcher.clear()
+    get_index.clear()
     st.session_state["flash"] = (f"Индекс построен: {stats.files} файлов, {stats.total_chunks} фрагментов "
                                  f"за {stats.duration_s:.0f} с.")
     st.rerun()
@@ -169,7 +145,7 @@ def render_opened(chunk: Chunk, graph: CodeGraph | None, terms: tuple[str, ...],
             render_neighbours(graph, chunk, "opened", include_tests)
 
 
-def render_answer_panel(question: str, hits: list[Hit], searcher: Searcher, index_dir: Path, indexed_at: str) -> None:
+def render_answer_panel(question: str, hits: list[Hit], index: OpenIndex) -> None:
     """«Ответ»: an answer in words from the found code, its citations checked against the index."""
     st.subheader(":material/chat: Ответ · answer")
     try:
@@ -194,11 +170,9 @@ def render_answer_panel(question: str, hits: list[Hit], searcher: Searcher, inde
         shown.clear()
         placeholder.info("Ответ ссылался на код, которого нет в индексе — переспрашиваю…")
 
-    graph = get_graph(str(index_dir), indexed_at)
     try:
-        answer = answer_question(question, hits, ChatClient(config), get_catalog(str(index_dir), indexed_at, searcher),
-                                 neighbours=neighbour_lookup(graph) if graph else None,
-                                 budget_tokens=config.context_tokens, on_token=on_token, on_retry=on_retry)
+        answer = index.answer(question, hits, ChatClient(config), config.context_tokens,
+                              on_token=on_token, on_retry=on_retry)
     except CodeLensError as exc:
         placeholder.error(f"Модель не ответила: {exc}")
         return
@@ -280,7 +254,6 @@ if len(choices) > 1:  # several codebases side by side: let the user pick one
     settings = replace(settings, collection=chosen)
 index_dir = settings.index_dir
 location = f"--db {settings.db_path}" + (f" --collection {settings.collection}" if settings.collection else "")
-requested_model = os.environ.get("CODELENS_MODEL") or None
 
 st.title(":material/manage_search: CodeLens")
 st.caption("Семантический поиск по Python-коду на русском и английском · Semantic code search, RU / EN")
@@ -306,7 +279,7 @@ except CodeLensError as exc:
     st.stop()
 
 try:
-    searcher = get_searcher(settings, str(index_dir), requested_model, stats.indexed_at)
+    index = get_index(settings, str(index_dir), settings.model, stats.indexed_at)
 except ModelMismatch as exc:
     st.error(f"Модель не совпадает с индексом: индекс построен моделью `{exc.index_model}`, а запрошена "
              f"`{exc.requested_model}` (CODELENS_MODEL). Уберите CODELENS_MODEL или пересоберите индекс:")
@@ -349,7 +322,7 @@ with search_tab:
         filters = SearchFilters(kinds=tuple(kinds), path_prefix=path_prefix.strip(), include_tests=include_tests)
         started = time.perf_counter()
         try:
-            hits = searcher.search(query, k=k, filters=filters)
+            hits = index.search(query, k=k, filters=filters)
         except CodeLensError as exc:
             st.error(str(exc))
             hits = None
@@ -361,15 +334,15 @@ with search_tab:
         if hits == []:
             st.warning("Ничего не найдено. Уберите фильтры (тип, путь) или переформулируйте вопрос.")
         elif hits:
-            st.caption(f"{len(hits)} результатов за **{latency_ms:.0f} мс** · модель `{searcher.model}`")
+            st.caption(f"{len(hits)} результатов за **{latency_ms:.0f} мс** · модель `{index.model}`")
             terms = query_terms(query)
-            graph = get_graph(str(index_dir), stats.indexed_at)
-            opened = searcher.chunks.get(st.session_state.get("opened") or "")
+            graph = index.graph
+            opened = index.chunks.get(st.session_state.get("opened") or "")
             if opened is not None:
                 render_opened(opened, graph, terms, include_tests)
             for hit in hits:
                 render_hit(hit, terms, graph, include_tests)
-            render_answer_panel(query, hits, searcher, index_dir, stats.indexed_at)
+            render_answer_panel(query, hits, index)
 
 # ----------------------------------------------------------------- evaluation
 
@@ -393,8 +366,8 @@ with eval_tab:
             else:
                 questions = load_questions(QUESTIONS_FILE)
             bar = st.progress(0.0, text="Оценка…")
-            results = run_evaluation(
-                questions, lambda q, n: [h.to_dict() for h in searcher.search(q, n)], searcher.model, EVAL_K,
+            results = index.evaluate(
+                questions, EVAL_K,
                 on_progress=lambda done, total: bar.progress(done / total, text=f"Вопрос {done} из {total}"),
             )
             bar.empty()
@@ -460,7 +433,7 @@ with index_tab:
         with st.expander(f"Предупреждения индексации: {len(stats.warnings)}"):
             st.text("\n".join(stats.warnings))
     try:
-        largest = chunks_per_file(searcher)[:10]
+        largest = chunks_per_file(index)[:10]
         st.subheader("Самые крупные файлы (по числу фрагментов)")
         st.dataframe(pd.DataFrame(largest, columns=["Файл", "Фрагментов"]), hide_index=True)
     except CodeLensError as exc:

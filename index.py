@@ -1,6 +1,6 @@
 """Index a Python codebase: `python index.py [--source ZIP_OR_DIR] [--db PATH]`."""
 
-from codelens.cli import index_main
+from codelens.cli.main import index_main
 
 if __name__ == "__main__":
     raise SystemExit(index_main())

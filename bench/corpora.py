@@ -13,10 +13,10 @@ from pathlib import Path
 import numpy as np
 
 from codelens.chunk import Chunk
-from codelens.chunking import chunk_file
-from codelens.embed_cache import EmbeddingCache
 from codelens.embedding import Embedder
-from codelens.indexer import embed_texts
+from codelens.index.build import embed_texts
+from codelens.index.embed_cache import EmbeddingCache
+from codelens.ingest.chunker import chunk_file
 from codelens.settings import Settings
 
 CACHE_DIR = Path(__file__).resolve().parent.parent / ".bench_cache"
@@ -88,7 +88,7 @@ def cached_queries(texts: Sequence[str], embedder: Embedder) -> np.ndarray:
     CACHE_DIR.mkdir(exist_ok=True)
     cache = EmbeddingCache(CACHE_DIR / "embeddings.sqlite", embedder.model_id + "#query")
     try:
-        from codelens.embed_cache import text_hash
+        from codelens.index.embed_cache import text_hash
 
         hashes = [text_hash(t) for t in texts]
         found = cache.get_many(hashes)

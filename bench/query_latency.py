@@ -16,9 +16,9 @@ from pathlib import Path
 
 from _common import PROJECT_ROOT, SHARED, percentile, print_table
 
-from codelens.index_meta import is_codelens_index
-from codelens.indexer import build_index
-from codelens.search import Searcher
+from codelens.index.build import build_index
+from codelens.index.metadata import is_codelens_index
+from codelens.search.searcher import Searcher
 from codelens.settings import Settings
 
 BUILT_IN_QUERIES = [

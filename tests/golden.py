@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from codelens.chunking import chunk_file
+from codelens.ingest.chunker import chunk_file
 
 FIXTURES = Path(__file__).parent / "fixtures" / "chunker"
 GOLDEN = Path(__file__).parent / "fixtures" / "chunker_golden"

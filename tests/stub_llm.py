@@ -6,13 +6,12 @@ Replies are queued per test and requests are recorded; shared by the LLM, answer
 from __future__ import annotations
 
 import json
-import socket
 import threading
 from collections import deque
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from codelens.llm import LLMConfig
+from codelens.answer.llm import LLMConfig
 
 
 @dataclass(frozen=True)
@@ -128,9 +127,3 @@ def _events(content: str, piece: int) -> list[str]:
                            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
     deltas = [chunk({"content": content[i : i + piece]}) for i in range(0, len(content), piece)]
     return [chunk({"role": "assistant", "content": ""}), *deltas, chunk({}, "stop"), "[DONE]"]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]

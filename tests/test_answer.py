@@ -12,23 +12,13 @@ from collections.abc import Iterator, Sequence
 
 import pytest
 
-from codelens.answer import (
-    NOT_FOUND,
-    UNVERIFIED_MARK,
-    ChunkCatalog,
-    answer_question,
-    build_messages,
-    check_citations,
-    estimate_tokens,
-    find_refs,
-    mark_unverified,
-    pack_context,
-    question_language,
-)
-from codelens.cli import build_parser, main
+from codelens.answer.ask import NOT_FOUND, answer_question, build_messages, question_language
+from codelens.answer.citations import UNVERIFIED_MARK, check_citations, find_refs, mark_unverified
+from codelens.answer.context import ChunkCatalog, estimate_tokens, pack_context
+from codelens.answer.llm import ChatClient
+from codelens.cli.main import build_parser, main
 from codelens.errors import LLMError
-from codelens.llm import ChatClient
-from codelens.search import Searcher
+from codelens.search.searcher import Searcher
 from codelens.settings import Settings
 from tests.stub_llm import Reply, StubLLM
 
@@ -57,8 +47,8 @@ def neighbours(chunk_id: str) -> tuple[Sequence[str], Sequence[str]]:
 
 
 @pytest.fixture(scope="module")
-def searcher(mini_index: Settings, embedder) -> Searcher:
-    return Searcher(mini_index, embedder=embedder)
+def searcher(mini_searcher: Searcher) -> Searcher:
+    return mini_searcher
 
 
 @pytest.fixture(scope="module")

@@ -243,8 +243,8 @@ def test_answer_panel_marks_verified_and_invented_citations(monkeypatch, demo_in
 
 
 def test_module_chunks_with_gaps_show_each_block_with_its_real_lines() -> None:
-    from codelens.chunking import chunk_file
     from codelens.highlight import render_segments
+    from codelens.ingest.chunker import chunk_file
 
     text = "X = 1\nimport os\n\n\ndef f():\n    pass\n\n\nY = 2; Z = 3\n"
     module = chunk_file("m.py", text).chunks[0]

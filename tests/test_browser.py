@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -14,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from codelens.search import Searcher
-from tests.conftest import PROJECT_ROOT
+from codelens.search.searcher import Searcher
+from tests.conftest import PROJECT_ROOT, free_port
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -27,12 +26,6 @@ pytestmark = [
     pytest.mark.skipif(not CHROMIUM.is_file(),
                        reason=f"{CHROMIUM} not found: install Debian's chromium (make browser-deps)"),
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def wait_until_healthy(url: str, server: subprocess.Popen, log: Path, timeout_s: float = 90.0) -> None:

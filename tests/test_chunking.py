@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from codelens.chunk_text import embedding_text, split_identifier
-from codelens.chunking import chunk_file, chunks_from_parsed, is_test_path, parse_with_ast
-from codelens.ts_chunking import parse_with_tree_sitter
+from codelens.ingest.chunker import chunk_file, chunks_from_parsed, is_test_path, parse_with_ast
+from codelens.ingest.embed_text import embedding_text, split_identifier
+from codelens.ingest.treesitter import parse_with_tree_sitter
 from tests.golden import FIXTURES, GOLDEN, describe
 
 
@@ -57,7 +57,7 @@ def test_syntax_error_file_keeps_good_functions() -> None:
 
 
 def test_unparseable_bytes_become_one_module_chunk_and_a_warning(monkeypatch) -> None:
-    import codelens.ts_chunking as ts
+    import codelens.ingest.treesitter as ts
 
     monkeypatch.setattr(ts, "parse_with_tree_sitter", lambda text: None)
     result = chunk_file("x.py", "def (((\n")
@@ -106,15 +106,21 @@ def test_embedding_text_leads_with_meaning_and_respects_budget() -> None:
 
 
 def test_chunker_never_raises_on_odd_input() -> None:
-    for text in ["", "\n\n", "x = (" * 5000, "def f():\n" + "    " * 2 + "pass\n", "\x0c\x0b", "é = 1"]:
-        chunk_file("odd.py", text)
+    """Odd input gives chunks whose lines lie inside the file (or none), never an exception."""
+    expected = {"": [], "\n\n": [], "x = (" * 5000: ["odd.py::<module>"],
+                "def f():\n" + "    " * 2 + "pass\n": ["odd.py::f"], "\x0c\x0b": [], "é = 1": ["odd.py::<module>"]}
+    for text, ids in expected.items():
+        chunks = chunk_file("odd.py", text).chunks
+        assert [c.chunk_id for c in chunks] == ids
+        lines = max(1, len(text.splitlines()))
+        assert all(1 <= c.start_line <= c.end_line <= lines for c in chunks)
 
 
 def test_demo_file_paths_are_posix(tmp_path: Path) -> None:
     folder = tmp_path / "a" / "b"
     folder.mkdir(parents=True)
     (folder / "m.py").write_text("def f():\n    return 1\n")
-    from codelens.indexer import chunk_codebase
+    from codelens.ingest.codebase import chunk_codebase
 
     result = chunk_codebase(tmp_path, 1_000_000)
     assert [c.chunk_id for c in result.chunks] == ["a/b/m.py::f"]

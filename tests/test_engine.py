@@ -4,26 +4,19 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
 from codelens.errors import DatabaseError, IndexNotFound, ModelMismatch, SourceError
-from codelens.index_meta import read_stats
-from codelens.indexer import build_index, chunk_codebase
-from codelens.search import Searcher, SearchFilters, relevance_percent
-from codelens.source import list_python_files, open_codebase
-from tests.conftest import DEMO_ZIP, GYMHERO_2026_ZIP, PROJECT_ROOT, settings_for, zip_folder
-
-
-def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
-    full_env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), **(env or {})}
-    return subprocess.run([sys.executable, *args], cwd=cwd or PROJECT_ROOT, env=full_env,
-                          capture_output=True, text=True, timeout=300)
-
+from codelens.index.build import build_index
+from codelens.index.metadata import read_stats
+from codelens.ingest.codebase import chunk_codebase
+from codelens.ingest.source import list_python_files, open_codebase
+from codelens.search.filters import SearchFilters
+from codelens.search.searcher import Searcher, relevance_percent
+from tests.conftest import DEMO_ZIP, GYMHERO_2026_ZIP, run_cli, settings_for, zip_folder
 
 # ----------------------------------------------------------------- sources
 
@@ -82,23 +75,22 @@ def test_index_writes_metadata_and_cosine_collection(mini_index) -> None:
         assert key in raw
 
 
-def test_search_returns_typed_hits_with_cosine_relevance(mini_index, embedder) -> None:
-    searcher = Searcher(mini_index, embedder=embedder)
+def test_search_returns_typed_hits_with_cosine_relevance(mini_searcher, embedder) -> None:
+    searcher = mini_searcher
     hits = searcher.search("how are passwords hashed", k=3)
     assert hits[0].chunk_id == "pkg/auth.py::hash_password"
     assert [h.rank for h in hits] == [1, 2, 3]
     assert all(0 < h.relevance <= 100 for h in hits)
     # ranked by the fused score; the relevance shown is the cosine of the query and the chunk
     query_vector = embedder.embed_queries(["how are passwords hashed"])[0]
-    stored = searcher.store.query(query_vector, 20)
-    cosine = next(s.similarity for s in stored if s.chunk.chunk_id == hits[0].chunk_id)
+    cosine = dict(searcher.store.nearest(query_vector, 20))[hits[0].chunk_id]
     assert hits[0].relevance == relevance_percent(cosine)
     assert hits[0].chunk.code.startswith("def hash_password")
     assert hits[0].chunk.start_line == 7
 
 
-def test_search_filters_kind_path_and_tests(mini_index, embedder) -> None:
-    searcher = Searcher(mini_index, embedder=embedder)
+def test_search_filters_kind_path_and_tests(mini_searcher) -> None:
+    searcher = mini_searcher
     only_methods = searcher.search("store a record", k=5, filters=SearchFilters(kinds=("method",)))
     assert only_methods and {h.chunk.kind for h in only_methods} == {"method"}
     in_storage = searcher.search("password", k=5, filters=SearchFilters(path_prefix="pkg/storage"))
@@ -117,7 +109,7 @@ def test_relevance_percent_is_never_flat() -> None:
 
 def test_model_mismatch_is_a_clear_error(mini_index) -> None:
     with pytest.raises(ModelMismatch, match="multilingual-e5-small"):
-        Searcher(mini_index, requested_model="st:all-MiniLM-L6-v2")
+        Searcher(mini_index.with_overrides(model="st:all-MiniLM-L6-v2"))
 
 
 def test_sentence_transformers_backend_from_a_packaged_model(tmp_path: Path, mini_project: Path) -> None:
@@ -228,8 +220,8 @@ def test_cli_index_and_search_json(tmp_path: Path, mini_project: Path) -> None:
 
 
 @pytest.mark.parametrize("query", ["how is the JWT access token created", "как создаётся токен доступа"])
-def test_demo_finds_create_access_token(demo_index, embedder, query: str) -> None:
-    hits = Searcher(demo_index, embedder=embedder).search(query, k=5)
+def test_demo_finds_create_access_token(demo_searcher, query: str) -> None:
+    hits = demo_searcher.search(query, k=5)
     assert "gymhero/security.py::create_access_token" in [h.chunk_id for h in hits]
 
 
@@ -241,7 +233,7 @@ def test_demo_chunk_counts_are_stable(demo_index) -> None:
 
 
 def test_gapped_module_chunks_keep_their_line_spans_in_the_store(mini_index) -> None:
-    from codelens.store import VectorStore
+    from codelens.index.store import VectorStore
 
     stored = {c.chunk_id: c for c in VectorStore(mini_index.db_path, read_stats(mini_index.db_path).collection)
               .all_chunks()}

@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from codelens.chunk import KINDS
-from codelens.chunking import chunk_file
-from codelens.redaction import redact
-from codelens.source import read_source_text
+from codelens.ingest.chunker import chunk_file
+from codelens.ingest.redaction import redact
+from codelens.ingest.source import read_source_text
 
 FUZZ = settings(max_examples=200, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])

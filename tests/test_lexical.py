@@ -9,22 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from codelens.chunk import Chunk
-from codelens.lexical import (
-    LEXICAL_DIR,
-    LexicalIndex,
-    chunk_terms,
-    embed_bridge_words,
-    load_bridge_vectors,
-    term_stats,
-    tokenize,
-)
-
-
-def _chunk(chunk_id: str, code: str, kind: str = "function") -> Chunk:
-    path, symbol = chunk_id.split("::")
-    return Chunk(chunk_id=chunk_id, path=path, symbol=symbol, kind=kind, start_line=1,
-                 end_line=code.count("\n") + 1, code=code)
+from codelens.index.layout import LEXICAL_DIR
+from codelens.search.bridge import embed_bridge_words, load_bridge_vectors
+from codelens.search.lexical import LexicalIndex, chunk_terms
+from codelens.search.terms import term_stats, tokenize
+from tests.conftest import make_chunk
 
 
 def test_identifiers_yield_the_whole_name_and_its_parts() -> None:
@@ -44,7 +33,7 @@ def test_words_are_stemmed_in_both_languages() -> None:
 
 
 def test_chunk_terms_include_path_segments_and_the_name() -> None:
-    chunk = _chunk("app/security.py::create_access_token", "def create_access_token(data):\n    return data\n")
+    chunk = make_chunk("app/security.py::create_access_token", "def create_access_token(data):\n    return data\n")
     terms = chunk_terms(chunk)
     assert {"app", "secur", "create_access_token", "access", "token", "data"} <= set(terms)
     assert terms.count("create_access_token") == 3  # the name twice, then the def line
@@ -80,9 +69,9 @@ def test_query_term_weights_scale_each_term() -> None:
 
 def test_exact_ranks_on_a_tiny_corpus() -> None:
     chunks = [
-        _chunk("pkg/auth.py::hash_password", "def hash_password(password):\n    return sha256(password)\n"),
-        _chunk("pkg/auth.py::login", "def login(user, password):\n    return check(user, password)\n"),
-        _chunk("pkg/db.py::connect", "def connect(url):\n    return engine(url)\n"),
+        make_chunk("pkg/auth.py::hash_password", "def hash_password(password):\n    return sha256(password)\n"),
+        make_chunk("pkg/auth.py::login", "def login(user, password):\n    return check(user, password)\n"),
+        make_chunk("pkg/db.py::connect", "def connect(url):\n    return engine(url)\n"),
     ]
     index = LexicalIndex.from_chunks(chunks)
     ranked = sorted(zip(index.scores(dict.fromkeys(tokenize("hash password"), 1.0)), index.chunk_ids, strict=True),

@@ -10,8 +10,7 @@ import time
 
 import pytest
 
-from codelens.errors import EXIT_LLM, LLMError
-from codelens.llm import (
+from codelens.answer.llm import (
     HOW_TO_ENABLE,
     ChatClient,
     LLMConfig,
@@ -19,7 +18,9 @@ from codelens.llm import (
     parse_completion,
     parse_stream_event,
 )
-from tests.stub_llm import Reply, StubLLM, completion, free_port
+from codelens.errors import EXIT_LLM, LLMError
+from tests.conftest import free_port
+from tests.stub_llm import Reply, StubLLM, completion
 
 MESSAGES = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}]
 

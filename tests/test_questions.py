@@ -7,8 +7,8 @@ import re
 import pytest
 
 from codelens.evaluation import load_questions
-from codelens.index_meta import read_stats
-from codelens.store import VectorStore
+from codelens.index.metadata import read_stats
+from codelens.index.store import VectorStore
 from tests.conftest import PROJECT_ROOT
 
 QUESTIONS_FILE = PROJECT_ROOT / "eval_questions.json"

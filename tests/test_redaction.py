@@ -11,12 +11,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from codelens.chunking import chunk_file
-from codelens.embed_cache import cache_path_for
-from codelens.index_meta import read_stats
-from codelens.indexer import build_index, chunk_codebase
-from codelens.redaction import REDACTION_VERSION, looks_random, redact, secret_kind_of_name, shannon_entropy
-from codelens.search import Searcher, SearchFilters
+from codelens.index.build import build_index
+from codelens.index.layout import IndexLayout
+from codelens.index.metadata import read_stats
+from codelens.ingest.chunker import chunk_file
+from codelens.ingest.codebase import chunk_codebase
+from codelens.ingest.redaction import REDACTION_VERSION, looks_random, redact, secret_kind_of_name, shannon_entropy
+from codelens.search.filters import SearchFilters
+from codelens.search.searcher import Searcher
 from tests.conftest import FIXTURES, settings_for
 
 SECRETS_PROJECT = FIXTURES / "secrets_project"
@@ -256,7 +258,7 @@ def test_no_planted_secret_on_disk(secrets_index) -> None:
     files = _files_beside_and_inside(db_path)
     names = {p.name for p in files}
     assert "chroma.sqlite3" in names and "index_metadata.json" in names
-    assert cache_path_for(db_path).name in names
+    assert IndexLayout(db_path).embedding_cache.name in names
     # Lexical indexes store lowercased pieces, not whole values: look for those too.
     pieces = {p.lower() for s in PLANTED for p in re.split(r"[^A-Za-z0-9]+", s) if len(p) >= 8 and not p.isdigit()}
     leaks = []

@@ -7,40 +7,23 @@ from typing import ClassVar
 import numpy as np
 import pytest
 
-from codelens.chunk import Chunk
-from codelens.lexical import LexicalIndex, bridge_vocabulary
-from codelens.retrieval import (
-    LONG_QUESTION_TERMS,
-    Candidate,
-    DownrankTrivial,
-    EnsembleDense,
-    HybridPipeline,
-    LegResult,
-    LexicalRetriever,
-    MatrixDenseRetriever,
-    Query,
-    WordBridge,
-    convex_fusion,
-    pseudo_english,
-    rrf_fusion,
-    shipped_pipeline,
-    top_n,
-)
-from codelens.search import ChromaDenseRetriever, Searcher, SearchFilters
-
-
-def _chunk(chunk_id: str, code: str, kind: str = "function", is_test: bool = False) -> Chunk:
-    path, symbol = chunk_id.split("::")
-    return Chunk(chunk_id=chunk_id, path=path, symbol=symbol, kind=kind, start_line=1,
-                 end_line=code.count("\n") + 1, code=code, is_test=is_test)
-
+from codelens.search.bridge import WordBridge, bridge_vocabulary, pseudo_english
+from codelens.search.dense import ChromaDenseRetriever, MatrixDenseRetriever
+from codelens.search.english import EnsembleDense
+from codelens.search.filters import SearchFilters
+from codelens.search.fusion import convex_fusion
+from codelens.search.lexical import LONG_QUESTION_TERMS, LexicalIndex, LexicalRetriever
+from codelens.search.pipeline import HybridPipeline, shipped_pipeline
+from codelens.search.query import Candidate, LegResult, Query, top_n
+from codelens.search.searcher import Searcher
+from tests.conftest import make_chunk
 
 CHUNKS = [
-    _chunk("app/auth.py::hash_password",
+    make_chunk("app/auth.py::hash_password",
            "def hash_password(password):\n    salt = new_salt()\n    return sha(password)\n"),
-    _chunk("app/auth.py::login", "def login(user, password):\n    ok = check(user, password)\n    return ok\n"),
-    _chunk("app/db.py::connect", "def connect(url):\n    engine = make(url)\n    return engine\n"),
-    _chunk("app/models.py::User.__repr__", "def __repr__(self):\n    return self.name\n", kind="method"),
+    make_chunk("app/auth.py::login", "def login(user, password):\n    ok = check(user, password)\n    return ok\n"),
+    make_chunk("app/db.py::connect", "def connect(url):\n    engine = make(url)\n    return engine\n"),
+    make_chunk("app/models.py::User.__repr__", "def __repr__(self):\n    return self.name\n", kind="method"),
 ]
 IDS = [c.chunk_id for c in CHUNKS]
 # Orthonormal "meanings": each chunk its own axis, so dense scores are exact.
@@ -75,31 +58,13 @@ def test_lexical_retriever_weight_is_the_share_of_known_terms() -> None:
     assert mixed.weight == pytest.approx(1 / 2)  # вызывается, login
 
 
-def test_rrf_scores_are_exact() -> None:
-    dense = LegResult("dense", (Candidate("a", 0.9), Candidate("b", 0.8)))
-    lexical = LegResult("lexical", (Candidate("b", 7.0), Candidate("c", 3.0)), weight=0.5)
-    plain = {f.chunk_id: f.score for f in rrf_fusion([dense, lexical])}
-    assert plain == pytest.approx({"a": 1 / 61, "b": 1 / 62 + 1 / 61, "c": 1 / 62})
-    weighted = {f.chunk_id: f.score for f in rrf_fusion([dense, lexical], weighted=True)}
-    assert weighted["b"] == pytest.approx(1 / 62 + 0.5 / 61)
-
-
 def test_convex_fusion_normalises_each_leg_and_keeps_leg_scores() -> None:
     dense = LegResult("dense", (Candidate("a", 0.9), Candidate("b", 0.8), Candidate("c", 0.7)))
     lexical = LegResult("lexical", (Candidate("c", 8.0), Candidate("a", 4.0)), weight=0.6)
-    fused = convex_fusion([dense, lexical], lexical_scale=1.0)
+    fused = convex_fusion([dense, lexical])
     # a: 1 + 0.6 x 0; c: 0 + 0.6 x 1; b: 0.5 (not in the lexical list)
     assert [(f.chunk_id, round(f.score, 6)) for f in fused] == [("a", 1.0), ("c", 0.6), ("b", 0.5)]
     assert fused[1].leg_scores == {"dense": 0.7, "lexical": 8.0}
-
-
-def test_a_russian_question_is_not_dragged_down_by_a_lexical_leg_that_knows_nothing() -> None:
-    """Naive RRF lets an uninformed lexical list reorder dense results; weighted fusion does not."""
-    dense = LegResult("dense", (Candidate("right", 0.86), Candidate("close", 0.85), Candidate("far", 0.80)))
-    # The lexical leg matched one backticked identifier of a long Russian question: weak evidence.
-    lexical = LegResult("lexical", (Candidate("far", 2.0), Candidate("close", 1.0)), weight=1 / 8)
-    assert rrf_fusion([dense, lexical])[0].chunk_id == "far"
-    assert [f.chunk_id for f in convex_fusion([dense, lexical], 0.7)] == ["right", "close", "far"]
 
 
 def test_hybrid_pipeline_lifts_an_exact_identifier_match() -> None:
@@ -109,7 +74,7 @@ def test_hybrid_pipeline_lifts_an_exact_identifier_match() -> None:
     query = Query.from_text("login", _unit(0.0, 0.5, 0.55, 0.1))
     dense_only = HybridPipeline((dense,), lambda results: convex_fusion(results)).search(query, 2)
     assert [f.chunk_id for f in dense_only] == ["app/db.py::connect", "app/auth.py::login"]
-    hybrid = shipped_pipeline(dense, lexical, {c.chunk_id: c for c in CHUNKS}).search(query, 2)
+    hybrid = shipped_pipeline(dense, lexical).search(query, 2)
     assert [f.chunk_id for f in hybrid] == ["app/auth.py::login", "app/db.py::connect"]
     assert hybrid[0].leg_scores["dense"] == pytest.approx(0.5 / np.linalg.norm([0.5, 0.55, 0.1]), rel=1e-5)
 
@@ -182,46 +147,38 @@ def test_bridged_words_reach_the_lexical_leg() -> None:
     assert result.weight > 0
 
 
-def test_trivial_methods_sink_unless_the_question_names_them() -> None:
-    chunks = {c.chunk_id: c for c in CHUNKS}
-    stage = DownrankTrivial(chunks, penalty=0.5)
-    fused = rrf_fusion([LegResult("dense", (Candidate(IDS[3], 0.9), Candidate(IDS[2], 0.8)))])
-    assert [f.chunk_id for f in stage(Query.from_text("user name"), fused)] == [IDS[2], IDS[3]]
-    assert [f.chunk_id for f in stage(Query.from_text("user repr"), fused)] == [IDS[3], IDS[2]]
-
-
-def test_searcher_is_hybrid_and_relevance_stays_the_cosine(mini_index, embedder) -> None:
-    searcher = Searcher(mini_index, embedder=embedder)
+def test_searcher_is_hybrid_and_relevance_stays_the_cosine(mini_searcher, embedder) -> None:
+    searcher = mini_searcher
     hits = searcher.search("hash_password", k=3)
     assert hits[0].chunk_id == "pkg/auth.py::hash_password"
     vector = embedder.embed_queries(["hash_password"])[0]
-    dense = {s.chunk.chunk_id: s.similarity for s in searcher.store.query(vector, 20)}
+    dense = dict(searcher.store.nearest(vector, 20))
     assert hits[0].relevance == pytest.approx(round(dense[hits[0].chunk_id] * 100, 1), abs=0.11)
     assert [h.rank for h in hits] == [1, 2, 3]
 
 
-def test_searcher_filters_apply_to_lexical_hits_too(mini_index, embedder) -> None:
-    searcher = Searcher(mini_index, embedder=embedder)
+def test_searcher_filters_apply_to_lexical_hits_too(mini_searcher) -> None:
+    searcher = mini_searcher
     assert all(not h.chunk.is_test for h in searcher.search("test hash password", k=10))
     only_methods = searcher.search("hash_password", k=5, filters=SearchFilters(kinds=("method",)))
     assert only_methods and all(h.chunk.kind == "method" for h in only_methods)
 
 
-def test_dense_leg_filters_what_it_fetched_and_asks_chromadb_when_too_few_pass(demo_index, embedder) -> None:
+def test_dense_leg_filters_what_it_fetched_and_asks_chromadb_when_too_few_pass(demo_searcher, embedder) -> None:
     """The searcher filters the nearest ids itself; a filter that few chunks pass (classes)
     goes to ChromaDB's `where`. Both give what a filtered ChromaDB query gives."""
-    searcher = Searcher(demo_index, embedder=embedder)
+    searcher = demo_searcher
     vector = embedder.embed_queries(["user account model"])[0]
     for filters, n in ((SearchFilters(), 20), (SearchFilters(kinds=("class",)), 50)):
         leg = ChromaDenseRetriever(searcher.store, filters, searcher.chunks).retrieve(Query("q", vector), n)
-        expected = [(s.chunk.chunk_id, s.similarity) for s in searcher.store.query(vector, n, where=filters.where())]
+        expected = searcher.store.nearest(vector, n, kinds=filters.kinds, include_tests=filters.include_tests)
         assert len(leg.candidates) == n
         assert [c.chunk_id for c in leg.candidates] == [chunk_id for chunk_id, _ in expected]
         assert [c.score for c in leg.candidates] == pytest.approx([similarity for _, similarity in expected])
 
 
-def test_searcher_bridges_a_russian_word_to_the_code(mini_index, embedder) -> None:
-    searcher = Searcher(mini_index, embedder=embedder)
+def test_searcher_bridges_a_russian_word_to_the_code(mini_searcher) -> None:
+    searcher = mini_searcher
     assert searcher.bridge is not None
     assert "password" in searcher.bridge.translate(["пароль"]) or "password" in searcher.bridge.translate(["пароля"])
     hits = searcher.search("хеширование пароля", k=3)
@@ -243,7 +200,7 @@ def test_ensemble_dense_adds_the_second_model_for_english_only() -> None:
 def test_index_carries_minilm_vectors_and_the_searcher_uses_them(mini_index, embedder) -> None:
     from pathlib import Path
 
-    from codelens.english_dense import load_english_vectors
+    from codelens.search.english import load_english_vectors
 
     chunk_ids, hashes, vectors = load_english_vectors(Path(mini_index.db_path))
     assert len(chunk_ids) == len(hashes) == vectors.shape[0] and vectors.shape[1] == 384

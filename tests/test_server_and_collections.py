@@ -11,16 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from codelens.embed_cache import cache_path_for
 from codelens.errors import DatabaseError
 from codelens.evaluation import load_questions
-from codelens.index_folder import named_collections
-from codelens.index_meta import read_stats
-from codelens.indexer import build_index
-from codelens.search import Searcher
-from codelens.store import open_client
-from tests.conftest import DEMO_ZIP, PROJECT_ROOT, settings_for
-from tests.stub_llm import free_port
+from codelens.index.build import build_index
+from codelens.index.folder import named_collections
+from codelens.index.layout import IndexLayout
+from codelens.index.metadata import read_stats
+from codelens.index.store import open_client
+from codelens.search.searcher import Searcher
+from tests.conftest import DEMO_ZIP, PROJECT_ROOT, free_port, settings_for
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +57,7 @@ def server_collections(url: str) -> list[str]:
 def test_demo_in_server_mode_answers_like_the_embedded_index(chroma_url, demo_index, embedder, tmp_path) -> None:
     db = tmp_path / "team_index"
     # the embeddings of the embedded build are reused: the server build embeds nothing
-    shutil.copyfile(cache_path_for(demo_index.db_path), cache_path_for(db))
+    shutil.copyfile(IndexLayout(demo_index.db_path).embedding_cache, IndexLayout(db).embedding_cache)
     settings = settings_for(db).with_overrides(chroma_url=chroma_url)
     stats = build_index(DEMO_ZIP, settings, embedder=embedder)
     assert stats.run["embedded"] == 0 and stats.chroma_url == chroma_url

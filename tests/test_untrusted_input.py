@@ -15,24 +15,17 @@ import os
 import shutil
 import struct
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
 from codelens.errors import SourceError
-from codelens.index_meta import read_stats
-from codelens.indexer import build_index, chunk_codebase
-from codelens.source import ZipLimits, list_python_files, open_codebase, read_source_text
-from tests.conftest import PROJECT_ROOT, settings_for
-
-
-def run_cli(*args: str, timeout: int = 300) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
-    env.pop("CODELENS_DB", None)
-    return subprocess.run([sys.executable, *args], cwd=PROJECT_ROOT, env=env, capture_output=True,
-                          text=True, timeout=timeout)
+from codelens.index.build import build_index
+from codelens.index.metadata import read_stats
+from codelens.ingest.codebase import chunk_codebase
+from codelens.ingest.source import ZipLimits, list_python_files, open_codebase, read_source_text
+from tests.conftest import run_cli, settings_for
 
 
 def one_error_line(result: subprocess.CompletedProcess) -> str:

@@ -1,0 +1,151 @@
+"""Retrieval ideas that were measured and did not ship, kept for the benchmark to compare
+against (bench/retrieval.py --variants): RRF, z-score fusion, single-leg baselines,
+down-ranking trivial code, and code-graph expansion and boosting of the fused list.
+Each one's numbers are in bench/RESULTS.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from codelens.chunk import Chunk
+from codelens.graph.model import CodeGraph, Node
+from codelens.search.fusion import ordered
+from codelens.search.query import Fused, Fusion, LegResult, Query
+from codelens.search.terms import tokenize
+
+RRF_K = 60
+
+
+def rrf_fusion(results: Sequence[LegResult], k: int = RRF_K, weighted: bool = False) -> list[Fused]:
+    """Reciprocal rank fusion: score(d) = sum over legs of w_leg / (k + rank_leg(d)),
+    with w_leg = 1 (plain RRF, Cormack et al. 2009) or the leg's query weight."""
+    scores: dict[str, float] = {}
+    legs: dict[str, dict[str, float]] = {}
+    for result in results:
+        weight = result.weight if weighted else 1.0
+        for rank, candidate in enumerate(result.candidates, start=1):
+            scores[candidate.chunk_id] = scores.get(candidate.chunk_id, 0.0) + weight / (k + rank)
+            legs.setdefault(candidate.chunk_id, {})[result.name] = candidate.score
+    return ordered(scores, legs, results)
+
+
+def zscore_fusion(results: Sequence[LegResult]) -> list[Fused]:
+    """convex fusion with z-scores, (s - mean) / std, instead of min-max; a candidate a leg
+    did not return gets that leg's lowest z-score (measured equal to min-max)."""
+    scores: dict[str, float] = {}
+    legs: dict[str, dict[str, float]] = {}
+    floors: dict[str, float] = {}
+    for result in results:
+        if not result.candidates:
+            continue
+        values = np.array([c.score for c in result.candidates], dtype=np.float64)
+        spread = values.std()
+        normalised = (values - values.mean()) / spread if spread > 0 else np.zeros_like(values)
+        floors[result.name] = result.weight * float(normalised.min())
+        for candidate, value in zip(result.candidates, normalised, strict=True):
+            scores[candidate.chunk_id] = scores.get(candidate.chunk_id, 0.0) + result.weight * float(value)
+            legs.setdefault(candidate.chunk_id, {})[result.name] = candidate.score
+    for chunk_id, seen in legs.items():
+        scores[chunk_id] += sum(floor for name, floor in floors.items() if name not in seen)
+    return ordered(scores, legs, results)
+
+
+def single_leg(name: str) -> Fusion:
+    """A 'fusion' that keeps one leg as it ranked: the single-leg baselines."""
+
+    def fuse(results: Sequence[LegResult]) -> list[Fused]:
+        chosen = next((r for r in results if r.name == name), LegResult(name, ()))
+        return [Fused(c.chunk_id, c.score, {name: c.score}, c.cosine) for c in chosen.candidates]
+
+    return fuse
+
+
+_TRIVIAL_NAMES = frozenset({
+    "__repr__", "__str__", "__hash__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__",
+    "__len__", "__bool__", "__iter__", "__contains__", "__getitem__", "__format__",
+})
+
+
+def is_trivial(chunk: Chunk) -> bool:
+    """A dunder like __repr__, or a body of one statement at most: rarely what a question means."""
+    if chunk.name in _TRIVIAL_NAMES:
+        return True
+    if chunk.kind not in ("function", "method"):
+        return False
+    body = [line for line in chunk.code.splitlines()[1:] if line.strip() and not line.strip().startswith("#")]
+    return len(body) <= 1 and not chunk.docstring
+
+
+@dataclass(frozen=True)
+class DownrankTrivial:
+    """Tests and trivial methods sink by `penalty` (a share of the score) unless the question
+    names them (`repr`, `test`)."""
+
+    chunks: Mapping[str, Chunk]
+    penalty: float = 0.3
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        asks = set(query.terms)
+        rescored = []
+        for item in fused:
+            chunk = self.chunks.get(item.chunk_id)
+            factor = 1.0
+            if chunk is not None and ((chunk.is_test and "test" not in asks) or (
+                    is_trivial(chunk) and not asks & set(tokenize(chunk.name)))):
+                factor = 1.0 - self.penalty
+            rescored.append(replace(item, score=item.score * factor) if factor != 1.0 else item)
+        return sorted(rescored, key=lambda f: (-f.score, f.chunk_id))
+
+
+# ------------------------------------------------------------ code graph
+
+
+def expand_with_graph(
+    ranked: list[tuple[str, float]], graph: CodeGraph, decay: float = 0.5, *,
+    accept: Callable[[Node], bool] | None = None, max_seeds: int | None = None,
+) -> list[tuple[str, float]]:
+    """Seed hits pull in their direct callers and callees with a decayed score.
+
+    score(n) = max(own score, decay * max over seeds s calling or called by n of score(s)),
+    so a seed never loses rank to its own neighbours when decay < 1. Only the first
+    max_seeds hits seed (all by default). accept filters added nodes (default: chunks of
+    non-test code, the search's default). Sorted by score; ties keep the input order,
+    new nodes after."""
+    accept = accept or (lambda node: node.is_chunk and not node.is_test)
+    scores = dict(ranked)
+    order = {chunk_id: index for index, (chunk_id, _) in enumerate(ranked)}
+    seeds = ranked if max_seeds is None else ranked[:max_seeds]
+    for seed_id, seed_score in seeds:
+        edges = [*graph.out_edges(seed_id, ("calls",)), *graph.in_edges(seed_id, ("calls",))]
+        for edge in edges:
+            other = edge.target if edge.source == seed_id else edge.source
+            node = graph.nodes.get(other)
+            if other == seed_id or node is None or not accept(node):
+                continue
+            scores[other] = max(scores.get(other, float("-inf")), decay * seed_score)
+            order.setdefault(other, len(order))
+    return sorted(scores.items(), key=lambda item: (-item[1], order[item[0]]))
+
+
+def boost_with_graph(
+    ranked: list[tuple[str, float]], graph: CodeGraph, bonus: float = 0.2, *, max_seeds: int = 1,
+) -> list[tuple[str, float]]:
+    """Re-rank only: a hit that calls or is called by one of the first max_seeds hits gains
+    bonus * that seed's score (summed over seeds); nothing new enters the list.
+
+    Measured in bench/retrieval.py against an early hybrid, one question up on the demo and on
+    swe_qa_flask; against the current hybrid (bench/RESULTS.md) it lifts Flask MRR@10 a little
+    and drops one English demo question, so search does not use it. Sorted by score; ties keep
+    the input order."""
+    scores = dict(ranked)
+    for seed_id, seed_score in ranked[:max_seeds]:
+        neighbours = {e.target for e in graph.out_edges(seed_id, ("calls",))}
+        neighbours |= {e.source for e in graph.in_edges(seed_id, ("calls",))}
+        for other in (neighbours - {seed_id}) & scores.keys():
+            scores[other] += bonus * seed_score
+    order = {chunk_id: index for index, (chunk_id, _) in enumerate(ranked)}
+    return sorted(scores.items(), key=lambda item: (-item[1], order[item[0]]))

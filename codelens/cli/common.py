@@ -1,0 +1,48 @@
+"""What every command shares: the index flags, the Settings they make, the exit-code help, a hit's line."""
+
+from __future__ import annotations
+
+import argparse
+
+from codelens.settings import DEFAULT_DB, DEFAULT_MODEL, Settings
+
+EXIT_CODES_HELP = """exit codes: 0 ok, 1 error, 2 no index, 3 bad source, 4 bad --db,
+5 model mismatch, 6 bad input file or unknown name, 7 LLM endpoint failed, 64 usage error"""
+
+
+def add_location_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", default=None, help=f"index folder (default {DEFAULT_DB}, env CODELENS_DB)")
+    parser.add_argument("--collection", default=None,
+                        help="a named index in --db, for several codebases side by side "
+                             "(env CODELENS_COLLECTION; default: the --db folder itself)")
+    parser.add_argument("--chroma-url", default=None,
+                        help="keep the vectors on a `chroma run` server, e.g. http://127.0.0.1:8000 "
+                             "(env CODELENS_CHROMA_URL)")
+
+
+def hit_line(hit) -> str:
+    c = hit.chunk
+    return f"{hit.rank}. {c.path}:{c.start_line}-{c.end_line}  {c.symbol}  [{c.kind}]  {hit.relevance:.1f}%"
+
+
+def add_common(parser: argparse.ArgumentParser) -> None:
+    add_location_arguments(parser)
+    parser.add_argument("--model", default=None,
+                        help=f"embedding model: {DEFAULT_MODEL} (default) or st:NAME_OR_PATH")
+
+
+def settings_of(args: argparse.Namespace) -> Settings:
+    """Defaults, then the environment, then the flags that were given."""
+    settings = Settings.from_env().with_overrides(
+        db_path=getattr(args, "db", None), collection=getattr(args, "collection", None),
+        chroma_url=getattr(args, "chroma_url", None),
+    )
+    if getattr(args, "batch_size", None):
+        settings = settings.with_overrides(batch_size=args.batch_size)
+    if getattr(args, "quiet", False):
+        settings = settings.with_overrides(show_progress=False)
+    if getattr(args, "max_file_kb", None):
+        settings = settings.with_overrides(max_file_bytes=args.max_file_kb * 1000)
+    if getattr(args, "model", None):
+        settings = settings.with_overrides(model=args.model)
+    return settings

@@ -1,0 +1,217 @@
+"""A code map: the ~2,000-character overview a newcomer needs, from the code graph.
+
+Packages, their modules, and each module's main classes (with their main methods) and
+functions, ranked by how much the rest of the codebase uses them; then the most called
+code and the libraries it builds on. Selection is greedy under a character budget: the
+most important module or symbol is added first, and anything that would overflow the
+budget is left out (and counted as not shown).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from codelens.graph.model import FILE, CodeGraph, Node
+
+DEFAULT_MAP_CHARS = 2000
+MAX_CANDIDATES = 600
+MOST_CALLED = 6
+MAX_LIBRARIES = 10
+ENTRY_POINT_BONUS = 1.5
+
+
+@dataclass(frozen=True)
+class SymbolInfo:
+    node: Node
+    score: float
+    callers: int  # distinct non-test callers
+    methods: tuple[str, ...] = ()  # a class's method ids, most important first
+
+
+@dataclass(frozen=True)
+class ModuleInfo:
+    node: Node
+    score: float
+    symbols: tuple[SymbolInfo, ...]  # top-level functions and classes, most important first
+
+
+@dataclass
+class _Selection:
+    modules: set[str] = field(default_factory=set)
+    symbols: set[str] = field(default_factory=set)
+
+
+def symbol_scores(graph: CodeGraph) -> dict[str, SymbolInfo]:
+    """Importance of every non-test chunk: distinct callers (test callers count a third),
+    subclasses, registration by a decorator (`@router.post`: an entry point), a class's
+    methods' use, a docstring, and public names over `_private`."""
+    infos: dict[str, SymbolInfo] = {}
+    for node in graph.nodes.values():
+        if not node.is_chunk or node.is_test or node.kind == "module":
+            continue
+        callers = {e.source for e in graph.in_edges(node.node_id, ("calls",)) if e.source != node.node_id}
+        production = [c for c in callers if not graph.nodes[c].is_test]
+        score = len(production) + (len(callers) - len(production)) / 3
+        score += 2 * len(graph.in_edges(node.node_id, ("inherits",))) + (0.5 if node.summary else 0)
+        if any(not e.source.startswith("ext:builtins.") for e in graph.in_edges(node.node_id, ("decorates",))):
+            score += ENTRY_POINT_BONUS
+        score = score * 0.5 if node.symbol.rsplit(".", 1)[-1].startswith("_") else score + 1
+        infos[node.node_id] = SymbolInfo(node, score, len(production))
+    for node_id, info in list(infos.items()):
+        if info.node.kind == "class":
+            methods = [infos[e.target] for e in graph.out_edges(node_id, ("contains",)) if e.target in infos]
+            methods.sort(key=lambda m: -m.score)
+            bonus = 1 + sum(m.score for m in methods) / 2
+            infos[node_id] = SymbolInfo(info.node, info.score + bonus, info.callers,
+                                        tuple(m.node.node_id for m in methods))
+    return infos
+
+
+def module_infos(graph: CodeGraph, scores: dict[str, SymbolInfo]) -> list[ModuleInfo]:
+    """Non-test modules with their top-level functions and classes."""
+    modules = []
+    for node in graph.nodes.values():
+        if node.kind != FILE or node.is_test:
+            continue
+        members = [scores[e.target] for e in graph.out_edges(node.node_id, ("contains",)) if e.target in scores]
+        members.sort(key=lambda s: -s.score)
+        importers = {e.source for e in graph.in_edges(node.node_id, ("imports",))}
+        score = (members[0].score if members else 0) + sum(m.score for m in members[:3]) / 2 + len(importers) / 2
+        modules.append(ModuleInfo(node, score, tuple(members)))
+    return modules
+
+
+def code_map(graph: CodeGraph, max_chars: int = DEFAULT_MAP_CHARS) -> str:
+    """The map as text, at most max_chars long (the header alone may exceed a tiny budget)."""
+    scores = symbol_scores(graph)
+    modules = {m.node.node_id: m for m in module_infos(graph, scores)}
+    header = _header(graph, scores)
+    footer = _footer(graph, scores)
+    layout = _Layout(header, footer, modules, scores, {path: _package(path) for path in modules})
+    selection = _Selection()
+    for kind, key, owner, parent in _candidates(modules, scores):
+        trial = _Selection(set(selection.modules) | {owner}, set(selection.symbols))
+        if kind == "symbol":
+            trial.symbols |= {key, parent} - {""}
+        if len(layout.render(trial)) <= max_chars:
+            selection = trial
+    return layout.render(selection)
+
+
+def _candidates(modules: dict[str, ModuleInfo], scores: dict[str, SymbolInfo]) -> list[tuple[str, str, str, str]]:
+    """(kind, key, module path, enclosing class) for every module and listable symbol, best first."""
+    ranked: list[tuple[float, tuple[str, str, str, str]]] = []
+    for path, module in modules.items():
+        if not module.symbols:  # an `__init__.py` that only re-exports: structure, not content
+            ranked.append((module.score / 4, ("module", path, path, "")))
+        for symbol in module.symbols:  # a module comes with its first symbol: no bare module lines
+            ranked.append((max(symbol.score, module.score if symbol is module.symbols[0] else 0),
+                           ("symbol", symbol.node.node_id, path, "")))
+            for method_id in symbol.methods:
+                ranked.append((scores[method_id].score / 2, ("symbol", method_id, path, symbol.node.node_id)))
+    ranked.sort(key=lambda item: (-item[0], item[1][1]))
+    return [candidate for _, candidate in ranked[:MAX_CANDIDATES]]
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """What every rendering shares; `render(selection)` is the map for one selection."""
+
+    header: list[str]
+    footer: list[str]
+    modules: dict[str, ModuleInfo]
+    scores: dict[str, SymbolInfo]
+    packages: dict[str, str]  # module path -> package folder
+
+    def render(self, selection: _Selection) -> str:
+        by_package: dict[str, list[str]] = defaultdict(list)
+        for path in selection.modules:
+            by_package[self.packages[path]].append(path)
+        sizes = Counter(self.packages.values())
+        lines = list(self.header)
+        for package in sorted(by_package):
+            hidden = sizes[package] - len(by_package[package])
+            lines.append(f"{package or '.'}/" + (f" (+{hidden} more)" if hidden else ""))
+            lines.extend(_module_line(self.modules[path], self.scores, selection.symbols)
+                         for path in sorted(by_package[package]))
+        if len(selection.modules) < len(self.modules):
+            lines.append(f"({len(self.modules) - len(selection.modules)} of {len(self.modules)} modules not shown)")
+        return "\n".join([*lines, *self.footer])
+
+
+def _module_line(module: ModuleInfo, scores: dict[str, SymbolInfo], chosen: set[str]) -> str:
+    parts = []
+    for symbol in module.symbols:
+        if symbol.node.node_id not in chosen:
+            continue
+        name = symbol.node.symbol
+        methods = [scores[m].node.symbol.rsplit(".", 1)[-1] for m in symbol.methods if m in chosen]
+        parts.append(f"{name}({', '.join(methods)})" if methods else name)
+    name = PurePosixPath(module.node.path).name
+    return f"  {name}" + (f": {', '.join(parts)}" if parts else "")
+
+
+def _package(path: str) -> str:
+    parent = str(PurePosixPath(path).parent)
+    return "" if parent == "." else parent
+
+
+def _header(graph: CodeGraph, scores: dict[str, SymbolInfo]) -> list[str]:
+    files = [n for n in graph.nodes.values() if n.kind == FILE]
+    tests = sum(1 for n in files if n.is_test)
+    kinds = Counter(info.node.kind for info in scores.values())
+    return [
+        f"Code map: {len(files) - tests} modules (+{tests} test files); {kinds['class']} classes, "
+        f"{kinds['function']} functions, {kinds['method']} methods.",
+        "package/ then module: Class(methods), functions - most used first",
+    ]
+
+
+def _footer(graph: CodeGraph, scores: dict[str, SymbolInfo]) -> list[str]:
+    called = sorted((info for info in scores.values() if info.callers), key=lambda i: (-i.callers, i.node.node_id))
+    lines = []
+    if called:
+        lines.append("Most called: " + ", ".join(f"{i.node.symbol} ({i.callers})" for i in called[:MOST_CALLED]))
+    libraries = _libraries(graph)
+    if libraries:
+        lines.append("Uses: " + ", ".join(libraries))
+    return lines
+
+
+def _libraries(graph: CodeGraph) -> list[str]:
+    """Third-party top-level packages imported by non-test code, most imported first."""
+    internal_tops = {PurePosixPath(n.path).parts[0].removesuffix(".py") for n in graph.nodes.values()
+                     if n.kind == FILE}
+    counts: Counter[str] = Counter()
+    for edge in _import_edges(graph):
+        top = graph.nodes[edge].symbol.lstrip(".").split(".")[0]
+        if top and not top.startswith("_") and top not in sys.stdlib_module_names and top not in internal_tops:
+            counts[top] += 1
+    return [name for name, _ in counts.most_common(MAX_LIBRARIES)]
+
+
+def _import_edges(graph: CodeGraph) -> Iterable[str]:
+    for edge in graph.edges:
+        if edge.kind == "imports" and graph.nodes[edge.target].is_external and not graph.nodes[edge.source].is_test:
+            yield edge.target
+
+
+def code_map_data(graph: CodeGraph, max_chars: int = DEFAULT_MAP_CHARS) -> dict:
+    """The map's text plus its data, for `map --json`: every module, its top symbols, scores."""
+    scores = symbol_scores(graph)
+    modules = sorted(module_infos(graph, scores), key=lambda m: (-m.score, m.node.path))
+    return {
+        "text": code_map(graph, max_chars),
+        "modules": [
+            {"path": m.node.path, "score": round(m.score, 2), "summary": m.node.summary,
+             "symbols": [{"id": s.node.node_id, "kind": s.node.kind, "symbol": s.node.symbol,
+                          "score": round(s.score, 2), "callers": s.callers,
+                          "methods": [scores[x].node.symbol for x in s.methods[:8]]} for s in m.symbols[:10]]}
+            for m in modules
+        ],
+        "libraries": _libraries(graph),
+    }

@@ -1,0 +1,113 @@
+"""The code graph on disk: SQLite tables in the index folder, loaded whole into memory.
+
+`build_graph_sidecar` is the indexer's sidecar builder: every index run that changed
+something rebuilds the graph from all chunks and file texts (well under a second for a
+few hundred files), so the graph is never stale and needs no incremental bookkeeping.
+`load_graph` reads it back; the loaded graph is cached per file version, so callers may
+load it per request. Treat the returned graph as read-only: it is shared.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from contextlib import closing
+from functools import lru_cache
+from pathlib import Path
+
+from codelens.errors import EXIT_NO_INDEX, CodeLensError, DatabaseError, IndexNotFound
+from codelens.graph.model import CodeGraph, Edge, Node, build_graph
+from codelens.index.layout import IndexLayout
+from codelens.index.metadata import is_codelens_index
+from codelens.index.sidecar import SidecarInput
+
+GRAPH_FORMAT = "1"
+
+_SCHEMA = """
+CREATE TABLE graph_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE nodes (
+    node_id TEXT PRIMARY KEY, kind TEXT NOT NULL, path TEXT NOT NULL, symbol TEXT NOT NULL,
+    start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, is_test INTEGER NOT NULL, summary TEXT NOT NULL
+);
+CREATE TABLE edges (
+    source TEXT NOT NULL, target TEXT NOT NULL, kind TEXT NOT NULL, line INTEGER NOT NULL,
+    count INTEGER NOT NULL, via TEXT NOT NULL, PRIMARY KEY (source, target, kind)
+);
+CREATE INDEX edges_by_target ON edges (target, kind);
+"""
+
+
+class GraphNotFound(CodeLensError):
+    """An index without a code graph: built before graphs existed, or damaged."""
+
+    exit_code = EXIT_NO_INDEX
+
+    def __init__(self, db_path: Path) -> None:
+        super().__init__(
+            f"the index in {db_path} has no code graph (it was built before graphs existed) - "
+            f"rebuild it: python index.py --db {db_path} --full"
+        )
+
+
+def build_graph_sidecar(build: SidecarInput) -> None:
+    """Sidecar builder (see `codelens.index.build.sidecar_builders`): write the index's graph file."""
+    save_graph(build_graph(build.chunks, build.sources), IndexLayout(Path(build.build_dir)).graph)
+
+
+def save_graph(graph: CodeGraph, path: Path) -> None:
+    """Write the graph to a fresh SQLite file, renamed into place only when complete."""
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.unlink(missing_ok=True)
+    try:
+        with closing(sqlite3.connect(temporary)) as connection:
+            connection.executescript(_SCHEMA)
+            connection.executemany(
+                "INSERT INTO nodes VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [(n.node_id, n.kind, n.path, n.symbol, n.start_line, n.end_line, int(n.is_test), n.summary)
+                 for n in graph.nodes.values()],
+            )
+            connection.executemany(
+                "INSERT INTO edges VALUES (?, ?, ?, ?, ?, ?)",
+                [(e.source, e.target, e.kind, e.line, e.count, e.via) for e in graph.edges],
+            )
+            connection.executemany("INSERT INTO graph_meta VALUES (?, ?)", [
+                ("format", GRAPH_FORMAT), ("nodes", str(len(graph.nodes))), ("edges", str(len(graph.edges))),
+            ])
+            connection.commit()
+        os.replace(temporary, path)
+    except (OSError, sqlite3.Error) as exc:
+        temporary.unlink(missing_ok=True)
+        raise DatabaseError(f"cannot write the code graph {path}: {exc}") from exc
+
+
+def load_graph(db_path: Path | str) -> CodeGraph:
+    """The graph of the index in db_path. IndexNotFound without an index, GraphNotFound
+    when the index has no graph."""
+    db_path = Path(db_path)
+    path = IndexLayout(db_path).graph
+    try:
+        stat = path.stat()
+    except OSError:
+        if not is_codelens_index(db_path):
+            raise IndexNotFound(str(db_path)) from None
+        raise GraphNotFound(db_path) from None
+    return _load(str(path.resolve()), stat.st_ino, stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=4)
+def _load(path: str, inode: int, mtime_ns: int, size: int) -> CodeGraph:
+    """Cached on the file's identity: an index run swaps in a new file, so a new key."""
+    try:
+        with closing(sqlite3.connect(f"{Path(path).as_uri()}?mode=ro", uri=True)) as connection:
+            meta = dict(connection.execute("SELECT key, value FROM graph_meta").fetchall())
+            if meta.get("format") != GRAPH_FORMAT:
+                raise DatabaseError(
+                    f"{path} has graph format {meta.get('format')!r}, this CodeLens reads {GRAPH_FORMAT} "
+                    "- rebuild: python index.py --full"
+                )
+            nodes = [Node(*row[:6], is_test=bool(row[6]), summary=row[7])
+                     for row in connection.execute("SELECT * FROM nodes")]
+            edges = [Edge(*row) for row in connection.execute("SELECT * FROM edges")]
+    except sqlite3.Error as exc:
+        raise DatabaseError(f"{path} is unreadable ({exc}) - rebuild: python index.py --full") from exc
+    return CodeGraph.from_parts(nodes, edges)

@@ -1,0 +1,206 @@
+"""Indexing orchestration: source -> chunks -> vectors -> an index swapped into place.
+
+Every run is incremental unless told otherwise: chunks whose fingerprint is unchanged
+are left alone, removed ones are deleted, and only text never embedded before is
+embedded (the cache is keyed by text hash and outlives killed runs). Changes are
+applied to a copy of the index that is renamed over the old one only when complete,
+so an interrupted or failed run never leaves a half-written index behind.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from codelens.chunk import KINDS, Chunk
+from codelens.embedding import Embedder, load_embedder, normalize_model_id
+from codelens.errors import DatabaseError
+from codelens.graph.store import build_graph_sidecar
+from codelens.index.embed_cache import EmbeddingCache, embed_with_cache, text_hash
+from codelens.index.folder import check_target, fresh_build_dir, index_lock, recover_interrupted_swap, swap_into_place
+from codelens.index.layout import IndexLayout
+from codelens.index.manifest import Manifest, chunk_fingerprint
+from codelens.index.metadata import IndexStats, is_codelens_index, read_stats, write_stats
+from codelens.index.sidecar import SidecarBuilder, SidecarInput
+from codelens.index.store import VectorStore, drop_collections
+from codelens.ingest.codebase import chunk_source
+from codelens.ingest.embed_text import embedding_text
+from codelens.ingest.redaction import REDACTION_VERSION
+from codelens.search.bridge import build_bridge_sidecar
+from codelens.search.english import build_english_sidecar
+from codelens.search.lexical import build_lexical_sidecar
+from codelens.settings import COLLECTION_NAME, Settings
+
+ProgressCallback = Callable[[int, int], None]
+STORE_BATCH = 1000  # chunks per ChromaDB write (and progress step)
+STORE_PROGRESS_MIN = 5000  # smaller indexes store in a moment: no bar
+
+
+def sidecar_builders() -> list[SidecarBuilder]:
+    """Structures built beside the vectors on every run (each module owns its own files)."""
+    return [build_graph_sidecar, build_lexical_sidecar, build_bridge_sidecar, build_english_sidecar]
+
+
+@dataclass(frozen=True)
+class ChangePlan:
+    upsert: list[Chunk]
+    delete: list[str]
+    reused: int  # chunks left untouched
+
+
+def plan_changes(chunks: Sequence[Chunk], fingerprints: dict[str, str], previous: Manifest | None) -> ChangePlan:
+    if previous is None:
+        return ChangePlan(upsert=list(chunks), delete=[], reused=0)
+    upsert = [c for c in chunks if previous.chunks.get(c.chunk_id) != fingerprints[c.chunk_id]]
+    delete = sorted(set(previous.chunks) - set(fingerprints))
+    return ChangePlan(upsert=upsert, delete=delete, reused=len(chunks) - len(upsert))
+
+
+def embed_texts(
+    texts: Sequence[str], embedder: Embedder, settings: Settings, cache: EmbeddingCache | None = None,
+    on_progress: ProgressCallback | None = None,
+) -> tuple[np.ndarray, int]:
+    """Passage vectors of the index model for texts (cached; see `embed_with_cache`)."""
+    return embed_with_cache(texts, embedder.embed_passages, embedder.dim, cache, settings.batch_size,
+                            show_progress=settings.show_progress, on_progress=on_progress)
+
+
+def build_index(
+    source: Path, settings: Settings, embedder: Embedder | None = None,
+    on_progress: ProgressCallback | None = None, full: bool = False,
+) -> IndexStats:
+    """Index source into settings.index_dir: incrementally unless full, swapping on success."""
+    started = time.perf_counter()
+    index_dir = settings.index_dir
+    check_target(index_dir)
+    with index_lock(index_dir):
+        recover_interrupted_swap(index_dir)
+        chunked = chunk_source(source, settings.max_file_bytes, settings.show_progress)
+        timings = {"chunking": round(time.perf_counter() - started, 2)}
+        model_id = embedder.model_id if embedder else normalize_model_id(settings.build_model)
+        old_stats, previous = _previous_index(index_dir, model_id, full, settings.chroma_url)
+
+        texts = {c.chunk_id: embedding_text(c, settings.embed_code_chars) for c in chunked.chunks}
+        fingerprints = {c.chunk_id: chunk_fingerprint(c, text_hash(texts[c.chunk_id])) for c in chunked.chunks}
+        plan = plan_changes(chunked.chunks, fingerprints, previous)
+        run = {"mode": "full" if previous is None else "incremental", "upserted": len(plan.upsert),
+               "deleted": len(plan.delete), "unchanged": plan.reused, "embedded": 0}
+        sidecars = sidecar_builders()
+        sidecar_names = [builder.__name__ for builder in sidecars]
+        if (previous is not None and not plan.upsert and not plan.delete
+                and previous.files == chunked.file_hashes and previous.sidecars == sidecar_names):
+            return _record_unchanged_run(index_dir, started, run)
+
+        # A server-side build fills a new collection: every chunk goes in, from the cache
+        # where it can. An embedded build updates a copy of the folder: only the changes.
+        to_store = chunked.chunks if settings.chroma_url else plan.upsert
+        mark = time.perf_counter()
+        embedder = embedder or load_embedder(model_id)
+        cache = EmbeddingCache(IndexLayout(index_dir).embedding_cache, model_id)
+        try:
+            vectors, run["embedded"] = embed_texts(
+                [texts[c.chunk_id] for c in to_store], embedder, settings, cache, on_progress)
+        finally:
+            cache.close()
+        timings["embedding"] = round(time.perf_counter() - mark, 2)
+
+        mark = time.perf_counter()
+        index_uid = old_stats.index_uid if old_stats and old_stats.index_uid else uuid.uuid4().hex[:12]
+        collection = _collection_name(settings, index_uid)
+        copy_from = index_dir if previous is not None and not settings.chroma_url else None
+        build_dir = fresh_build_dir(index_dir, copy_from=copy_from)
+        try:
+            store = VectorStore(build_dir, collection, create=True, chroma_url=settings.chroma_url)
+            if not settings.chroma_url:
+                store.delete(plan.delete)
+            with tqdm(total=len(to_store), unit="chunk", desc="Storing",
+                      disable=not settings.show_progress or len(to_store) < STORE_PROGRESS_MIN) as bar:
+                for start in range(0, len(to_store), STORE_BATCH):
+                    store.upsert(to_store[start : start + STORE_BATCH], vectors[start : start + STORE_BATCH])
+                    bar.update(len(to_store[start : start + STORE_BATCH]))
+            store.close()
+            sidecar_input = SidecarInput(build_dir, chunked.chunks, chunked.sources,
+                                         IndexLayout(index_dir).embedding_cache, settings.show_progress)
+            for build_sidecar in sidecars:
+                build_sidecar(sidecar_input)
+            Manifest(model=model_id, files=chunked.file_hashes, chunks=fingerprints,
+                     sidecars=sidecar_names).save(build_dir)
+            timings["storing"] = round(time.perf_counter() - mark, 2)
+            stats = IndexStats(
+                source=str(source), files=chunked.files, total_chunks=len(chunked.chunks),
+                chunks_per_kind=_count_kinds(chunked.chunks), model=model_id,
+                indexed_at=_now(), duration_s=round(time.perf_counter() - started, 2),
+                warnings=chunked.warnings, collection=collection,
+                text_budget=settings.embed_code_chars, timings_s=timings, run=run,
+                secrets_masked=dict(sorted(chunked.secrets_masked.items())), redaction_version=REDACTION_VERSION,
+                chroma_url=settings.chroma_url, index_uid=index_uid,
+            )
+            write_stats(build_dir, stats)
+            swap_into_place(build_dir, index_dir)
+        except BaseException:
+            shutil.rmtree(build_dir, ignore_errors=True)
+            if settings.chroma_url:
+                drop_collections(settings.chroma_url, collection)
+            raise
+    if settings.chroma_url:  # the previous build's collection and any a killed run left behind
+        drop_collections(settings.chroma_url, _server_prefix(index_uid), keep=collection)
+    return stats
+
+
+def _collection_name(settings: Settings, index_uid: str) -> str:
+    """Embedded: one fixed name per folder. Server: a new collection per build, so the old
+    one answers searches until the swap."""
+    if not settings.chroma_url:
+        return COLLECTION_NAME
+    return f"{_server_prefix(index_uid)}{uuid.uuid4().hex[:8]}"
+
+
+def _server_prefix(index_uid: str) -> str:
+    return f"codelens-{index_uid}-"
+
+
+def _previous_index(index_dir: Path, model_id: str, full: bool,
+                    chroma_url: str) -> tuple[IndexStats | None, Manifest | None]:
+    """The current index's stats, and its manifest when this run may build on it
+    (same model, same masking rules, same place for the vectors); else a full build."""
+    if not is_codelens_index(index_dir):
+        return None, None
+    try:
+        stats = read_stats(index_dir)
+    except DatabaseError:
+        return None, None
+    manifest = Manifest.load(index_dir)
+    if full or manifest is None or manifest.model != model_id or stats.model != model_id:
+        return stats, None
+    if stats.redaction_version != REDACTION_VERSION:
+        return stats, None  # stored under older masking rules: rebuild in full so no old text survives
+    if stats.chroma_url != chroma_url:
+        return stats, None
+    return stats, manifest
+
+
+def _record_unchanged_run(db_path: Path, started: float, run: dict) -> IndexStats:
+    stats = read_stats(db_path)
+    run["mode"] = "unchanged"
+    stats = replace(stats, indexed_at=_now(), duration_s=round(time.perf_counter() - started, 2),
+                    run=run, timings_s={})
+    write_stats(db_path, stats)
+    return stats
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _count_kinds(chunks: Sequence[Chunk]) -> dict[str, int]:
+    counts = Counter(c.kind for c in chunks)
+    return {kind: counts.get(kind, 0) for kind in KINDS}

@@ -1,0 +1,116 @@
+"""Embeddings cached by (model, hash of the embedded text) in SQLite.
+
+Unchanged, moved or renamed code is never embedded twice, and an interrupted run
+resumes: each batch is committed as soon as it is embedded. The cache may fail
+safely: a broken cache file is replaced by an empty one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from codelens.embedding import release_freed_memory
+
+_SCHEMA = """CREATE TABLE IF NOT EXISTS embeddings (
+    model TEXT NOT NULL, text_hash TEXT NOT NULL, vector BLOB NOT NULL,
+    PRIMARY KEY (model, text_hash))"""
+_LOOKUP_BATCH = 500
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", errors="replace")).hexdigest()[:32]
+
+
+class EmbeddingCache:
+    def __init__(self, path: Path, model: str) -> None:
+        self.path = path
+        self.model = model
+        try:
+            self._db = self._connect()
+        except sqlite3.DatabaseError:
+            path.unlink(missing_ok=True)
+            self._db = self._connect()
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=30)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute(_SCHEMA)
+        return db
+
+    def get_many(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        found: dict[str, np.ndarray] = {}
+        unique = list(dict.fromkeys(hashes))
+        for start in range(0, len(unique), _LOOKUP_BATCH):
+            part = unique[start : start + _LOOKUP_BATCH]
+            marks = ",".join("?" * len(part))
+            rows = self._db.execute(
+                f"SELECT text_hash, vector FROM embeddings WHERE model = ? AND text_hash IN ({marks})",
+                [self.model, *part],
+            )
+            for key, blob in rows:
+                found[key] = np.frombuffer(blob, dtype=np.float32)
+        return found
+
+    def put_many(self, items: Iterable[tuple[str, np.ndarray]]) -> None:
+        self._db.executemany(
+            "INSERT OR REPLACE INTO embeddings (model, text_hash, vector) VALUES (?, ?, ?)",
+            [(self.model, key, np.asarray(vector, dtype=np.float32).tobytes()) for key, vector in items],
+        )
+        self._db.commit()
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def embed_with_cache(
+    texts: Sequence[str], embed: Callable[[list[str]], np.ndarray], dim: int, cache: EmbeddingCache | None,
+    batch_size: int, *, desc: str = "Embedding", show_progress: bool = False, unit: str = "chunk",
+    on_progress: Callable[[int, int], None] | None = None,
+) -> tuple[np.ndarray, int]:
+    """Vectors (len(texts) x dim) for texts: from the cache where possible, else embedded in
+    length-sorted batches (less padding work), each batch committed to the cache as soon as it
+    is done, so a killed run resumes there. Returns (vectors, number of texts newly embedded)."""
+    hashes = [text_hash(t) for t in texts]
+    cached = cache.get_many(hashes) if cache else {}
+    vectors = np.zeros((len(texts), dim), dtype=np.float32)
+    missing: dict[str, int] = {}
+    for i, key in enumerate(hashes):
+        if key in cached and cached[key].shape[0] == dim:
+            vectors[i] = cached[key]
+        else:
+            missing.setdefault(key, i)
+    order = sorted(missing.values(), key=lambda i: len(texts[i]))
+    with tqdm(total=len(order), unit=unit, desc=desc, disable=not show_progress or not order) as bar:
+        for start in range(0, len(order), batch_size):
+            batch = order[start : start + batch_size]
+            batch_vectors = embed([texts[i] for i in batch])
+            release_freed_memory()
+            if cache:
+                cache.put_many((hashes[i], v) for i, v in zip(batch, batch_vectors, strict=True))
+            vectors[batch] = batch_vectors
+            bar.update(len(batch))
+            if on_progress:
+                on_progress(min(start + len(batch), len(order)), len(order))
+    for i, key in enumerate(hashes):  # duplicates of a text embedded in this run
+        if key in missing and missing[key] != i:
+            vectors[i] = vectors[missing[key]]
+    return vectors, len(order)
+
+
+def lazy_encoder(load: Callable[[], Callable[[list[str]], np.ndarray]]) -> Callable[[list[str]], np.ndarray]:
+    """An encode function whose model loads on the first call: a run that finds every
+    vector in the cache never loads it (seconds, and torch's memory)."""
+    loaded: list[Callable[[list[str]], np.ndarray]] = []
+
+    def encode(texts: list[str]) -> np.ndarray:
+        if not loaded:
+            loaded.append(load())
+        return loaded[0](texts)
+
+    return encode

@@ -1,0 +1,128 @@
+"""The index folder on disk: checks, the one-writer lock, build-aside and swap, recovery.
+
+An index folder holds the vectors (embedded ChromaDB), `index_metadata.json`, the
+manifest and the sidecars. Named collections (`--collection NAME`) are index folders of
+their own under `<db>/collections/NAME`; a swap of the root index carries them over.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import fcntl
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from codelens.errors import DatabaseError
+from codelens.index.layout import COLLECTIONS_DIR, IndexLayout
+from codelens.index.metadata import is_codelens_index
+
+
+def named_collections(db_path: Path) -> list[str]:
+    """Names of the named collections under a --db folder that hold an index."""
+    folder = IndexLayout(db_path).collections
+    if not folder.is_dir():
+        return []
+    return sorted(p.name for p in folder.iterdir() if p.is_dir() and is_codelens_index(p))
+
+
+def check_target(index_dir: Path) -> None:
+    """Refuse a folder we cannot write or that holds something other than a CodeLens index."""
+    if index_dir.exists() and not index_dir.is_dir():
+        raise DatabaseError(f"--db {index_dir} is a file, not a folder - choose another path")
+    if index_dir.is_dir() and not is_codelens_index(index_dir) and _foreign_entries(index_dir):
+        raise DatabaseError(
+            f"--db {index_dir} holds files that are not a CodeLens index - refusing to replace "
+            "them; choose an empty or new folder"
+        )
+    parent = index_dir.resolve().parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DatabaseError(f"cannot create {parent} for the index: {exc}") from exc
+    if not os.access(parent, os.W_OK):
+        raise DatabaseError(f"cannot write the index: {parent} is not writable")
+
+
+def _foreign_entries(folder: Path) -> list[str]:
+    """What would be lost by replacing folder: everything but named collections."""
+    return [p.name for p in folder.iterdir() if p.name != COLLECTIONS_DIR]
+
+
+@contextmanager
+def index_lock(index_dir: Path) -> Iterator[None]:
+    """One index run per folder at a time; the lock dies with its process (kill -9 too)."""
+    lock_path = IndexLayout(index_dir).lock
+    try:
+        handle = open(lock_path, "w")  # noqa: SIM115 - closed by the with below
+    except OSError as exc:  # e.g. /proc or /sys: root passes os.access but cannot create files
+        raise DatabaseError(f"cannot write the index next to {index_dir}: {exc.strerror}") from exc
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            raise DatabaseError(f"another index run is writing {index_dir} - wait for it to finish") from exc
+        yield
+
+
+def fresh_build_dir(index_dir: Path, copy_from: Path | None) -> Path:
+    """A sibling folder to build in, optionally a copy of the current index (named
+    collections excluded: the swap carries them)."""
+    layout = IndexLayout(index_dir)
+    try:
+        build_dir = Path(tempfile.mkdtemp(prefix=layout.build_prefix, dir=layout.parent))
+        if copy_from is not None:
+            shutil.copytree(copy_from, build_dir, dirs_exist_ok=True,
+                            ignore=lambda folder, names: [COLLECTIONS_DIR] if Path(folder) == copy_from else [])
+        return build_dir
+    except OSError as exc:
+        raise DatabaseError(f"cannot write the index next to {index_dir}: {exc}") from exc
+
+
+def swap_into_place(build_dir: Path, index_dir: Path) -> None:
+    """Put the finished build where the index is. Where the kernel can, the two folders
+    trade places in one atomic step, so a reader never finds no index; elsewhere two
+    renames, and the old index is never deleted before the new one is in place."""
+    if index_dir.exists():
+        collections = IndexLayout(index_dir).collections
+        if collections.is_dir():
+            os.replace(collections, IndexLayout(build_dir).collections)
+        if _exchange(build_dir, index_dir):
+            shutil.rmtree(build_dir, ignore_errors=True)  # it holds the old index now
+            return
+        old_dir = build_dir.parent / f"{IndexLayout(index_dir).old_prefix}{os.getpid()}"
+        shutil.rmtree(old_dir, ignore_errors=True)
+        os.replace(index_dir, old_dir)
+        os.replace(build_dir, index_dir)
+        shutil.rmtree(old_dir, ignore_errors=True)
+    else:
+        os.replace(build_dir, index_dir)
+
+
+def _exchange(first: Path, second: Path) -> bool:
+    """Linux renameat2(RENAME_EXCHANGE): swap two paths atomically. False where unsupported."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    return renameat2(at_fdcwd, os.fsencode(first), at_fdcwd, os.fsencode(second), rename_exchange) == 0
+
+
+def recover_interrupted_swap(index_dir: Path) -> None:
+    """A run killed between the two renames left no index but a complete old one: restore it.
+    Leftover build folders of killed runs are removed."""
+    layout = IndexLayout(index_dir)
+    olds = sorted(layout.parent.glob(f"{layout.old_prefix}*"), key=lambda p: p.stat().st_mtime)
+    if not index_dir.exists() and olds and is_codelens_index(olds[-1]):
+        os.replace(olds.pop(), index_dir)
+    for leftover in [*layout.parent.glob(f"{layout.build_prefix}*"), *olds]:
+        carried = IndexLayout(leftover).collections  # moved there just before the kill: bring them back
+        if carried.is_dir() and index_dir.is_dir() and not layout.collections.exists():
+            os.replace(carried, layout.collections)
+        shutil.rmtree(leftover, ignore_errors=True)

@@ -1,0 +1,95 @@
+"""Every path of an index folder, in one place.
+
+An index folder (`--db`, or `<db>/collections/NAME`) holds the ChromaDB files, the metadata,
+the manifest and one file or folder per sidecar. Beside it, in the parent folder, live what
+must outlive a swapped or killed build: the writer's lock, the embedding cache, and the build
+and old folders of a swap in progress. Modules ask an `IndexLayout` for a path instead of
+naming files themselves, so this file is the map of what an index is made of.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+METADATA_FILE = "index_metadata.json"
+MANIFEST_FILE = "manifest.json"
+COLLECTIONS_DIR = "collections"
+LEXICAL_DIR = "lexical"
+BRIDGE_DIR = "bridge"
+ENGLISH_DIR = "english"
+GRAPH_FILE = "graph.sqlite"
+
+
+@dataclass(frozen=True)
+class IndexLayout:
+    """The paths of the index in `root` (nothing is created or checked here)."""
+
+    root: Path
+
+    @property
+    def metadata(self) -> Path:
+        """`index_metadata.json`: what the index holds (the DESIGN.md contract)."""
+        return self.root / METADATA_FILE
+
+    @property
+    def manifest(self) -> Path:
+        """Content hashes of files and chunks: what makes re-indexing incremental."""
+        return self.root / MANIFEST_FILE
+
+    @property
+    def collections(self) -> Path:
+        """Named indexes side by side (`--collection NAME`), each an index folder of its own."""
+        return self.root / COLLECTIONS_DIR
+
+    def collection(self, name: str) -> IndexLayout:
+        return IndexLayout(self.collections / name)
+
+    @property
+    def lexical(self) -> Path:
+        """The BM25 sidecar (bm25s files and the chunk id order)."""
+        return self.root / LEXICAL_DIR
+
+    @property
+    def bridge(self) -> Path:
+        """The Russian->English word bridge: the code's words and their e5 query vectors."""
+        return self.root / BRIDGE_DIR
+
+    @property
+    def english(self) -> Path:
+        """The MiniLM leg's chunk vectors."""
+        return self.root / ENGLISH_DIR
+
+    @property
+    def graph(self) -> Path:
+        """The code graph (SQLite)."""
+        return self.root / GRAPH_FILE
+
+    # ------------------------------------------------------------ beside the folder
+
+    @property
+    def parent(self) -> Path:
+        return self.root.resolve().parent
+
+    @property
+    def lock(self) -> Path:
+        """Held by the one index run that may write this folder."""
+        return self.parent / f".{self.root.name}.lock"
+
+    @property
+    def embedding_cache(self) -> Path:
+        """Vectors by text hash, committed batch by batch: outlives swapped and killed builds."""
+        return self.parent / f".{self.root.name}.embeddings.sqlite"
+
+    @property
+    def build_prefix(self) -> str:
+        """Name prefix of the folders a run builds in before the swap."""
+        return f".{self.root.name}.building-"
+
+    @property
+    def old_prefix(self) -> str:
+        """Name prefix of the previous index while a non-atomic swap is under way."""
+        return f".{self.root.name}.old-"
+
+    def is_index(self) -> bool:
+        return self.metadata.is_file()

@@ -1,0 +1,50 @@
+"""What an index holds, file by file: content hashes that make re-indexing incremental."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from codelens.chunk import Chunk
+from codelens.index.layout import IndexLayout
+
+
+def file_hash(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()[:32]
+
+
+def chunk_fingerprint(chunk: Chunk, embedded_text_hash: str) -> str:
+    """Changes when anything stored for the chunk changes: text, lines or metadata."""
+    parts = [embedded_text_hash, chunk.code, str(chunk.start_line), str(chunk.end_line),
+             chunk.signature, chunk.parent, "|".join(chunk.decorators), str(chunk.is_test),
+             repr(chunk.line_spans)]
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8", errors="replace")).hexdigest()[:32]
+
+
+@dataclass
+class Manifest:
+    model: str
+    files: dict[str, str] = field(default_factory=dict)  # rel_path -> file hash
+    chunks: dict[str, str] = field(default_factory=dict)  # chunk_id -> fingerprint
+    sidecars: list[str] = field(default_factory=list)  # builders whose files the index holds
+
+    def save(self, index_dir: Path) -> None:
+        target = IndexLayout(index_dir).manifest
+        temporary = target.with_suffix(".tmp")
+        temporary.write_text(json.dumps({"model": self.model, "files": self.files, "chunks": self.chunks,
+                                         "sidecars": self.sidecars}),
+                             encoding="utf-8")
+        os.replace(temporary, target)
+
+    @classmethod
+    def load(cls, index_dir: Path) -> Manifest | None:
+        """None when there is no usable manifest: the caller then rebuilds in full."""
+        try:
+            raw = json.loads(IndexLayout(index_dir).manifest.read_text(encoding="utf-8"))
+            return cls(model=raw["model"], files=dict(raw["files"]), chunks=dict(raw["chunks"]),
+                       sidecars=list(raw.get("sidecars", [])))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None

@@ -1,0 +1,65 @@
+"""`index_metadata.json`: what an index holds and how it was built (DESIGN.md contract)."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from codelens.errors import DatabaseError, IndexNotFound
+from codelens.index.layout import IndexLayout
+
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class IndexStats:
+    source: str
+    files: int
+    total_chunks: int
+    chunks_per_kind: dict[str, int]
+    model: str
+    indexed_at: str
+    duration_s: float
+    warnings: list[str]
+    collection: str
+    text_budget: int
+    timings_s: dict[str, float] = field(default_factory=dict)
+    chroma_url: str = ""  # where the vectors live when not in this folder (`chroma run` server)
+    index_uid: str = ""  # stable across runs: names this index's collections on a shared server
+    run: dict = field(default_factory=dict)  # what the last run did: mode, embedded, deleted, ...
+    secrets_masked: dict[str, int] = field(default_factory=dict)  # masks per kind, see redaction.py
+    redaction_version: int = 0  # masking rules the stored text went through; 0: none (older index)
+    format_version: int = FORMAT_VERSION
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def write_stats(db_path: Path, stats: IndexStats) -> None:
+    target = IndexLayout(db_path).metadata
+    temporary = target.with_suffix(".json.tmp")
+    temporary.write_text(json.dumps(stats.to_json(), indent=2, ensure_ascii=False), encoding="utf-8")
+    os.replace(temporary, target)
+
+
+def read_stats(db_path: Path) -> IndexStats:
+    target = IndexLayout(db_path).metadata
+    if not target.is_file():
+        raise IndexNotFound(str(db_path))
+    try:
+        raw = json.loads(target.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise DatabaseError(f"{target} is unreadable ({exc}) - rebuild: python index.py --full") from exc
+    if raw.get("format_version") != FORMAT_VERSION:
+        raise DatabaseError(
+            f"the index in {db_path} has format {raw.get('format_version')!r}, this CodeLens "
+            f"reads format {FORMAT_VERSION} - rebuild: python index.py --full"
+        )
+    known = IndexStats.__dataclass_fields__
+    return IndexStats(**{key: value for key, value in raw.items() if key in known})
+
+
+def is_codelens_index(db_path: Path) -> bool:
+    return IndexLayout(db_path).is_index()

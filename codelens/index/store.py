@@ -1,0 +1,180 @@
+"""The only module that imports chromadb: a cosine collection of chunks on disk."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from urllib.parse import urlparse
+
+import numpy as np
+
+from codelens.chunk import Chunk
+from codelens.errors import DatabaseError
+
+_UPSERT_BATCH = 1000
+
+
+class VectorStore:
+    """One collection: in a local folder (embedded ChromaDB), or on a `chroma run` server
+    when chroma_url is given."""
+
+    def __init__(self, db_path: Path, collection: str, create: bool = False, chroma_url: str = "") -> None:
+        self.db_path = db_path
+        self.collection_name = collection
+        self._client = open_client(db_path, chroma_url)
+        self._count: int | None = None
+        try:
+            if create:
+                self._collection = self._client.get_or_create_collection(
+                    collection, metadata={"hnsw:space": "cosine"}, embedding_function=None
+                )
+            else:
+                self._collection = self._client.get_collection(collection, embedding_function=None)
+        except Exception as exc:  # chromadb raises many types, e.g. when the index was swapped
+            raise DatabaseError(f"cannot open the ChromaDB index at {db_path}: {exc}") from exc
+
+    def count(self) -> int:
+        """Chunks in the collection (remembered: this object's writes are the only ones, as
+        every index run builds a new folder or collection)."""
+        if self._count is None:
+            self._count = self._collection.count()
+        return self._count
+
+    def upsert(self, chunks: Sequence[Chunk], vectors: np.ndarray) -> None:
+        self._count = None
+        for start in range(0, len(chunks), _UPSERT_BATCH):
+            part = chunks[start : start + _UPSERT_BATCH]
+            self._collection.upsert(
+                ids=[c.chunk_id for c in part],
+                embeddings=vectors[start : start + len(part)].tolist(),
+                documents=[c.code for c in part],
+                metadatas=[_to_metadata(c) for c in part],
+            )
+
+    def delete(self, chunk_ids: Sequence[str]) -> None:
+        self._count = None
+        for start in range(0, len(chunk_ids), _UPSERT_BATCH):
+            self._collection.delete(ids=list(chunk_ids[start : start + _UPSERT_BATCH]))
+
+    def nearest(self, vector: np.ndarray, n_results: int, kinds: Sequence[str] = (),
+                include_tests: bool = True) -> list[tuple[str, float]]:
+        """(chunk id, cosine similarity) of the nearest chunks, best first: ids and distances
+        only, for a caller that holds the chunks already. `kinds` and `include_tests` narrow
+        the search inside ChromaDB (its metadata pre-filter scans, so callers filter the
+        nearest themselves first and ask this only when too few pass)."""
+        try:
+            result = self._collection.query(
+                query_embeddings=[vector.tolist()], n_results=max(1, min(n_results, self.count())),
+                where=_where(kinds, include_tests), include=["distances"],
+            )
+        except Exception as exc:  # chromadb raises many types, e.g. when the index was swapped
+            raise DatabaseError(f"the index at {self.db_path} could not be read: {exc}") from exc
+        return [(chunk_id, 1.0 - float(distance))
+                for chunk_id, distance in zip(result["ids"][0], result["distances"][0], strict=False)]
+
+    def all_chunks(self) -> list[Chunk]:
+        result = self._collection.get(include=["documents", "metadatas"])
+        return [
+            _from_metadata(chunk_id, document, metadata)
+            for chunk_id, document, metadata in zip(
+                result["ids"], result["documents"], result["metadatas"], strict=True
+            )
+        ]
+
+    def close(self) -> None:
+        """Release the files so the folder can be moved or deleted (build aside, then swap)."""
+        forget_open_indexes()
+
+
+def open_client(db_path: Path, chroma_url: str = ""):
+    """A PersistentClient on db_path, or an HttpClient when a server URL is given."""
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    chroma_settings = ChromaSettings(anonymized_telemetry=False, allow_reset=True)
+    if not chroma_url:
+        try:
+            return chromadb.PersistentClient(path=str(db_path), settings=chroma_settings)
+        except Exception as exc:
+            raise DatabaseError(f"cannot open the ChromaDB index at {db_path}: {exc}") from exc
+    parsed = urlparse(chroma_url if "://" in chroma_url else f"http://{chroma_url}")
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise DatabaseError(f"--chroma-url {chroma_url!r} is not an http(s)://HOST:PORT address")
+    try:
+        client = chromadb.HttpClient(
+            host=parsed.hostname, port=parsed.port or (443 if parsed.scheme == "https" else 8000),
+            ssl=parsed.scheme == "https", settings=chroma_settings,
+        )
+        client.heartbeat()
+    except Exception as exc:
+        raise DatabaseError(
+            f"cannot reach the ChromaDB server at {chroma_url} ({exc}) - start one with: "
+            "chroma run --path ./chroma_server --host 127.0.0.1 --port 8000"
+        ) from exc
+    return client
+
+
+def drop_collections(chroma_url: str, prefix: str, keep: str = "") -> list[str]:
+    """Delete a server's collections named prefix* except keep: old or abandoned builds."""
+    client = open_client(Path("."), chroma_url)
+    dropped = []
+    for collection in client.list_collections():
+        name = collection if isinstance(collection, str) else collection.name
+        if name.startswith(prefix) and name != keep:
+            client.delete_collection(name)
+            dropped.append(name)
+    return dropped
+
+
+def forget_open_indexes() -> None:
+    """ChromaDB caches one client per path in a process; after an index folder was swapped
+    the cached one points at deleted files, so every store must be opened again."""
+    from chromadb.api.client import SharedSystemClient
+
+    SharedSystemClient.clear_system_cache()
+
+
+def _where(kinds: Sequence[str], include_tests: bool) -> dict | None:
+    """A ChromaDB metadata filter: the kinds asked for, and no test code unless asked."""
+    clauses: list[dict] = []
+    if kinds:
+        clauses.append({"kind": {"$in": list(kinds)}})
+    if not include_tests:
+        clauses.append({"is_test": False})
+    if not clauses:
+        return None
+    return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+
+def _to_metadata(chunk: Chunk) -> dict:
+    metadata = {
+        "path": chunk.path, "symbol": chunk.symbol, "kind": chunk.kind,
+        "start_line": chunk.start_line, "end_line": chunk.end_line,
+        "parent": chunk.parent, "signature": chunk.signature, "docstring": chunk.docstring,
+        "has_docstring": chunk.has_docstring, "is_test": chunk.is_test,
+    }
+    if chunk.decorators:
+        metadata["decorators"] = list(chunk.decorators)
+    if chunk.line_spans:
+        metadata["line_spans"] = ",".join(f"{start}-{end}" for start, end in chunk.line_spans)
+    return metadata
+
+
+def _parse_spans(text: str) -> tuple[tuple[int, int], ...]:
+    spans = []
+    for part in filter(None, text.split(",")):
+        start, _, end = part.partition("-")
+        spans.append((int(start), int(end)))
+    return tuple(spans)
+
+
+def _from_metadata(chunk_id: str, document: str | None, metadata: dict) -> Chunk:
+    return Chunk(
+        chunk_id=chunk_id, path=metadata["path"], symbol=metadata["symbol"],
+        kind=metadata["kind"], start_line=int(metadata["start_line"]),
+        end_line=int(metadata["end_line"]), code=document or "",
+        signature=metadata.get("signature", ""), docstring=metadata.get("docstring", ""),
+        parent=metadata.get("parent", ""), decorators=tuple(metadata.get("decorators") or ()),
+        is_test=bool(metadata.get("is_test", False)),
+        line_spans=_parse_spans(metadata.get("line_spans") or ""),
+    )

@@ -1,0 +1,235 @@
+"""Split a Python file into chunks: `ast` first, tree-sitter when `ast` cannot parse it.
+
+Both parsers produce the neutral `ParsedModule`; `chunks_from_parsed` turns it into
+chunks with the id contract of DESIGN.md, so both paths give identical chunk shapes.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from pathlib import PurePosixPath
+from typing import NamedTuple
+
+from codelens.chunk import MODULE_SYMBOL, Chunk, Definition, ParsedModule
+
+MAX_SIGNATURE_CHARS = 400
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+class ChunkingResult(NamedTuple):
+    chunks: list[Chunk]
+    warning: str | None = None
+
+
+def chunk_file(rel_path: str, text: str) -> ChunkingResult:
+    """Chunk one file's text. Never raises on bad source: falls back, then warns."""
+    parsed = parse_with_ast(text)
+    warning = None
+    if parsed is None:
+        from codelens.ingest.treesitter import parse_with_tree_sitter
+
+        parsed = parse_with_tree_sitter(text)
+        if parsed is None:
+            warning = f"{rel_path}: no parser could read it; indexed as one <module> chunk"
+            parsed = ParsedModule(definitions=[], module_spans=_whole_file_span(text))
+    return ChunkingResult(chunks_from_parsed(rel_path, text, parsed), warning)
+
+
+def source_lines(text: str) -> list[str]:
+    """Lines as Python counts them: only \\n, \\r\\n and \\r end a line (str.splitlines also
+    splits on form feeds and Unicode separators, which would shift every later chunk)."""
+    return _LINE_BREAK.split(text)
+
+
+def is_test_path(rel_path: str) -> bool:
+    path = PurePosixPath(rel_path)
+    name = path.name
+    in_tests = any(part in ("tests", "test") for part in path.parts[:-1])
+    return in_tests or name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+
+
+# ---------------------------------------------------------------- ast parser
+
+
+def parse_with_ast(text: str) -> ParsedModule | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarning for odd escapes is not our concern
+            tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    lines = source_lines(text)
+    try:
+        definitions = [_ast_definition(node, lines) for node in _nested_defs(tree)]
+    except RecursionError:
+        return None
+    return ParsedModule(
+        definitions=definitions,
+        module_spans=_ast_module_spans(tree),
+        docstring=ast.get_docstring(tree, clean=True) or "",
+    )
+
+
+def _is_def(node: ast.AST) -> bool:
+    return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+
+
+def _ast_definition(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, lines: list[str]) -> Definition:
+    start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+    signature = _ast_signature(node, lines)
+    children = [_ast_definition(child, lines) for child in _nested_defs(node)]
+    return Definition(
+        kind="class" if isinstance(node, ast.ClassDef) else "function",
+        name=node.name,
+        start_line=start,
+        end_line=node.end_lineno or node.lineno,
+        signature=signature,
+        docstring=ast.get_docstring(node, clean=True) or "",
+        decorators=tuple(_decorator_text(d, lines) for d in node.decorator_list),
+        children=children,
+    )
+
+
+def _ast_signature(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, lines: list[str]) -> str:
+    """The header from `def`/`class` up to where the body starts, whitespace collapsed."""
+    body = node.body[0]
+    header = lines[node.lineno - 1 : body.lineno]
+    if not header:
+        return ""
+    header = list(header)
+    header[-1] = header[-1][: body.col_offset] if body.lineno > node.lineno else header[-1]
+    if body.lineno == node.lineno:
+        header = [lines[node.lineno - 1][node.col_offset : body.col_offset]]
+    else:
+        header[0] = header[0][node.col_offset :]
+    return " ".join(" ".join(header).split())
+
+
+def holds_defs(node: ast.AST) -> bool:
+    """Nodes whose bodies can define chunks: statements, `except` handlers, `case` blocks."""
+    return isinstance(node, (ast.stmt, ast.excepthandler, ast.match_case))
+
+
+def _nested_defs(node: ast.AST) -> list[ast.AST]:
+    """Defs anywhere in node's body (inside if/try/except/with/match too), not inside other defs."""
+    found: list[ast.AST] = []
+    stack = list(reversed(list(ast.iter_child_nodes(node))))
+    while stack:
+        child = stack.pop()
+        if _is_def(child):
+            found.append(child)
+        elif holds_defs(child):
+            stack.extend(reversed(list(ast.iter_child_nodes(child))))
+    return found
+
+
+def _decorator_text(node: ast.expr, lines: list[str]) -> str:
+    """The decorator as written (both parsers agree on this), whitespace collapsed."""
+    segment = lines[node.lineno - 1 : node.end_lineno or node.lineno]
+    if len(segment) == 1:
+        segment = [segment[0][node.col_offset : node.end_col_offset]]
+    else:
+        segment[0] = segment[0][node.col_offset :]
+        segment[-1] = segment[-1][: node.end_col_offset]
+    return " ".join(" ".join(segment).split())
+
+
+def _ast_module_spans(tree: ast.Module) -> list[tuple[int, int]]:
+    spans = []
+    for node in tree.body:
+        if _is_def(node) or isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue
+        if _is_trivial_statement(node):
+            continue
+        spans.append((node.lineno, node.end_lineno or node.lineno))
+    return spans
+
+
+def _is_trivial_statement(node: ast.stmt) -> bool:
+    """`pass`, `...`, `__all__ = [...]` say nothing a search should find."""
+    if isinstance(node, ast.Pass):
+        return True
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+        return node.value.value is Ellipsis
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target = node.targets[0]
+        return isinstance(target, ast.Name) and target.id == "__all__"
+    return False
+
+
+# ------------------------------------------------------- shared chunk assembly
+
+
+def chunks_from_parsed(rel_path: str, text: str, parsed: ParsedModule) -> list[Chunk]:
+    lines = source_lines(text)
+    is_test = is_test_path(rel_path)
+    chunks: list[Chunk] = []
+    used_ids: dict[str, int] = {}
+
+    def unique_id(symbol: str) -> tuple[str, str]:
+        count = used_ids.get(symbol, 0) + 1
+        used_ids[symbol] = count
+        # A redefinition (property setter, if/else variants) gets an ordinal, not a line
+        # number, so the id stays stable when code only moves.
+        final_symbol = symbol if count == 1 else f"{symbol}#{count}"
+        return f"{rel_path}::{final_symbol}", final_symbol
+
+    def visit(definition: Definition, prefix: str, parent_class: str) -> None:
+        qualified = f"{prefix}.{definition.name}" if prefix else definition.name
+        chunk_id, symbol = unique_id(qualified)
+        kind = "class" if definition.kind == "class" else "method" if parent_class else "function"
+        chunks.append(Chunk(
+            chunk_id=chunk_id, path=rel_path, symbol=symbol, kind=kind,
+            start_line=definition.start_line, end_line=definition.end_line,
+            code=_slice(lines, definition.start_line, definition.end_line),
+            signature=definition.signature[:MAX_SIGNATURE_CHARS],
+            docstring=definition.docstring, parent=parent_class if kind == "method" else "",
+            decorators=definition.decorators, is_test=is_test,
+        ))
+        child_parent = qualified if definition.kind == "class" else ""
+        for child in definition.children:
+            visit(child, qualified, child_parent)
+
+    module_chunk = _module_chunk(rel_path, lines, parsed, is_test)
+    if module_chunk is not None:
+        used_ids[MODULE_SYMBOL] = 1
+        chunks.append(module_chunk)
+    for definition in parsed.definitions:
+        visit(definition, "", "")
+    return chunks
+
+
+def _module_chunk(rel_path: str, lines: list[str], parsed: ParsedModule, is_test: bool) -> Chunk | None:
+    spans = _merge_spans(parsed.module_spans)
+    if not spans:
+        return None
+    code = "\n".join(_slice(lines, start, end) for start, end in spans)
+    if not code.strip():
+        return None
+    return Chunk(
+        chunk_id=f"{rel_path}::{MODULE_SYMBOL}", path=rel_path, symbol=MODULE_SYMBOL,
+        kind="module", start_line=spans[0][0], end_line=spans[-1][1], code=code,
+        docstring=parsed.docstring, is_test=is_test, line_spans=tuple(spans) if len(spans) > 1 else (),
+    )
+
+
+def _merge_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted line ranges with touching or overlapping ones merged (`a = 1; b = 2` is one line)."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _slice(lines: list[str], start: int, end: int) -> str:
+    return "\n".join(lines[start - 1 : end])
+
+
+def _whole_file_span(text: str) -> list[tuple[int, int]]:
+    line_count = max(1, len(source_lines(text.rstrip("\r\n"))))
+    return [(1, line_count)] if text.strip() else []

@@ -1,0 +1,79 @@
+"""A codebase as chunks: open the source (zip or folder), read every Python file safely,
+mask secrets, chunk. Problems with single files become warnings, never a failed run.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tqdm import tqdm
+
+from codelens.chunk import Chunk
+from codelens.errors import SourceError
+from codelens.index.manifest import file_hash
+from codelens.ingest.chunker import chunk_file
+from codelens.ingest.redaction import redact
+from codelens.ingest.source import list_python_files, open_codebase, read_source_text
+
+
+@dataclass
+class ChunkedCodebase:
+    chunks: list[Chunk]
+    files: int
+    warnings: list[str]
+    sources: dict[str, str] = field(default_factory=dict)  # rel_path -> text
+    file_hashes: dict[str, str] = field(default_factory=dict)
+    secrets_masked: Counter[str] = field(default_factory=Counter)  # kind -> masks
+
+
+def chunk_codebase(root: Path, max_file_bytes: int, show_progress: bool = False) -> ChunkedCodebase:
+    """Read and chunk every Python file under root; problems become warnings."""
+    result = ChunkedCodebase(chunks=[], files=0, warnings=[])
+    files = list_python_files(root)
+    result.files = len(files)
+    for source_file in tqdm(files, unit="file", desc="Chunking", disable=not show_progress or len(files) < 200):
+        raw, text, warning = _read_file(source_file.abs_path, source_file.rel_path, max_file_bytes)
+        if warning:
+            result.warnings.append(warning)
+        if raw is not None:
+            result.file_hashes[source_file.rel_path] = file_hash(raw)
+        if text is None:
+            continue
+        # Secrets out before chunking: every chunk field, embedding and sidecar sees masked text.
+        text, masks = redact(text)
+        result.secrets_masked.update(dict(masks))
+        chunked = chunk_file(source_file.rel_path, text)
+        if chunked.warning:
+            result.warnings.append(chunked.warning)
+        result.chunks.extend(chunked.chunks)
+        result.sources[source_file.rel_path] = text
+    return result
+
+
+def _read_file(path: Path, rel_path: str, max_bytes: int) -> tuple[bytes | None, str | None, str | None]:
+    """(raw bytes, text, warning): text is None when the file is skipped."""
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            return None, None, f"{rel_path}: skipped, {size} bytes is over the {max_bytes}-byte limit"
+        raw = path.read_bytes()
+    except OSError as exc:
+        return None, None, f"{rel_path}: unreadable ({exc})"
+    text = read_source_text(raw)
+    if text is None:
+        return raw, None, f"{rel_path}: skipped, binary content (NUL bytes)"
+    return raw, text, None
+
+
+def chunk_source(source: Path, max_file_bytes: int, show_progress: bool = False) -> ChunkedCodebase:
+    """Every chunk of a zip or folder; SourceError when it holds no Python code."""
+    with tempfile.TemporaryDirectory(prefix="codelens-src-") as work_dir:
+        codebase = open_codebase(source, Path(work_dir))
+        chunked = chunk_codebase(codebase.root, max_file_bytes, show_progress)
+        chunked.warnings[:0] = list(codebase.warnings)
+    if not chunked.chunks:
+        raise SourceError(f"no Python code found in {source} ({chunked.files} .py files)")
+    return chunked

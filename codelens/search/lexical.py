@@ -1,0 +1,156 @@
+"""The lexical leg: BM25 (bm25s) over identifier-aware terms (`terms.py`), persisted in the
+index folder at index time; at search time a question's known terms, plus the words the
+Russian -> English bridge finds for its unknown ones, score every chunk.
+
+Its weight in fusion is the share of the question's terms the code knows, so a question whose
+words never occur in the code cannot drag the dense leg down.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from codelens.chunk import MODULE_SYMBOL, Chunk
+from codelens.index.layout import IndexLayout
+from codelens.index.sidecar import SidecarInput
+from codelens.search.bridge import WordBridge
+from codelens.search.query import Candidate, LegResult, Query, top_n
+from codelens.search.terms import has_cyrillic, term_stats, tokenize
+
+# Bump when tokenization or the indexed fields change: older sidecars are then rebuilt.
+TOKENIZER_VERSION = 1
+BM25_K1 = 1.2
+BM25_B = 0.75
+# An English question with more distinct terms than this is "long": BM25 gathers evidence
+# from every term while one dense vector blurs them, so the lexical leg keeps its full
+# weight there (SWE-QA questions); short ones lean on the dense ensemble (CoSQA, demo).
+# Any cut from 6 to 10 measured the same (bench/RESULTS.md).
+LONG_QUESTION_TERMS = 8
+
+
+def chunk_terms(chunk: Chunk) -> list[str]:
+    """What the lexical leg indexes for a chunk: path segments, the qualified name (twice:
+    a name is the strongest evidence of what code does), then signature, docstring and code.
+    The code contains the signature and docstring already, so those count double."""
+    name = "" if chunk.symbol == MODULE_SYMBOL else chunk.symbol
+    fields = [chunk.path.removesuffix(".py"), name, name, chunk.code]
+    return tokenize("\n".join(fields))
+
+
+class LexicalIndex:
+    """BM25 (Lucene variant, bm25s) over chunk terms; scores come back per chunk id."""
+
+    def __init__(self, chunk_ids: Sequence[str], bm25: object) -> None:
+        self.chunk_ids = tuple(chunk_ids)
+        self._bm25 = bm25
+        self.vocabulary: frozenset[str] = frozenset(t for t in bm25.vocab_dict if t)
+
+    @classmethod
+    def build(cls, chunk_ids: Sequence[str], documents: Sequence[Sequence[str]],
+              k1: float = BM25_K1, b: float = BM25_B) -> LexicalIndex:
+        import bm25s
+
+        bm25 = bm25s.BM25(k1=k1, b=b, method="lucene")
+        # bm25s cannot index an empty corpus or empty documents: give each a neutral token.
+        bm25.index([list(doc) or [""] for doc in documents] or [[""]], show_progress=False)
+        return cls(chunk_ids, bm25)
+
+    @classmethod
+    def from_chunks(cls, chunks: Iterable[Chunk]) -> LexicalIndex:
+        chunks = list(chunks)
+        return cls.build([c.chunk_id for c in chunks], [chunk_terms(c) for c in chunks])
+
+    def document_frequency(self, term: str) -> int:
+        """Documents containing term (0 when it is not in the vocabulary)."""
+        token_id = self._bm25.vocab_dict.get(term)
+        if token_id is None:
+            return 0
+        indptr = self._bm25.scores["indptr"]
+        return int(indptr[token_id + 1] - indptr[token_id])
+
+    def scores(self, weighted_terms: Mapping[str, float]) -> np.ndarray:
+        """BM25 score of every chunk: sum over query terms of weight x per-term BM25."""
+        total = np.zeros(len(self.chunk_ids), dtype=np.float32)
+        for term, weight in weighted_terms.items():
+            token_id = self._bm25.vocab_dict.get(term)
+            if token_id is None or not term or weight <= 0:
+                continue
+            total += weight * self._bm25.get_scores_from_ids([token_id])[: len(self.chunk_ids)]
+        return total
+
+    def save(self, folder: Path) -> None:
+        """Write into folder/lexical (replacing what was there)."""
+        target = IndexLayout(folder).lexical
+        if target.exists():
+            shutil.rmtree(target)
+        self._bm25.save(str(target), show_progress=False)
+        meta = {"tokenizer_version": TOKENIZER_VERSION, "chunk_ids": list(self.chunk_ids)}
+        (target / "chunk_ids.json").write_text(json.dumps(meta), encoding="utf-8")
+
+    @classmethod
+    def load(cls, folder: Path) -> LexicalIndex | None:
+        """The saved index, or None when it is missing, unreadable or from another tokenizer
+        (the caller rebuilds it from the chunks: a lexical sidecar may fail safely)."""
+        target = IndexLayout(folder).lexical
+        try:
+            meta = json.loads((target / "chunk_ids.json").read_text(encoding="utf-8"))
+            if meta.get("tokenizer_version") != TOKENIZER_VERSION:
+                return None
+            import bm25s
+
+            bm25 = bm25s.BM25.load(str(target), show_progress=False, verbosity=0)
+            return cls(meta["chunk_ids"], bm25)
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+
+class LexicalRetriever:
+    """BM25 over identifier-aware terms; its weight is the share of query terms the
+    codebase knows, so a question whose words never occur in the code is not trusted."""
+
+    name = "lexical"
+
+    def __init__(self, index: LexicalIndex, bridge: WordBridge | None = None,
+                 accept: Callable[[str], bool] | None = None, english_scale: float = 1.0) -> None:
+        self.index = index
+        self.bridge = bridge
+        self.accept = accept  # chunk filter (kinds, tests, path), applied before cutting to n
+        self.english_scale = english_scale  # the weight multiplier for short questions without Cyrillic
+
+    def query_terms(self, query: Query) -> tuple[dict[str, float], float]:
+        """Weighted BM25 query terms and the leg weight for this query."""
+        stats = term_stats(query.terms, self.index.vocabulary)
+        weighted = dict.fromkeys(stats.known, 1.0)
+        coverage = stats.coverage
+        if self.bridge is not None and query.terms:
+            unknown = list(dict.fromkeys(w for w, t in zip(query.words, query.terms, strict=True)
+                                         if t not in self.index.vocabulary))
+            for term, weight in self.bridge.translate(unknown).items():
+                weighted[term] = max(weighted.get(term, 0.0), weight)
+            bridged = sum(1 for w in unknown if self.bridge.knows(w))
+            coverage += self.bridge.coverage_credit * bridged / len(set(query.terms))
+        return weighted, coverage
+
+    def retrieve(self, query: Query, n: int) -> LegResult:
+        weighted, coverage = self.query_terms(query)
+        if not weighted:
+            return LegResult(self.name, (), 0.0)
+        scores = self.index.scores(weighted)
+        order = top_n(scores, n * 4 if self.accept else n)
+        ids = self.index.chunk_ids
+        candidates = [Candidate(ids[i], float(scores[i])) for i in order if scores[i] > 0]
+        if self.accept:
+            candidates = [c for c in candidates if self.accept(c.chunk_id)]
+        short_english = not has_cyrillic(query.text) and len(set(query.terms)) <= LONG_QUESTION_TERMS
+        scale = self.english_scale if short_english else 1.0
+        return LegResult(self.name, tuple(candidates[:n]), coverage * scale)
+
+
+def build_lexical_sidecar(build: SidecarInput) -> None:
+    """Sidecar builder for the indexer: the BM25 index of every chunk, inside the index folder."""
+    LexicalIndex.from_chunks(build.chunks).save(build.build_dir)

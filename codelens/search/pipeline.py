@@ -1,0 +1,58 @@
+"""The search pipeline: retrievers (legs), one fusion, then stages; and the pipeline CodeLens ships.
+
+A search runs every retriever (each over-fetches and says how much it has to say about this
+question), fuses their candidate lists, then passes the fused list through stages (re-ranking
+steps over the fused list). Nothing here touches ChromaDB or the disk: the legs do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from codelens.search.bridge import WordBridge
+from codelens.search.english import EnglishVectors, EnsembleDense
+from codelens.search.fusion import convex_fusion
+from codelens.search.lexical import LexicalIndex, LexicalRetriever
+from codelens.search.query import Fused, Fusion, Query, Retriever, Stage
+
+OVERFETCH_MIN = 50  # candidates each leg hands to fusion, at least
+# Short English questions lean on the two-model dense leg (the stronger one there): the
+# lexical leg's weight is halved for them (bench/RESULTS.md).
+ENGLISH_LEXICAL_SCALE = 0.5
+
+
+@dataclass(frozen=True)
+class HybridPipeline:
+    """Retrievers, one fusion function, then stages: `search(query, k)` -> fused, best first."""
+
+    retrievers: tuple[Retriever, ...]
+    fusion: Fusion
+    stages: tuple[Stage, ...] = ()
+    overfetch: int = OVERFETCH_MIN
+
+    def search(self, query: Query, k: int) -> list[Fused]:
+        n = max(self.overfetch, k * 4)
+        results = [retriever.retrieve(query, n) for retriever in self.retrievers]
+        fused = self.fusion(results)
+        for stage in self.stages:
+            fused = stage(query, fused)
+        return fused[:k]
+
+
+def shipped_pipeline(dense: Retriever, lexical: LexicalIndex, *, bridge: WordBridge | None = None,
+                     english: EnglishVectors | None = None,
+                     accept: Callable[[str], bool] | None = None) -> HybridPipeline:
+    """The pipeline CodeLens ships (measured in bench/RESULTS.md; bench/variants.py builds the others).
+
+    Dense (e5, plus MiniLM when its vectors exist: on the question, or on a Russian question's
+    pseudo-English words through the bridge) and BM25 (with the word bridge) are min-max
+    fused; the lexical leg's weight is the share of the question's words the code knows,
+    halved for short English questions when the two-model dense leg is on. `accept` filters
+    chunks (kinds, tests, path) inside the legs, before they cut their lists."""
+    if english is not None:
+        dense = EnsembleDense(dense, english.chunk_ids, english.vectors, english.embed_query, accept=accept,
+                              bridge=bridge, positions=english.positions)
+    english_scale = ENGLISH_LEXICAL_SCALE if english is not None else 1.0
+    lexical_leg = LexicalRetriever(lexical, bridge, accept, english_scale=english_scale)
+    return HybridPipeline((dense, lexical_leg), convex_fusion)

@@ -1,0 +1,178 @@
+"""The Searcher: opens an index once (chunks, the legs' sidecars, the models) and answers
+questions with the shipped pipeline (`pipeline.py`).
+
+Hits are ranked by the fused score; each keeps the e5 cosine of its chunk as its relevance,
+so the percentage the UI shows still means "how close in meaning".
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from codelens.chunk import Chunk
+from codelens.embedding import Embedder, load_embedder, normalize_model_id, prefer_passive_threads
+from codelens.errors import ModelMismatch
+from codelens.index.layout import IndexLayout
+from codelens.index.metadata import IndexStats, read_stats
+from codelens.index.store import VectorStore, forget_open_indexes
+from codelens.search.bridge import WordBridge, load_bridge_vectors
+from codelens.search.dense import ChromaDenseRetriever
+from codelens.search.english import EnglishVectors, load_english_model, load_english_vectors
+from codelens.search.filters import SearchFilters
+from codelens.search.lexical import LexicalIndex
+from codelens.search.pipeline import HybridPipeline, shipped_pipeline
+from codelens.search.query import Fused, Query
+from codelens.settings import DEFAULT_MODEL, Settings
+
+
+@dataclass(frozen=True)
+class Hit:
+    chunk: Chunk
+    fused_score: float  # what the ranking used: the fused score of every leg
+    relevance: float  # the e5 cosine of question and chunk, 0-100: what the UI shows
+    rank: int
+
+    @property
+    def chunk_id(self) -> str:
+        return self.chunk.chunk_id
+
+    def to_dict(self) -> dict:
+        """The hit format of results.json and `search --json` (DESIGN.md)."""
+        c = self.chunk
+        return {
+            "chunk_id": c.chunk_id, "path": c.path, "symbol": c.symbol, "kind": c.kind,
+            "start_line": c.start_line, "end_line": c.end_line, "score": round(self.fused_score, 4),
+        }
+
+
+def relevance_percent(cosine_similarity: float) -> float:
+    """Cosine similarity as a percentage, clamped to 0-100 (never 1 - distance twice)."""
+    return round(max(0.0, min(1.0, cosine_similarity)) * 100.0, 1)
+
+
+SWAP_RETRIES = 3
+
+
+def _index_version(db_path: Path) -> tuple[int, int]:
+    """Changes whenever an index run swaps a folder in or rewrites the metadata."""
+    try:
+        stat = IndexLayout(db_path).metadata.stat()
+    except OSError:
+        return (0, 0)
+    return (stat.st_ino, stat.st_mtime_ns)
+
+
+class Searcher:
+    """Opens an index once (chunks, lexical index, sidecar vectors); each `search` embeds the
+    question and runs the shipped hybrid pipeline of retrieval.py over ChromaDB and BM25."""
+
+    def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
+        """Opens the index of settings.index_dir; ModelMismatch when settings.model (a model
+        asked for explicitly) or the embedder is not the index's model."""
+        self.settings = settings
+        prefer_passive_threads()  # before any model loads
+        self._open_index()
+        if embedder is not None and embedder.model_id != self.stats.model:
+            raise ModelMismatch(self.stats.model, embedder.model_id)
+        self.embedder = embedder or load_embedder(self.stats.model)
+        self._english_model = None
+
+    def _open_index(self) -> None:
+        db_path = self.settings.index_dir
+        self.stats: IndexStats = read_stats(db_path)
+        if self.settings.model and normalize_model_id(self.settings.model) != self.stats.model:
+            raise ModelMismatch(self.stats.model, self.settings.model)
+        self._version = _index_version(db_path)
+        self.store = VectorStore(db_path, self.stats.collection,
+                                 chroma_url=self.settings.chroma_url or self.stats.chroma_url)
+        self.chunks = {c.chunk_id: c for c in self.store.all_chunks()}
+        # An index built before the lexical sidecar existed (or by another tokenizer version)
+        # still searches in full: the lexical index is rebuilt in memory from the chunks.
+        self.lexical = LexicalIndex.load(db_path) or LexicalIndex.from_chunks(self.chunks.values())
+        e5_index = self.stats.model == DEFAULT_MODEL  # both sidecars are tuned with e5 vectors
+        self._bridge_vectors = load_bridge_vectors(db_path) if e5_index else None
+        self._bridge: WordBridge | None = None
+        english = load_english_vectors(db_path) if e5_index else None
+        self._english = EnglishVectors(english[0], english[2], self._embed_english) if english else None
+
+    @property
+    def bridge(self) -> WordBridge | None:
+        """Russian->English word bridge: its word vectors are e5's, so only for e5 indexes."""
+        if self._bridge is None and self._bridge_vectors is not None:
+            words, vectors = self._bridge_vectors
+            self._bridge = WordBridge(words, vectors, self.embedder.embed_queries)
+        return self._bridge
+
+    def refresh(self) -> bool:
+        """Reopen the index if a run swapped in a new one since we opened it."""
+        version = _index_version(self.settings.index_dir)
+        for _ in range(50):  # a swap without an atomic exchange leaves a moment with no index
+            if version != (0, 0):
+                break
+            time.sleep(0.02)
+            version = _index_version(self.settings.index_dir)
+        if version == self._version:
+            return False
+        forget_open_indexes()
+        model = self.stats.model
+        self._open_index()
+        if self.stats.model != model:
+            raise ModelMismatch(self.stats.model, model)
+        return True
+
+    @property
+    def model(self) -> str:
+        return self.stats.model
+
+    def search(self, query: str, k: int = 5, filters: SearchFilters | None = None) -> list[Hit]:
+        query = query.strip()
+        if not query or k <= 0:
+            return []
+        filters = filters or SearchFilters()
+        prepared = Query.from_text(query, self.embedder.embed_queries([query])[0])
+        for attempt in range(SWAP_RETRIES):
+            self.refresh()
+            version = self._version
+            try:
+                fused = self._pipeline(filters).search(prepared, k)
+            except Exception:
+                # An index run swapped in a new index while we read the old one: read again.
+                if attempt + 1 == SWAP_RETRIES or _index_version(self.settings.index_dir) == version:
+                    raise
+                continue
+            if _index_version(self.settings.index_dir) == version:
+                break  # the answer came from one index state, whole
+        return self._hits(fused)
+
+    def _pipeline(self, filters: SearchFilters) -> HybridPipeline:
+        def accept(chunk_id: str) -> bool:
+            chunk = self.chunks.get(chunk_id)
+            return chunk is not None and filters.accepts(chunk)
+
+        dense = ChromaDenseRetriever(self.store, filters, self.chunks)
+        return shipped_pipeline(dense, self.lexical, bridge=self.bridge, accept=accept, english=self._english)
+
+    def _embed_english(self, text: str) -> np.ndarray:
+        """MiniLM query vector; the model (and torch) load on the first English question."""
+        if self._english_model is None:
+            self._english_model = load_english_model()
+        return self._english_model.embed_queries([text])[0]
+
+    def _hits(self, fused: list[Fused]) -> list[Hit]:
+        """Fused order; relevance is the index model's cosine. A chunk the ChromaDB leg did not
+        fetch (found by BM25 or MiniLM only) shows the lowest cosine among the hits, an upper
+        bound of its own (which lies below every fetched one)."""
+        floor = min((f.cosine for f in fused if f.cosine is not None), default=0.0)
+        hits = []
+        for item in fused:
+            chunk = self.chunks.get(item.chunk_id)
+            if chunk is None:
+                continue
+            cosine = item.cosine if item.cosine is not None else floor
+            hits.append(Hit(chunk=chunk, fused_score=item.score, relevance=relevance_percent(cosine),
+                            rank=len(hits) + 1))
+        return hits

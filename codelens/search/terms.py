@@ -1,0 +1,97 @@
+"""How questions and code become terms, the same way on both sides.
+
+Every word is lowercased; an identifier yields itself and its snake_case / camelCase parts
+(`create_access_token` -> create_access_token, create, access, token), so both the name and
+"access token" match. Words in any script are kept (Cyrillic docstrings match Cyrillic
+questions); English and Russian stop words and one-letter names are dropped; words are
+Snowball-stemmed (PyStemmer), so "users" meets `user` and «пароля» meets «пароль».
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from codelens.errors import CodeLensError
+from codelens.ingest.embed_text import split_identifier
+
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+_CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
+STOP_WORDS = frozenset(str.split(
+    # English question glue: it never names code.
+    "a an the and or of to in on at by for from with without into is are was were be been being "
+    "do does did how what which who whom where when why can could should would will shall may "
+    "might must i me my we our you your it its this that these those there here then than "
+    "as if so not no yes all any some get gets python py "
+    # Russian question glue.
+    "и в во на не что как где когда какой какая какие каким какого почему зачем ли же бы "
+    "по из за для с со от до при о об а но или это этот эта эти тот та те то там тут "
+    "ещё еще уже у к ко мне меня мы вы он она оно они их его ее её есть быть был была было "
+    "питон питоне пайтон"
+))
+
+
+def has_cyrillic(text: str) -> bool:
+    """A Russian question: it routes around the English-only legs and counts as "ru" in benchmarks."""
+    return _CYRILLIC.search(text) is not None
+
+
+def tokenize(text: str) -> list[str]:
+    """Identifier-aware terms of code or of a question, in order, repeats kept (BM25 counts them)."""
+    return [term for _, term in analyze(text)]
+
+
+def analyze(text: str) -> list[tuple[str, str]]:
+    """(word as written, lowercased; its index term) pairs. Whole compound identifiers are
+    terms as they are; their parts and plain words are stemmed."""
+    pairs: list[tuple[str, str]] = []
+    for match in _TOKEN.finditer(text):
+        word = match.group().strip("_")
+        if not word or word.isdigit():
+            continue
+        parts = split_identifier(word) if word.isascii() else [word.lower()]
+        whole = word.lower()
+        if len(parts) > 1 and whole not in STOP_WORDS:
+            pairs.append((whole, whole))
+        pairs.extend((p, _stem(p)) for p in parts if len(p) > 1 and not p.isdigit() and p not in STOP_WORDS)
+    return pairs
+
+
+def index_term(word: str) -> str:
+    """The term a plain lowercase word becomes in the index (its stem)."""
+    return _stem(word)
+
+
+@lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    """Snowball stem (English for ASCII words, Russian for the rest): users -> user."""
+    return _stemmer("english" if word.isascii() else "russian").stemWord(word)
+
+
+@lru_cache(maxsize=4)
+def _stemmer(language: str):
+    try:
+        import Stemmer
+    except ImportError as exc:
+        raise CodeLensError("the lexical index needs PyStemmer - pip install -r requirements.txt") from exc
+    return Stemmer.Stemmer(language)
+
+
+@dataclass(frozen=True)
+class TermStats:
+    """How much a question's terms can say lexically: the basis of the lexical leg's weight."""
+
+    terms: tuple[str, ...]
+    known: tuple[str, ...]  # terms present in the index vocabulary
+
+    @property
+    def coverage(self) -> float:
+        """Share of distinct query terms found in the vocabulary (0 when there are none)."""
+        distinct = set(self.terms)
+        return len(distinct & set(self.known)) / len(distinct) if distinct else 0.0
+
+
+def term_stats(terms: Sequence[str], vocabulary: frozenset[str]) -> TermStats:
+    return TermStats(tuple(terms), tuple(t for t in dict.fromkeys(terms) if t in vocabulary))
