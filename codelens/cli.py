@@ -16,6 +16,7 @@ from typing import NoReturn
 from codelens.cli_common import add_location_arguments, settings_from_args
 from codelens.errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CodeLensError, SourceError
 from codelens.graph_cli import GRAPH_COMMANDS, add_graph_commands
+from codelens.mcp_cli import MCP_COMMANDS, add_mcp_command
 from codelens.settings import DEFAULT_MODEL, Settings, default_source
 
 EXIT_CODES_HELP = """exit codes: 0 ok, 1 error, 2 no index, 3 bad source, 4 bad --db,
@@ -63,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(stats)
     _add_ask_parser(commands)
     add_graph_commands(commands)
+    add_mcp_command(commands)
     return parser
 
 
@@ -284,6 +286,7 @@ class _AnswerStream:
 
 COMMANDS = {"index": cmd_index, "search": cmd_search, "eval": cmd_eval, "stats": cmd_stats, "ask": cmd_ask}
 COMMANDS.update(GRAPH_COMMANDS)
+COMMANDS.update(MCP_COMMANDS)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
