@@ -291,12 +291,13 @@ def numbered_code(chunk: Chunk, max_lines: int) -> tuple[str, int]:
     out: list[str] = []
     total = 0
     for segment, first_line in segments:
-        if out:
-            out.append(f"{'':>{width}}  ...")
         for offset, line in enumerate(segment.splitlines()):
             total += 1
-            if total <= max_lines:
-                out.append(f"{first_line + offset:>{width}}  {line}")
+            if total > max_lines:
+                continue
+            if offset == 0 and out:
+                out.append(f"{'':>{width}}  ...")
+            out.append(f"{first_line + offset:>{width}}  {line}")
     return "\n".join(out), max(0, total - max_lines)
 
 
