@@ -4,7 +4,8 @@ server over stdio, driven by the SDK's client; the same queries searched in-proc
     python bench/mcp_latency.py [--db PATH] [--queries FILE] [--rounds N] [-k K]
 
 Prints the time from start to the first answer, the first call after the warm-up, p50/p95 of
-`search` over --rounds rounds of the queries (target: p95 <= 100 ms), `get_chunk` and
+`search` over --rounds rounds of the queries (target: p95 <= 100 ms; round 1 asks each question
+for the first time, later rounds repeat them), `get_chunk` and
 `callers` on the hits, and an in-process search of each query right after the server's
 (the MCP overhead, both under the same load).
 Builds the demo index in a temporary folder when --db has no index.
@@ -25,6 +26,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from codelens.index_meta import is_codelens_index
 from codelens.indexer import build_index
+from codelens.mcp_tools import WARM_UP_QUERIES
 from codelens.settings import Settings
 
 WARM_MARK = "codelens mcp: warm in"
@@ -47,7 +49,7 @@ async def measure(db: Path, queries: list[str], rounds: int, k: int, errlog: Pat
             await _wait_for(errlog, WARM_MARK)
             result["first_warm_call_ms"] = (await _call(session, "search", {"query": queries[1], "k": k}))[0]
             searcher = Searcher(Settings(db_path=db, show_progress=False))
-            for query in queries:  # the in-process searcher's own warm-up
+            for query in WARM_UP_QUERIES:  # the server's warm-up, no more: round 1 is new to both
                 searcher.search(query, k)
             result["search_ms"], result["direct_ms"], hit_ids = [], [], []
             for _ in range(rounds):
@@ -99,11 +101,16 @@ def main(argv: list[str] | None = None) -> None:
     print(f"start -> initialize {server['initialize_s']:.2f} s; start -> first search answered "
           f"{server['first_answer_s']:.2f} s (models load meanwhile); first call after the warm-up "
           f"{server['first_warm_call_ms']:.1f} ms")
+    first = len(queries)  # round 1: each question asked for the first time (the word bridge's cache is cold)
     rows = [(name, len(values), percentile(values, 50), percentile(values, 95), max(values))
-            for name, values in (("search over MCP", server["search_ms"]),
-                                 ("search in-process", server["direct_ms"]),
+            for name, values in (("search over MCP, all rounds", server["search_ms"]),
+                                 ("search over MCP, round 1", server["search_ms"][:first]),
+                                 ("search over MCP, rounds 2+", server["search_ms"][first:]),
+                                 ("search in-process, all rounds", server["direct_ms"]),
+                                 ("search in-process, round 1", server["direct_ms"][:first]),
+                                 ("search in-process, rounds 2+", server["direct_ms"][first:]),
                                  ("get_chunk over MCP", server["get_chunk_ms"]),
-                                 ("callers over MCP", server["callers_ms"]))]
+                                 ("callers over MCP", server["callers_ms"])) if values]
     print_table(["call", "n", "p50 ms", "p95 ms", "max ms"], rows)
     verdict = "meets" if percentile(server["search_ms"], 95) <= 100 else "MISSES"
     print(f"search p95 over MCP {verdict} the 100 ms target")

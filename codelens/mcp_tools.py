@@ -135,10 +135,10 @@ class CodeLensTools:
         return ToolOutput("\n\n".join(blocks), data)
 
     def get_chunk(self, chunk_id: str) -> ToolOutput:
-        chunk_id = chunk_id.strip()
-        chunk = self.index.searcher.chunks.get(chunk_id)
+        chunk_id, chunks = chunk_id.strip(), self.index.searcher.chunks
+        chunk = chunks.get(chunk_id)
         if chunk is None:
-            raise BadInput(_unknown_chunk_message(chunk_id, self.index.searcher.chunks))
+            raise BadInput(_unknown_chunk_message(chunk_id, chunks))
         code, cut = numbered_code(chunk, CHUNK_LINES)
         data = {**_chunk_data(chunk), "code": chunk.code, "docstring": chunk.docstring}
         lines = [f"{chunk.chunk_id}  [{chunk.kind}]  {chunk.path}:{chunk.start_line}-{chunk.end_line}",
