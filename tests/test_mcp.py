@@ -219,6 +219,15 @@ def test_ask_answers_with_checked_citations_when_an_llm_is_configured(tmp_path, 
     assert len(stub.requests) == 2  # the invented citation made it answer again
 
 
+def test_half_an_llm_configuration_is_reported_by_ask_not_by_a_crash(tmp_path, mini_index) -> None:
+    env = {"CODELENS_LLM_MODEL": "qwen2.5-coder:7b"}  # no CODELENS_LLM_URL
+    with serving(["--db", str(mini_index.db_path)], tmp_path / "server.log", env=env) as client:
+        result = client.call("ask", question="how is the password checked?")
+        assert result.is_error
+        assert "CODELENS_LLM_MODEL is set but CODELENS_LLM_URL is not" in text(result)
+        assert not client.call("search", query="password").is_error
+
+
 def test_reindex_only_with_the_flag_and_only_the_recorded_source(tmp_path, mini_index, copy_of) -> None:
     db = copy_of(mini_index.db_path)
     with serving(["--db", str(db), "--allow-reindex"], tmp_path / "server.log") as client:
