@@ -18,7 +18,9 @@ from codelens.graph.query import (
     callees,
     callers,
     dependencies,
+    neighbour_detail,
     node_dict,
+    node_heading,
     resolve_node,
     use_kinds,
 )
@@ -86,34 +88,16 @@ def _print_neighbours(graph: CodeGraph, node_id: str, found: list[Neighbour], ro
         print(json.dumps({"node": node_dict(graph.nodes[node_id]), role: [n.to_dict() for n in internal],
                           "external": [n.node.symbol for n in external]}, ensure_ascii=False, indent=2))
         return 0
-    print(_heading(graph, node_id))
+    print(node_heading(graph, node_id))
     verb = {"callers": "called by", "callees": "calls"}[role]
     if use_kinds(graph.nodes[node_id]) == ("imports",):
         verb = {"callers": "imported by", "callees": "imports"}[role]
     print(f"{verb} {len(internal)}:" if internal else f"{verb}: nothing in the codebase")
     for neighbour in internal:
-        print(f"  {neighbour.node.node_id}{_detail(neighbour)}")
+        print(f"  {neighbour.node.node_id}{neighbour_detail(neighbour)}")
     if external:
         print(f"external ({len(external)}): " + ", ".join(n.node.symbol for n in external))
     return 0
-
-
-def _detail(neighbour: Neighbour) -> str:
-    node = neighbour.node
-    parts = [f"line {neighbour.line}"] if neighbour.line else []
-    if neighbour.count > 1:
-        parts.append(f"x{neighbour.count}")
-    if neighbour.via:
-        parts.append(f"via {neighbour.via}")
-    if node.is_test:
-        parts.append("test")
-    return f"  ({', '.join(parts)})" if parts else ""
-
-
-def _heading(graph: CodeGraph, node_id: str) -> str:
-    node = graph.nodes[node_id]
-    lines = f"  {node.path}:{node.start_line}-{node.end_line}" if node.is_chunk else ""
-    return f"{node_id}  [{node.kind}]{lines}"
 
 
 def cmd_deps(args: argparse.Namespace) -> int:
@@ -128,7 +112,7 @@ def cmd_deps(args: argparse.Namespace) -> int:
         print(json.dumps({"node": node_dict(graph.nodes[node_id]), "depth": args.depth, **steps},
                          ensure_ascii=False, indent=2))
         return 0
-    print(_heading(graph, node_id))
+    print(node_heading(graph, node_id))
     for title, arrow, found in (("upstream (what depends on it)", "<-", upstream),
                                 ("downstream (what it depends on)", "->", downstream)):
         print(f"{title}, depth {args.depth}: {len(found) or 'nothing'}")

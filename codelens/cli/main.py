@@ -17,6 +17,7 @@ from codelens.cli.ask import add_ask_command, cmd_ask
 from codelens.cli.common import EXIT_CODES_HELP, add_common, hit_line, settings_of
 from codelens.cli.graph import GRAPH_COMMANDS, add_graph_commands
 from codelens.errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CodeLensError, SourceError
+from codelens.mcp.cli import MCP_COMMANDS, add_mcp_command
 from codelens.settings import default_source
 
 
@@ -61,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_common(stats)
     add_ask_command(commands)
     add_graph_commands(commands)
+    add_mcp_command(commands)
     return parser
 
 
@@ -169,6 +171,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 COMMANDS = {"index": cmd_index, "search": cmd_search, "eval": cmd_eval, "stats": cmd_stats, "ask": cmd_ask}
 COMMANDS.update(GRAPH_COMMANDS)
+COMMANDS.update(MCP_COMMANDS)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -98,6 +98,25 @@ def neighbour_lookup(graph: CodeGraph) -> Callable[[str], tuple[tuple[str, ...],
     return lookup
 
 
+def node_heading(graph: CodeGraph, node_id: str) -> str:
+    """`path::symbol  [kind]  path:start-end`: a node as a listing's heading line."""
+    node = graph.nodes[node_id]
+    where = f"  {node.path}:{node.start_line}-{node.end_line}" if node.is_chunk else ""
+    return f"{node_id}  [{node.kind}]{where}"
+
+
+def neighbour_detail(neighbour: Neighbour) -> str:
+    """`  (line 12, x2, via reference, test)`: where and how a neighbour is linked; "" when nothing to say."""
+    parts = [f"line {neighbour.line}"] if neighbour.line else []
+    if neighbour.count > 1:
+        parts.append(f"x{neighbour.count}")
+    if neighbour.via:
+        parts.append(f"via {neighbour.via}")
+    if neighbour.node.is_test:
+        parts.append("test")
+    return f"  ({', '.join(parts)})" if parts else ""
+
+
 def _neighbour(graph: CodeGraph, node_id: str, edge: Edge) -> Neighbour:
     return Neighbour(graph.nodes[node_id], edge.line, edge.count, edge.via)
 

@@ -1,0 +1,7 @@
+"""mcp: CodeLens inside coding agents and editors (the Model Context Protocol).
+
+`tools` holds the tools as plain calls on an open index (search, get_chunk, callers, callees,
+deps, code_map, index_status, ask, reindex), with errors that say what to do; `server` wires
+them to the official `mcp` SDK over stdio or streamable HTTP and keeps the models warm;
+`cli` is `python -m codelens mcp`.
+"""

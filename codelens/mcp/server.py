@@ -1,0 +1,257 @@
+"""`python -m codelens mcp`: CodeLens inside coding agents and editors, over the Model
+Context Protocol (official `mcp` SDK; stdio by default, streamable HTTP with --http PORT).
+
+Every call that touches the index or the models runs on one dedicated thread, in arrival
+order: the searcher is not built for concurrent use, and one long-lived thread keeps each
+OpenMP runtime's thread pool warm. The models load on that thread as soon as the server
+starts, so a tool call that comes early waits for the warm-up and every later call is a
+warm search. Only `ask`'s wait for the LLM runs elsewhere, so searches go on meanwhile.
+
+Tool failures the user can fix (empty query, unknown chunk id, no index yet) come back as
+MCP tool errors whose message says what to do; the server keeps serving.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from typing import Annotated, Any, Literal, TypeVar
+
+import anyio.to_thread
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+
+from codelens.answer.llm import ChatClient, LLMConfig
+from codelens.embedding import prefer_passive_threads
+from codelens.errors import CodeLensError, LLMError
+from codelens.graph.codemap import DEFAULT_MAP_CHARS
+from codelens.mcp.tools import MAX_ASK_K, MAX_K, CodeLensTools, ServedIndex, ToolOutput, write_answer
+from codelens.settings import Settings
+
+SERVER_NAME = "codelens"
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+INSTRUCTIONS = """CodeLens searches one indexed Python codebase by meaning, in Russian or English.
+Start with `search` (a question in words, or identifiers); read a whole hit with `get_chunk`;
+follow the static code graph with `callers`, `callees` and `deps`; get an overview of an unknown
+codebase with `code_map`; `index_status` says what is indexed. Chunk ids look like
+`path/to/file.py::Class.method` and are accepted wherever a target is asked for."""
+
+Kind = Literal["function", "method", "class", "module"]
+Target = Annotated[str, Field(description="a chunk id from search (`pkg/auth.py::login`), a qualified name "
+                                          "(`UserRepository.authenticate`), a plain name (`login`), "
+                                          "a dotted name (`pkg.auth.login`) or a file path (then: imports)")]
+IncludeTests = Annotated[bool, Field(description="also list test code")]
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+T = TypeVar("T")
+
+
+class ModelThread:
+    """One worker thread that owns the index and the models (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="codelens-models")
+
+    def submit(self, fn: Callable[..., T], *args: Any) -> Future[T]:
+        return self._executor.submit(fn, *args)
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.wrap_future(self._executor.submit(fn, *args))
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+class ToolCalls:
+    """Runs tool bodies on the model thread and turns CodeLensErrors into MCP tool errors."""
+
+    def __init__(self, tools: CodeLensTools) -> None:
+        self.tools = tools
+        self.thread = ModelThread()
+        self._warm_up: Future[None] | None = None
+
+    def start_warm_up(self) -> None:
+        """Queue the warm-up once, first in line: early calls then wait for it, never race it."""
+        if self._warm_up is None:
+            self._warm_up = self.thread.submit(self._warm)
+
+    def _warm(self) -> None:
+        started = time.perf_counter()
+        try:
+            self.tools.index.warm_up()
+        except CodeLensError as exc:  # no index yet: every tool says what to run, the server stays up
+            log(f"not warmed up: {exc}")
+            return
+        stats = self.tools.index.searcher.stats
+        log(f"warm in {time.perf_counter() - started:.1f} s: {stats.total_chunks} chunks of {stats.source}")
+
+    async def compute(self, fn: Callable[..., T], *args: Any) -> T:
+        try:
+            return await self.thread.run(fn, *args)
+        except CodeLensError as exc:
+            raise ToolError(str(exc)) from exc
+
+    async def run(self, fn: Callable[..., ToolOutput], *args: Any) -> CallToolResult:
+        return tool_result(await self.compute(fn, *args))
+
+
+def tool_result(output: ToolOutput) -> CallToolResult:
+    """Text the model reads, plus the same facts as structured content for clients that parse."""
+    return CallToolResult(content=[TextContent(type="text", text=output.text)], structured_content=output.data)
+
+
+def log(message: str) -> None:
+    """stderr only: on stdio, stdout carries the protocol."""
+    print(f"codelens mcp: {message}", file=sys.stderr, flush=True)
+
+
+def build_server(settings: Settings, *, allow_reindex: bool = False) -> MCPServer:
+    """The MCP server over the index settings name; the index may be missing at start."""
+    calls = ToolCalls(CodeLensTools(ServedIndex(settings)))
+    llm_config, llm_problem = _llm_config()
+    ask_enabled = llm_config is not None
+
+    @asynccontextmanager
+    async def lifespan(_: MCPServer) -> AsyncIterator[dict]:
+        calls.start_warm_up()  # here, not before: on stdio the SDK has moved stray stdout to stderr by now
+        try:
+            yield {}
+        finally:
+            calls.thread.close()
+
+    server = MCPServer(SERVER_NAME, title="CodeLens", instructions=INSTRUCTIONS, lifespan=lifespan,
+                       log_level="WARNING")
+    _add_search_tools(server, calls)
+    _add_graph_tools(server, calls)
+
+    @server.tool(annotations=READ_ONLY)
+    async def index_status() -> CallToolResult:
+        """What is indexed: the source, files, chunks per kind, the embedding model, when it was indexed,
+        dense-vector coverage (e5, MiniLM, the Russian->English word bridge), the code graph's size,
+        and whether `ask` and `reindex` are on."""
+        return await calls.run(calls.tools.index_status, ask_enabled, allow_reindex)
+
+    if llm_config is not None or llm_problem:
+        _add_ask_tool(server, calls, llm_config, llm_problem)
+    if allow_reindex:
+        _add_reindex_tool(server, calls)
+    return server
+
+
+def _llm_config() -> tuple[LLMConfig | None, str]:
+    """The answer endpoint; a half-done configuration is reported by `ask` itself, not by a crash."""
+    try:
+        return LLMConfig.from_env(), ""
+    except LLMError as exc:
+        return None, str(exc)
+
+
+def _add_search_tools(server: MCPServer, calls: ToolCalls) -> None:
+    @server.tool(annotations=READ_ONLY)
+    async def search(
+        query: Annotated[str, Field(description="a question in Russian or English ('where is the password "
+                                                "hashed?', 'как создаётся JWT-токен'), or identifiers")],
+        k: Annotated[int, Field(ge=1, le=MAX_K, description="how many hits")] = 5,
+        kind: Annotated[Kind | list[Kind] | None, Field(description="only these kinds of chunk")] = None,
+        path: Annotated[str, Field(description="only files whose path starts with this, e.g. `app/api/`")] = "",
+        include_tests: Annotated[bool, Field(description="also search test code")] = False,
+    ) -> CallToolResult:
+        """Semantic search over the indexed Python codebase: the functions, methods, classes and module
+        blocks that best answer the query, best first, each with its chunk id, file path, line range,
+        kind, relevance (0-100%) and code with line numbers. Pass a chunk id on to `get_chunk`,
+        `callers`, `callees` or `deps`."""
+        kinds = (kind,) if isinstance(kind, str) else tuple(kind or ())
+        return await calls.run(calls.tools.search, query, k, kinds, path, include_tests)
+
+    @server.tool(annotations=READ_ONLY)
+    async def get_chunk(
+        chunk_id: Annotated[str, Field(description="`path::qualified.name`, as search returns it, "
+                                                   "e.g. `app/security.py::verify_password`")],
+    ) -> CallToolResult:
+        """The whole code of one chunk with its file line numbers, and what calls it and what it calls."""
+        return await calls.run(calls.tools.get_chunk, chunk_id)
+
+
+def _add_graph_tools(server: MCPServer, calls: ToolCalls) -> None:
+    @server.tool(annotations=READ_ONLY)
+    async def callers(target: Target, include_tests: IncludeTests = False) -> CallToolResult:
+        """Who calls a function, method or class (where a class is instantiated; for a file: who imports
+        it), from the static code graph, with the line of each call."""
+        return await calls.run(calls.tools.callers, target, include_tests)
+
+    @server.tool(annotations=READ_ONLY)
+    async def callees(target: Target, include_tests: IncludeTests = False) -> CallToolResult:
+        """What a function, method or class calls (for a file: what it imports), in call order; library
+        and builtin calls are listed apart as external."""
+        return await calls.run(calls.tools.callees, target, include_tests)
+
+    @server.tool(annotations=READ_ONLY)
+    async def deps(
+        target: Target,
+        depth: Annotated[int, Field(ge=1, le=6, description="how many steps each way")] = 2,
+        include_tests: IncludeTests = False,
+        include_external: Annotated[bool, Field(description="also list library and builtin calls")] = False,
+    ) -> CallToolResult:
+        """Transitive dependencies: upstream (callers of callers...) and downstream (callees of callees...,
+        base classes), each node at its shortest distance. For impact analysis before a change."""
+        return await calls.run(calls.tools.deps, target, depth, include_tests, include_external)
+
+    @server.tool(annotations=READ_ONLY)
+    async def code_map(
+        chars: Annotated[int, Field(ge=300, le=20_000, description="length budget in characters")]
+        = DEFAULT_MAP_CHARS,
+    ) -> CallToolResult:
+        """A compact map of the codebase: packages, modules, their main classes and functions (most
+        used first) and the libraries it imports. A good first call in an unknown codebase."""
+        return await calls.run(calls.tools.code_map, chars)
+
+
+def _add_ask_tool(server: MCPServer, calls: ToolCalls, config: LLMConfig | None, problem: str) -> None:
+    @server.tool(annotations=ToolAnnotations(read_only_hint=True, open_world_hint=True))
+    async def ask(
+        question: Annotated[str, Field(description="a question in Russian or English")],
+        k: Annotated[int, Field(ge=1, le=MAX_ASK_K, description="search hits to answer from")] = 5,
+    ) -> CallToolResult:
+        """Answer a question in words from the indexed code only, written by the configured LLM. Every
+        path:line and symbol the answer cites is checked against the index (unverified ones are marked);
+        the search hits it used are listed. Takes seconds: prefer `search` when code is what you need."""
+        if config is None:
+            raise ToolError(problem)
+        material = await calls.compute(calls.tools.ask_material, question, k)
+        try:
+            output = await anyio.to_thread.run_sync(write_answer, material, ChatClient(config),
+                                                    config.context_tokens)
+        except CodeLensError as exc:
+            raise ToolError(str(exc)) from exc
+        return tool_result(output)
+
+
+def _add_reindex_tool(server: MCPServer, calls: ToolCalls) -> None:
+    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
+                                             open_world_hint=False))
+    async def reindex(
+        full: Annotated[bool, Field(description="rebuild from scratch instead of only what changed")] = False,
+    ) -> CallToolResult:
+        """Re-index the codebase this index was built from (the source recorded in the index; no other
+        path can be given), then search the new index. Other tools wait while it runs."""
+        return await calls.run(calls.tools.reindex, full)
+
+
+def serve(settings: Settings, *, http_port: int | None = None, host: str = "127.0.0.1",
+          allow_reindex: bool = False) -> int:
+    """Run until the client goes away (stdio) or Ctrl-C (HTTP)."""
+    prefer_passive_threads()  # before any model loads
+    server = build_server(settings, allow_reindex=allow_reindex)
+    if http_port is None:
+        server.run("stdio")
+        return 0
+    if host not in LOOPBACK_HOSTS:
+        log(f"warning: listening on {host}: anyone who can reach it can read the indexed code (no authentication)")
+    log(f"serving {settings.index_dir} on http://{host}:{http_port}/mcp")
+    server.run("streamable-http", host=host, port=http_port)
+    return 0

@@ -1,0 +1,381 @@
+"""What the MCP server's tools do, without MCP: plain calls on one index kept open, each
+returning the text an agent reads plus the same facts as data. mcp_server.py only wires
+these to the protocol; errors are CodeLensErrors with the fix in the message.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from contextlib import suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from codelens.answer.ask import answer_question
+from codelens.answer.context import ChunkCatalog, Neighbours
+from codelens.answer.llm import ChatModel
+from codelens.chunk import KINDS, Chunk
+from codelens.errors import BadInput, CodeLensError, IndexNotFound, SourceError
+from codelens.graph.codemap import code_map_data
+from codelens.graph.model import CodeGraph
+from codelens.graph.query import (
+    Neighbour,
+    UnknownSymbol,
+    call_neighbours,
+    callees,
+    callers,
+    dependencies,
+    neighbour_detail,
+    neighbour_lookup,
+    node_dict,
+    node_heading,
+    resolve_node,
+    use_kinds,
+)
+from codelens.graph.store import GraphNotFound, load_graph
+from codelens.highlight import span_segments
+from codelens.open_index import OpenIndex
+from codelens.search.bridge import load_bridge_vectors
+from codelens.search.english import load_english_vectors
+from codelens.search.filters import SearchFilters
+from codelens.search.searcher import Hit, Searcher
+from codelens.settings import Settings
+
+MAX_K = 50
+MAX_ASK_K = 20
+HIT_LINES = 60  # code lines shown per search hit; get_chunk shows the rest
+CHUNK_LINES = 800  # get_chunk's cap: a generated module may be thousands of lines
+WARM_UP_QUERIES = ("where are the database settings stored?", "как создаётся токен доступа?")
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    """One tool answer: `text` for the model to read, `data` for clients that parse."""
+
+    text: str
+    data: dict = field(default_factory=dict)
+
+
+class NoIndexYet(CodeLensError):
+    """IndexNotFound, with the exact command for this server's --db (and collection)."""
+
+    def __init__(self, settings: Settings) -> None:
+        where = f"--db {settings.db_path}" + (f" --collection {settings.collection}" if settings.collection else "")
+        super().__init__(f"no index in {settings.index_dir} - run: python index.py {where} "
+                         "(add --source PATH to index your own code), then call this tool again")
+
+
+class ServedIndex:
+    """The open index a long-running server answers from (`OpenIndex`: searcher, graph, chunk
+    catalog): opened on first use, opened again once a missing index appears, reopened when an
+    index run swaps in a new one."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._open: OpenIndex | None = None
+
+    def current(self) -> OpenIndex:
+        try:
+            if self._open is None:
+                self._open = OpenIndex(self.settings)
+            else:
+                self._open.refresh()
+        except IndexNotFound:
+            raise NoIndexYet(self.settings) from None
+        return self._open
+
+    @property
+    def searcher(self) -> Searcher:
+        return self.current().searcher
+
+    def graph(self) -> CodeGraph:
+        """load_graph caches on the file's identity, so this is free until a re-index swaps it."""
+        try:
+            return load_graph(self.settings.index_dir)
+        except IndexNotFound:
+            raise NoIndexYet(self.settings) from None
+
+    def catalog(self) -> ChunkCatalog:
+        return self.current().catalog
+
+    def warm_up(self) -> None:
+        """Load the index, e5, MiniLM and the word bridge now, so the first call is a warm one."""
+        for query in WARM_UP_QUERIES:
+            self.searcher.search(query, k=5)
+        self.catalog()
+        with suppress(GraphNotFound):  # the graph tools say how to rebuild; search works without
+            self.graph()
+
+
+class CodeLensTools:
+    """The tools, as plain calls on a ServedIndex."""
+
+    def __init__(self, index: ServedIndex) -> None:
+        self.index = index
+
+    # ------------------------------------------------------------ search and code
+
+    def search(self, query: str, k: int = 5, kinds: Sequence[str] = (), path: str = "",
+               include_tests: bool = False) -> ToolOutput:
+        query = _question(query)
+        if not 1 <= k <= MAX_K:
+            raise BadInput(f"k={k} is out of range - ask for 1 to {MAX_K} hits")
+        unknown = sorted(set(kinds) - set(KINDS))
+        if unknown:
+            raise BadInput(f"unknown kind {', '.join(unknown)} - use any of {', '.join(KINDS)}")
+        searcher = self.index.searcher
+        path = path.strip().removeprefix("./")
+        if path and not any(c.path.startswith(path) for c in searcher.chunks.values()):
+            raise BadInput(f"no indexed file path starts with {path!r} - paths look like "
+                           f"{_example_path(searcher.chunks)!r}; pass a prefix of one, or none")
+        filters = SearchFilters(kinds=tuple(kinds), path_prefix=path, include_tests=include_tests)
+        hits = searcher.search(query, k=k, filters=filters)
+        data = {"query": query, "hits": [_hit_data(hit) for hit in hits]}
+        if not hits:
+            return ToolOutput(f"no results for {query!r} - try other words, or drop the kind and path "
+                              "filters (include_tests searches test code too)", data)
+        blocks = [f"{len(hits)} hits for {query!r}:"]
+        blocks.extend(_hit_text(hit) for hit in hits)
+        return ToolOutput("\n\n".join(blocks), data)
+
+    def get_chunk(self, chunk_id: str) -> ToolOutput:
+        chunk_id, chunks = chunk_id.strip(), self.index.searcher.chunks
+        chunk = chunks.get(chunk_id)
+        if chunk is None:
+            raise BadInput(_unknown_chunk_message(chunk_id, chunks))
+        code, cut = numbered_code(chunk, CHUNK_LINES)
+        data = {**_chunk_data(chunk), "code": chunk.code, "docstring": chunk.docstring}
+        lines = [f"{chunk.chunk_id}  [{chunk.kind}]  {chunk.path}:{chunk.start_line}-{chunk.end_line}",
+                 f"```python\n{code}\n```"]
+        if cut:
+            lines.append(f"({cut} more lines not shown)")
+        try:
+            neighbours = call_neighbours(self.index.graph(), chunk.chunk_id)
+        except GraphNotFound:
+            neighbours = None
+        if neighbours is not None:
+            data.update(callers=list(neighbours.callers), callees=list(neighbours.callees))
+            for title, ids in (("called by", neighbours.callers), ("calls", neighbours.callees)):
+                if ids:
+                    lines.append(f"{title}: {', '.join(ids)}")
+        return ToolOutput("\n".join(lines), data)
+
+    # ------------------------------------------------------------ code graph
+
+    def callers(self, target: str, include_tests: bool = False) -> ToolOutput:
+        graph, node_id = self._resolve(target)
+        found = callers(graph, node_id, include_tests=include_tests)
+        return _neighbours_output(graph, node_id, found, "callers")
+
+    def callees(self, target: str, include_tests: bool = False) -> ToolOutput:
+        graph, node_id = self._resolve(target)
+        found = [n for n in callees(graph, node_id) if include_tests or not n.node.is_test]
+        return _neighbours_output(graph, node_id, found, "callees")
+
+    def deps(self, target: str, depth: int = 2, include_tests: bool = False,
+             include_external: bool = False) -> ToolOutput:
+        graph, node_id = self._resolve(target)
+        options = {"include_tests": include_tests, "include_external": include_external}
+        data: dict = {"node": node_dict(graph.nodes[node_id]), "depth": depth}
+        lines = [node_heading(graph, node_id)]
+        for name, title, upstream in (("upstream", "what depends on it", True),
+                                      ("downstream", "what it depends on", False)):
+            steps = dependencies(graph, node_id, depth, upstream=upstream, **options)
+            data[name] = [{**node_dict(graph.nodes[s.node_id]), "depth": s.depth, "from": s.parent} for s in steps]
+            lines.append(f"{name} ({title}), depth {depth}: {len(steps) or 'nothing'}")
+            lines.extend(f"{'  ' * s.depth}{'<-' if upstream else '->'} {s.node_id}" for s in steps)
+        return ToolOutput("\n".join(lines), data)
+
+    def code_map(self, chars: int) -> ToolOutput:
+        data = code_map_data(self.index.graph(), chars)
+        return ToolOutput(data["text"], data)
+
+    def _resolve(self, target: str) -> tuple[CodeGraph, str]:
+        if not target.strip():
+            raise BadInput("empty target - pass a chunk id from search, a name like verify_password, or a file path")
+        graph = self.index.graph()
+        try:
+            return graph, resolve_node(graph, target)
+        except UnknownSymbol as exc:
+            raise UnknownSymbol(str(exc).replace("python -m codelens map", "the code_map or search tool")) from None
+
+    # ------------------------------------------------------------ the index itself
+
+    def index_status(self, ask_enabled: bool, reindex_allowed: bool) -> ToolOutput:
+        searcher = self.index.searcher
+        stats, db_path = searcher.stats, self.index.settings.index_dir
+        data = {"db": str(db_path), "source": stats.source, "files": stats.files,
+                "total_chunks": stats.total_chunks, "chunks_per_kind": stats.chunks_per_kind,
+                "model": stats.model, "indexed_at": stats.indexed_at, "duration_s": stats.duration_s,
+                "warnings": len(stats.warnings), "dense": dense_coverage(db_path, searcher),
+                "ask_enabled": ask_enabled, "reindex_allowed": reindex_allowed}
+        try:
+            graph = self.index.graph()
+            data["graph"] = {"nodes": len(graph.nodes), "edges": graph.count_edges()}
+        except GraphNotFound:
+            data["graph"] = None
+        return ToolOutput(_status_text(data), data)
+
+    # ------------------------------------------------------------ answers in words, re-indexing
+
+    def ask_material(self, question: str, k: int) -> AskMaterial:
+        """What an answer is written from: the hits, every chunk (to check citations), graph neighbours."""
+        question = _question(question)
+        if not 1 <= k <= MAX_ASK_K:
+            raise BadInput(f"k={k} is out of range - answer from 1 to {MAX_ASK_K} hits")
+        hits = self.index.searcher.search(question, k=k)
+        try:
+            neighbours = neighbour_lookup(self.index.graph())
+        except GraphNotFound:  # an index built before graphs existed: hits only
+            neighbours = None
+        return AskMaterial(question, tuple(hits), self.index.catalog(), neighbours)
+
+    def reindex(self, full: bool = False) -> ToolOutput:
+        """Re-index the source recorded in the index's metadata, never a path a client names."""
+        from codelens.index.build import build_index
+
+        searcher = self.index.searcher  # no index: no recorded source, NoIndexYet says what to run
+        source = Path(searcher.stats.source)
+        if not source.exists():
+            raise SourceError(f"this index was built from {source}, which is not there any more - re-index "
+                              f"from a shell: python index.py --db {self.index.settings.db_path} --source PATH")
+        settings = self.index.settings.with_overrides(show_progress=False)
+        stats = build_index(source, settings, embedder=searcher.embedder, full=full)
+        self.index.searcher.refresh()
+        run = stats.run or {}
+        text = (f"re-indexed {source}: {stats.total_chunks} chunks from {stats.files} files in "
+                f"{stats.duration_s:.1f} s ({run.get('mode', 'unchanged')}: embedded {run.get('embedded', 0)}, "
+                f"updated {run.get('upserted', 0)}, deleted {run.get('deleted', 0)}, "
+                f"unchanged {run.get('unchanged', 0)})")
+        return ToolOutput(text, {"source": str(source), "total_chunks": stats.total_chunks, "files": stats.files,
+                                 "duration_s": stats.duration_s, "run": run})
+
+
+@dataclass(frozen=True)
+class AskMaterial:
+    question: str
+    hits: tuple[Hit, ...]
+    catalog: ChunkCatalog
+    neighbours: Neighbours | None
+
+
+def write_answer(material: AskMaterial, client: ChatModel, budget_tokens: int) -> ToolOutput:
+    """The LLM half of ask: network-bound, so the server runs it off the thread that owns the models."""
+    answer = answer_question(material.question, material.hits, client, material.catalog,
+                             neighbours=material.neighbours, budget_tokens=budget_tokens)
+    lines = [answer.text]
+    if answer.citations:
+        lines.append("\nCitations:")
+        lines.extend(f"  {c.ref}  " + (f"-> {c.chunk_id}" if c.verified else "NOT IN THE INDEX")
+                     for c in answer.citations)
+    if material.hits:
+        lines.append("\nSources:")
+        lines.extend(f"  {h.rank}. {h.chunk.chunk_id}  {h.chunk.path}:{h.chunk.start_line}-{h.chunk.end_line}  "
+                     f"{h.relevance:.1f}%" for h in material.hits)
+    data = {**answer.to_dict(), "found": answer.found, "hits": [h.to_dict() for h in material.hits]}
+    return ToolOutput("\n".join(lines), data)
+
+
+# ------------------------------------------------------------ helpers
+
+
+def _question(text: str) -> str:
+    text = text.strip()
+    if not text:
+        raise BadInput("empty query - ask a question in Russian or English, e.g. 'where is the password hashed?'")
+    return text
+
+
+def numbered_code(chunk: Chunk, max_lines: int) -> tuple[str, int]:
+    """The chunk's code with its real file line numbers (a module chunk's separate statements
+    keep theirs, with a gap mark between); (text, lines left out)."""
+    spans = chunk.line_spans or ((chunk.start_line, chunk.end_line),)
+    segments = span_segments(chunk.code, spans) if chunk.line_spans else [(chunk.code, chunk.start_line)]
+    width = len(str(chunk.end_line))
+    out: list[str] = []
+    total = 0
+    for segment, first_line in segments:
+        for offset, line in enumerate(segment.splitlines()):
+            total += 1
+            if total > max_lines:
+                continue
+            if offset == 0 and out:
+                out.append(f"{'':>{width}}  ...")
+            out.append(f"{first_line + offset:>{width}}  {line}")
+    return "\n".join(out), max(0, total - max_lines)
+
+
+def _chunk_data(chunk: Chunk) -> dict:
+    return {"chunk_id": chunk.chunk_id, "path": chunk.path, "symbol": chunk.symbol, "kind": chunk.kind,
+            "start_line": chunk.start_line, "end_line": chunk.end_line}
+
+
+def _hit_data(hit: Hit) -> dict:
+    code, _ = numbered_code(hit.chunk, HIT_LINES)
+    return {**hit.to_dict(), "rank": hit.rank, "relevance": hit.relevance, "code": code}
+
+
+def _hit_text(hit: Hit) -> str:
+    c = hit.chunk
+    code, cut = numbered_code(c, HIT_LINES)
+    more = f"\n({cut} more lines: get_chunk {c.chunk_id})" if cut else ""
+    return (f"{hit.rank}. {c.chunk_id}  [{c.kind}]  {c.path}:{c.start_line}-{c.end_line}  "
+            f"relevance {hit.relevance:.1f}%\n```python\n{code}\n```{more}")
+
+
+def _example_path(chunks: dict[str, Chunk]) -> str:
+    return min((c.path for c in chunks.values()), default="package/module.py")
+
+
+def _unknown_chunk_message(chunk_id: str, chunks: dict[str, Chunk]) -> str:
+    close = difflib.get_close_matches(chunk_id, list(chunks), n=3, cutoff=0.6)
+    if not close and "::" in chunk_id:  # right file, wrong symbol: list what the file holds
+        path = chunk_id.split("::", 1)[0]
+        close = sorted(i for i in chunks if i.startswith(path + "::"))[:5]
+    hint = f" - did you mean: {', '.join(close)}?" if close else " - take an id from a search hit"
+    return f"no chunk {chunk_id!r} in the index (ids look like path/to/file.py::Class.method){hint}"
+
+
+def _neighbours_output(graph: CodeGraph, node_id: str, found: list[Neighbour], role: str) -> ToolOutput:
+    internal = [n for n in found if not n.node.is_external]
+    external = sorted({n.node.symbol for n in found if n.node.is_external})
+    verb = {"callers": "called by", "callees": "calls"}[role]
+    if use_kinds(graph.nodes[node_id]) == ("imports",):
+        verb = {"callers": "imported by", "callees": "imports"}[role]
+    count = f"{verb} {len(internal)}:" if internal else f"{verb}: nothing in the codebase"
+    lines = [node_heading(graph, node_id), count]
+    lines.extend(f"  {n.node.node_id}{neighbour_detail(n)}" for n in internal)
+    if external:
+        lines.append(f"external ({len(external)}): {', '.join(external)}")
+    data = {"node": node_dict(graph.nodes[node_id]), role: [n.to_dict() for n in internal], "external": external}
+    return ToolOutput("\n".join(lines), data)
+
+
+def dense_coverage(db_path: Path, searcher: Searcher) -> dict:
+    """How many chunks each vector leg covers: e5 in ChromaDB, the MiniLM sidecar, the word bridge."""
+    chunk_ids = set(searcher.chunks)
+    english = load_english_vectors(db_path)
+    bridge = load_bridge_vectors(db_path)
+    covered = len(chunk_ids & set(english[0])) if english else 0
+    return {"e5_vectors": searcher.store.count(), "minilm_vectors": covered, "chunks": len(chunk_ids),
+            "bridge_words": len(bridge[0]) if bridge else 0}
+
+
+def _status_text(data: dict) -> str:
+    dense, kinds = data["dense"], data["chunks_per_kind"]
+    chunks = max(1, dense["chunks"])
+    graph = data["graph"]
+    lines = [
+        f"index {data['db']}: {data['total_chunks']} chunks from {data['files']} files of {data['source']}",
+        "  " + ", ".join(f"{kind} {kinds.get(kind, 0)}" for kind in KINDS),
+        f"model {data['model']}, indexed {data['indexed_at']} in {data['duration_s']:.1f} s, "
+        f"{data['warnings']} warnings",
+        f"dense coverage: e5 {dense['e5_vectors']}/{dense['chunks']} ({100 * dense['e5_vectors'] / chunks:.0f}%), "
+        f"MiniLM {dense['minilm_vectors']}/{dense['chunks']} ({100 * dense['minilm_vectors'] / chunks:.0f}%), "
+        f"RU->EN bridge {dense['bridge_words']} words",
+        f"code graph: {graph['nodes']} nodes, {sum(graph['edges'].values())} edges" if graph
+        else "code graph: none (rebuild the index with --full to get callers, callees, deps, code_map)",
+        "ask: on" if data["ask_enabled"] else "ask: off (set CODELENS_LLM_URL and CODELENS_LLM_MODEL, restart)",
+        "reindex: allowed" if data["reindex_allowed"] else "reindex: off (start the server with --allow-reindex)",
+    ]
+    return "\n".join(lines)
