@@ -76,6 +76,11 @@ def add_index_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-file-kb", type=_positive_int, default=None,
                         help="skip .py files larger than this, with a warning (default 1000 kB)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--ray", default=None, metavar="ADDRESS|auto",
+                        help="embed on a Ray cluster: HEAD:6379, ray://HEAD:10001, or auto (the cluster "
+                             "this machine joined, else a local one); needs pip install -r requirements-ray.txt")
+    parser.add_argument("--ray-worker-cpus", type=_positive_int, default=None,
+                        help="CPUs per Ray embedding worker (default: one worker per node, all its CPUs)")
     _add_common(parser)
 
 
@@ -103,6 +108,8 @@ def _settings(args: argparse.Namespace) -> Settings:
         settings = settings.with_overrides(show_progress=False)
     if getattr(args, "max_file_kb", None):
         settings = settings.with_overrides(max_file_bytes=args.max_file_kb * 1000)
+    if getattr(args, "ray", None):
+        settings = settings.with_overrides(ray_address=args.ray, ray_worker_cpus=args.ray_worker_cpus)
     if getattr(args, "model", None) and args.command == "index":
         settings = settings.with_overrides(model=args.model)
     return settings
