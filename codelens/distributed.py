@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -172,7 +173,7 @@ class RayEmbeddingPool:
             index, actor = pending.pop(done[0])
             results[index] = self._get(done[0])
             hand_next(actor)
-        return [r for r in results if r is not None]
+        return [r for r in results if r is not None]  # every index was filled above
 
     def _get(self, refs: Any) -> Any:
         try:
@@ -188,12 +189,12 @@ class RayEmbeddingPool:
         self._actors = []
 
 
-def embed_on_ray(
-    texts: Sequence[str], model_id: str, dim: int, address: str, *, batch_size: int, worker_cpus: int = 0,
-    cache: EmbeddingCache | None = None, show_progress: bool = False,
-    on_progress: Callable[[int, int], None] | None = None,
-) -> tuple[np.ndarray, int]:
-    """`embed_with_cache` with the cluster as the encoder: (vectors, number newly embedded)."""
+@contextmanager
+def ray_pool(address: str, model_id: str, dim: int, batch_size: int, worker_cpus: int = 0,
+             show_progress: bool = False) -> Iterator[RayEmbeddingPool]:
+    """Actors for one index run: join (or start) the cluster, start them, stop them after.
+    A run that embeds in several steps keeps one pool open across them (actors load the model
+    once); `pool.embed` is the encode function and `pool.round_size` the batch to hand it."""
     started_here = connect(address)
     try:
         pool = RayEmbeddingPool(model_id, dim, batch_size, worker_cpus)
@@ -202,10 +203,20 @@ def embed_on_ray(
             print(f"Ray: {len(pool.slots)} embedding workers, {cpus} CPUs, "
                   f"{len({slot.node_id for slot in pool.slots})} nodes", file=sys.stderr)
         try:
-            return embed_with_cache(texts, pool.embed, dim, cache, pool.round_size,
-                                    desc="Embedding (Ray)", show_progress=show_progress, on_progress=on_progress)
+            yield pool
         finally:
             pool.close()
     finally:
         if started_here:
             import_ray().shutdown()
+
+
+def embed_on_ray(
+    texts: Sequence[str], model_id: str, dim: int, address: str, *, batch_size: int, worker_cpus: int = 0,
+    cache: EmbeddingCache | None = None, show_progress: bool = False,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> tuple[np.ndarray, int]:
+    """`embed_with_cache` with the cluster as the encoder: (vectors, number newly embedded)."""
+    with ray_pool(address, model_id, dim, batch_size, worker_cpus, show_progress) as pool:
+        return embed_with_cache(texts, pool.embed, dim, cache, pool.round_size,
+                                desc="Embedding (Ray)", show_progress=show_progress, on_progress=on_progress)

@@ -21,8 +21,10 @@ from codelens.distributed import (
     connect,
     plan_workers,
     ray_init_address,
+    ray_pool,
     worker_runtime_env,
 )
+from codelens.embed_cache import EmbeddingCache, embed_with_cache, text_hash
 from codelens.index_meta import read_stats
 from codelens.indexer import chunk_codebase
 from codelens.settings import COLLECTION_NAME, DEFAULT_MODEL
@@ -120,3 +122,31 @@ def _stored_vectors(db) -> dict[str, np.ndarray]:
                for chunk_id, vector in zip(got["ids"], got["embeddings"], strict=True)}
     forget_open_indexes()
     return vectors
+
+
+@pytest.mark.slow
+def test_a_dead_worker_stops_the_run_with_a_message_and_finished_rounds_stay_cached(
+        local_ray, embedder, mini_texts, tmp_path):
+    texts = list(dict.fromkeys(mini_texts))
+    cache = EmbeddingCache(tmp_path / "embeddings.sqlite", DEFAULT_MODEL)
+    rounds: list[list[str]] = []
+    with ray_pool("auto", DEFAULT_MODEL, embedder.dim, batch_size=2, worker_cpus=1) as pool:
+
+        def encode(batch: list[str]):
+            rounds.append(batch)
+            if len(rounds) == 2:  # the cluster loses its workers after the first round
+                for actor in pool._actors:
+                    ray.kill(actor)
+            return pool.embed(batch)
+
+        round_size = pool.round_size
+        with pytest.raises(ClusterUnavailable, match="run the same command again"):
+            embed_with_cache(texts, encode, embedder.dim, cache, round_size)
+    try:
+        assert len(rounds[0]) == round_size == 8 < len(texts)
+        kept = cache.get_many([text_hash(t) for t in texts])
+        assert set(kept) == {text_hash(t) for t in rounds[0]}
+        np.testing.assert_array_equal(np.stack([kept[text_hash(t)] for t in rounds[0]]),
+                                      embedder.embed_passages(rounds[0]))
+    finally:
+        cache.close()
