@@ -71,8 +71,9 @@ def connect(address: str) -> bool:
                  log_to_driver=False, logging_level=logging.ERROR)
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise ClusterUnavailable(
-            f"cannot reach a Ray cluster at {address!r}: {exc} - start one with `ray start --head`, "
-            "or pass --ray auto to run a local one") from exc
+            f"cannot reach a Ray cluster at {address!r}: {exc} - start one with `ray start --head`, or pass "
+            "--ray auto to run a local one. A cluster with token auth (Ray's default) also needs "
+            "RAY_AUTH_MODE=token here and its token (`ray get-auth-token`) in ~/.ray/auth_token") from exc
     return True
 
 
