@@ -64,7 +64,8 @@ def main(argv: list[str] | None = None) -> None:
     reference, seconds = timed(texts, embedder.embed_passages, embedder.dim, BATCH)
     _add(rows, ["local (this process)", "-", "-", round(seconds, 1), round(len(texts) / seconds, 2), "-"])
     started = time.perf_counter()
-    ray.init(num_cpus=args.cpus, runtime_env=worker_runtime_env(), include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=args.cpus, runtime_env=worker_runtime_env(), include_dashboard=False,
+             log_to_driver=False)
     init_s = time.perf_counter() - started
     try:
         for worker_cpus in (args.cpus, 1):

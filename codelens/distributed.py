@@ -15,6 +15,7 @@ only when `--ray` is used.
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -56,9 +57,21 @@ def import_ray() -> Any:
 
 
 def ray_init_address(address: str) -> str | None:
-    """`auto` joins the cluster this machine belongs to (RAY_ADDRESS, or the one `ray start`
-    left here) and starts a local one when there is none; anything else must answer."""
-    return None if address.strip() in ("", "auto") else address.strip()
+    """`auto` joins the cluster this machine belongs to (RAY_ADDRESS, or a running `ray start`)
+    and starts a local one when there is none; anything else must answer. Ray itself would
+    also follow the address a stopped cluster left in /tmp/ray and wait on it for minutes."""
+    address = address.strip()
+    if address not in ("", "auto"):
+        return address
+    return None if os.environ.get("RAY_ADDRESS") or _cluster_running_here() else "local"
+
+
+def _cluster_running_here() -> bool:
+    try:
+        from ray._private.services import find_gcs_addresses
+    except ImportError:  # Ray moved its helper: let ray.init decide, as it does by itself
+        return True
+    return bool(find_gcs_addresses())
 
 
 def connect(address: str) -> bool:

@@ -50,8 +50,11 @@ def test_plan_splits_nodes_by_worker_cpus_and_gives_gpus_only_to_st_models():
         WorkerSlot("a", 2, gpus=1), WorkerSlot("a", 2), WorkerSlot("b", 1)]
 
 
-def test_auto_lets_ray_find_or_start_a_cluster_and_addresses_pass_through():
-    assert ray_init_address("auto") is None
+def test_auto_starts_a_local_cluster_when_none_runs_and_addresses_pass_through(monkeypatch):
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    assert ray_init_address("auto") == "local"  # no Ray runs here (the Ray tests below start theirs)
+    monkeypatch.setenv("RAY_ADDRESS", "10.0.0.5:6379")
+    assert ray_init_address("auto") is None  # ray.init reads RAY_ADDRESS itself
     assert ray_init_address(" 10.0.0.5:6379 ") == "10.0.0.5:6379"
     assert ray_init_address("ray://head:10001") == "ray://head:10001"
 
@@ -84,7 +87,8 @@ def test_index_cli_on_ray_auto_stores_the_vectors_of_a_local_index(mini_project,
 @pytest.fixture(scope="module")
 def local_ray() -> Iterator[None]:
     """A local Ray instance with 2 CPUs, as CI has."""
-    ray.init(num_cpus=2, runtime_env=worker_runtime_env(), include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, runtime_env=worker_runtime_env(), include_dashboard=False,
+             log_to_driver=False)
     try:
         yield
     finally:
