@@ -48,6 +48,9 @@ class Settings:
     embed_code_chars: int = DEFAULT_TEXT_BUDGET
     max_file_bytes: int = 1_000_000
     show_progress: bool = True
+    # --ray ADDRESS|auto: embedding batches go to Ray actors (codelens/distributed.py); "" is local.
+    ray_address: str = ""
+    ray_worker_cpus: int = 0  # CPUs per Ray actor; 0: one actor per node, using all its CPUs
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:

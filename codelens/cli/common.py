@@ -43,6 +43,8 @@ def settings_of(args: argparse.Namespace) -> Settings:
         settings = settings.with_overrides(show_progress=False)
     if getattr(args, "max_file_kb", None):
         settings = settings.with_overrides(max_file_bytes=args.max_file_kb * 1000)
+    if getattr(args, "ray", None):
+        settings = settings.with_overrides(ray_address=args.ray, ray_worker_cpus=args.ray_worker_cpus)
     if getattr(args, "model", None):
         settings = settings.with_overrides(model=args.model)
     return settings

@@ -76,6 +76,11 @@ def add_index_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-file-kb", type=_positive_int, default=None,
                         help="skip .py files larger than this, with a warning (default 1000 kB)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--ray", default=None, metavar="ADDRESS|auto",
+                        help="embed on a Ray cluster: HEAD:6379, ray://HEAD:10001, or auto (the cluster "
+                             "this machine joined, else a local one); needs pip install -r requirements-ray.txt")
+    parser.add_argument("--ray-worker-cpus", type=_positive_int, default=None,
+                        help="CPUs per Ray embedding worker (default: one worker per node, all its CPUs)")
     add_common(parser)
 
 

@@ -70,6 +70,12 @@ def embed_texts(
     on_progress: ProgressCallback | None = None,
 ) -> tuple[np.ndarray, int]:
     """Passage vectors of the index model for texts (cached; see `embed_with_cache`)."""
+    if settings.ray_address:  # issue 15 part 3: Ray actors embed, this process caches (distributed.py)
+        from codelens.index.distributed import embed_on_ray
+
+        return embed_on_ray(texts, embedder.model_id, embedder.dim, settings.ray_address,
+                            batch_size=settings.batch_size, worker_cpus=settings.ray_worker_cpus, cache=cache,
+                            show_progress=settings.show_progress, on_progress=on_progress)
     return embed_with_cache(texts, embedder.embed_passages, embedder.dim, cache, settings.batch_size,
                             show_progress=settings.show_progress, on_progress=on_progress)
 
