@@ -19,6 +19,7 @@ from codelens.english_dense import load_english_model, load_english_vectors
 from codelens.errors import ModelMismatch
 from codelens.index_meta import METADATA_FILE, IndexStats, read_stats
 from codelens.lexical import LexicalIndex, load_bridge_vectors
+from codelens.progressive import PartialDenseRetriever, is_partial, open_partial_index
 from codelens.retrieval import (
     Candidate,
     EnglishVectors,
@@ -119,9 +120,14 @@ class Searcher:
         if self._requested_model and normalize_model_id(self._requested_model) != self.stats.model:
             raise ModelMismatch(self.stats.model, self._requested_model)
         self._version = _index_version(db_path)
-        self.store = VectorStore(db_path, self.stats.collection,
-                                 chroma_url=self.settings.chroma_url or self.stats.chroma_url)
-        self.chunks = {c.chunk_id: c for c in self.store.all_chunks()}
+        # A progressive run's partial index has no ChromaDB yet: its catalog and cached vectors.
+        self.partial = open_partial_index(db_path, self.stats.model) if is_partial(self.stats) else None
+        if self.partial is not None:
+            self.store, self.chunks = None, self.partial.chunks
+        else:
+            self.store = VectorStore(db_path, self.stats.collection,
+                                     chroma_url=self.settings.chroma_url or self.stats.chroma_url)
+            self.chunks = {c.chunk_id: c for c in self.store.all_chunks()}
         # An index built before the lexical sidecar existed (or by another tokenizer version)
         # still searches in full: the lexical index is rebuilt in memory from the chunks.
         self.lexical = LexicalIndex.load(db_path) or LexicalIndex.from_chunks(self.chunks.values())
@@ -157,6 +163,11 @@ class Searcher:
         return True
 
     @property
+    def dense_coverage(self) -> float:
+        """Share of chunks the dense leg can find (below 1 while a progressive run embeds)."""
+        return self.partial.coverage if self.partial is not None else 1.0
+
+    @property
     def model(self) -> str:
         return self.stats.model
 
@@ -185,7 +196,10 @@ class Searcher:
             chunk = self.chunks.get(chunk_id)
             return chunk is not None and filters.accepts_fully(chunk)
 
-        dense = ChromaDenseRetriever(self.store, filters, self.chunks)
+        if self.partial is not None:
+            dense = PartialDenseRetriever(self.partial.vector_ids, self.partial.vectors, accept)
+        else:
+            dense = ChromaDenseRetriever(self.store, filters, self.chunks)
         return shipped_pipeline(dense, self.lexical, self.chunks, bridge=self.bridge, accept=accept,
                                 english=self._english)
 

@@ -46,6 +46,9 @@ class Settings:
     embed_code_chars: int = DEFAULT_TEXT_BUDGET
     max_file_bytes: int = 1_000_000
     show_progress: bool = True
+    # A cold build swaps in a searchable partial index first and adds dense vectors in batches.
+    progressive: bool = True
+    progressive_min_chunks: int = 100  # fewer vectors to embed than this: one build, no partial index first
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
@@ -59,6 +62,8 @@ class Settings:
             settings = replace(settings, collection=valid_collection_name(env["CODELENS_COLLECTION"]))
         if env.get("CODELENS_CHROMA_URL"):
             settings = replace(settings, chroma_url=env["CODELENS_CHROMA_URL"])
+        if env.get("CODELENS_PROGRESSIVE", "").strip() in ("0", "false", "no"):
+            settings = replace(settings, progressive=False)
         return settings
 
     @property
