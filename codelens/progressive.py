@@ -81,14 +81,18 @@ def coverage_line(stats: IndexStats) -> str:
 
 class PartialDenseRetriever:
     """The dense leg of a partial index: exact cosine over the vectors embedded so far,
-    filtered here (over-fetching) like the ChromaDB leg."""
+    filtered here (over-fetching) like the ChromaDB leg. Its fusion weight is the coverage:
+    at full weight a half-embedded index ranked the chunks that happen to have vectors above
+    better ones that have none yet, worse than keywords alone (bench/SCALE.md)."""
 
     name = "dense"
 
-    def __init__(self, chunk_ids: Sequence[str], vectors: np.ndarray, accept: Callable[[str], bool]) -> None:
+    def __init__(self, chunk_ids: Sequence[str], vectors: np.ndarray, accept: Callable[[str], bool],
+                 coverage: float = 1.0) -> None:
         self.chunk_ids = tuple(chunk_ids)
         self.vectors = np.asarray(vectors, dtype=np.float32)
         self.accept = accept
+        self.coverage = coverage
 
     def retrieve(self, query: Query, n: int) -> LegResult:
         if query.vector is None or not self.chunk_ids:
@@ -100,7 +104,7 @@ class PartialDenseRetriever:
                     for i in top_n(similarities, fetch) if self.accept(self.chunk_ids[i])]
             if len(kept) >= n:
                 break
-        return LegResult(self.name, tuple(kept[:n]))
+        return LegResult(self.name, tuple(kept[:n]), self.coverage)
 
 
 @dataclass(frozen=True)

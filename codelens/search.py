@@ -197,7 +197,8 @@ class Searcher:
             return chunk is not None and filters.accepts_fully(chunk)
 
         if self.partial is not None:
-            dense = PartialDenseRetriever(self.partial.vector_ids, self.partial.vectors, accept)
+            dense = PartialDenseRetriever(self.partial.vector_ids, self.partial.vectors, accept,
+                                          self.partial.coverage)
         else:
             dense = ChromaDenseRetriever(self.store, filters, self.chunks)
         return shipped_pipeline(dense, self.lexical, self.chunks, bridge=self.bridge, accept=accept,
