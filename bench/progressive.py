@@ -89,7 +89,7 @@ def measure_quality(source: Path, from_db: Path, questions_file: Path) -> list[l
     from codelens.evaluation import load_questions, run_evaluation, score_predictions, summarize
     from codelens.index_meta import read_stats
     from codelens.indexer import _chunk_source, _searchable_stats
-    from codelens.progressive import PhaseOne, publish_searchable
+    from codelens.progressive import PhaseOne, add_word_bridge, publish_searchable
     from codelens.search import Searcher
     from codelens.settings import Settings
 
@@ -119,6 +119,7 @@ def measure_quality(source: Path, from_db: Path, questions_file: Path) -> list[l
             phase = PhaseOne(db, chunked.chunks, texts, hashes, chunked.sources,
                              _searchable_stats(source, chunked, stats.model, settings, {}))
             publish_searchable(phase)
+            add_word_bridge(phase)  # a progressive run adds it before the first e5 batch
             score(Searcher(Settings(db_path=db, show_progress=False), embedder=embedder), f"partial {share:.0%}")
     score(Searcher(settings, embedder=embedder), "complete index")
     return rows

@@ -16,7 +16,9 @@ batch; the next run rebuilds the cheap part (seconds) and embeds only what is mi
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
@@ -30,7 +32,7 @@ from codelens.embedding import Embedder
 from codelens.graph_store import build_graph_sidecar
 from codelens.index_folder import fresh_build_dir, swap_into_place
 from codelens.index_meta import IndexStats, read_stats, write_stats
-from codelens.lexical import build_lexical_sidecar
+from codelens.lexical import BRIDGE_VECTORS_FILE, BRIDGE_WORDS_FILE, LEXICAL_DIR, LexicalIndex, build_lexical_sidecar
 from codelens.retrieval import Candidate, LegResult, Query, top_n
 from codelens.sidecar import SidecarInput
 
@@ -160,7 +162,7 @@ def publish_searchable(phase: PhaseOne) -> float:
         sidecar_input = SidecarInput(build_dir, phase.chunks, phase.sources, cache_path_for(phase.index_dir),
                                      phase.show_progress)
         build_graph_sidecar(sidecar_input)
-        build_lexical_sidecar(sidecar_input)
+        LexicalIndex.from_chunks(phase.chunks).save(build_dir)  # the word bridge follows: add_word_bridge
         covered = 1.0 - missing_vectors(phase.index_dir, phase.stats.model, phase.hashes) / max(1, len(phase.chunks))
         write_stats(build_dir, replace(phase.stats, dense_coverage=min(covered, 0.999)))
         swap_into_place(build_dir, phase.index_dir)
@@ -190,6 +192,7 @@ def embed_progressively(phase: PhaseOne, embedder: Embedder, batch_size: int,
             on_progress(covered + embedded + done, total)
 
     try:
+        add_word_bridge(phase)
         for group in (False, True):  # non-test code first: it answers most questions
             texts = [phase.texts[c.chunk_id] for c in phase.chunks if c.is_test == group]
             _, count = embed_with_cache(texts, embedder.embed_passages, embedder.dim, cache, batch_size,
@@ -200,6 +203,19 @@ def embed_progressively(phase: PhaseOne, embedder: Embedder, batch_size: int,
         cache.close()
         _write_coverage(phase.index_dir, None)  # recounted: exact after an interruption too
     return embedded
+
+
+def add_word_bridge(phase: PhaseOne) -> None:
+    """Embed the code's words for the Russian->English bridge (cached, resumable) and put them
+    into the live partial index. Not before the first swap: e5 over a large vocabulary takes
+    longer than everything else that phase does."""
+    prefix = f".{phase.index_dir.name}.building-bridge-"  # a killed run's leftover is cleaned like a build's
+    with tempfile.TemporaryDirectory(prefix=prefix, dir=phase.index_dir.resolve().parent) as work:
+        build_lexical_sidecar(SidecarInput(Path(work), phase.chunks, phase.sources,
+                                           cache_path_for(phase.index_dir), phase.show_progress))
+        for name in (BRIDGE_VECTORS_FILE, BRIDGE_WORDS_FILE):  # each atomic; a half pair reads as "no bridge"
+            os.replace(Path(work) / LEXICAL_DIR / name, phase.index_dir / LEXICAL_DIR / name)
+    _write_coverage(phase.index_dir, None)  # a new metadata version: searchers reopen with the bridge
 
 
 def _write_coverage(index_dir: Path, coverage: float | None) -> None:
