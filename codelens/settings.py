@@ -51,6 +51,9 @@ class Settings:
     # --ray ADDRESS|auto: embedding batches go to Ray actors (codelens/distributed.py); "" is local.
     ray_address: str = ""
     ray_worker_cpus: int = 0  # CPUs per Ray actor; 0: one actor per node, using all its CPUs
+    # A cold build swaps in a searchable partial index first and adds dense vectors in batches.
+    progressive: bool = True
+    progressive_min_chunks: int = 100  # fewer vectors to embed than this: one build, no partial index first
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
@@ -64,6 +67,8 @@ class Settings:
             settings = replace(settings, collection=valid_collection_name(env["CODELENS_COLLECTION"]))
         if env.get("CODELENS_CHROMA_URL"):
             settings = replace(settings, chroma_url=env["CODELENS_CHROMA_URL"])
+        if env.get("CODELENS_PROGRESSIVE", "").strip() in ("0", "false", "no"):
+            settings = replace(settings, progressive=False)
         return settings
 
     @property

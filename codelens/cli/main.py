@@ -107,6 +107,8 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def format_summary(stats, db_path: Path) -> str:
+    from codelens.index.progressive import coverage_line
+
     kinds = stats.chunks_per_kind
     lines = [
         "INDEXING COMPLETE",
@@ -116,6 +118,7 @@ def format_summary(stats, db_path: Path) -> str:
         f"Vector DB stored at: {stats.chroma_url or db_path}   Model: {stats.model}   "
         f"Time: {stats.duration_s:.1f} s",
     ]
+    lines.append(coverage_line(stats))
     run = stats.run or {}
     if run:
         lines.append(f"Run: {run.get('mode')}  embedded: {run.get('embedded', 0)}  "

@@ -30,9 +30,10 @@ from codelens.index.folder import check_target, fresh_build_dir, index_lock, rec
 from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest, chunk_fingerprint
 from codelens.index.metadata import IndexStats, is_codelens_index, read_stats, write_stats
+from codelens.index.progressive import PhaseOne, embed_progressively, is_partial, missing_vectors, publish_searchable
 from codelens.index.sidecar import SidecarBuilder, SidecarInput
 from codelens.index.store import VectorStore, drop_collections
-from codelens.ingest.codebase import chunk_source
+from codelens.ingest.codebase import ChunkedCodebase, chunk_source
 from codelens.ingest.embed_text import embedding_text
 from codelens.ingest.redaction import REDACTION_VERSION
 from codelens.search.bridge import build_bridge_sidecar
@@ -106,6 +107,14 @@ def build_index(
                 and previous.files == chunked.file_hashes and previous.sidecars == sidecar_names):
             return _record_unchanged_run(index_dir, started, run)
 
+        if settings.progressive and not settings.chroma_url and previous is None and (
+                old_stats is None or is_partial(old_stats)):
+            embedder = _searchable_first(
+                PhaseOne(index_dir, chunked.chunks, texts, {i: text_hash(t) for i, t in texts.items()},
+                         chunked.sources, _searchable_stats(source, chunked, model_id, settings, run),
+                         settings.show_progress),
+                embedder, settings, timings, run, on_progress, started)
+
         # A server-side build fills a new collection: every chunk goes in, from the cache
         # where it can. An embedded build updates a copy of the folder: only the changes.
         to_store = chunked.chunks if settings.chroma_url else plan.upsert
@@ -113,8 +122,9 @@ def build_index(
         embedder = embedder or load_embedder(model_id)
         cache = EmbeddingCache(IndexLayout(index_dir).embedding_cache, model_id)
         try:
-            vectors, run["embedded"] = embed_texts(
+            vectors, embedded = embed_texts(
                 [texts[c.chunk_id] for c in to_store], embedder, settings, cache, on_progress)
+            run["embedded"] += embedded
         finally:
             cache.close()
         timings["embedding"] = round(time.perf_counter() - mark, 2)
@@ -137,7 +147,9 @@ def build_index(
             sidecar_input = SidecarInput(build_dir, chunked.chunks, chunked.sources,
                                          IndexLayout(index_dir).embedding_cache, settings.show_progress)
             for build_sidecar in sidecars:
+                sidecar_started = time.perf_counter()
                 build_sidecar(sidecar_input)
+                timings[f"sidecar:{build_sidecar.__name__}"] = round(time.perf_counter() - sidecar_started, 2)
             Manifest(model=model_id, files=chunked.file_hashes, chunks=fingerprints,
                      sidecars=sidecar_names).save(build_dir)
             timings["storing"] = round(time.perf_counter() - mark, 2)
@@ -160,6 +172,36 @@ def build_index(
     if settings.chroma_url:  # the previous build's collection and any a killed run left behind
         drop_collections(settings.chroma_url, _server_prefix(index_uid), keep=collection)
     return stats
+
+
+def _searchable_first(phase: PhaseOne, embedder: Embedder | None, settings: Settings, timings: dict,
+                      run: dict, on_progress: ProgressCallback | None, started: float) -> Embedder | None:
+    """A cold build with vectors to embed: swap in a searchable partial index at once, then
+    embed batch by batch into the cache (see progressive.py); the normal build then finds
+    every vector cached. Returns the embedder it loaded (None when nothing was missing)."""
+    if missing_vectors(phase.index_dir, phase.stats.model, phase.hashes) < max(1, settings.progressive_min_chunks):
+        return embedder
+    publish_searchable(phase)
+    timings["searchable"] = round(time.perf_counter() - started, 2)
+    if settings.show_progress:
+        tqdm.write(f"Searchable now (keywords, code graph); dense vectors follow: {phase.index_dir}")
+    mark = time.perf_counter()
+    embedder = embedder or load_embedder(phase.stats.model)
+    run["embedded"] += embed_progressively(phase, embedder, settings.batch_size, on_progress)
+    timings["dense_batches"] = round(time.perf_counter() - mark, 2)
+    return embedder
+
+
+def _searchable_stats(source: Path, chunked: ChunkedCodebase, model_id: str, settings: Settings,
+                      run: dict) -> IndexStats:
+    """The metadata of a partial index (dense_coverage is filled in as vectors arrive)."""
+    return IndexStats(
+        source=str(source), files=chunked.files, total_chunks=len(chunked.chunks),
+        chunks_per_kind=_count_kinds(chunked.chunks), model=model_id, indexed_at=_now(), duration_s=0.0,
+        warnings=chunked.warnings, collection=COLLECTION_NAME, text_budget=settings.embed_code_chars,
+        run=run, secrets_masked=dict(sorted(chunked.secrets_masked.items())),
+        redaction_version=REDACTION_VERSION, dense_coverage=0.0,
+    )
 
 
 def _collection_name(settings: Settings, index_uid: str) -> str:

@@ -44,18 +44,7 @@ class EmbeddingCache:
         return db
 
     def get_many(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
-        found: dict[str, np.ndarray] = {}
-        unique = list(dict.fromkeys(hashes))
-        for start in range(0, len(unique), _LOOKUP_BATCH):
-            part = unique[start : start + _LOOKUP_BATCH]
-            marks = ",".join("?" * len(part))
-            rows = self._db.execute(
-                f"SELECT text_hash, vector FROM embeddings WHERE model = ? AND text_hash IN ({marks})",
-                [self.model, *part],
-            )
-            for key, blob in rows:
-                found[key] = np.frombuffer(blob, dtype=np.float32)
-        return found
+        return _lookup(self._db, self.model, hashes)
 
     def put_many(self, items: Iterable[tuple[str, np.ndarray]]) -> None:
         self._db.executemany(
@@ -66,6 +55,38 @@ class EmbeddingCache:
 
     def close(self) -> None:
         self._db.close()
+
+
+def _lookup(db: sqlite3.Connection, model: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
+    found: dict[str, np.ndarray] = {}
+    unique = list(dict.fromkeys(hashes))
+    for start in range(0, len(unique), _LOOKUP_BATCH):
+        part = unique[start : start + _LOOKUP_BATCH]
+        marks = ",".join("?" * len(part))
+        rows = db.execute(
+            f"SELECT text_hash, vector FROM embeddings WHERE model = ? AND text_hash IN ({marks})",
+            [model, *part],
+        )
+        for key, blob in rows:
+            found[key] = np.frombuffer(blob, dtype=np.float32)
+    return found
+
+
+def read_cached_vectors(path: Path, model: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
+    """Read-only lookup for a process that searches while another one writes the cache:
+    never creates or repairs the file; a missing or unreadable cache holds nothing."""
+    if not path.is_file():
+        return {}
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+    except sqlite3.Error:
+        return {}
+    try:
+        return _lookup(db, model, hashes)
+    except sqlite3.Error:
+        return {}
+    finally:
+        db.close()
 
 
 def embed_with_cache(

@@ -19,6 +19,7 @@ LEXICAL_DIR = "lexical"
 BRIDGE_DIR = "bridge"
 ENGLISH_DIR = "english"
 GRAPH_FILE = "graph.sqlite"
+CATALOG_FILE = "chunk_catalog.json"
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,12 @@ class IndexLayout:
     def english(self) -> Path:
         """The MiniLM leg's chunk vectors."""
         return self.root / ENGLISH_DIR
+
+    @property
+    def catalog(self) -> Path:
+        """Every chunk with the hash of its embedded text: what a partial index (a progressive
+        run's first swap) searches over before ChromaDB holds its vectors."""
+        return self.root / CATALOG_FILE
 
     @property
     def graph(self) -> Path:

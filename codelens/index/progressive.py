@@ -1,0 +1,232 @@
+"""Progressive indexing: searchable in seconds, dense vectors batch by batch, complete at the end.
+
+A cold run over a codebase with no complete index first writes what is cheap (a chunk
+catalog, the lexical index with the word bridge, the code graph, metadata with
+`dense_coverage` 0) and swaps it in: the index answers from then on. Dense vectors then
+arrive in batches, code before tests, each committed to the embedding cache beside the
+index, with the coverage recorded in the live metadata. A search over such a partial index
+uses exact cosine over the vectors the cache holds for its chunks plus the lexical leg (and
+the bridge) for all of them. When every chunk has its vector, the normal build runs with
+everything cached: ChromaDB, the MiniLM sidecar and the manifest, swapped in as one piece.
+
+A kill at any point after the first swap leaves a searchable index and loses no finished
+batch; the next run rebuilds the cheap part (seconds) and embeds only what is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from codelens.chunk import Chunk
+from codelens.embedding import Embedder
+from codelens.graph.store import build_graph_sidecar
+from codelens.index.embed_cache import EmbeddingCache, embed_with_cache, read_cached_vectors
+from codelens.index.folder import fresh_build_dir, swap_into_place
+from codelens.index.layout import IndexLayout
+from codelens.index.metadata import IndexStats, read_stats, write_stats
+from codelens.index.sidecar import SidecarInput
+from codelens.search.bridge import BRIDGE_VECTORS_FILE, BRIDGE_WORDS_FILE, build_bridge_sidecar
+from codelens.search.lexical import build_lexical_sidecar
+from codelens.search.query import Candidate, LegResult, Query, top_n
+
+COVERAGE_WRITE_S = 1.0  # the live metadata is rewritten at most this often while embedding
+_CHUNK_FIELDS = tuple(Chunk.__dataclass_fields__)
+
+
+@dataclass(frozen=True)
+class CatalogEntry:
+    chunk: Chunk
+    text_hash: str  # key of the chunk's index-model vector in the embedding cache
+
+
+def save_catalog(folder: Path, entries: Sequence[CatalogEntry]) -> None:
+    """Every chunk with the hash of its embedded text: what a partial index searches over."""
+    rows = [{**asdict(e.chunk), "text_hash": e.text_hash} for e in entries]
+    IndexLayout(folder).catalog.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+
+
+def load_catalog(folder: Path) -> list[CatalogEntry]:
+    rows = json.loads(IndexLayout(folder).catalog.read_text(encoding="utf-8"))
+    entries = []
+    for row in rows:
+        fields = {key: row[key] for key in _CHUNK_FIELDS if key in row}
+        fields["decorators"] = tuple(fields.get("decorators") or ())
+        fields["line_spans"] = tuple(tuple(span) for span in fields.get("line_spans") or ())
+        entries.append(CatalogEntry(Chunk(**fields), row["text_hash"]))
+    return entries
+
+
+def is_partial(stats: IndexStats) -> bool:
+    return stats.dense_coverage < 1.0
+
+
+def coverage_line(stats: IndexStats) -> str:
+    """One line for `stats`, the index summary and the app: how much of the index has vectors."""
+    embedded = round(stats.dense_coverage * stats.total_chunks)
+    line = f"Dense coverage: {stats.dense_coverage:.0%} ({embedded}/{stats.total_chunks} chunks)"
+    if is_partial(stats):
+        line += (" - search uses these vectors plus keywords for the rest; "
+                 "an index run is adding them (or was stopped: run python index.py to finish)")
+    return line
+
+
+# ---------------------------------------------------------------- search over a partial index
+
+
+class PartialDenseRetriever:
+    """The dense leg of a partial index: exact cosine over the vectors embedded so far,
+    filtered here (over-fetching) like the ChromaDB leg. Its fusion weight is the coverage:
+    at full weight a half-embedded index ranked the chunks that happen to have vectors above
+    better ones that have none yet, worse than keywords alone (bench/SCALE.md)."""
+
+    name = "dense"
+
+    def __init__(self, chunk_ids: Sequence[str], vectors: np.ndarray, accept: Callable[[str], bool],
+                 coverage: float = 1.0) -> None:
+        self.chunk_ids = tuple(chunk_ids)
+        self.vectors = np.asarray(vectors, dtype=np.float32)
+        self.accept = accept
+        self.coverage = coverage
+
+    def retrieve(self, query: Query, n: int) -> LegResult:
+        if query.vector is None or not self.chunk_ids:
+            return LegResult(self.name, ())
+        similarities = self.vectors @ np.asarray(query.vector, dtype=np.float32)
+        kept: list[Candidate] = []
+        for fetch in (n * 4, len(self.chunk_ids)):  # the filter rarely needs the second pass
+            kept = [Candidate(self.chunk_ids[i], float(similarities[i]), float(similarities[i]))
+                    for i in top_n(similarities, fetch) if self.accept(self.chunk_ids[i])]
+            if len(kept) >= n:
+                break
+        return LegResult(self.name, tuple(kept[:n]), self.coverage)
+
+
+@dataclass(frozen=True)
+class PartialIndex:
+    chunks: dict[str, Chunk]
+    vector_ids: tuple[str, ...]  # chunks that have a dense vector yet
+    vectors: np.ndarray
+
+    @property
+    def coverage(self) -> float:
+        return len(self.vector_ids) / len(self.chunks) if self.chunks else 1.0
+
+
+def open_partial_index(index_dir: Path, model: str) -> PartialIndex:
+    """The catalog's chunks and whatever vectors the embedding cache holds for them now."""
+    entries = load_catalog(index_dir)
+    found = read_cached_vectors(IndexLayout(index_dir).embedding_cache, model, [e.text_hash for e in entries])
+    with_vector = [e for e in entries if e.text_hash in found]
+    dim = next(iter(found.values())).shape[0] if found else 0
+    vectors = np.stack([found[e.text_hash] for e in with_vector]) if with_vector else np.zeros((0, dim), np.float32)
+    return PartialIndex({e.chunk.chunk_id: e.chunk for e in entries},
+                        tuple(e.chunk.chunk_id for e in with_vector), vectors)
+
+
+# ---------------------------------------------------------------- the progressive run
+
+
+@dataclass(frozen=True)
+class PhaseOne:
+    """What the indexer hands the first phase (everything is already chunked and planned)."""
+
+    index_dir: Path
+    chunks: Sequence[Chunk]
+    texts: Mapping[str, str]  # chunk id -> the index model's embedded text
+    hashes: Mapping[str, str]  # chunk id -> text hash
+    sources: Mapping[str, str]
+    stats: IndexStats  # the metadata of the finished index, less what only the end knows
+    show_progress: bool = False
+
+
+def missing_vectors(index_dir: Path, model: str, hashes: Mapping[str, str]) -> int:
+    """How many chunks the embedding cache holds no index-model vector for."""
+    found = read_cached_vectors(IndexLayout(index_dir).embedding_cache, model, list(hashes.values()))
+    return sum(1 for h in hashes.values() if h not in found)
+
+
+def publish_searchable(phase: PhaseOne) -> float:
+    """Build the cheap index (catalog, lexical + bridge, graph) aside and swap it in.
+    Returns the dense coverage it starts with (vectors already in the cache count)."""
+    build_dir = fresh_build_dir(phase.index_dir, copy_from=None)
+    try:
+        save_catalog(build_dir, [CatalogEntry(c, phase.hashes[c.chunk_id]) for c in phase.chunks])
+        sidecar_input = SidecarInput(build_dir, phase.chunks, phase.sources,
+                                     IndexLayout(phase.index_dir).embedding_cache, phase.show_progress)
+        build_graph_sidecar(sidecar_input)
+        build_lexical_sidecar(sidecar_input)  # the word bridge follows: add_word_bridge
+        covered = 1.0 - missing_vectors(phase.index_dir, phase.stats.model, phase.hashes) / max(1, len(phase.chunks))
+        write_stats(build_dir, replace(phase.stats, dense_coverage=min(covered, 0.999)))
+        swap_into_place(build_dir, phase.index_dir)
+    except BaseException:
+        shutil.rmtree(build_dir, ignore_errors=True)
+        raise
+    return covered
+
+
+def embed_progressively(phase: PhaseOne, embedder: Embedder, batch_size: int,
+                        on_progress: Callable[[int, int], None] | None = None) -> int:
+    """Embed every chunk the cache lacks, code before tests, each batch committed to the cache
+    and the live index's coverage updated. Returns how many texts were embedded."""
+    cache = EmbeddingCache(IndexLayout(phase.index_dir).embedding_cache, embedder.model_id)
+    total = len(phase.chunks)
+    covered = total - missing_vectors(phase.index_dir, embedder.model_id, phase.hashes)
+    embedded = 0
+    last_write = 0.0
+
+    def record(done: int, _todo: int) -> None:
+        nonlocal last_write
+        now = time.monotonic()
+        if now - last_write >= COVERAGE_WRITE_S:
+            last_write = now
+            _write_coverage(phase.index_dir, (covered + embedded + done) / total)
+        if on_progress:
+            on_progress(covered + embedded + done, total)
+
+    try:
+        add_word_bridge(phase)
+        for group in (False, True):  # non-test code first: it answers most questions
+            texts = [phase.texts[c.chunk_id] for c in phase.chunks if c.is_test == group]
+            _, count = embed_with_cache(texts, embedder.embed_passages, embedder.dim, cache, batch_size,
+                                        desc="Dense vectors" + (" (tests)" if group else ""),
+                                        show_progress=phase.show_progress, on_progress=record)
+            embedded += count
+    finally:
+        cache.close()
+        _write_coverage(phase.index_dir, None)  # recounted: exact after an interruption too
+    return embedded
+
+
+def add_word_bridge(phase: PhaseOne) -> None:
+    """Embed the code's words for the Russian->English bridge (cached, resumable) and put them
+    into the live partial index. Not before the first swap: e5 over a large vocabulary takes
+    longer than everything else that phase does."""
+    layout = IndexLayout(phase.index_dir)
+    prefix = f"{layout.build_prefix}bridge-"  # a killed run's leftover is cleaned like a build's
+    with tempfile.TemporaryDirectory(prefix=prefix, dir=layout.parent) as work:
+        build_bridge_sidecar(SidecarInput(Path(work), phase.chunks, phase.sources, layout.embedding_cache,
+                                          phase.show_progress))
+        layout.bridge.mkdir(exist_ok=True)
+        for name in (BRIDGE_VECTORS_FILE, BRIDGE_WORDS_FILE):  # each atomic; a half pair reads as "no bridge"
+            os.replace(IndexLayout(Path(work)).bridge / name, layout.bridge / name)
+    _write_coverage(phase.index_dir, None)  # a new metadata version: searchers reopen with the bridge
+
+
+def _write_coverage(index_dir: Path, coverage: float | None) -> None:
+    """Record coverage in the live (partial) metadata; a partial index stays below 1 until
+    the complete build replaces it. None: recount from the cache (after an interruption)."""
+    stats = read_stats(index_dir)
+    if coverage is None:
+        catalog = load_catalog(index_dir)
+        found = read_cached_vectors(IndexLayout(index_dir).embedding_cache, stats.model, [e.text_hash for e in catalog])
+        coverage = sum(1 for e in catalog if e.text_hash in found) / max(1, len(catalog))
+    write_stats(index_dir, replace(stats, dense_coverage=min(round(coverage, 4), 0.999)))
