@@ -58,6 +58,13 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("-k", type=int, default=5)
     _add_common(evaluate)
 
+    serve = commands.add_parser(
+        "serve", help="keep the index and models loaded on localhost; `search` then answers at once",
+        description="A resident search process on 127.0.0.1: `python -m codelens search` uses it while it "
+                    "runs and searches in-process when it does not. Ctrl-C or SIGTERM stops it.")
+    serve.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free one)")
+    _add_common(serve)
+
     stats = commands.add_parser("stats", help="show what the index holds")
     stats.add_argument("--json", action="store_true")
     _add_common(stats)
@@ -145,21 +152,45 @@ def format_summary(stats, db_path: Path) -> str:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from codelens.search import Searcher, SearchFilters
+    settings = _settings(args)
+    hits = _search_on_server(args, settings)
+    if hits is None:  # no `codelens serve` for this index: search in this process
+        from codelens.search import Searcher, SearchFilters
 
-    searcher = Searcher(_settings(args), requested_model=args.model)
-    filters = SearchFilters(kinds=tuple(args.kind or ()), path_prefix=args.path,
-                            include_tests=args.include_tests)
-    hits = searcher.search(args.query, k=args.k, filters=filters)
+        searcher = Searcher(settings, requested_model=args.model)
+        filters = SearchFilters(kinds=tuple(args.kind or ()), path_prefix=args.path,
+                                include_tests=args.include_tests)
+        found = searcher.search(args.query, k=args.k, filters=filters)
+        hits = [{**h.to_dict(), "rank": h.rank, "relevance": h.relevance} for h in found]
     if args.json:
-        print(json.dumps([h.to_dict() for h in hits], ensure_ascii=False, indent=2))
+        print(json.dumps([{k: v for k, v in h.items() if k not in ("rank", "relevance")} for h in hits],
+                         ensure_ascii=False, indent=2))
         return 0
     if not hits:
         print("no results")
     for hit in hits:
-        c = hit.chunk
-        print(f"{hit.rank}. {c.path}:{c.start_line}-{c.end_line}  {c.symbol}  [{c.kind}]  "
-              f"{hit.relevance:.1f}%")
+        print(f"{hit['rank']}. {hit['path']}:{hit['start_line']}-{hit['end_line']}  {hit['symbol']}  "
+              f"[{hit['kind']}]  {hit['relevance']:.1f}%")
+    return 0
+
+
+def _search_on_server(args: argparse.Namespace, settings: Settings) -> list[dict] | None:
+    """Hits from a running `codelens serve` for this index, or None when there is none."""
+    from codelens.serve_client import find_server, remote_search
+
+    address = find_server(settings.index_dir, settings.chroma_url)
+    if address is None:
+        return None
+    return remote_search(address, {"query": args.query, "k": args.k, "kinds": list(args.kind or ()),
+                                   "path_prefix": args.path, "include_tests": args.include_tests,
+                                   "model": args.model})
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from codelens.serve import serve
+
+    serve(_settings(args), port=args.port, requested_model=args.model,
+          on_ready=lambda line: print(line, flush=True))
     return 0
 
 
@@ -282,7 +313,8 @@ class _AnswerStream:
         self.shown = ""
 
 
-COMMANDS = {"index": cmd_index, "search": cmd_search, "eval": cmd_eval, "stats": cmd_stats, "ask": cmd_ask}
+COMMANDS = {"index": cmd_index, "search": cmd_search, "eval": cmd_eval, "stats": cmd_stats, "ask": cmd_ask,
+            "serve": cmd_serve}
 COMMANDS.update(GRAPH_COMMANDS)
 
 

@@ -15,10 +15,11 @@ import numpy as np
 
 from codelens.chunk import Chunk
 from codelens.embedding import Embedder, load_embedder, normalize_model_id, prefer_passive_threads
-from codelens.english_dense import load_english_model, load_english_vectors
+from codelens.english_dense import load_english_vectors
 from codelens.errors import ModelMismatch
 from codelens.index_meta import METADATA_FILE, IndexStats, read_stats
 from codelens.lexical import LexicalIndex, load_bridge_vectors
+from codelens.minilm_numpy import NumpyMiniLM
 from codelens.retrieval import (
     Candidate,
     EnglishVectors,
@@ -190,9 +191,9 @@ class Searcher:
                                 english=self._english)
 
     def _embed_english(self, text: str) -> np.ndarray:
-        """MiniLM query vector; the model (and torch) load on the first English question."""
+        """MiniLM query vector; the model loads on the first English question (numpy, no torch)."""
         if self._english_model is None:
-            self._english_model = load_english_model()
+            self._english_model = NumpyMiniLM()
         return self._english_model.embed_queries([text])[0]
 
     def _hits(self, fused: list[Fused]) -> list[Hit]:
