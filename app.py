@@ -19,7 +19,7 @@ import streamlit as st
 
 from codelens.answer import ChunkCatalog, answer_question
 from codelens.chunk import KINDS, Chunk
-from codelens.embedding import Embedder, load_embedder
+from codelens.embedding import Embedder, load_embedder, prefer_passive_threads
 from codelens.errors import CodeLensError, IndexNotFound, ModelMismatch
 from codelens.evaluation import (
     QuestionScore,
@@ -39,6 +39,7 @@ from codelens.indexer import build_index
 from codelens.llm import HOW_TO_ENABLE, ChatClient, LLMConfig
 from codelens.search import Hit, Searcher, SearchFilters
 from codelens.settings import Settings, default_source
+from codelens.warm_start import WARM_UP_QUERIES, WarmSearcher
 
 APP_DIR = Path(__file__).resolve().parent
 QUESTIONS_FILE = APP_DIR / "eval_questions.json"
@@ -52,6 +53,7 @@ LANG_LABELS = {"ru": "русский", "en": "английский"}
 MAX_NEIGHBOURS = 8  # callers / callees listed on a card
 
 log = logging.getLogger("codelens.app")
+prefer_passive_threads()  # before any cached resource can load a model, whatever their order
 
 st.set_page_config(page_title="CodeLens — поиск по коду", page_icon=":material/manage_search:", layout="wide")
 st.html("<style>[data-testid='stMainBlockContainer']{padding-top:2.5rem}</style>")  # less empty space on top
@@ -65,11 +67,27 @@ def get_embedder(model_id: str) -> Embedder:
     return load_embedder(model_id)
 
 
-@st.cache_resource(show_spinner="Открываю индекс…")
-def get_searcher(_settings: Settings, index_dir: str, requested_model: str | None, indexed_at: str) -> Searcher:
-    """One searcher per index build (folder and indexed_at in the key): a rebuilt index gets a fresh one."""
-    model = read_stats(Path(index_dir)).model
-    return Searcher(_settings, embedder=get_embedder(model), requested_model=requested_model)
+@st.cache_resource(show_spinner=False)
+def get_searcher(_settings: Settings, index_dir: str, requested_model: str | None, indexed_at: str) -> WarmSearcher:
+    """One searcher per index build (folder and indexed_at in the key): a rebuilt index gets a fresh one.
+    It opens and warms up in the background while the page renders (codelens/warm_start.py)."""
+    return WarmSearcher(_settings, requested_model=requested_model)
+
+
+def wait_for_warm_up(warm: WarmSearcher) -> None:
+    """Say what the page is waiting for, and rerun it as soon as the searcher is warm."""
+    st.info(f"Прогрев: открываю индекс и загружаю модели (e5, MiniLM, мост RU→EN) и задаю два пробных "
+            f"вопроса ({' · '.join(WARM_UP_QUERIES)}), чтобы первый настоящий поиск не ждал. "
+            f"Идёт {warm.elapsed_s():.0f} с…", icon=":material/hourglass_top:")
+
+    @st.fragment(run_every=0.5)
+    def poll() -> None:
+        if warm.done():
+            st.session_state["warmed_in"] = warm.elapsed_s()
+            st.rerun()
+
+    poll()
+    st.stop()
 
 
 @st.cache_resource(show_spinner=False)
@@ -305,17 +323,25 @@ except CodeLensError as exc:
     st.error(str(exc))
     st.stop()
 
+warm = get_searcher(settings, str(index_dir), requested_model, stats.indexed_at)
+if not warm.done():
+    wait_for_warm_up(warm)
 try:
-    searcher = get_searcher(settings, str(index_dir), requested_model, stats.indexed_at)
+    searcher = warm.result()
 except ModelMismatch as exc:
+    get_searcher.clear()  # the next run tries again (after CODELENS_MODEL or the index changed)
     st.error(f"Модель не совпадает с индексом: индекс построен моделью `{exc.index_model}`, а запрошена "
              f"`{exc.requested_model}` (CODELENS_MODEL). Уберите CODELENS_MODEL или пересоберите индекс:")
     st.code(f"python index.py {location} --full --model {exc.requested_model}", language="bash")
     st.caption(str(exc))
     st.stop()
 except CodeLensError as exc:
+    get_searcher.clear()
     st.error(str(exc))
     st.stop()
+if "warmed_in" in st.session_state:
+    st.toast(f"Модели загружены, индекс открыт: прогрев занял {st.session_state.pop('warmed_in'):.1f} с",
+             icon=":material/bolt:")
 
 with st.sidebar:
     st.header("Фильтры")
@@ -377,7 +403,8 @@ with eval_tab:
     st.markdown(
         "Каждый вопрос из `eval_questions.json` (или вашего файла в том же формате) проходит через тот же "
         "поиск. **Precision@5** = правильные фрагменты в топ-5 / min(5, число правильных). "
-        "Результат пишется в `results.json` (формат DESIGN.md) — его же считает `python score.py`."
+        "Результат пишется в `results.json` (тот же формат, что у `python -m codelens eval`) — его же считает "
+        "`python score.py`."
     )
     uploaded = st.file_uploader("Свой файл вопросов (необязательно)", type=["json"])
     if st.button("▶ Запустить оценку", type="primary"):

@@ -321,7 +321,9 @@ COMMANDS.update(GRAPH_COMMANDS)
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return COMMANDS[args.command](args)
+        status = COMMANDS[args.command](args)
+        sys.stdout.flush()  # inside the try: a pipe closed by `| head` shows up here, not at exit
+        return status
     except CodeLensError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code
