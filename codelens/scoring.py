@@ -27,7 +27,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="exit codes: 0 scored, 2 bad arguments, 6 missing or malformed file, unknown question id "
                "(or, with --strict, a question without a prediction)",
     )
-    parser.add_argument("--predictions", type=Path, required=True, help="results.json, as written by `python -m codelens eval` or the app")
+    parser.add_argument("--predictions", type=Path, required=True,
+                        help="results.json, as written by `python -m codelens eval` or the app")
     parser.add_argument("--questions", type=Path, required=True, help="questions file, e.g. eval_questions.json")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     parser.add_argument("--strict", action="store_true", help="fail when a question has no prediction")
