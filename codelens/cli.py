@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from codelens.cli_common import add_location_arguments, settings_from_args
-from codelens.errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CodeLensError, SourceError
+from codelens.errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CodeLensError
 from codelens.graph_cli import GRAPH_COMMANDS, add_graph_commands
 from codelens.settings import DEFAULT_MODEL, Settings, default_source
 
@@ -76,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
 def add_index_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--source", type=Path, default=None,
                         help="zip file or folder to index (default: ./codebase_python.zip, "
-                             "else ../shared/codebase_python.zip)")
+                             "else ../shared/codebase_python.zip, else CodeLens's own codelens/ package)")
     parser.add_argument("--full", action="store_true",
                         help="rebuild from scratch instead of updating only what changed")
     parser.add_argument("--batch-size", type=int, default=None, help="chunks per embedding batch")
@@ -120,8 +120,12 @@ def cmd_index(args: argparse.Namespace) -> int:
 
     settings = _settings(args)
     source = args.source or default_source()
-    if source is None:
-        raise SourceError("no codebase_python.zip here or in ../shared - pass --source ZIP_OR_FOLDER")
+    if source is None:  # a clone anywhere else: CodeLens's own package is the demo
+        from codelens.self_demo import own_source
+
+        source = own_source()
+        print(f"No codebase_python.zip here or in ../shared: indexing CodeLens's own source ({source}) "
+              "as the demo - search CodeLens itself. Pass --source ZIP_OR_FOLDER for your code.", flush=True)
     stats = build_index(source, settings, full=args.full)
     print(format_summary(stats, settings.index_dir))
     return 0
