@@ -38,6 +38,7 @@ from codelens.index_meta import read_stats
 from codelens.indexer import build_index
 from codelens.llm import HOW_TO_ENABLE, ChatClient, LLMConfig
 from codelens.search import Hit, Searcher, SearchFilters
+from codelens.self_demo import QUESTION_FILES, best_questions_file, is_own_source, own_source, questions_fit
 from codelens.settings import Settings, default_source
 from codelens.warm_start import WARM_UP_QUERIES, WarmSearcher
 
@@ -103,6 +104,29 @@ def get_graph(index_dir: str, indexed_at: str) -> CodeGraph | None:
 def get_catalog(index_dir: str, indexed_at: str, _searcher: Searcher) -> ChunkCatalog:
     """Every chunk of the index, for checking the citations of an answer."""
     return ChunkCatalog(_searcher.chunks.values())
+
+
+def questions_for_index(searcher: Searcher) -> tuple[Path | None, str]:
+    """The bundled questions file whose gold chunk ids this index holds, and what to tell the user
+    when it is not eval_questions.json (GymHero's questions score 0 on any other codebase)."""
+    fits = []
+    for name in QUESTION_FILES:
+        try:
+            fits.append(questions_fit(APP_DIR / name, load_questions(APP_DIR / name), searcher.chunks.keys()))
+        except CodeLensError:  # missing or malformed: not a candidate
+            continue
+    best = best_questions_file(fits)
+    default = next((fit for fit in fits if fit.path == QUESTIONS_FILE), None)
+    if best is not None and best.path == QUESTIONS_FILE:
+        return best.path, ""
+    held = f"{default.found} из {default.gold_ids}" if default else "0"
+    if best is None:
+        return None, (f"Правильные ответы `{QUESTIONS_FILE.name}` (GymHero) не из этого индекса: в нём {held} "
+                      "эталонных фрагментов, и ни один из файлов вопросов проекта не подходит. Оценка дала бы "
+                      "P@5 = 0 — загрузите свой файл вопросов про эту кодовую базу.")
+    return best.path, (f"Правильные ответы `{QUESTIONS_FILE.name}` (GymHero) не из этого индекса (в нём {held} "
+                       f"эталонных фрагментов), поэтому беру `{best.path.name}`: в индексе {best.found} из "
+                       f"{best.gold_ids} его эталонных фрагментов.")
 
 
 def chunks_per_file(searcher: Searcher) -> list[tuple[str, int]]:
@@ -313,7 +337,10 @@ except IndexNotFound:
     st.code(f"python index.py {location}", language="bash")
     st.markdown("Другая кодовая база (zip, папка или git-checkout): "
                 f"`python index.py --source ПУТЬ {location}`. Или прямо здесь:")
-    demo = default_source()
+    demo = default_source() or own_source()
+    if demo == own_source():
+        st.caption("Демо-архива GymHero (codebase_python.zip) здесь нет: по умолчанию индексируется исходный "
+                   "код самого CodeLens (пакет codelens/).")
     source = st.text_input("Что индексировать (zip или папка)", value=str(demo) if demo else "",
                            placeholder="/path/to/codebase.zip")
     if st.button("Построить индекс", icon=":material/build:", type="primary", disabled=not source.strip()):
@@ -339,6 +366,10 @@ except CodeLensError as exc:
     get_searcher.clear()
     st.error(str(exc))
     st.stop()
+if is_own_source(stats.source):
+    st.info("Демо: поиск по исходному коду самого CodeLens (пакет `codelens/`) — архива GymHero "
+            "(codebase_python.zip) на этой машине нет. Свой код: `python index.py --source ПУТЬ`.",
+            icon=":material/info:")
 if "warmed_in" in st.session_state:
     st.toast(f"Модели загружены, индекс открыт: прогрев занял {st.session_state.pop('warmed_in'):.1f} с",
              icon=":material/bolt:")
@@ -400,14 +431,18 @@ with search_tab:
 # ----------------------------------------------------------------- evaluation
 
 with eval_tab:
+    bundled_questions, questions_note = questions_for_index(searcher)
     st.markdown(
-        "Каждый вопрос из `eval_questions.json` (или вашего файла в том же формате) проходит через тот же "
+        f"Каждый вопрос из `{(bundled_questions or QUESTIONS_FILE).name}` (или вашего файла в том же формате) "
+        "проходит через тот же "
         "поиск. **Precision@5** = правильные фрагменты в топ-5 / min(5, число правильных). "
         "Результат пишется в `results.json` (тот же формат, что у `python -m codelens eval`) — его же считает "
         "`python score.py`."
     )
+    if questions_note:
+        (st.info if bundled_questions else st.warning)(questions_note)
     uploaded = st.file_uploader("Свой файл вопросов (необязательно)", type=["json"])
-    if st.button("▶ Запустить оценку", type="primary"):
+    if st.button("▶ Запустить оценку", type="primary", disabled=uploaded is None and bundled_questions is None):
         try:
             if uploaded is not None:
                 try:
@@ -418,7 +453,7 @@ with eval_tab:
                     raise CodeLensError(f"{uploaded.name} must hold a JSON object")
                 questions = parse_questions(data, uploaded.name)
             else:
-                questions = load_questions(QUESTIONS_FILE)
+                questions = load_questions(bundled_questions or QUESTIONS_FILE)
             bar = st.progress(0.0, text="Оценка…")
             results = run_evaluation(
                 questions, lambda q, n: [h.to_dict() for h in searcher.search(q, n)], searcher.model, EVAL_K,
