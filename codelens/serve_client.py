@@ -53,8 +53,11 @@ def announcement_file(index_dir: Path, chroma_url: str = "") -> Path:
 
 def find_server(index_dir: Path, chroma_url: str = "") -> ServerAddress | None:
     """The server announced for this index, if its process is alive; None otherwise."""
+    target = announcement_file(index_dir, chroma_url)
     try:
-        raw = json.loads(announcement_file(index_dir, chroma_url).read_text(encoding="utf-8"))
+        if target.stat().st_uid != os.getuid():  # the temp folder is shared: only our own files count
+            return None
+        raw = json.loads(target.read_text(encoding="utf-8"))
         address = ServerAddress(port=int(raw["port"]), token=str(raw["token"]), pid=int(raw["pid"]),
                                 index_dir=str(raw["index_dir"]), chroma_url=str(raw.get("chroma_url", "")))
     except (OSError, ValueError, KeyError, TypeError):
