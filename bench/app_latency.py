@@ -35,12 +35,12 @@ from _common import PROJECT_ROOT, SHARED, percentile, print_table
 CHROMIUM = "/usr/bin/chromium"
 QUERY_LABEL = "Вопрос или ключевые слова — Enter для поиска"
 CAPTION = "[data-testid='stCaptionContainer']:has-text('результатов за')"
-# True once the results caption shows something new (a new search time) and cards are there.
-_NEW_RESULTS = """(before) => {
-    const caption = [...document.querySelectorAll("[data-testid='stCaptionContainer']")]
-        .find((c) => c.innerText.includes("результатов за"));
-    return caption && caption.innerText !== before && document.querySelectorAll("[class*='st-key-hit-']").length > 0;
-}"""
+# The results as the browser shows them: the caption (with its search time) and the cards.
+_SNAPSHOT = """() => [...document.querySelectorAll("[data-testid='stCaptionContainer'], [class*='st-key-hit-']")]
+    .map((e) => e.innerText).join("\\n")"""
+# True once there are cards and the results differ from what was shown before.
+_NEW_RESULTS = f"""(before) => document.querySelectorAll("[class*='st-key-hit-']").length > 0
+    && ({_SNAPSHOT})() !== before"""
 
 
 def free_port() -> int:
@@ -90,15 +90,20 @@ def index_run_beside(enabled: bool, work: Path):
         runner.wait(timeout=60)
 
 
-def search_in_page(page, query: str) -> tuple[float, float]:
-    """(browser seconds from Enter to the new result cards, search ms the page reports)."""
-    caption = page.locator(CAPTION)
-    before = caption.inner_text() if caption.count() else ""
+def search_in_page(page, query: str) -> tuple[float, float] | None:
+    """(browser seconds from Enter to the new result cards, search ms the page reports); None
+    when the page showed nothing new (same hits and the same time as the question before)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    before = page.evaluate(_SNAPSHOT)
     box = page.get_by_label(QUERY_LABEL)
     box.fill(query)
     started = time.perf_counter()
     box.press("Enter")
-    page.wait_for_function(_NEW_RESULTS, arg=before, timeout=120_000, polling=20)
+    try:
+        page.wait_for_function(_NEW_RESULTS, arg=before, timeout=60_000, polling=20)
+    except PlaywrightTimeout:
+        return None
     page.locator(CAPTION).wait_for(timeout=120_000)
     elapsed = time.perf_counter() - started
     text = page.locator(CAPTION).inner_text()
@@ -136,7 +141,8 @@ def measure(tree: Path, db: Path, queries: list[str], work: Path) -> dict:
         page.get_by_label(QUERY_LABEL).wait_for(timeout=600_000)
         ready_s = time.perf_counter() - started
         first_s, first_ms = search_in_page(page, queries[0])
-        per_search = [search_in_page(page, query) for query in queries[1:]]
+        measured = [search_in_page(page, query) for query in queries[1:]]
+        per_search = [m for m in measured if m is not None]
         app_eval_ms = run_evaluation_tab(page, work)
         browser.close()
     return {"ready_s": ready_s, "first_s": first_s, "first_ms": first_ms,
