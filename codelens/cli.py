@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import NoReturn
 
 from codelens.cli_common import add_location_arguments, settings_from_args
+from codelens.cli_search import add_model_argument, add_search_arguments, print_hits, search_request
 from codelens.errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CodeLensError
 from codelens.graph_cli import GRAPH_COMMANDS, add_graph_commands
-from codelens.settings import DEFAULT_MODEL, Settings, default_source
+from codelens.settings import Settings, default_source
 
 EXIT_CODES_HELP = """exit codes: 0 ok, 1 error, 2 no index, 3 bad source, 4 bad --db,
 5 model mismatch, 6 bad input file or unknown name, 7 LLM endpoint failed, 64 usage error"""
@@ -42,13 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Chunk every function, method, class and module block, embed, store."))
 
     search = commands.add_parser("search", help="search the index", description="Search the index.")
-    search.add_argument("query", help="question or keywords, Russian or English")
-    search.add_argument("-k", type=int, default=5, help="number of results (default 5)")
-    search.add_argument("--json", action="store_true", help="print the hits as JSON")
-    search.add_argument("--kind", action="append", choices=["function", "method", "class", "module"],
-                        help="only this kind (repeatable)")
-    search.add_argument("--path", default="", help="only paths starting with this prefix")
-    search.add_argument("--include-tests", action="store_true", help="also search test code")
+    add_search_arguments(search)
     _add_common(search)
 
     evaluate = commands.add_parser("eval", help="run a questions file, write results.json",
@@ -98,8 +93,7 @@ def _positive_int(text: str) -> int:
 
 def _add_common(parser: argparse.ArgumentParser) -> None:
     add_location_arguments(parser)
-    parser.add_argument("--model", default=None,
-                        help=f"embedding model: {DEFAULT_MODEL} (default) or st:NAME_OR_PATH")
+    add_model_argument(parser)
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -166,15 +160,7 @@ def cmd_search(args: argparse.Namespace) -> int:
                                 include_tests=args.include_tests)
         found = searcher.search(args.query, k=args.k, filters=filters)
         hits = [{**h.to_dict(), "rank": h.rank, "relevance": h.relevance} for h in found]
-    if args.json:
-        print(json.dumps([{k: v for k, v in h.items() if k not in ("rank", "relevance")} for h in hits],
-                         ensure_ascii=False, indent=2))
-        return 0
-    if not hits:
-        print("no results")
-    for hit in hits:
-        print(f"{hit['rank']}. {hit['path']}:{hit['start_line']}-{hit['end_line']}  {hit['symbol']}  "
-              f"[{hit['kind']}]  {hit['relevance']:.1f}%")
+    print_hits(hits, args.json)
     return 0
 
 
@@ -185,9 +171,7 @@ def _search_on_server(args: argparse.Namespace, settings: Settings) -> list[dict
     address = find_server(settings.index_dir, settings.chroma_url)
     if address is None:
         return None
-    return remote_search(address, {"query": args.query, "k": args.k, "kinds": list(args.kind or ()),
-                                   "path_prefix": args.path, "include_tests": args.include_tests,
-                                   "model": args.model})
+    return remote_search(address, search_request(args))
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

