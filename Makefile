@@ -26,8 +26,10 @@ index: install
 	@if [ -f "$(DB)/index_metadata.json" ]; then echo "index found in $(DB)"; \
 	else $(PY) index.py --db $(DB); fi
 
+# exec: streamlit replaces the shell, so the one SIGTERM make passes on to its child stops the app
+# (a shell in between died and left streamlit running).
 run: index
-	CODELENS_DB=$(DB) $(VENV)/bin/streamlit run app.py --server.headless true --browser.gatherUsageStats false
+	CODELENS_DB=$(DB) exec $(VENV)/bin/streamlit run app.py --server.headless true --browser.gatherUsageStats false
 
 # Debian's Chromium for the browser test (browser downloads do not work offline).
 browser-deps:

@@ -18,7 +18,7 @@ import streamlit as st
 
 from codelens.answer.llm import HOW_TO_ENABLE, ChatClient, LLMConfig
 from codelens.chunk import KINDS, Chunk
-from codelens.embedding import Embedder, load_embedder
+from codelens.embedding import Embedder, load_embedder, prefer_passive_threads
 from codelens.errors import CodeLensError, IndexNotFound, ModelMismatch
 from codelens.evaluation import QuestionScore, load_questions, parse_questions, score_predictions, summarize
 from codelens.graph.model import CodeGraph
@@ -30,6 +30,8 @@ from codelens.index.metadata import read_stats
 from codelens.open_index import OpenIndex
 from codelens.search.filters import SearchFilters
 from codelens.search.searcher import Hit
+from codelens.self_demo import QUESTION_FILES, best_questions_file, is_own_source, own_source, questions_fit
+from codelens.serve.warm import WARM_UP_QUERIES, WarmIndex
 from codelens.settings import Settings, default_source
 
 APP_DIR = Path(__file__).resolve().parent
@@ -44,6 +46,7 @@ LANG_LABELS = {"ru": "русский", "en": "английский"}
 MAX_NEIGHBOURS = 8  # callers / callees listed on a card
 
 log = logging.getLogger("codelens.app")
+prefer_passive_threads()  # before any cached resource can load a model, whatever their order
 
 st.set_page_config(page_title="CodeLens — поиск по коду", page_icon=":material/manage_search:", layout="wide")
 st.html("<style>[data-testid='stMainBlockContainer']{padding-top:2.5rem}</style>")  # less empty space on top
@@ -57,10 +60,50 @@ def get_embedder(model_id: str) -> Embedder:
     return load_embedder(model_id)
 
 
-@st.cache_resource(show_spinner="Открываю индекс…")
-def get_index(_settings: Settings, index_dir: str, model: str, indexed_at: str) -> OpenIndex:
-    """One open index per build (folder and indexed_at in the key): a rebuilt index gets a fresh one."""
-    return OpenIndex(_settings, embedder=get_embedder(read_stats(Path(index_dir)).model))
+@st.cache_resource(show_spinner=False)
+def get_index(_settings: Settings, index_dir: str, model: str, indexed_at: str) -> WarmIndex:
+    """One open index per build (folder and indexed_at in the key): a rebuilt index gets a fresh one.
+    It opens and warms up in the background while the page renders (codelens/serve/warm.py)."""
+    return WarmIndex(_settings)
+
+
+def wait_for_warm_up(warm: WarmIndex) -> None:
+    """Say what the page is waiting for, and rerun it as soon as the index is warm."""
+    st.info(f"Прогрев: открываю индекс и загружаю модели (e5, MiniLM, мост RU→EN) и задаю два пробных "
+            f"вопроса ({' · '.join(WARM_UP_QUERIES)}), чтобы первый настоящий поиск не ждал. "
+            f"Идёт {warm.elapsed_s():.0f} с…", icon=":material/hourglass_top:")
+
+    @st.fragment(run_every=0.5)
+    def poll() -> None:
+        if warm.done():
+            st.session_state["warmed_in"] = warm.elapsed_s()
+            st.rerun()
+
+    poll()
+    st.stop()
+
+
+def questions_for_index(index: OpenIndex) -> tuple[Path | None, str]:
+    """The bundled questions file whose gold chunk ids this index holds, and what to tell the user
+    when it is not eval_questions.json (GymHero's questions score 0 on any other codebase)."""
+    fits = []
+    for name in QUESTION_FILES:
+        try:
+            fits.append(questions_fit(APP_DIR / name, load_questions(APP_DIR / name), index.chunks.keys()))
+        except CodeLensError:  # missing or malformed: not a candidate
+            continue
+    best = best_questions_file(fits)
+    default = next((fit for fit in fits if fit.path == QUESTIONS_FILE), None)
+    if best is not None and best.path == QUESTIONS_FILE:
+        return best.path, ""
+    held = f"{default.found} из {default.gold_ids}" if default else "0"
+    if best is None:
+        return None, (f"Правильные ответы `{QUESTIONS_FILE.name}` (GymHero) не из этого индекса: в нём {held} "
+                      "эталонных фрагментов, и ни один из файлов вопросов проекта не подходит. Оценка дала бы "
+                      "P@5 = 0 — загрузите свой файл вопросов про эту кодовую базу.")
+    return best.path, (f"Правильные ответы `{QUESTIONS_FILE.name}` (GymHero) не из этого индекса (в нём {held} "
+                       f"эталонных фрагментов), поэтому беру `{best.path.name}`: в индексе {best.found} из "
+                       f"{best.gold_ids} его эталонных фрагментов.")
 
 
 def chunks_per_file(index: OpenIndex) -> list[tuple[str, int]]:
@@ -268,7 +311,10 @@ except IndexNotFound:
     st.code(f"python index.py {location}", language="bash")
     st.markdown("Другая кодовая база (zip, папка или git-checkout): "
                 f"`python index.py --source ПУТЬ {location}`. Или прямо здесь:")
-    demo = default_source()
+    demo = default_source() or own_source()
+    if demo == own_source():
+        st.caption("Демо-архива GymHero (codebase_python.zip) здесь нет: по умолчанию индексируется исходный "
+                   "код самого CodeLens (пакет codelens/).")
     source = st.text_input("Что индексировать (zip или папка)", value=str(demo) if demo else "",
                            placeholder="/path/to/codebase.zip")
     if st.button("Построить индекс", icon=":material/build:", type="primary", disabled=not source.strip()):
@@ -278,17 +324,29 @@ except CodeLensError as exc:
     st.error(str(exc))
     st.stop()
 
+warm = get_index(settings, str(index_dir), settings.model, stats.indexed_at)
+if not warm.done():
+    wait_for_warm_up(warm)
 try:
-    index = get_index(settings, str(index_dir), settings.model, stats.indexed_at)
+    index = warm.result()
 except ModelMismatch as exc:
+    get_index.clear()  # the next run tries again (after CODELENS_MODEL or the index changed)
     st.error(f"Модель не совпадает с индексом: индекс построен моделью `{exc.index_model}`, а запрошена "
              f"`{exc.requested_model}` (CODELENS_MODEL). Уберите CODELENS_MODEL или пересоберите индекс:")
     st.code(f"python index.py {location} --full --model {exc.requested_model}", language="bash")
     st.caption(str(exc))
     st.stop()
 except CodeLensError as exc:
+    get_index.clear()
     st.error(str(exc))
     st.stop()
+if is_own_source(stats.source):
+    st.info("Демо: поиск по исходному коду самого CodeLens (пакет `codelens/`) — архива GymHero "
+            "(codebase_python.zip) на этой машине нет. Свой код: `python index.py --source ПУТЬ`.",
+            icon=":material/info:")
+if "warmed_in" in st.session_state:
+    st.toast(f"Модели загружены, индекс открыт: прогрев занял {st.session_state.pop('warmed_in'):.1f} с",
+             icon=":material/bolt:")
 
 with st.sidebar:
     st.header("Фильтры")
@@ -352,13 +410,18 @@ with search_tab:
 # ----------------------------------------------------------------- evaluation
 
 with eval_tab:
+    bundled_questions, questions_note = questions_for_index(index)
     st.markdown(
-        "Каждый вопрос из `eval_questions.json` (или вашего файла в том же формате) проходит через тот же "
+        f"Каждый вопрос из `{(bundled_questions or QUESTIONS_FILE).name}` (или вашего файла в том же формате) "
+        "проходит через тот же "
         "поиск. **Precision@5** = правильные фрагменты в топ-5 / min(5, число правильных). "
-        "Результат пишется в `results.json` (формат DESIGN.md) — его же считает `python score.py`."
+        "Результат пишется в `results.json` (тот же формат, что у `python -m codelens eval`) — его же считает "
+        "`python score.py`."
     )
+    if questions_note:
+        (st.info if bundled_questions else st.warning)(questions_note)
     uploaded = st.file_uploader("Свой файл вопросов (необязательно)", type=["json"])
-    if st.button("▶ Запустить оценку", type="primary"):
+    if st.button("▶ Запустить оценку", type="primary", disabled=uploaded is None and bundled_questions is None):
         try:
             if uploaded is not None:
                 try:
@@ -369,7 +432,7 @@ with eval_tab:
                     raise CodeLensError(f"{uploaded.name} must hold a JSON object")
                 questions = parse_questions(data, uploaded.name)
             else:
-                questions = load_questions(QUESTIONS_FILE)
+                questions = load_questions(bundled_questions or QUESTIONS_FILE)
             bar = st.progress(0.0, text="Оценка…")
             results = index.evaluate(
                 questions, EVAL_K,

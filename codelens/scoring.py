@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,7 +27,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="exit codes: 0 scored, 2 bad arguments, 6 missing or malformed file, unknown question id "
                "(or, with --strict, a question without a prediction)",
     )
-    parser.add_argument("--predictions", type=Path, required=True, help="results.json (DESIGN.md format)")
+    parser.add_argument("--predictions", type=Path, required=True,
+                        help="results.json, as written by `python -m codelens eval` or the app")
     parser.add_argument("--questions", type=Path, required=True, help="questions file, e.g. eval_questions.json")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     parser.add_argument("--strict", action="store_true", help="fail when a question has no prediction")
@@ -89,10 +91,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BadInput as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code
-    if args.json:
-        print(json.dumps(to_json(scores, summary), ensure_ascii=False, indent=2))
-    else:
-        print(format_table(scores, summary))
+    try:
+        print(json.dumps(to_json(scores, summary), ensure_ascii=False, indent=2) if args.json
+              else format_table(scores, summary))
+        sys.stdout.flush()  # inside the try: a closed pipe shows up here, not at exit
+    except BrokenPipeError:  # `score.py --json | head -1`: the reader had enough, not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     if summary["missing"]:
         print(f"warning: no prediction for {', '.join(summary['missing'])} (scored 0)", file=sys.stderr)
         if args.strict:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,15 @@ def open_app(monkeypatch, db_path: Path, model: str | None = None) -> AppTest:
     else:
         monkeypatch.delenv("CODELENS_MODEL", raising=False)
     app = AppTest.from_file(APP, default_timeout=120)
-    app.run()
+    return until_warm(app.run())
+
+
+def until_warm(app: AppTest, timeout_s: float = 180.0) -> AppTest:
+    """Rerun while the page says it is warming up (AppTest does not run the polling fragment)."""
+    deadline = time.monotonic() + timeout_s
+    while any("Прогрев" in i.value for i in app.info) and time.monotonic() < deadline:
+        time.sleep(0.2)
+        app.run()
     assert not app.exception, [e.value for e in app.exception]
     return app
 
@@ -124,6 +133,8 @@ def test_build_button_indexes_and_the_page_searches(monkeypatch, tmp_path: Path,
     next(b for b in app.button if "Построить индекс" in b.label).click().run()
     assert not app.exception, [e.value for e in app.exception]
     assert any("Индекс построен" in s.value for s in app.success)
+    assert any("Прогрев" in i.value for i in app.info)  # the new index warms up while the page shows it
+    until_warm(app)
     assert (tmp_path / "fresh_db" / "index_metadata.json").is_file()
     search(app, "hash a password")
     assert cards(app)[0][4] == "hash_password"
@@ -260,6 +271,6 @@ def test_the_user_picks_one_of_several_codebases(monkeypatch, two_codebases: Pat
     app = open_app(monkeypatch, two_codebases)
     picker = app.selectbox[0]
     assert picker.options == ["основной индекс (--db)", "billing"]
-    picker.select("billing").run()
+    until_warm(picker.select("billing").run())
     search(app, "invoice")
     assert [symbol for *_, symbol in cards(app)] == ["send_invoice"]

@@ -84,7 +84,7 @@ def test_search_in_a_real_browser(app_url: str, tmp_path: Path, demo_index, embe
             page = context.new_page()
             page.goto(app_url, wait_until="domcontentloaded")
             query_box = page.get_by_label(QUERY_LABEL)
-            query_box.wait_for(timeout=90_000)
+            query_box.wait_for(timeout=180_000)  # the page shows it once the searcher is open and warm
             query_box.fill(query)
             query_box.press("Enter")
 

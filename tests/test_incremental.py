@@ -26,9 +26,9 @@ from codelens.index.sidecar import SidecarInput
 from codelens.index.store import VectorStore
 from codelens.ingest.chunker import chunk_file
 from codelens.ingest.codebase import chunk_codebase
-from codelens.search import english as english_leg
 from codelens.search.filters import SearchFilters
 from codelens.search.searcher import Searcher
+from codelens.search.searcher import english as english_leg
 from codelens.settings import COLLECTION_NAME, DEFAULT_MODEL
 from tests.conftest import PROJECT_ROOT, settings_for
 

@@ -25,10 +25,15 @@ def hit_line(hit) -> str:
     return f"{hit.rank}. {c.path}:{c.start_line}-{c.end_line}  {c.symbol}  [{c.kind}]  {hit.relevance:.1f}%"
 
 
-def add_common(parser: argparse.ArgumentParser) -> None:
-    add_location_arguments(parser)
+def add_model_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default=None,
                         help=f"embedding model: {DEFAULT_MODEL} (default) or st:NAME_OR_PATH")
+
+
+def add_common(parser: argparse.ArgumentParser) -> None:
+    """The flags of every command that opens an index: where it is, and which model."""
+    add_location_arguments(parser)
+    add_model_argument(parser)
 
 
 def settings_of(args: argparse.Namespace) -> Settings:

@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import NoReturn
 
 from codelens.cli.ask import add_ask_command, cmd_ask
-from codelens.cli.common import EXIT_CODES_HELP, add_common, hit_line, settings_of
+from codelens.cli.common import EXIT_CODES_HELP, add_common, settings_of
 from codelens.cli.graph import GRAPH_COMMANDS, add_graph_commands
-from codelens.errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CodeLensError, SourceError
+from codelens.cli.search import add_search_arguments, print_hits, search_request
+from codelens.errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CodeLensError
 from codelens.mcp.cli import MCP_COMMANDS, add_mcp_command
-from codelens.settings import default_source
+from codelens.settings import Settings, default_source
 
 
 class UsageParser(argparse.ArgumentParser):
@@ -41,13 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Chunk every function, method, class and module block, embed, store."))
 
     search = commands.add_parser("search", help="search the index", description="Search the index.")
-    search.add_argument("query", help="question or keywords, Russian or English")
-    search.add_argument("-k", type=int, default=5, help="number of results (default 5)")
-    search.add_argument("--json", action="store_true", help="print the hits as JSON")
-    search.add_argument("--kind", action="append", choices=["function", "method", "class", "module"],
-                        help="only this kind (repeatable)")
-    search.add_argument("--path", default="", help="only paths starting with this prefix")
-    search.add_argument("--include-tests", action="store_true", help="also search test code")
+    add_search_arguments(search)
     add_common(search)
 
     evaluate = commands.add_parser("eval", help="run a questions file, write results.json",
@@ -56,6 +51,13 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--out", type=Path, default=Path("results.json"))
     evaluate.add_argument("-k", type=int, default=5)
     add_common(evaluate)
+
+    serve = commands.add_parser(
+        "serve", help="keep the index and models loaded on localhost; `search` then answers at once",
+        description="A resident search process on 127.0.0.1: `python -m codelens search` uses it while it "
+                    "runs and searches in-process when it does not. Ctrl-C or SIGTERM stops it.")
+    serve.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free one)")
+    add_common(serve)
 
     stats = commands.add_parser("stats", help="show what the index holds")
     stats.add_argument("--json", action="store_true")
@@ -69,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
 def add_index_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--source", type=Path, default=None,
                         help="zip file or folder to index (default: ./codebase_python.zip, "
-                             "else ../shared/codebase_python.zip)")
+                             "else ../shared/codebase_python.zip, else CodeLens's own codelens/ package)")
     parser.add_argument("--full", action="store_true",
                         help="rebuild from scratch instead of updating only what changed")
     parser.add_argument("--batch-size", type=int, default=None, help="chunks per embedding batch")
@@ -99,8 +101,12 @@ def cmd_index(args: argparse.Namespace) -> int:
 
     settings = settings_of(args)
     source = args.source or default_source()
-    if source is None:
-        raise SourceError("no codebase_python.zip here or in ../shared - pass --source ZIP_OR_FOLDER")
+    if source is None:  # a clone anywhere else: CodeLens's own package is the demo
+        from codelens.self_demo import own_source
+
+        source = own_source()
+        print(f"No codebase_python.zip here or in ../shared: indexing CodeLens's own source ({source}) "
+              "as the demo - search CodeLens itself. Pass --source ZIP_OR_FOLDER for your code.", flush=True)
     stats = build_index(source, settings, full=args.full)
     print(format_summary(stats, settings.index_dir))
     return 0
@@ -134,20 +140,35 @@ def format_summary(stats, db_path: Path) -> str:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from codelens.search.filters import SearchFilters
-    from codelens.search.searcher import Searcher
+    settings = settings_of(args)
+    hits = _search_on_server(args, settings)
+    if hits is None:  # no `codelens serve` for this index: search in this process
+        from codelens.search.filters import SearchFilters
+        from codelens.search.searcher import Searcher
 
-    searcher = Searcher(settings_of(args))
-    filters = SearchFilters(kinds=tuple(args.kind or ()), path_prefix=args.path,
-                            include_tests=args.include_tests)
-    hits = searcher.search(args.query, k=args.k, filters=filters)
-    if args.json:
-        print(json.dumps([h.to_dict() for h in hits], ensure_ascii=False, indent=2))
-        return 0
-    if not hits:
-        print("no results")
-    for hit in hits:
-        print(hit_line(hit))
+        searcher = Searcher(settings)
+        filters = SearchFilters(kinds=tuple(args.kind or ()), path_prefix=args.path,
+                                include_tests=args.include_tests)
+        found = searcher.search(args.query, k=args.k, filters=filters)
+        hits = [{**h.to_dict(), "rank": h.rank, "relevance": h.relevance} for h in found]
+    print_hits(hits, args.json)
+    return 0
+
+
+def _search_on_server(args: argparse.Namespace, settings: Settings) -> list[dict] | None:
+    """Hits from a running `codelens serve` for this index, or None when there is none."""
+    from codelens.serve.client import find_server, remote_search
+
+    address = find_server(settings.index_dir, settings.chroma_url)
+    if address is None:
+        return None
+    return remote_search(address, search_request(args))
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from codelens.serve.server import serve
+
+    serve(settings_of(args), port=args.port, on_ready=lambda line: print(line, flush=True))
     return 0
 
 
@@ -177,7 +198,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"index": cmd_index, "search": cmd_search, "eval": cmd_eval, "stats": cmd_stats, "ask": cmd_ask}
+COMMANDS = {"index": cmd_index, "search": cmd_search, "eval": cmd_eval, "stats": cmd_stats, "ask": cmd_ask,
+            "serve": cmd_serve}
 COMMANDS.update(GRAPH_COMMANDS)
 COMMANDS.update(MCP_COMMANDS)
 
@@ -185,7 +207,9 @@ COMMANDS.update(MCP_COMMANDS)
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return COMMANDS[args.command](args)
+        status = COMMANDS[args.command](args)
+        sys.stdout.flush()  # inside the try: a pipe closed by `| head` shows up here, not at exit
+        return status
     except CodeLensError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code

@@ -22,9 +22,10 @@ from codelens.index.progressive import PartialDenseRetriever, is_partial, open_p
 from codelens.index.store import VectorStore, forget_open_indexes
 from codelens.search.bridge import WordBridge, load_bridge_vectors
 from codelens.search.dense import ChromaDenseRetriever
-from codelens.search.english import EnglishVectors, load_english_model, load_english_vectors
+from codelens.search.english import EnglishVectors, load_english_vectors
 from codelens.search.filters import SearchFilters
 from codelens.search.lexical import LexicalIndex
+from codelens.search.minilm import NumpyMiniLM
 from codelens.search.pipeline import HybridPipeline, shipped_pipeline
 from codelens.search.query import Fused, Query
 from codelens.settings import DEFAULT_MODEL, Settings
@@ -69,7 +70,7 @@ def _index_version(db_path: Path) -> tuple[int, int]:
 
 class Searcher:
     """Opens an index once (chunks, lexical index, sidecar vectors); each `search` embeds the
-    question and runs the shipped hybrid pipeline of retrieval.py over ChromaDB and BM25."""
+    question and runs the shipped pipeline (pipeline.py) over its legs."""
 
     def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
         """Opens the index of settings.index_dir; ModelMismatch when settings.model (a model
@@ -172,9 +173,9 @@ class Searcher:
         return shipped_pipeline(dense, self.lexical, bridge=self.bridge, accept=accept, english=self._english)
 
     def _embed_english(self, text: str) -> np.ndarray:
-        """MiniLM query vector; the model (and torch) load on the first English question."""
+        """MiniLM query vector; the model loads on the first English question (numpy, no torch)."""
         if self._english_model is None:
-            self._english_model = load_english_model()
+            self._english_model = NumpyMiniLM()
         return self._english_model.embed_queries([text])[0]
 
     def _hits(self, fused: list[Fused]) -> list[Hit]:

@@ -1,0 +1,87 @@
+"""`search`'s flags and output, and its fast path through a running `codelens serve`.
+
+`python -m codelens search ...` tries `search_through_server` before importing the full CLI
+(graph commands, numpy, ChromaDB, models): with a server for the index, the process imports
+only the standard library and these small modules. Anything it cannot answer (no server, a
+usage error) returns None and the full CLI takes over, so messages and exit codes stay its.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+
+from codelens.cli.common import add_location_arguments, add_model_argument, settings_of
+
+
+def add_search_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("query", help="question or keywords, Russian or English")
+    parser.add_argument("-k", type=int, default=5, help="number of results (default 5)")
+    parser.add_argument("--json", action="store_true", help="print the hits as JSON")
+    parser.add_argument("--kind", action="append", choices=["function", "method", "class", "module"],
+                        help="only this kind (repeatable)")
+    parser.add_argument("--path", default="", help="only paths starting with this prefix")
+    parser.add_argument("--include-tests", action="store_true", help="also search test code")
+
+
+def print_hits(hits: list[dict], as_json: bool) -> None:
+    """Hit dicts with rank and relevance: `--json` prints the DESIGN.md hit format, else one line each."""
+    if as_json:
+        print(json.dumps([{k: v for k, v in h.items() if k not in ("rank", "relevance")} for h in hits],
+                         ensure_ascii=False, indent=2))
+        return
+    if not hits:
+        print("no results")
+    for hit in hits:
+        print(f"{hit['rank']}. {hit['path']}:{hit['start_line']}-{hit['end_line']}  {hit['symbol']}  "
+              f"[{hit['kind']}]  {hit['relevance']:.1f}%")
+
+
+class _QuietParser(argparse.ArgumentParser):
+    """Raises instead of printing usage and exiting: the full CLI reports usage errors."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise ValueError(message)
+
+
+def search_request(args: argparse.Namespace) -> dict:
+    return {"query": args.query, "k": args.k, "kinds": list(args.kind or ()), "path_prefix": args.path,
+            "include_tests": args.include_tests, "model": args.model}
+
+
+def search_through_server(argv: Sequence[str]) -> int | None:
+    """Answer `search ...` from a running server; None when the full CLI must handle it."""
+    from codelens.serve.client import RemoteError, find_server, remote_search
+
+    if not argv or argv[0] != "search":
+        return None
+    parser = _QuietParser(add_help=False)
+    add_search_arguments(parser)
+    add_location_arguments(parser)
+    add_model_argument(parser)
+    try:
+        args, unknown = parser.parse_known_args(argv[1:])
+    except (ValueError, SystemExit):  # a usage error: the full CLI says it properly
+        return None
+    if unknown:
+        return None
+    try:
+        settings = settings_of(args)
+        address = find_server(settings.index_dir, settings.chroma_url)
+        hits = remote_search(address, search_request(args)) if address else None
+    except RemoteError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except Exception:  # a bad --collection name and the like: the full CLI reports it
+        return None
+    if hits is None:
+        return None
+    try:
+        print_hits(hits, args.json)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `... | head`: not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0

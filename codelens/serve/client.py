@@ -1,0 +1,95 @@
+"""Find and ask a running `codelens serve` for an index; the CLI's fast path.
+
+Standard library only, on purpose: a cold `codelens search` that finds a server must not
+import numpy, ChromaDB or a model. The server announces itself in a small file named after
+the index folder (in the temp folder, not inside the index: an index run swaps that folder).
+Anything wrong with the announcement (no file, dead process, refused connection, another
+index) means "no server": the caller then searches in-process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from codelens.errors import CodeLensError
+
+SERVE_HOST = "127.0.0.1"
+CONNECT_TIMEOUT_S = 0.5
+SEARCH_TIMEOUT_S = 60.0  # a search itself is ~0.1 s; the slack is for a busy machine
+
+
+class RemoteError(CodeLensError):
+    """An error the server's Searcher raised, with the exit code it maps to."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+@dataclass(frozen=True)
+class ServerAddress:
+    port: int
+    token: str
+    pid: int
+    index_dir: str
+    chroma_url: str
+
+
+def index_key(index_dir: Path, chroma_url: str = "") -> str:
+    """One server per index folder (and vector server): the resolved path names it."""
+    return f"{Path(index_dir).resolve()}|{chroma_url}"
+
+
+def announcement_file(index_dir: Path, chroma_url: str = "") -> Path:
+    digest = hashlib.sha256(index_key(index_dir, chroma_url).encode("utf-8")).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"codelens-serve-{os.getuid()}-{digest}.json"
+
+
+def find_server(index_dir: Path, chroma_url: str = "") -> ServerAddress | None:
+    """The server announced for this index, if its process is alive; None otherwise."""
+    target = announcement_file(index_dir, chroma_url)
+    try:
+        if target.stat().st_uid != os.getuid():  # the temp folder is shared: only our own files count
+            return None
+        raw = json.loads(target.read_text(encoding="utf-8"))
+        address = ServerAddress(port=int(raw["port"]), token=str(raw["token"]), pid=int(raw["pid"]),
+                                index_dir=str(raw["index_dir"]), chroma_url=str(raw.get("chroma_url", "")))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if address.index_dir != str(Path(index_dir).resolve()) or address.chroma_url != chroma_url:
+        return None
+    try:
+        os.kill(address.pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:  # alive, another user's: not ours to use
+        return None
+    return address
+
+
+def remote_search(address: ServerAddress, request: dict) -> list[dict] | None:
+    """Hits from the server (hit dicts with rank and relevance), or None when it cannot be
+    reached (the caller falls back). Errors the search itself raised come back as RemoteError."""
+    body = json.dumps({**request, "token": address.token}).encode("utf-8")
+    connection = http.client.HTTPConnection(SERVE_HOST, address.port, timeout=CONNECT_TIMEOUT_S)
+    try:
+        connection.connect()
+        connection.sock.settimeout(SEARCH_TIMEOUT_S)
+        connection.request("POST", "/search", body, {"Content-Type": "application/json"})
+        response = connection.getresponse()
+        payload = json.loads(response.read().decode("utf-8"))
+    except (OSError, http.client.HTTPException, ValueError):
+        return None
+    finally:
+        connection.close()
+    if response.status == 200 and isinstance(payload.get("hits"), list):
+        return payload["hits"]
+    if "error" in payload:
+        raise RemoteError(str(payload["error"]), int(payload.get("exit_code", 1)))
+    return None
