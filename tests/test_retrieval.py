@@ -147,6 +147,14 @@ def test_bridged_words_reach_the_lexical_leg() -> None:
     assert result.weight > 0
 
 
+def test_bridge_vocabulary_leaves_out_blobs_that_are_not_names() -> None:
+    """A minified blob is one huge "word": embedding it would take minutes, and no question means it."""
+    blob = make_chunk("app/data.py::<module>", "DATA = '" + "ab" * 5000 + "'\nsettings_loader = 1\n", kind="module")
+    words = bridge_vocabulary([blob])
+    assert "settings" in words and "loader" in words
+    assert all(len(word) <= 40 for word in words)
+
+
 def test_searcher_is_hybrid_and_relevance_stays_the_cosine(mini_searcher, embedder) -> None:
     searcher = mini_searcher
     hits = searcher.search("hash_password", k=3)

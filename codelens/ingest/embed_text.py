@@ -13,6 +13,9 @@ from codelens.chunk import MODULE_SYMBOL, Chunk
 # ~2/s at 465 on 2 cores); DESIGN.md's measurements used ~600 characters. 700 keeps a little
 # more code after the header. Not yet swept with bench/retrieval.py: a candidate to tune.
 DEFAULT_TEXT_BUDGET = 700
+# The header is never cut to the budget, but a pathological one (a signature with a huge default)
+# is: e5 reads ~512 tokens and tokenizes everything first, so more only costs time.
+MAX_TEXT_CHARS = 2000
 _DOCSTRING_BUDGET = 300
 
 _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
@@ -37,7 +40,7 @@ def embedding_text(chunk: Chunk, budget: int = DEFAULT_TEXT_BUDGET) -> str:
     header = _header(chunk)
     body = _body(chunk)
     room = max(0, budget - len(header))
-    return f"{header}\n{body[:room]}".strip()
+    return f"{header}\n{body[:room]}".strip()[:MAX_TEXT_CHARS]
 
 
 def _header(chunk: Chunk) -> str:

@@ -49,7 +49,8 @@ class WordBridge:
 
     def translate(self, words: Sequence[str]) -> dict[str, float]:
         """Vocabulary words for the given query words, each weighted by its similarity."""
-        todo = [w for w in dict.fromkeys(words) if w not in self._cache and has_cyrillic(w)]
+        todo = [w for w in dict.fromkeys(words)
+                if w not in self._cache and has_cyrillic(w) and len(w) <= MAX_WORD_CHARS]
         if len(self._cache) > _BRIDGE_CACHE_WORDS:
             self._cache.clear()
         if todo and len(self.words):
@@ -99,6 +100,9 @@ def pseudo_english(text: str, bridge: WordBridge) -> str:
 
 
 BRIDGE_MAX_WORDS = 20_000
+# Longer "words" are blobs (minified data, base64), never names: e5 tokenizes a whole text before
+# it truncates, and a 20,000-letter word took 14 s to embed (measured), 400,000 letters minutes.
+MAX_WORD_CHARS = 40
 BRIDGE_WORDS_FILE = "words.json"
 BRIDGE_VECTORS_FILE = "vectors.npy"
 _CACHE_MODEL = "multilingual-e5-small:query-words"  # key in the embedding cache
@@ -114,7 +118,8 @@ def bridge_vocabulary(chunks: Iterable[Chunk], min_length: int = 3, limit: int =
     for chunk in chunks:
         words: set[str] = set()
         for token in _ENGLISH_WORD.findall(f"{chunk.path} {chunk.symbol} {chunk.code}"):
-            words.update(p for p in split_identifier(token) if len(p) >= min_length and p.isalpha())
+            words.update(p for p in split_identifier(token)
+                         if min_length <= len(p) <= MAX_WORD_CHARS and p.isalpha())
         for word in words - STOP_WORDS:
             spread[word] = spread.get(word, 0) + 1
     kept = sorted(spread, key=lambda w: (-spread[w], w))[:limit]

@@ -57,6 +57,7 @@ def relevance_percent(cosine_similarity: float) -> float:
 
 
 SWAP_RETRIES = 3
+QUERY_EMBED_CHARS = 2000
 
 
 def _index_version(db_path: Path) -> tuple[int, int]:
@@ -145,7 +146,8 @@ class Searcher:
         if not query or k <= 0:
             return []
         filters = filters or SearchFilters()
-        prepared = Query.from_text(query, self.embedder.embed_queries([query])[0])
+        # e5 reads 512 tokens at most, but tokenizes the whole text first (seconds for a pasted file)
+        prepared = Query.from_text(query, self.embedder.embed_queries([query[:QUERY_EMBED_CHARS]])[0])
         for attempt in range(SWAP_RETRIES):
             self.refresh()
             version = self._version
