@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from codelens.answer.llm import HOW_TO_ENABLE, ChatClient, LLMConfig
 from codelens.chunk import KINDS, Chunk
 from codelens.embedding import Embedder, load_embedder, prefer_passive_threads
 from codelens.errors import CodeLensError, IndexNotFound, ModelMismatch
-from codelens.evaluation import QuestionScore, load_questions, parse_questions, score_predictions, summarize
+from codelens.evaluation import load_questions, parse_questions, score_predictions, summarize
 from codelens.graph.model import CodeGraph
 from codelens.graph.query import callees, callers, neighbourhood_dot
 from codelens.highlight import code_view, has_real_line_numbers, query_terms, render_html, render_segments
@@ -30,13 +29,11 @@ from codelens.index.metadata import read_stats
 from codelens.open_index import OpenIndex
 from codelens.search.filters import SearchFilters
 from codelens.search.searcher import Hit
-from codelens.self_demo import QUESTION_FILES, best_questions_file, is_own_source, own_source, questions_fit
+from codelens.self_demo import is_own_source, own_source
 from codelens.serve.warm import WARM_UP_QUERIES, WarmIndex
 from codelens.settings import Settings, default_source
+from codelens.ui import QUESTIONS_FILE, chunks_per_file, evaluation_frame, questions_for_index, sample_queries
 
-APP_DIR = Path(__file__).resolve().parent
-QUESTIONS_FILE = APP_DIR / "eval_questions.json"
-SAMPLE_QUERIES_FILE = APP_DIR / "sample_queries.txt"
 RESULTS_FILE = Path("results.json")  # like `python -m codelens eval`: in the working directory
 EVAL_K = 5
 KIND_LABELS = {"function": "функция", "method": "метод", "class": "класс", "module": "модуль"}
@@ -81,40 +78,6 @@ def wait_for_warm_up(warm: WarmIndex) -> None:
 
     poll()
     st.stop()
-
-
-def questions_for_index(index: OpenIndex) -> tuple[Path | None, str]:
-    """The bundled questions file whose gold chunk ids this index holds, and what to tell the user
-    when it is not eval_questions.json (GymHero's questions score 0 on any other codebase)."""
-    fits = []
-    for name in QUESTION_FILES:
-        try:
-            fits.append(questions_fit(APP_DIR / name, load_questions(APP_DIR / name), index.chunks.keys()))
-        except CodeLensError:  # missing or malformed: not a candidate
-            continue
-    best = best_questions_file(fits)
-    default = next((fit for fit in fits if fit.path == QUESTIONS_FILE), None)
-    if best is not None and best.path == QUESTIONS_FILE:
-        return best.path, ""
-    held = f"{default.found} из {default.gold_ids}" if default else "0"
-    if best is None:
-        return None, (f"Правильные ответы `{QUESTIONS_FILE.name}` (GymHero) не из этого индекса: в нём {held} "
-                      "эталонных фрагментов, и ни один из файлов вопросов проекта не подходит. Оценка дала бы "
-                      "P@5 = 0 — загрузите свой файл вопросов про эту кодовую базу.")
-    return best.path, (f"Правильные ответы `{QUESTIONS_FILE.name}` (GymHero) не из этого индекса (в нём {held} "
-                       f"эталонных фрагментов), поэтому беру `{best.path.name}`: в индексе {best.found} из "
-                       f"{best.gold_ids} его эталонных фрагментов.")
-
-
-def chunks_per_file(index: OpenIndex) -> list[tuple[str, int]]:
-    return Counter(c.path for c in index.chunks.values()).most_common()
-
-
-def sample_queries() -> list[str]:
-    if not SAMPLE_QUERIES_FILE.is_file():
-        return []
-    lines = SAMPLE_QUERIES_FILE.read_text(encoding="utf-8").splitlines()
-    return [line.strip() for line in lines if line.strip()]
 
 
 def use_sample() -> None:
@@ -269,20 +232,6 @@ def render_hit(hit: Hit, terms: tuple[str, ...], graph: CodeGraph | None, includ
                                     numbered=numbered))
         if graph is not None:
             render_neighbours(graph, chunk, f"hit-{hit.rank}", include_tests)
-
-
-def evaluation_frame(scores: list[QuestionScore], results: dict) -> pd.DataFrame:
-    latency = {r["id"]: r["latency_ms"] for r in results["results"]}
-    rows = []
-    for s in scores:
-        relevant = set(s.relevant)
-        rows.append({
-            "ID": s.qid, "Вопрос": s.query, "Язык": s.lang, "P@5": round(s.precision, 3),
-            "Ранг 1-го верного": s.first_rank,
-            "Топ-5 (✓ верный)": [("✓ " if c in relevant else "✗ ") + c for c in s.predicted],
-            "Правильные ответы": list(s.relevant), "мс": latency.get(s.qid),
-        })
-    return pd.DataFrame(rows)
 
 
 # ----------------------------------------------------------------- settings and index state

@@ -1,0 +1,69 @@
+"""What the Streamlit page (app.py) shows, computed without Streamlit: which bundled questions
+file fits the open index, the evaluation table, example queries, files by chunk count.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+
+from codelens.errors import CodeLensError
+from codelens.evaluation import QuestionScore, load_questions
+from codelens.open_index import OpenIndex
+from codelens.self_demo import QUESTION_FILES, best_questions_file, questions_fit
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+QUESTIONS_FILE = PROJECT_ROOT / "eval_questions.json"
+SAMPLE_QUERIES_FILE = PROJECT_ROOT / "sample_queries.txt"
+
+
+def questions_for_index(index: OpenIndex) -> tuple[Path | None, str]:
+    """The bundled questions file whose gold chunk ids this index holds, and what to tell the user
+    when it is not eval_questions.json (GymHero's questions score 0 on any other codebase)."""
+    fits = []
+    for name in QUESTION_FILES:
+        try:
+            fits.append(questions_fit(PROJECT_ROOT / name, load_questions(PROJECT_ROOT / name), index.chunks.keys()))
+        except CodeLensError:  # missing or malformed: not a candidate
+            continue
+    best = best_questions_file(fits)
+    default = next((fit for fit in fits if fit.path == QUESTIONS_FILE), None)
+    if best is not None and best.path == QUESTIONS_FILE:
+        return best.path, ""
+    held = f"{default.found} из {default.gold_ids}" if default else "0"
+    if best is None:
+        return None, (f"Правильные ответы `{QUESTIONS_FILE.name}` (GymHero) не из этого индекса: в нём {held} "
+                      "эталонных фрагментов, и ни один из файлов вопросов проекта не подходит. Оценка дала бы "
+                      "P@5 = 0 — загрузите свой файл вопросов про эту кодовую базу.")
+    return best.path, (f"Правильные ответы `{QUESTIONS_FILE.name}` (GymHero) не из этого индекса (в нём {held} "
+                       f"эталонных фрагментов), поэтому беру `{best.path.name}`: в индексе {best.found} из "
+                       f"{best.gold_ids} его эталонных фрагментов.")
+
+
+def chunks_per_file(index: OpenIndex) -> list[tuple[str, int]]:
+    return Counter(c.path for c in index.chunks.values()).most_common()
+
+
+def sample_queries() -> list[str]:
+    if not SAMPLE_QUERIES_FILE.is_file():
+        return []
+    lines = SAMPLE_QUERIES_FILE.read_text(encoding="utf-8").splitlines()
+    return [line.strip() for line in lines if line.strip()]
+
+
+
+
+def evaluation_frame(scores: list[QuestionScore], results: dict) -> pd.DataFrame:
+    latency = {r["id"]: r["latency_ms"] for r in results["results"]}
+    rows = []
+    for s in scores:
+        relevant = set(s.relevant)
+        rows.append({
+            "ID": s.qid, "Вопрос": s.query, "Язык": s.lang, "P@5": round(s.precision, 3),
+            "Ранг 1-го верного": s.first_rank,
+            "Топ-5 (✓ верный)": [("✓ " if c in relevant else "✗ ") + c for c in s.predicted],
+            "Правильные ответы": list(s.relevant), "мс": latency.get(s.qid),
+        })
+    return pd.DataFrame(rows)
