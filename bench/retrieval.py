@@ -150,7 +150,7 @@ def _shipped(corpus: BenchCorpus, **options: object) -> HybridPipeline:
     minilm_needed = corpus.english_questions or (bridge is not None and options.get("russian_second_model", True))
     english = corpus.english() if options.pop("english", True) and minilm_needed else None
     names = options.pop("ranking", SHIPPED_RANKING)
-    ranking = ranking_stages(RankingIndex.build(corpus.chunks), names, corpus.searchable)
+    ranking = ranking_stages(RankingIndex.build(corpus.chunks), names, corpus.searchable, bridge)
     return shipped_pipeline(_dense(corpus), corpus.lexical, corpus.chunks, bridge=bridge,
                             accept=corpus.searchable, english=english, ranking=ranking, **options)
 
@@ -339,6 +339,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the codebase of each --questions file (default: the demo zip)")
     parser.add_argument("--no-questions", action="store_true", help="skip the questions files")
     parser.add_argument("--no-flask", action="store_true", help="skip swe_qa_flask")
+    parser.add_argument("--no-beir", action="store_true", help="skip the BEIR sets (cosqa_dev, mconala_ru_dev)")
     parser.add_argument("--variants", default="", help="comma-separated variants under test, or 'all'")
     parser.add_argument("--no-latency", action="store_true")
     parser.add_argument("--semble", type=Path, action="append",
@@ -369,7 +370,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if path.is_file() and not args.no_questions:
             corpus, queries = questions_dataset(path, source, embedder)
             rows += score_rows(path.stem, corpus, queries, QUESTION_METRICS, factories, by_language=True)
-    for directory in args.beir or list(DEFAULT_BEIR):
+    for directory in [] if args.no_beir else args.beir or list(DEFAULT_BEIR):
         corpus, queries = beir_dataset(directory, embedder)
         rows += score_rows(directory.name, corpus, queries, BEIR_METRICS, factories)
     if not args.no_flask:

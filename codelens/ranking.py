@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from codelens.chunk import MODULE_SYMBOL, Chunk
 from codelens.chunk_text import split_identifier
 from codelens.lexical import index_term
-from codelens.retrieval import Fused, Query, Stage
+from codelens.retrieval import Fused, Query, Stage, WordBridge, has_cyrillic
 
 SHIPPED_RANKING: tuple[str, ...] = ()
 
@@ -200,13 +200,17 @@ class FileEvidence:
 
 @dataclass(frozen=True)
 class PathSignal:
-    """A chunk whose file name or folder is a word of the question gains `bonus` x its score."""
+    """A chunk whose file name or folder is a word of the question gains `bonus` x its score.
+    A Russian question's words count through the word bridge («куки» -> cookie -> cookies.py)."""
 
     chunks: Mapping[str, Chunk]
     bonus: float = 0.1
+    bridge: WordBridge | None = None
 
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
         asked = set(query.terms)
+        if self.bridge is not None and has_cyrillic(query.text):
+            asked |= set(self.bridge.translate([w for w in query.words if has_cyrillic(w)]))
         if not asked:
             return fused
         scores = {}
@@ -225,25 +229,35 @@ def _path_terms(path: str) -> set[str]:
 
 # ---------------------------------------------------------------- by name
 
-StageFactory = Callable[[RankingIndex, Callable[[str], bool] | None], Stage]
-STAGES: dict[str, StageFactory] = {
-    "symbol": lambda index, accept: SymbolIntent(index, accept),
-    "symbol-bare": lambda index, accept: SymbolIntent(index, accept, contained=False),
-    "diverse": lambda index, accept: FileDiversity(index.chunks),
-    "diverse.7": lambda index, accept: FileDiversity(index.chunks, decay=0.7),
-    "diverse.3": lambda index, accept: FileDiversity(index.chunks, decay=0.3),
-    "files": lambda index, accept: FileEvidence(index.chunks),
-    "files.05": lambda index, accept: FileEvidence(index.chunks, weight=0.05),
-    "files.2": lambda index, accept: FileEvidence(index.chunks, weight=0.2),
-    "path": lambda index, accept: PathSignal(index.chunks),
-    "path.2": lambda index, accept: PathSignal(index.chunks, bonus=0.2),
+@dataclass(frozen=True)
+class StageContext:
+    """What a stage may be built from: the index's definitions, the search filter, the word bridge."""
+
+    index: RankingIndex
+    accept: Callable[[str], bool] | None = None
+    bridge: WordBridge | None = None
+
+
+STAGES: dict[str, Callable[[StageContext], Stage]] = {
+    "symbol": lambda c: SymbolIntent(c.index, c.accept),
+    "symbol-bare": lambda c: SymbolIntent(c.index, c.accept, contained=False),
+    "diverse": lambda c: FileDiversity(c.index.chunks),
+    "diverse.7": lambda c: FileDiversity(c.index.chunks, decay=0.7),
+    "diverse.3": lambda c: FileDiversity(c.index.chunks, decay=0.3),
+    "files": lambda c: FileEvidence(c.index.chunks),
+    "files.05": lambda c: FileEvidence(c.index.chunks, weight=0.05),
+    "files.2": lambda c: FileEvidence(c.index.chunks, weight=0.2),
+    "path": lambda c: PathSignal(c.index.chunks, bridge=c.bridge),
+    "path.2": lambda c: PathSignal(c.index.chunks, bonus=0.2, bridge=c.bridge),
+    "path-en": lambda c: PathSignal(c.index.chunks),
 }
 
 
 def ranking_stages(index: RankingIndex, names: Sequence[str], accept: Callable[[str], bool] | None = None,
-                   ) -> tuple[Stage, ...]:
+                   bridge: WordBridge | None = None) -> tuple[Stage, ...]:
     """The named stages in order (see STAGES); an unknown name is a ValueError naming the known ones."""
     unknown = [n for n in names if n not in STAGES]
     if unknown:
         raise ValueError(f"unknown ranking stage(s) {unknown}: choose from {sorted(STAGES)}")
-    return tuple(STAGES[name](index, accept) for name in names)
+    context = StageContext(index, accept, bridge)
+    return tuple(STAGES[name](context) for name in names)

@@ -192,8 +192,9 @@ class Searcher:
         if self._ranking_index is None:
             self._ranking_index = RankingIndex.build(self.chunks)
         names = SHIPPED_RANKING if self.ranking is None else self.ranking
+        ranking = ranking_stages(self._ranking_index, names, accept, self.bridge)
         return shipped_pipeline(dense, self.lexical, self.chunks, bridge=self.bridge, accept=accept,
-                                english=self._english, ranking=ranking_stages(self._ranking_index, names, accept))
+                                english=self._english, ranking=ranking)
 
     def _embed_english(self, text: str) -> np.ndarray:
         """MiniLM query vector; the model (and torch) load on the first English question."""

@@ -15,7 +15,7 @@ from codelens.ranking import (
     code_identifiers,
     ranking_stages,
 )
-from codelens.retrieval import Fused, Query
+from codelens.retrieval import Fused, Query, WordBridge
 
 
 def chunk(chunk_id: str, kind: str = "function", is_test: bool = False) -> Chunk:
@@ -129,3 +129,13 @@ def test_stages_by_name() -> None:
     assert [type(s).__name__ for s in ranking_stages(INDEX, ["diverse", "symbol"])] == ["FileDiversity", "SymbolIntent"]
     with pytest.raises(ValueError, match="choose from"):
         ranking_stages(INDEX, ["nope"])
+
+
+def test_path_signal_reaches_english_file_names_from_russian_words(embedder) -> None:
+    words = ["cookies", "request", "session", "response"]
+    bridge = WordBridge(words, embedder.embed_queries(words), embedder.embed_queries)
+    items = fused(("pkg/api.py::make_response", 1.0), ("pkg/cookies.py::jar_from_dict", 0.95))
+    assert order(PathSignal(CHUNKS, bonus=0.1, bridge=bridge), "хранение кук", items) == [
+        "pkg/cookies.py::jar_from_dict", "pkg/api.py::make_response"]
+    assert order(PathSignal(CHUNKS, bonus=0.1), "хранение кук", items) == [
+        "pkg/api.py::make_response", "pkg/cookies.py::jar_from_dict"]
