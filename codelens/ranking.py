@@ -13,6 +13,7 @@ fusion found; results stay chunks.
 - `files`: file-level evidence: a chunk gains `weight` x the sum of the other candidates'
   scores from its file (a file that many chunks point to is likely the answer).
 - `path`: a chunk whose file name (or folder) is a word of the question gains a share.
+- `dedup`: a method listed below its own class sinks (the class chunk already shows its code).
 """
 
 from __future__ import annotations
@@ -173,6 +174,24 @@ class FileDiversity:
 
 
 @dataclass(frozen=True)
+class ClassMethodDedup:
+    """A method listed below its own class (whose chunk holds the method's code) sinks by `decay`."""
+
+    chunks: Mapping[str, Chunk]
+    decay: float = 0.5
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        listed: set[str] = set()
+        scores = {}
+        for item in fused:
+            chunk = self.chunks.get(item.chunk_id)
+            covered = chunk is not None and chunk.parent and f"{chunk.path}::{chunk.parent}" in listed
+            scores[item.chunk_id] = item.score * self.decay if covered else item.score
+            listed.add(item.chunk_id)
+        return _rescore(fused, scores)
+
+
+@dataclass(frozen=True)
 class FileEvidence:
     """A chunk gains weight x (sum of the other top-`window` candidates' scores in its file)."""
 
@@ -244,6 +263,7 @@ STAGES: dict[str, Callable[[StageContext], Stage]] = {
     "diverse": lambda c: FileDiversity(c.index.chunks),
     "diverse.7": lambda c: FileDiversity(c.index.chunks, decay=0.7),
     "diverse.3": lambda c: FileDiversity(c.index.chunks, decay=0.3),
+    "dedup": lambda c: ClassMethodDedup(c.index.chunks),
     "files": lambda c: FileEvidence(c.index.chunks),
     "files.05": lambda c: FileEvidence(c.index.chunks, weight=0.05),
     "files.2": lambda c: FileEvidence(c.index.chunks, weight=0.2),

@@ -6,6 +6,7 @@ import pytest
 
 from codelens.chunk import Chunk
 from codelens.ranking import (
+    ClassMethodDedup,
     FileDiversity,
     FileEvidence,
     PathSignal,
@@ -123,6 +124,14 @@ def test_path_signal_matches_file_name_words_by_stem() -> None:
         "pkg/cookies.py::jar_from_dict", "pkg/api.py::make_response"]
     assert order(PathSignal(CHUNKS, bonus=0.1), "request handling", items) == [
         "pkg/api.py::make_response", "pkg/cookies.py::jar_from_dict"]
+
+
+def test_a_method_below_its_class_sinks() -> None:
+    items = fused(("pkg/models.py::Response", 1.0), ("pkg/models.py::Response.json", 0.9),
+                  ("pkg/api.py::make_response", 0.6), ("pkg/sessions.py::Session.send", 0.5))
+    assert order(ClassMethodDedup(CHUNKS), "q", items) == [
+        "pkg/models.py::Response", "pkg/api.py::make_response", "pkg/sessions.py::Session.send",
+        "pkg/models.py::Response.json"]
 
 
 def test_stages_by_name() -> None:
