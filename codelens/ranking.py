@@ -30,6 +30,7 @@ from codelens.retrieval import Fused, Query, Stage, WordBridge, has_cyrillic
 SHIPPED_RANKING: tuple[str, ...] = ()
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_CAMEL = re.compile(r"(?:[A-Z][a-z0-9]+|[a-z][a-z0-9]*)(?:[A-Z][a-z0-9]+)+")
 _KIND_ORDER = {"class": 0, "function": 1, "method": 2}
 # How many definitions of one name a bare-identifier question may pin to the top.
 MAX_PINNED = 3
@@ -85,12 +86,14 @@ def bare_identifier(text: str) -> str | None:
 
 
 def code_identifiers(text: str) -> list[str]:
-    """Identifiers inside a sentence that can only be code: snake_case, camelCase/CamelCase
-    with two or more words, or dotted names (plain words like `Field` or `routing` are not)."""
+    """Identifiers inside a sentence that can only be code: snake_case, dotted names, and
+    camelCase / CamelCase joining capitalised words (`ClientSession`, `getUser`). Plain words
+    (`Field`, `routing`) and acronym-style names (`OpenAPI`, `OAuth2`, `FastAPI`: products and
+    standards that questions name as words) are not."""
     found = []
     for match in _IDENTIFIER.finditer(text):
         word = match.group()
-        if "." in word or "_" in word.strip("_") or (len(split_identifier(word)) >= 2 and word != word.lower()):
+        if "." in word or "_" in word.strip("_") or _CAMEL.fullmatch(word):
             found.append(word)
     return list(dict.fromkeys(found))
 

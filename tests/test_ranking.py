@@ -94,6 +94,7 @@ def test_identifier_shapes() -> None:
     assert code_identifiers("how ClientSession acquires connections; model_post_init and app.state") == [
         "ClientSession", "model_post_init", "app.state"]
     assert code_identifiers("how does Field work with Routing and URL") == []
+    assert code_identifiers("OpenAPI schema, OAuth2 login and FastAPI, via getUser") == ["getUser"]
 
 
 def test_file_diversity_interleaves_files() -> None:
