@@ -348,11 +348,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="a ranking variant to compare (repeatable): stage names of codelens/ranking.py "
                              "joined by '+', or 'none'")
     parser.add_argument("--only-semble", action="store_true", help="only the semble table")
+    parser.add_argument("--semble-repos", default="", help="comma-separated subset of the semble repositories")
     args = parser.parse_args(argv)
 
     rankings = {"shipped": None, **{name: _stage_names(name) for name in args.ranking}}
     if args.semble:
-        print_table(["semble_py_dev", *rankings], semble_table(args.semble, rankings))
+        only = tuple(r for r in args.semble_repos.split(",") if r)
+        print_table(["semble_py_dev", *rankings], semble_table(args.semble, rankings, only))
         if args.only_semble:
             return 0
     factories = dict(BASELINES)

@@ -74,8 +74,10 @@ def load_queries(path: Path, repo: str, lang: str) -> list[SembleQuery]:
             for item in items]
 
 
-def repositories(directory: Path) -> list[str]:
-    return sorted(p.stem for p in directory.glob("*.zip") if (directory / f"{p.stem}.queries.json").is_file())
+def repositories(directory: Path, only: Sequence[str] = ()) -> list[str]:
+    """The repositories of a benchmark directory (a zip and its queries), or the named subset."""
+    found = sorted(p.stem for p in directory.glob("*.zip") if (directory / f"{p.stem}.queries.json").is_file())
+    return [repo for repo in found if not only or repo in only]
 
 
 def index_repo(directory: Path, repo: str, show_progress: bool = True) -> Settings:
@@ -181,7 +183,7 @@ def run_variant(directories: Sequence[Path], ranking: Sequence[str] | None,
     """Every repository's English and Russian queries through its Searcher with this ranking."""
     scored: list[Scored] = []
     for directory in directories:
-        for repo in repositories(directory):
+        for repo in repositories(directory, tuple(searchers)):
             queries = load_queries(directory / f"{repo}.queries.json", repo, "en")
             russian = RUSSIAN_DIR / f"{repo}.queries.json"
             if russian.is_file():
@@ -192,11 +194,11 @@ def run_variant(directories: Sequence[Path], ranking: Sequence[str] | None,
     return scored
 
 
-def open_searchers(directories: Sequence[Path]) -> dict[str, Searcher]:
+def open_searchers(directories: Sequence[Path], only: Sequence[str] = ()) -> dict[str, Searcher]:
     searchers: dict[str, Searcher] = {}
     embedder = None
     for directory in directories:
-        for repo in repositories(directory):
+        for repo in repositories(directory, only):
             searcher = Searcher(index_repo(directory, repo), embedder)
             embedder = searcher.embedder
             searchers[repo] = searcher
@@ -223,9 +225,11 @@ def report_rows(scored: Sequence[Scored]) -> list[tuple[str, float]]:
     return rows
 
 
-def semble_table(directories: Sequence[Path], variants: dict[str, Sequence[str] | None]) -> list[list[object]]:
-    """One column per ranking variant (None: the Searcher's default), rows as report_rows."""
-    searchers = open_searchers(directories)
+def semble_table(directories: Sequence[Path], variants: dict[str, Sequence[str] | None],
+                 only: Sequence[str] = ()) -> list[list[object]]:
+    """One column per ranking variant (None: the Searcher's default), rows as report_rows;
+    `only` limits it to the named repositories."""
+    searchers = open_searchers(directories, only)
     columns = {name: report_rows(run_variant(directories, ranking, searchers)) for name, ranking in variants.items()}
     labels = [label for label, _ in next(iter(columns.values()))]
     return [[f"semble nDCG@10 {label}"] + [round(dict(rows)[label], 3) for rows in columns.values()]
