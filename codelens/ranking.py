@@ -27,7 +27,9 @@ from codelens.chunk_text import split_identifier
 from codelens.lexical import index_term
 from codelens.retrieval import Fused, Query, Stage, WordBridge, has_cyrillic
 
-SHIPPED_RANKING: tuple[str, ...] = ()
+# Measured one at a time on semble_py_dev (bench/RESULTS.md): each of these lifts it alone;
+# `files` (file-level evidence) and `dedup` did not help and stay available for the bench.
+SHIPPED_RANKING: tuple[str, ...] = ("path", "diverse", "symbol")
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _CAMEL = re.compile(r"(?:[A-Z][a-z0-9]+|[a-z][a-z0-9]*)(?:[A-Z][a-z0-9]+)+")
@@ -226,7 +228,7 @@ class PathSignal:
     A Russian question's words count through the word bridge («куки» -> cookie -> cookies.py)."""
 
     chunks: Mapping[str, Chunk]
-    bonus: float = 0.1
+    bonus: float = 0.2
     bridge: WordBridge | None = None
 
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
@@ -271,8 +273,8 @@ STAGES: dict[str, Callable[[StageContext], Stage]] = {
     "files.05": lambda c: FileEvidence(c.index.chunks, weight=0.05),
     "files.2": lambda c: FileEvidence(c.index.chunks, weight=0.2),
     "path": lambda c: PathSignal(c.index.chunks, bridge=c.bridge),
-    "path.2": lambda c: PathSignal(c.index.chunks, bonus=0.2, bridge=c.bridge),
-    "path-en": lambda c: PathSignal(c.index.chunks),
+    "path.1": lambda c: PathSignal(c.index.chunks, bonus=0.1, bridge=c.bridge),
+    "path-en": lambda c: PathSignal(c.index.chunks),  # Russian words not bridged
 }
 
 
