@@ -29,7 +29,7 @@ from codelens.retrieval import Fused, Query, Stage, WordBridge, has_cyrillic
 
 # Measured one at a time on semble_py_dev (bench/RESULTS.md): each of these lifts it alone;
 # `files` (file-level evidence) and `dedup` did not help and stay available for the bench.
-SHIPPED_RANKING: tuple[str, ...] = ("path", "diverse", "symbol")
+SHIPPED_RANKING: tuple[str, ...] = ("path", "diverse-keep5", "symbol")
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _CAMEL = re.compile(r"(?:[A-Z][a-z0-9]+|[a-z][a-z0-9]*)(?:[A-Z][a-z0-9]+)+")
@@ -156,11 +156,18 @@ class FileDiversity:
     chunks: Mapping[str, Chunk]
     decay: float = 0.5
     window: int = 50  # only the head of the list is re-ranked; the tail keeps its order
+    free: int = 0  # chunks of one file listed before the decay starts
+    by_definition: bool = False  # group by top-level definition (a class and its methods), not by file
+    keep: int = 0  # the first `keep` results stay as fused
 
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
-        head, tail = list(fused[: self.window]), fused[self.window :]
-        placed: list[Fused] = []
+        head, tail = list(fused[self.keep : self.window]), fused[self.window :]
+        placed: list[Fused] = list(fused[: self.keep])
         per_file: dict[str, int] = {}
+        for item in placed:
+            path = self._path(item)
+            if path:
+                per_file[path] = per_file.get(path, 0) + 1
         while head:
             best = max(range(len(head)), key=lambda i: (self._score(head[i], per_file), -i))
             item = head.pop(best)
@@ -172,10 +179,12 @@ class FileDiversity:
 
     def _path(self, item: Fused) -> str:
         chunk = self.chunks.get(item.chunk_id)
-        return chunk.path if chunk is not None else ""
+        if chunk is None or not chunk.path:
+            return ""
+        return f"{chunk.path}::{chunk.symbol.split('.', 1)[0]}" if self.by_definition else chunk.path
 
     def _score(self, item: Fused, per_file: Mapping[str, int]) -> float:
-        return item.score * self.decay ** per_file.get(self._path(item), 0)
+        return item.score * self.decay ** max(0, per_file.get(self._path(item), 0) - self.free)
 
 
 @dataclass(frozen=True)
@@ -268,6 +277,12 @@ STAGES: dict[str, Callable[[StageContext], Stage]] = {
     "diverse": lambda c: FileDiversity(c.index.chunks),
     "diverse.7": lambda c: FileDiversity(c.index.chunks, decay=0.7),
     "diverse.3": lambda c: FileDiversity(c.index.chunks, decay=0.3),
+    "diverse.8": lambda c: FileDiversity(c.index.chunks, decay=0.8),
+    "diverse-2free": lambda c: FileDiversity(c.index.chunks, free=1),
+    "diverse-3free": lambda c: FileDiversity(c.index.chunks, free=2),
+    "diverse-def": lambda c: FileDiversity(c.index.chunks, by_definition=True),
+    "diverse-keep3": lambda c: FileDiversity(c.index.chunks, keep=3),
+    "diverse-keep5": lambda c: FileDiversity(c.index.chunks, keep=5),
     "dedup": lambda c: ClassMethodDedup(c.index.chunks),
     "files": lambda c: FileEvidence(c.index.chunks),
     "files.05": lambda c: FileEvidence(c.index.chunks, weight=0.05),
