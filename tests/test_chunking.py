@@ -36,11 +36,23 @@ def test_nested_async_decorated_and_class_methods() -> None:
 
 
 def test_module_chunk_excludes_bare_imports() -> None:
-    assert chunk_file("m.py", (FIXTURES / "imports_only.py").read_text()).chunks == []
     module = chunk_file("n.py", (FIXTURES / "nested.py").read_text()).chunks[0]
     assert module.symbol == "<module>"
     assert "TIMEOUT = 30" in module.code
     assert "import os" not in module.code
+
+
+def test_imports_only_file_is_one_module_chunk_of_its_imports() -> None:
+    """A re-export file (`fastapi/websockets.py`) has nothing else: its imports are what
+    a search can find it by."""
+    (module,) = chunk_file("m.py", (FIXTURES / "imports_only.py").read_text()).chunks
+    assert (module.chunk_id, module.kind, module.start_line, module.end_line) == ("m.py::<module>", "module", 1, 4)
+    assert module.line_spans == ((1, 2), (4, 4))
+    assert module.code == 'import os\nfrom typing import Any\n__all__ = ["os", "Any"]'
+    text = "from a import b as b\n\n\nfrom c import (\n    d,\n)\n"
+    assert parse_with_tree_sitter(text) is not None
+    tree_sitter_chunks = chunks_from_parsed("m.py", text, parse_with_tree_sitter(text))
+    assert [(c.chunk_id, c.line_spans) for c in tree_sitter_chunks] == [("m.py::<module>", ((1, 1), (4, 6)))]
 
 
 def test_pep695_file_uses_tree_sitter_with_same_contract() -> None:

@@ -26,9 +26,9 @@ from codelens.index.sidecar import SidecarInput
 from codelens.index.store import VectorStore
 from codelens.ingest.chunker import chunk_file
 from codelens.ingest.codebase import chunk_codebase
+from codelens.search import english as english_leg
 from codelens.search.filters import SearchFilters
 from codelens.search.searcher import Searcher
-from codelens.search.searcher import english as english_leg
 from codelens.settings import COLLECTION_NAME, DEFAULT_MODEL
 from tests.conftest import PROJECT_ROOT, settings_for
 
@@ -96,10 +96,10 @@ def project(tmp_path: Path, mini_project: Path) -> Path:
 def test_unchanged_run_touches_nothing(project: Path, tmp_path: Path, embedder) -> None:
     settings = settings_for(tmp_path / "db")
     first = build_index(project, settings, embedder=embedder)
-    assert first.run == {"mode": "full", "upserted": 9, "deleted": 0, "unchanged": 0, "embedded": 9}
+    assert first.run == {"mode": "full", "upserted": 10, "deleted": 0, "unchanged": 0, "embedded": 10}
     files_before = {p: p.stat().st_mtime_ns for p in settings.db_path.rglob("*") if p.name != "index_metadata.json"}
     again = build_index(project, settings, embedder=embedder)
-    assert again.run == {"mode": "unchanged", "upserted": 0, "deleted": 0, "unchanged": 9, "embedded": 0}
+    assert again.run == {"mode": "unchanged", "upserted": 0, "deleted": 0, "unchanged": 10, "embedded": 0}
     assert {p: p.stat().st_mtime_ns for p in settings.db_path.rglob("*") if p.name != "index_metadata.json"} \
         == files_before
 
@@ -111,7 +111,7 @@ def test_editing_one_function_re_embeds_only_that_chunk(project: Path, tmp_path:
     auth.write_text(auth.read_text().replace("hashlib.sha256(password.encode()).hexdigest()",
                                              "hashlib.sha512(password.encode()).hexdigest()"))
     stats = build_index(project, settings, embedder=embedder)
-    assert stats.run == {"mode": "incremental", "upserted": 1, "deleted": 0, "unchanged": 8, "embedded": 1}
+    assert stats.run == {"mode": "incremental", "upserted": 1, "deleted": 0, "unchanged": 9, "embedded": 1}
     hit = Searcher(settings, embedder=embedder).search("hash a password", k=1)[0]
     assert hit.chunk_id == "pkg/auth.py::hash_password" and "sha512" in hit.chunk.code
 
@@ -135,8 +135,8 @@ def test_removing_a_file_deletes_its_chunks(project: Path, tmp_path: Path, embed
     storage.unlink()
     stats = build_index(project, settings, embedder=embedder)
     assert stats.run == {"mode": "incremental", "upserted": 0, "deleted": storage_chunks,
-                         "unchanged": 9 - storage_chunks, "embedded": 0}
-    assert stats.total_chunks == VectorStore(settings.db_path, COLLECTION_NAME).count() == 9 - storage_chunks
+                         "unchanged": 10 - storage_chunks, "embedded": 0}
+    assert stats.total_chunks == VectorStore(settings.db_path, COLLECTION_NAME).count() == 10 - storage_chunks
     searcher = Searcher(settings, embedder=embedder)
     assert searcher.search("database repository", k=5, filters=SearchFilters(path_prefix="pkg/storage")) == []
 
@@ -171,8 +171,8 @@ def test_full_flag_rebuilds_everything_from_the_cache(project: Path, tmp_path: P
     settings = settings_for(tmp_path / "db")
     build_index(project, settings, embedder=embedder)
     stats = build_index(project, settings, embedder=embedder, full=True)
-    assert stats.run == {"mode": "full", "upserted": 9, "deleted": 0, "unchanged": 0, "embedded": 0}
-    assert VectorStore(settings.db_path, COLLECTION_NAME).count() == 9
+    assert stats.run == {"mode": "full", "upserted": 10, "deleted": 0, "unchanged": 0, "embedded": 0}
+    assert VectorStore(settings.db_path, COLLECTION_NAME).count() == 10
 
 
 # ------------------------------------------------------------ kill -9

@@ -69,6 +69,8 @@ def parse_with_ast(text: str) -> ParsedModule | None:
         definitions=definitions,
         module_spans=_ast_module_spans(tree),
         docstring=ast.get_docstring(tree, clean=True) or "",
+        import_spans=[(n.lineno, n.end_lineno or n.lineno) for n in tree.body
+                      if isinstance(n, (ast.Import, ast.ImportFrom)) or _is_trivial_statement(n)],
     )
 
 
@@ -203,6 +205,8 @@ def chunks_from_parsed(rel_path: str, text: str, parsed: ParsedModule) -> list[C
 
 def _module_chunk(rel_path: str, lines: list[str], parsed: ParsedModule, is_test: bool) -> Chunk | None:
     spans = _merge_spans(parsed.module_spans)
+    if not spans and not parsed.definitions:  # a file of imports only (re-exports): its imports
+        spans = _merge_spans(parsed.import_spans)
     if not spans:
         return None
     code = "\n".join(_slice(lines, start, end) for start, end in spans)

@@ -35,10 +35,13 @@ def parse_with_tree_sitter(text: str) -> ParsedModule | None:
         return None
     definitions: list[Definition] = []
     spans: list[tuple[int, int]] = []
+    imports: list[tuple[int, int]] = []
     docstring = ""
     for index, node in enumerate(root.named_children):
         if node.type in ("function_definition", "class_definition", "decorated_definition"):
             continue
+        if node.type in ("import_statement", "import_from_statement", "future_import_statement"):
+            imports.append((node.start_point[0] + 1, node.end_point[0] + 1))
         if node.type not in _SKIP_MODULE_TYPES and not node.type.startswith("ERROR"):
             if index == 0 and _string_literal(node):
                 docstring = _clean_docstring(_text(node, source))
@@ -47,7 +50,7 @@ def parse_with_tree_sitter(text: str) -> ParsedModule | None:
         definition = _definition(node, source, 0)
         if definition is not None:
             definitions.append(definition)
-    return ParsedModule(definitions=definitions, module_spans=spans, docstring=docstring)
+    return ParsedModule(definitions=definitions, module_spans=spans, docstring=docstring, import_spans=imports)
 
 
 def _definition(node, source: bytes, depth: int) -> Definition | None:

@@ -7,7 +7,7 @@ steps over the fused list). Nothing here touches ChromaDB or the disk: the legs 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from codelens.search.bridge import WordBridge
@@ -41,18 +41,19 @@ class HybridPipeline:
 
 
 def shipped_pipeline(dense: Retriever, lexical: LexicalIndex, *, bridge: WordBridge | None = None,
-                     english: EnglishVectors | None = None,
-                     accept: Callable[[str], bool] | None = None) -> HybridPipeline:
+                     english: EnglishVectors | None = None, accept: Callable[[str], bool] | None = None,
+                     stages: Sequence[Stage] = ()) -> HybridPipeline:
     """The pipeline CodeLens ships (measured in bench/RESULTS.md; bench/variants.py builds the others).
 
     Dense (e5, plus MiniLM when its vectors exist: on the question, or on a Russian question's
     pseudo-English words through the bridge) and BM25 (with the word bridge) are min-max
     fused; the lexical leg's weight is the share of the question's words the code knows,
     halved for short English questions when the two-model dense leg is on. `accept` filters
-    chunks (kinds, tests, path) inside the legs, before they cut their lists."""
+    chunks (kinds, tests, path) inside the legs, before they cut their lists; `stages` re-rank the
+    fused list (the Searcher passes ranking.py's)."""
     if english is not None:
         dense = EnsembleDense(dense, english.chunk_ids, english.vectors, english.embed_query, accept=accept,
                               bridge=bridge, positions=english.positions)
     english_scale = ENGLISH_LEXICAL_SCALE if english is not None else 1.0
     lexical_leg = LexicalRetriever(lexical, bridge, accept, english_scale=english_scale)
-    return HybridPipeline((dense, lexical_leg), convex_fusion)
+    return HybridPipeline((dense, lexical_leg), convex_fusion, tuple(stages))

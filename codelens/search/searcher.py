@@ -28,6 +28,7 @@ from codelens.search.lexical import LexicalIndex
 from codelens.search.minilm import NumpyMiniLM
 from codelens.search.pipeline import HybridPipeline, shipped_pipeline
 from codelens.search.query import Fused, Query
+from codelens.search.ranking import SHIPPED_RANKING, RankingIndex, ranking_stages
 from codelens.settings import DEFAULT_MODEL, Settings
 
 
@@ -73,10 +74,13 @@ class Searcher:
     """Opens an index once (chunks, lexical index, sidecar vectors); each `search` embeds the
     question and runs the shipped pipeline (pipeline.py) over its legs."""
 
-    def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
+    def __init__(self, settings: Settings, embedder: Embedder | None = None,
+                 ranking: tuple[str, ...] | None = None) -> None:
         """Opens the index of settings.index_dir; ModelMismatch when settings.model (a model
-        asked for explicitly) or the embedder is not the index's model."""
+        asked for explicitly) or the embedder is not the index's model. `ranking` names the
+        stages of ranking.py to run (None: the shipped ones; the benchmark compares others)."""
         self.settings = settings
+        self.ranking = ranking
         prefer_passive_threads()  # before any model loads
         self._open_index()
         if embedder is not None and embedder.model_id != self.stats.model:
@@ -98,6 +102,7 @@ class Searcher:
             self.store = VectorStore(db_path, self.stats.collection,
                                      chroma_url=self.settings.chroma_url or self.stats.chroma_url)
             self.chunks = {c.chunk_id: c for c in self.store.all_chunks()}
+        self._ranking_index: RankingIndex | None = None
         # An index built before the lexical sidecar existed (or by another tokenizer version)
         # still searches in full: the lexical index is rebuilt in memory from the chunks.
         self.lexical = LexicalIndex.load(db_path) or LexicalIndex.from_chunks(self.chunks.values())
@@ -172,7 +177,12 @@ class Searcher:
                                           self.partial.coverage)
         else:
             dense = ChromaDenseRetriever(self.store, filters, self.chunks)
-        return shipped_pipeline(dense, self.lexical, bridge=self.bridge, accept=accept, english=self._english)
+        if self._ranking_index is None:
+            self._ranking_index = RankingIndex.build(self.chunks)
+        names = SHIPPED_RANKING if self.ranking is None else self.ranking
+        stages = ranking_stages(self._ranking_index, names, accept, self.bridge)
+        return shipped_pipeline(dense, self.lexical, bridge=self.bridge, accept=accept, english=self._english,
+                                stages=stages)
 
     def _embed_english(self, text: str) -> np.ndarray:
         """MiniLM query vector; the model loads on the first English question (numpy, no torch)."""

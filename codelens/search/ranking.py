@@ -1,0 +1,257 @@
+"""Ranking stages after fusion: pure functions of the fused list, the chunks and the question.
+
+Each stage is one idea, measured on its own with `bench/retrieval.py --semble DIR` (numbers in
+bench/RESULTS.md); `SHIPPED_RANKING` names the ones kept. Stages never drop a candidate the
+fusion found; results stay chunks.
+
+- `symbol`: a question that is an identifier (`Response`, `Session.send`) puts that name's
+  definitions first (exact case before any case, classes before functions before methods);
+  a question that contains a code-shaped identifier (`ClientSession`, `model_post_init`)
+  lifts that name's definitions to the top of the list as well.
+- `diverse`: a chunk's score is multiplied by `decay` for every better chunk of the same file
+  already listed, so one class and its methods cannot fill the top of the list.
+- `files`: file-level evidence: a chunk gains `weight` x the sum of the other candidates'
+  scores from its file (a file that many chunks point to is likely the answer).
+- `path`: a chunk whose file name (or folder) is a word of the question gains a share.
+- `dedup`: a method listed below its own class sinks (the class chunk already shows its code).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from codelens.chunk import MODULE_SYMBOL, Chunk
+from codelens.ingest.embed_text import split_identifier
+from codelens.search.bridge import WordBridge
+from codelens.search.query import Fused, Query, Stage
+from codelens.search.terms import has_cyrillic, index_term
+
+# Measured one at a time on semble_py_dev (bench/RESULTS.md): each of these lifts it alone;
+# `files` (file-level evidence) and `dedup` did not help and stay available for the bench.
+SHIPPED_RANKING: tuple[str, ...] = ("path", "diverse-keep5", "symbol")
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_CAMEL = re.compile(r"(?:[A-Z][a-z0-9]+|[a-z][a-z0-9]*)(?:[A-Z][a-z0-9]+)+")
+_KIND_ORDER = {"class": 0, "function": 1, "method": 2}
+# How many definitions of one name a bare-identifier question may pin to the top.
+MAX_PINNED = 3
+
+
+@dataclass(frozen=True)
+class RankingIndex:
+    """What the stages look up, built once per opened index: definitions by name."""
+
+    chunks: Mapping[str, Chunk]
+    by_name: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # exact name -> chunk ids
+    by_lower: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # lowercased name -> chunk ids
+
+    @classmethod
+    def build(cls, chunks: Mapping[str, Chunk]) -> RankingIndex:
+        by_name: dict[str, list[str]] = {}
+        by_lower: dict[str, list[str]] = {}
+        for chunk in chunks.values():
+            if chunk.symbol == MODULE_SYMBOL:
+                continue
+            name = chunk.name.split("#", 1)[0]
+            by_name.setdefault(name, []).append(chunk.chunk_id)
+            by_lower.setdefault(name.lower(), []).append(chunk.chunk_id)
+        return cls(chunks, {k: tuple(v) for k, v in by_name.items()}, {k: tuple(v) for k, v in by_lower.items()})
+
+    def definitions(self, identifier: str, exact_case: bool = True) -> list[str]:
+        """Chunk ids defining `identifier` (`Name` or a qualified `Outer.Name`), best first."""
+        last = identifier.rsplit(".", 1)[-1]
+        pool = self.by_name.get(last, ()) if exact_case else self.by_lower.get(last.lower(), ())
+        if "." in identifier:
+            wanted = identifier if exact_case else identifier.lower()
+            pool = tuple(c for c in pool if _qualified_match(self.chunks[c], wanted, exact_case))
+        return sorted(pool, key=lambda c: _definition_order(self.chunks[c]))
+
+
+def _qualified_match(chunk: Chunk, wanted: str, exact_case: bool) -> bool:
+    symbol = chunk.symbol.split("#", 1)[0]
+    dotted = f"{chunk.path.removesuffix('.py').replace('/', '.')}.{symbol}"
+    if not exact_case:
+        symbol, dotted = symbol.lower(), dotted.lower()
+    return any(name == wanted or name.endswith("." + wanted) for name in (symbol, dotted))
+
+
+def _definition_order(chunk: Chunk) -> tuple:
+    """Classes, then functions, then methods; top-level before nested; code before tests."""
+    return (chunk.is_test, _KIND_ORDER.get(chunk.kind, 3), chunk.symbol.count("."), len(chunk.path), chunk.chunk_id)
+
+
+def bare_identifier(text: str) -> str | None:
+    """The identifier a question is made of (`Response`, `Session.send`, `Depends()`), or None."""
+    stripped = text.strip().strip("`").removesuffix("()")
+    return stripped if _IDENTIFIER.fullmatch(stripped) else None
+
+
+def code_identifiers(text: str) -> list[str]:
+    """Identifiers inside a sentence that can only be code: snake_case, dotted names, and
+    camelCase / CamelCase joining capitalised words (`ClientSession`, `getUser`). Plain words
+    (`Field`, `routing`) and acronym-style names (`OpenAPI`, `OAuth2`, `FastAPI`: products and
+    standards that questions name as words) are not."""
+    found = []
+    for match in _IDENTIFIER.finditer(text):
+        word = match.group()
+        if "." in word or "_" in word.strip("_") or _CAMEL.fullmatch(word):
+            found.append(word)
+    return list(dict.fromkeys(found))
+
+
+def rescore(fused: Sequence[Fused], scores: Mapping[str, float]) -> list[Fused]:
+    rescored = [replace(f, score=scores[f.chunk_id]) if scores[f.chunk_id] != f.score else f for f in fused]
+    return sorted(rescored, key=lambda f: (-f.score, f.chunk_id))
+
+
+# ---------------------------------------------------------------- stages
+
+
+@dataclass(frozen=True)
+class SymbolIntent:
+    """Definitions of the identifier a question is (or names) go first."""
+
+    index: RankingIndex
+    accept: Callable[[str], bool] | None = None
+    contained: bool = True  # also for identifiers inside a longer question
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        pinned = self._pinned(query.text)
+        if not pinned:
+            return fused
+        top = fused[0].score if fused else 1.0
+        known = {f.chunk_id: f for f in fused}
+        head = [replace(known.get(c, Fused(c, 0.0)), score=top + (len(pinned) - i) * 1e-3)
+                for i, c in enumerate(pinned)]
+        return head + [f for f in fused if f.chunk_id not in set(pinned)]
+
+    def _pinned(self, text: str) -> list[str]:
+        bare = bare_identifier(text)
+        names = [bare] if bare else (code_identifiers(text) if self.contained else [])
+        pinned: list[str] = []
+        for name in names:
+            found = self.index.definitions(name) or self.index.definitions(name, exact_case=False)
+            found = [c for c in found if self.accept is None or self.accept(c)]
+            pinned += [c for c in _one_per_file(found, self.index.chunks)[:MAX_PINNED] if c not in pinned]
+        return pinned
+
+
+def _one_per_file(chunk_ids: Iterable[str], chunks: Mapping[str, Chunk]) -> list[str]:
+    seen: set[str] = set()
+    kept = []
+    for chunk_id in chunk_ids:
+        path = chunks[chunk_id].path
+        if path not in seen:
+            seen.add(path)
+            kept.append(chunk_id)
+    return kept
+
+
+@dataclass(frozen=True)
+class FileDiversity:
+    """Greedy re-ranking: each chunk's score x decay^(chunks of its file already placed above it).
+    Chunks without a path (snippet corpora) are never grouped."""
+
+    chunks: Mapping[str, Chunk]
+    decay: float = 0.5
+    window: int = 50  # only the head of the list is re-ranked; the tail keeps its order
+    free: int = 0  # chunks of one file listed before the decay starts
+    by_definition: bool = False  # group by top-level definition (a class and its methods), not by file
+    keep: int = 0  # the first `keep` results stay as fused
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        head, tail = list(fused[self.keep : self.window]), fused[self.window :]
+        placed: list[Fused] = list(fused[: self.keep])
+        per_file: dict[str, int] = {}
+        for item in placed:
+            path = self._path(item)
+            if path:
+                per_file[path] = per_file.get(path, 0) + 1
+        while head:
+            best = max(range(len(head)), key=lambda i: (self._score(head[i], per_file), -i))
+            item = head.pop(best)
+            placed.append(item)
+            path = self._path(item)
+            if path:
+                per_file[path] = per_file.get(path, 0) + 1
+        return placed + tail
+
+    def _path(self, item: Fused) -> str:
+        chunk = self.chunks.get(item.chunk_id)
+        if chunk is None or not chunk.path:
+            return ""
+        return f"{chunk.path}::{chunk.symbol.split('.', 1)[0]}" if self.by_definition else chunk.path
+
+    def _score(self, item: Fused, per_file: Mapping[str, int]) -> float:
+        return item.score * self.decay ** max(0, per_file.get(self._path(item), 0) - self.free)
+
+
+@dataclass(frozen=True)
+class PathSignal:
+    """A chunk whose file name or folder is a word of the question gains `bonus` x its score.
+    A Russian question's words count through the word bridge («куки» -> cookie -> cookies.py)."""
+
+    chunks: Mapping[str, Chunk]
+    bonus: float = 0.2
+    bridge: WordBridge | None = None
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        asked = set(query.terms)
+        if self.bridge is not None and has_cyrillic(query.text):
+            asked |= set(self.bridge.translate([w for w in query.words if has_cyrillic(w)]))
+        if not asked:
+            return fused
+        scores = {}
+        for item in fused:
+            chunk = self.chunks.get(item.chunk_id)
+            hit = chunk is not None and chunk.path and asked & _path_terms(chunk.path)
+            scores[item.chunk_id] = item.score * (1.0 + self.bonus) if hit else item.score
+        return rescore(fused, scores)
+
+
+def _path_terms(path: str) -> set[str]:
+    """Stemmed words of a file's name and its folder: `httpx/_auth.py` -> {auth, httpx}."""
+    parts = path.removesuffix(".py").split("/")[-2:]
+    return {index_term(w) for part in parts for w in split_identifier(part) if len(w) > 1}
+
+
+# ---------------------------------------------------------------- by name
+
+@dataclass(frozen=True)
+class StageContext:
+    """What a stage may be built from: the index's definitions, the search filter, the word bridge."""
+
+    index: RankingIndex
+    accept: Callable[[str], bool] | None = None
+    bridge: WordBridge | None = None
+
+
+# Stages by name, for the Searcher and the benchmark (bench/variants.py adds the ones not shipped).
+STAGES: dict[str, Callable[[StageContext], Stage]] = {
+    "symbol": lambda c: SymbolIntent(c.index, c.accept),
+    "symbol-bare": lambda c: SymbolIntent(c.index, c.accept, contained=False),
+    "diverse": lambda c: FileDiversity(c.index.chunks),
+    "diverse.7": lambda c: FileDiversity(c.index.chunks, decay=0.7),
+    "diverse.3": lambda c: FileDiversity(c.index.chunks, decay=0.3),
+    "diverse.8": lambda c: FileDiversity(c.index.chunks, decay=0.8),
+    "diverse-2free": lambda c: FileDiversity(c.index.chunks, free=1),
+    "diverse-3free": lambda c: FileDiversity(c.index.chunks, free=2),
+    "diverse-def": lambda c: FileDiversity(c.index.chunks, by_definition=True),
+    "diverse-keep3": lambda c: FileDiversity(c.index.chunks, keep=3),
+    "diverse-keep5": lambda c: FileDiversity(c.index.chunks, keep=5),
+    "path": lambda c: PathSignal(c.index.chunks, bridge=c.bridge),
+    "path.1": lambda c: PathSignal(c.index.chunks, bonus=0.1, bridge=c.bridge),
+    "path-en": lambda c: PathSignal(c.index.chunks),  # Russian words not bridged
+}
+
+
+def ranking_stages(index: RankingIndex, names: Sequence[str], accept: Callable[[str], bool] | None = None,
+                   bridge: WordBridge | None = None) -> tuple[Stage, ...]:
+    """The named stages in order (see STAGES); an unknown name is a ValueError naming the known ones."""
+    unknown = [n for n in names if n not in STAGES]
+    if unknown:
+        raise ValueError(f"unknown ranking stage(s) {unknown}: choose from {sorted(STAGES)}")
+    context = StageContext(index, accept, bridge)
+    return tuple(STAGES[name](context) for name in names)

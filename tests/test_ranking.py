@@ -1,0 +1,156 @@
+"""Ranking stages on tiny fixtures with exact expected orders."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from codelens.chunk import Chunk
+from codelens.search.bridge import WordBridge
+from codelens.search.query import Fused, Query
+from codelens.search.ranking import (
+    FileDiversity,
+    PathSignal,
+    RankingIndex,
+    SymbolIntent,
+    bare_identifier,
+    code_identifiers,
+    ranking_stages,
+)
+from tests.conftest import PROJECT_ROOT
+
+sys.path.insert(0, str(PROJECT_ROOT / "bench"))
+from variants import ClassMethodDedup, FileEvidence
+
+
+def chunk(chunk_id: str, kind: str = "function", is_test: bool = False) -> Chunk:
+    path, symbol = chunk_id.split("::")
+    parent = symbol.rsplit(".", 1)[0] if kind == "method" else ""
+    return Chunk(chunk_id=chunk_id, path=path, symbol=symbol, kind=kind, start_line=1, end_line=2,
+                 code=f"def {symbol.rsplit('.', 1)[-1]}(): pass", parent=parent, is_test=is_test)
+
+
+CHUNKS = {c.chunk_id: c for c in [
+    chunk("pkg/models.py::Response", "class"),
+    chunk("pkg/models.py::Response.__repr__", "method"),
+    chunk("pkg/models.py::Response.__bool__", "method"),
+    chunk("pkg/models.py::Response.json", "method"),
+    chunk("pkg/api.py::make_response"),
+    chunk("pkg/api.py::Session", "class"),
+    chunk("pkg/sessions.py::Session", "class"),
+    chunk("pkg/sessions.py::Session.send", "method"),
+    chunk("tests/test_models.py::Response", "class", is_test=True),
+    chunk("pkg/cookies.py::jar_from_dict"),
+    chunk("pkg/cookies.py::<module>", "module"),
+]}
+INDEX = RankingIndex.build(CHUNKS)
+
+
+def fused(*ids_scores: tuple[str, float]) -> list[Fused]:
+    return [Fused(chunk_id, score) for chunk_id, score in ids_scores]
+
+
+def order(stage, text: str, items: list[Fused]) -> list[str]:
+    return [f.chunk_id for f in stage(Query.from_text(text), items)]
+
+
+MEMBERS_FIRST = fused(("pkg/models.py::Response.__repr__", 0.9), ("pkg/models.py::Response.__bool__", 0.8),
+                      ("pkg/api.py::make_response", 0.7), ("pkg/models.py::Response", 0.5))
+
+
+def test_bare_identifier_puts_its_class_first_then_the_test_copy() -> None:
+    assert order(SymbolIntent(INDEX), "Response", MEMBERS_FIRST) == [
+        "pkg/models.py::Response", "tests/test_models.py::Response",
+        "pkg/models.py::Response.__repr__", "pkg/models.py::Response.__bool__", "pkg/api.py::make_response"]
+
+
+def test_filtered_definitions_are_never_pinned() -> None:
+    stage = SymbolIntent(INDEX, accept=lambda c: not CHUNKS[c].is_test)
+    assert order(stage, "`Response`", MEMBERS_FIRST)[:2] == [
+        "pkg/models.py::Response", "pkg/models.py::Response.__repr__"]
+
+
+def test_a_definition_the_legs_missed_is_added_on_top() -> None:
+    items = fused(("pkg/api.py::make_response", 0.9))
+    assert order(SymbolIntent(INDEX), "Session", items) == [
+        "pkg/api.py::Session", "pkg/sessions.py::Session", "pkg/api.py::make_response"]
+
+
+def test_qualified_and_case_insensitive_names() -> None:
+    assert order(SymbolIntent(INDEX), "Session.send", MEMBERS_FIRST)[0] == "pkg/sessions.py::Session.send"
+    assert order(SymbolIntent(INDEX), "sessions.Session", MEMBERS_FIRST)[:2] == [
+        "pkg/sessions.py::Session", "pkg/models.py::Response.__repr__"]
+    assert order(SymbolIntent(INDEX), "response", MEMBERS_FIRST)[0] == "pkg/models.py::Response"
+
+
+def test_a_sentence_is_left_alone_unless_it_names_code() -> None:
+    assert order(SymbolIntent(INDEX), "how is a response built", MEMBERS_FIRST) == [f.chunk_id for f in MEMBERS_FIRST]
+    assert order(SymbolIntent(INDEX), "where does jar_from_dict read cookies", MEMBERS_FIRST)[0] == (
+        "pkg/cookies.py::jar_from_dict")
+    bare_only = SymbolIntent(INDEX, contained=False)
+    unchanged = [f.chunk_id for f in MEMBERS_FIRST]
+    assert order(bare_only, "where does jar_from_dict read cookies", MEMBERS_FIRST) == unchanged
+
+
+def test_identifier_shapes() -> None:
+    assert bare_identifier(" Depends() ") == "Depends"
+    assert bare_identifier("how routes work") is None
+    assert code_identifiers("how ClientSession acquires connections; model_post_init and app.state") == [
+        "ClientSession", "model_post_init", "app.state"]
+    assert code_identifiers("how does Field work with Routing and URL") == []
+    assert code_identifiers("OpenAPI schema, OAuth2 login and FastAPI, via getUser") == ["getUser"]
+
+
+def test_file_diversity_interleaves_files() -> None:
+    items = fused(("a.py::x", 1.0), ("a.py::y", 0.9), ("a.py::z", 0.8), ("b.py::w", 0.6))
+    chunks = {c: chunk(c) for c in ["a.py::x", "a.py::y", "a.py::z", "b.py::w"]}
+    assert order(FileDiversity(chunks, decay=0.5), "q", items) == ["a.py::x", "b.py::w", "a.py::y", "a.py::z"]
+    assert order(FileDiversity(chunks, decay=0.9), "q", items) == ["a.py::x", "a.py::y", "a.py::z", "b.py::w"]
+
+
+def test_file_diversity_never_groups_pathless_snippets() -> None:
+    snippets = {c: Chunk(chunk_id=c, path="", symbol="f", kind="function", start_line=1, end_line=1, code="")
+                for c in ["d1", "d2", "d3"]}
+    items = fused(("d1", 1.0), ("d2", 0.9), ("d3", 0.1))
+    assert order(FileDiversity(snippets), "q", items) == ["d1", "d2", "d3"]
+
+
+def test_file_evidence_lifts_a_chunk_whose_file_many_candidates_point_to() -> None:
+    items = fused(("a.py::x", 1.0), ("b.py::y", 0.96), ("b.py::z", 0.6))
+    chunks = {c: chunk(c) for c in ["a.py::x", "b.py::y", "b.py::z"]}
+    result = FileEvidence(chunks, weight=0.1)(Query.from_text("q"), items)
+    assert [f.chunk_id for f in result] == ["b.py::y", "a.py::x", "b.py::z"]
+    assert [round(f.score, 3) for f in result] == [1.02, 1.0, 0.696]
+
+
+def test_path_signal_matches_file_name_words_by_stem() -> None:
+    items = fused(("pkg/api.py::make_response", 1.0), ("pkg/cookies.py::jar_from_dict", 0.95))
+    assert order(PathSignal(CHUNKS, bonus=0.1), "cookie handling", items) == [
+        "pkg/cookies.py::jar_from_dict", "pkg/api.py::make_response"]
+    assert order(PathSignal(CHUNKS, bonus=0.1), "request handling", items) == [
+        "pkg/api.py::make_response", "pkg/cookies.py::jar_from_dict"]
+
+
+def test_a_method_below_its_class_sinks() -> None:
+    items = fused(("pkg/models.py::Response", 1.0), ("pkg/models.py::Response.json", 0.9),
+                  ("pkg/api.py::make_response", 0.6), ("pkg/sessions.py::Session.send", 0.5))
+    assert order(ClassMethodDedup(CHUNKS), "q", items) == [
+        "pkg/models.py::Response", "pkg/api.py::make_response", "pkg/sessions.py::Session.send",
+        "pkg/models.py::Response.json"]
+
+
+def test_stages_by_name() -> None:
+    assert [type(s).__name__ for s in ranking_stages(INDEX, ["diverse", "symbol"])] == ["FileDiversity", "SymbolIntent"]
+    with pytest.raises(ValueError, match="choose from"):
+        ranking_stages(INDEX, ["nope"])
+
+
+def test_path_signal_reaches_english_file_names_from_russian_words(embedder) -> None:
+    words = ["cookies", "request", "session", "response"]
+    bridge = WordBridge(words, embedder.embed_queries(words), embedder.embed_queries)
+    items = fused(("pkg/api.py::make_response", 1.0), ("pkg/cookies.py::jar_from_dict", 0.95))
+    assert order(PathSignal(CHUNKS, bonus=0.1, bridge=bridge), "хранение кук", items) == [
+        "pkg/cookies.py::jar_from_dict", "pkg/api.py::make_response"]
+    assert order(PathSignal(CHUNKS, bonus=0.1), "хранение кук", items) == [
+        "pkg/api.py::make_response", "pkg/cookies.py::jar_from_dict"]
