@@ -222,11 +222,12 @@ def assert_no_unmarked_invention(text: str, citations, language: str) -> None:
 
 
 def test_catalog_lookups(catalog: ChunkCatalog) -> None:
-    assert len(catalog) == 9
+    assert len(catalog) == 10
     assert catalog.at_lines("pkg/storage.py", 15).chunk_id == SAVE
     assert catalog.at_lines("pkg/storage.py", 8).chunk_id == REPO
     assert catalog.at_lines("pkg/storage.py", 25) is None
-    assert catalog.resolve_path("pkg/__init__.py") is None  # imports only: no chunk
+    assert catalog.resolve_path("pkg/__init__.py") == "pkg/__init__.py"  # imports only: one module chunk
+    assert catalog.resolve_path("pkg/missing.py") is None
     assert [c.chunk_id for c in catalog.named("save")] == [SAVE]
 
 

@@ -362,4 +362,4 @@ def test_index_of_an_older_format_is_refused_for_search_and_rebuilt_by_index(
     assert snapshot(old) == before
     rebuilt = run_cli("index.py", "--source", str(mini_project), "--db", str(old), "--quiet")
     assert rebuilt.returncode == 0, rebuilt.stderr
-    assert "Run: full" in rebuilt.stdout and read_stats(old).total_chunks == 9
+    assert "Run: full" in rebuilt.stdout and read_stats(old).total_chunks == 10
