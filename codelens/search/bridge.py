@@ -86,8 +86,11 @@ def pseudo_english(text: str, bridge: WordBridge) -> str:
     Cyrillic word (question glue dropped) becomes its single nearest code word, Latin words
     and identifiers stay as written. Empty when no Cyrillic word crosses the bridge.
     One word each, unweighted: two near-duplicates per word ("closed closing") measured worse."""
+    tokens = _WORD.findall(text)
+    # One e5 call for every new word of the question (one call per word cost ~20 ms each)
+    bridge.translate([t.lower() for t in tokens if has_cyrillic(t) and t.lower() not in STOP_WORDS])
     words, crossed = [], False
-    for token in _WORD.findall(text):
+    for token in tokens:
         if not has_cyrillic(token):
             words.append(token)
             continue
