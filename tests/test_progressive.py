@@ -19,11 +19,11 @@ from codelens.index.layout import IndexLayout
 from codelens.index.metadata import read_stats
 from codelens.index.progressive import (
     CatalogEntry,
-    PartialDenseRetriever,
     load_catalog,
     open_partial_index,
     save_catalog,
 )
+from codelens.search.dense import MatrixDenseRetriever
 from codelens.search.filters import SearchFilters
 from codelens.search.query import Query
 from codelens.search.searcher import Searcher
@@ -61,7 +61,7 @@ def test_catalog_round_trips_every_chunk_field(tmp_path: Path) -> None:
 
 def test_partial_dense_leg_filters_and_falls_back_to_every_vector() -> None:
     vectors = np.eye(3, dtype=np.float32)
-    leg = PartialDenseRetriever(["a", "b", "c"], vectors, accept=lambda chunk_id: chunk_id == "c")
+    leg = MatrixDenseRetriever(["a", "b", "c"], vectors, accept=lambda chunk_id: chunk_id == "c")
     result = leg.retrieve(Query("q", np.array([1.0, 0.5, 0.1], dtype=np.float32)), 1)
     assert [c.chunk_id for c in result.candidates] == ["c"]  # found past the over-fetch
     assert result.candidates[0].cosine == pytest.approx(0.1)

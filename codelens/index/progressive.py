@@ -36,7 +36,6 @@ from codelens.index.metadata import IndexStats, read_stats, write_stats
 from codelens.index.sidecar import SidecarInput
 from codelens.search.bridge import BRIDGE_VECTORS_FILE, BRIDGE_WORDS_FILE, build_bridge_sidecar
 from codelens.search.lexical import build_lexical_sidecar
-from codelens.search.query import Candidate, LegResult, Query, top_n
 
 COVERAGE_WRITE_S = 1.0  # the live metadata is rewritten at most this often while embedding
 _CHUNK_FIELDS = tuple(Chunk.__dataclass_fields__)
@@ -80,34 +79,6 @@ def coverage_line(stats: IndexStats) -> str:
 
 
 # ---------------------------------------------------------------- search over a partial index
-
-
-class PartialDenseRetriever:
-    """The dense leg of a partial index: exact cosine over the vectors embedded so far,
-    filtered here (over-fetching) like the ChromaDB leg. Its fusion weight is the coverage:
-    at full weight a half-embedded index ranked the chunks that happen to have vectors above
-    better ones that have none yet, worse than keywords alone (bench/SCALE.md)."""
-
-    name = "dense"
-
-    def __init__(self, chunk_ids: Sequence[str], vectors: np.ndarray, accept: Callable[[str], bool],
-                 coverage: float = 1.0) -> None:
-        self.chunk_ids = tuple(chunk_ids)
-        self.vectors = np.asarray(vectors, dtype=np.float32)
-        self.accept = accept
-        self.coverage = coverage
-
-    def retrieve(self, query: Query, n: int) -> LegResult:
-        if query.vector is None or not self.chunk_ids:
-            return LegResult(self.name, ())
-        similarities = self.vectors @ np.asarray(query.vector, dtype=np.float32)
-        kept: list[Candidate] = []
-        for fetch in (n * 4, len(self.chunk_ids)):  # the filter rarely needs the second pass
-            kept = [Candidate(self.chunk_ids[i], float(similarities[i]), float(similarities[i]))
-                    for i in top_n(similarities, fetch) if self.accept(self.chunk_ids[i])]
-            if len(kept) >= n:
-                break
-        return LegResult(self.name, tuple(kept[:n]), self.coverage)
 
 
 @dataclass(frozen=True)

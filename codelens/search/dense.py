@@ -1,13 +1,13 @@
 """The dense leg: the index model's (e5's) cosine between the question and each chunk.
 
 `ChromaDenseRetriever` asks the index's ChromaDB collection; `MatrixDenseRetriever` computes
-exact cosines over vectors held in memory (benchmarks, small corpora, and the second model of
-`english.py`).
+exact cosines over vectors held in memory (a progressive run's partial index, benchmarks, and
+the second model of `english.py`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -18,21 +18,31 @@ from codelens.search.query import Candidate, LegResult, Query, top_n
 
 
 class MatrixDenseRetriever:
-    """Exact cosine over L2-normalised vectors held in memory (benchmarks, small corpora)."""
+    """Exact cosine over L2-normalised vectors held in memory. `accept` filters chunks before the
+    cut (over-fetching, like the ChromaDB leg); `weight` is the leg's fusion weight: a partial
+    index gives its dense coverage, since at full weight a half-embedded index ranked the chunks
+    that happen to have vectors above better ones that have none yet (bench/SCALE.md)."""
 
     name = "dense"
 
-    def __init__(self, chunk_ids: Sequence[str], vectors: np.ndarray) -> None:
+    def __init__(self, chunk_ids: Sequence[str], vectors: np.ndarray,
+                 accept: Callable[[str], bool] | None = None, weight: float = 1.0) -> None:
         self.chunk_ids = tuple(chunk_ids)
         self.vectors = np.asarray(vectors, dtype=np.float32)
+        self.accept = accept
+        self.weight = weight
 
     def retrieve(self, query: Query, n: int) -> LegResult:
-        if query.vector is None:
+        if query.vector is None or not self.chunk_ids:
             return LegResult(self.name, (), 0.0)
         similarities = self.vectors @ np.asarray(query.vector, dtype=np.float32)
-        best = top_n(similarities, n)
-        return LegResult(self.name, tuple(
-            Candidate(self.chunk_ids[i], float(similarities[i]), float(similarities[i])) for i in best))
+        kept: list[Candidate] = []
+        for fetch in (n * 4 if self.accept else n, len(self.chunk_ids)):  # the filter rarely needs a second pass
+            kept = [Candidate(self.chunk_ids[i], float(similarities[i]), float(similarities[i]))
+                    for i in top_n(similarities, fetch) if self.accept is None or self.accept(self.chunk_ids[i])]
+            if len(kept) >= n or self.accept is None:
+                break
+        return LegResult(self.name, tuple(kept[:n]), self.weight)
 
 
 class ChromaDenseRetriever:

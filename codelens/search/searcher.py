@@ -18,10 +18,10 @@ from codelens.embedding import Embedder, load_embedder, normalize_model_id, pref
 from codelens.errors import ModelMismatch
 from codelens.index.layout import IndexLayout
 from codelens.index.metadata import IndexStats, read_stats
-from codelens.index.progressive import PartialDenseRetriever, is_partial, open_partial_index
+from codelens.index.progressive import is_partial, open_partial_index
 from codelens.index.store import VectorStore, forget_open_indexes
 from codelens.search.bridge import WordBridge, load_bridge_vectors
-from codelens.search.dense import ChromaDenseRetriever
+from codelens.search.dense import ChromaDenseRetriever, MatrixDenseRetriever
 from codelens.search.english import EnglishVectors, load_english_vectors
 from codelens.search.filters import SearchFilters
 from codelens.search.lexical import LexicalIndex
@@ -173,8 +173,8 @@ class Searcher:
             return chunk is not None and filters.accepts(chunk)
 
         if self.partial is not None:
-            dense = PartialDenseRetriever(self.partial.vector_ids, self.partial.vectors, accept,
-                                          self.partial.coverage)
+            dense = MatrixDenseRetriever(self.partial.vector_ids, self.partial.vectors, accept,
+                                         weight=self.partial.coverage)
         else:
             dense = ChromaDenseRetriever(self.store, filters, self.chunks)
         if self._ranking_index is None:
