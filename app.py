@@ -28,9 +28,9 @@ from codelens.index.folder import named_collections
 from codelens.index.metadata import read_stats
 from codelens.open_index import OpenIndex
 from codelens.search.filters import SearchFilters
-from codelens.search.searcher import Hit
+from codelens.search.searcher import WARM_UP_QUERIES, Hit
 from codelens.self_demo import is_own_source, own_source
-from codelens.serve.warm import WARM_UP_QUERIES, WarmIndex
+from codelens.serve.warm import WarmIndex
 from codelens.settings import Settings, default_source
 from codelens.ui import QUESTIONS_FILE, chunks_per_file, evaluation_frame, questions_for_index, sample_queries
 

@@ -26,7 +26,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from codelens.index.build import build_index
 from codelens.index.metadata import is_codelens_index
-from codelens.mcp.tools import WARM_UP_QUERIES
+from codelens.search.searcher import WARM_UP_QUERIES
 from codelens.settings import Settings
 
 WARM_MARK = "codelens mcp: warm in"

@@ -48,6 +48,11 @@ class OpenIndex:
     def search(self, query: str, k: int = 5, filters: SearchFilters | None = None) -> list[Hit]:
         return self.searcher.search(query, k=k, filters=filters)
 
+    def warm_up(self) -> None:
+        """The models (one English and one Russian question), the chunk catalog and the graph, now."""
+        self.searcher.warm_up()
+        _ = self.catalog, self.graph
+
     def refresh(self) -> bool:
         """Reopen what an index run swapped in since we opened it (a long-lived server's check)."""
         if not self.searcher.refresh():

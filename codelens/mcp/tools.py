@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
-from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,8 +34,6 @@ from codelens.graph.query import (
 from codelens.graph.store import GraphNotFound, load_graph
 from codelens.highlight import span_segments
 from codelens.open_index import OpenIndex
-from codelens.search.bridge import load_bridge_vectors
-from codelens.search.english import load_english_vectors
 from codelens.search.filters import SearchFilters
 from codelens.search.searcher import Hit, Searcher
 from codelens.settings import Settings
@@ -45,7 +42,6 @@ MAX_K = 50
 MAX_ASK_K = 20
 HIT_LINES = 60  # code lines shown per search hit; get_chunk shows the rest
 CHUNK_LINES = 800  # get_chunk's cap: a generated module may be thousands of lines
-WARM_UP_QUERIES = ("where are the database settings stored?", "как создаётся токен доступа?")
 
 
 @dataclass(frozen=True)
@@ -100,11 +96,7 @@ class ServedIndex:
 
     def warm_up(self) -> None:
         """Load the index, e5, MiniLM and the word bridge now, so the first call is a warm one."""
-        for query in WARM_UP_QUERIES:
-            self.searcher.search(query, k=5)
-        self.catalog()
-        with suppress(GraphNotFound):  # the graph tools say how to rebuild; search works without
-            self.graph()
+        self.current().warm_up()
 
 
 class CodeLensTools:
@@ -207,7 +199,7 @@ class CodeLensTools:
         data = {"db": str(db_path), "source": stats.source, "files": stats.files,
                 "total_chunks": stats.total_chunks, "chunks_per_kind": stats.chunks_per_kind,
                 "model": stats.model, "indexed_at": stats.indexed_at, "duration_s": stats.duration_s,
-                "warnings": len(stats.warnings), "dense": dense_coverage(db_path, searcher),
+                "warnings": len(stats.warnings), "dense": searcher.vector_counts(),
                 "ask_enabled": ask_enabled, "reindex_allowed": reindex_allowed}
         try:
             graph = self.index.graph()
@@ -349,16 +341,6 @@ def _neighbours_output(graph: CodeGraph, node_id: str, found: list[Neighbour], r
         lines.append(f"external ({len(external)}): {', '.join(external)}")
     data = {"node": node_dict(graph.nodes[node_id]), role: [n.to_dict() for n in internal], "external": external}
     return ToolOutput("\n".join(lines), data)
-
-
-def dense_coverage(db_path: Path, searcher: Searcher) -> dict:
-    """How many chunks each vector leg covers: e5 in ChromaDB, the MiniLM sidecar, the word bridge."""
-    chunk_ids = set(searcher.chunks)
-    english = load_english_vectors(db_path)
-    bridge = load_bridge_vectors(db_path)
-    covered = len(chunk_ids & set(english[0])) if english else 0
-    return {"e5_vectors": searcher.store.count(), "minilm_vectors": covered, "chunks": len(chunk_ids),
-            "bridge_words": len(bridge[0]) if bridge else 0}
 
 
 def _status_text(data: dict) -> str:

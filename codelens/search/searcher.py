@@ -59,6 +59,8 @@ def relevance_percent(cosine_similarity: float) -> float:
 
 SWAP_RETRIES = 3
 QUERY_EMBED_CHARS = 2000
+# One English and one Russian question load every model a search can need (e5, MiniLM, the bridge).
+WARM_UP_QUERIES = ("where are the database settings stored?", "как создаётся токен доступа?")
 
 
 def _index_version(db_path: Path) -> tuple[int, int]:
@@ -141,6 +143,18 @@ class Searcher:
     def dense_coverage(self) -> float:
         """Share of chunks the dense leg can find (below 1 while a progressive run embeds)."""
         return self.partial.coverage if self.partial is not None else 1.0
+
+    def vector_counts(self) -> dict[str, int]:
+        """How many chunks each vector leg covers, from what this searcher holds (no disk reads)."""
+        e5 = len(self.partial.vector_ids) if self.partial is not None else self.store.count()
+        minilm = len(self.chunks.keys() & set(self._english.chunk_ids)) if self._english else 0
+        bridge = len(self._bridge_vectors[0]) if self._bridge_vectors else 0
+        return {"e5_vectors": e5, "minilm_vectors": minilm, "chunks": len(self.chunks), "bridge_words": bridge}
+
+    def warm_up(self) -> None:
+        """Load every model a question can need now, so the first real question does not wait."""
+        for query in WARM_UP_QUERIES:
+            self.search(query, k=5)
 
     @property
     def model(self) -> str:

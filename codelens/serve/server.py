@@ -23,7 +23,6 @@ from codelens.errors import CodeLensError
 from codelens.search.filters import SearchFilters
 from codelens.search.searcher import Searcher
 from codelens.serve.client import SERVE_HOST, announcement_file
-from codelens.serve.warm import warm_up
 from codelens.settings import Settings
 
 _MAX_BODY = 1_000_000
@@ -83,7 +82,7 @@ def serve(settings: Settings, port: int = 0, on_ready: Callable[[str], None] = p
 
     prefer_passive_threads()
     searcher = Searcher(settings)
-    warm_up(searcher)
+    searcher.warm_up()
 
     def requested_model_ok(model: str | None) -> None:
         if model and normalize_model_id(model) != searcher.model:

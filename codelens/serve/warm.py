@@ -14,16 +14,7 @@ from concurrent.futures import Future
 
 from codelens.embedding import prefer_passive_threads
 from codelens.open_index import OpenIndex
-from codelens.search.searcher import Searcher
 from codelens.settings import Settings
-
-WARM_UP_QUERIES = ("how is the password hashed", "где хранятся настройки базы данных")
-
-
-def warm_up(searcher: Searcher) -> None:
-    """One English and one Russian question: every model a question can need is then loaded."""
-    for query in WARM_UP_QUERIES:
-        searcher.search(query, k=5)
 
 
 class WarmIndex:
@@ -41,7 +32,7 @@ class WarmIndex:
     def _run(self, settings: Settings) -> None:
         try:
             index = OpenIndex(settings)
-            warm_up(index.searcher)
+            index.warm_up()
         except BaseException as exc:  # handed to whoever asks for the searcher
             self._future.set_exception(exc)
         else:
