@@ -97,7 +97,8 @@ def build_index(
         old_stats, previous = _previous_index(index_dir, model_id, full, settings.chroma_url)
 
         texts = {c.chunk_id: embedding_text(c, settings.embed_code_chars) for c in chunked.chunks}
-        fingerprints = {c.chunk_id: chunk_fingerprint(c, text_hash(texts[c.chunk_id])) for c in chunked.chunks}
+        hashes = {chunk_id: text_hash(text) for chunk_id, text in texts.items()}
+        fingerprints = {c.chunk_id: chunk_fingerprint(c, hashes[c.chunk_id]) for c in chunked.chunks}
         plan = plan_changes(chunked.chunks, fingerprints, previous)
         run = {"mode": "full" if previous is None else "incremental", "upserted": len(plan.upsert),
                "deleted": len(plan.delete), "unchanged": plan.reused, "embedded": 0}
@@ -110,8 +111,8 @@ def build_index(
         if settings.progressive and not settings.chroma_url and previous is None and (
                 old_stats is None or is_partial(old_stats)):
             embedder = _searchable_first(
-                PhaseOne(index_dir, chunked.chunks, texts, {i: text_hash(t) for i, t in texts.items()},
-                         chunked.sources, _searchable_stats(source, chunked, model_id, settings, run),
+                PhaseOne(index_dir, chunked.chunks, texts, hashes, chunked.sources,
+                         _stats(source, chunked, model_id, settings, run, dense_coverage=0.0),
                          settings.show_progress),
                 embedder, settings, timings, run, on_progress, started)
 
@@ -153,15 +154,9 @@ def build_index(
             Manifest(model=model_id, files=chunked.file_hashes, chunks=fingerprints,
                      sidecars=sidecar_names).save(build_dir)
             timings["storing"] = round(time.perf_counter() - mark, 2)
-            stats = IndexStats(
-                source=str(source), files=chunked.files, total_chunks=len(chunked.chunks),
-                chunks_per_kind=_count_kinds(chunked.chunks), model=model_id,
-                indexed_at=_now(), duration_s=round(time.perf_counter() - started, 2),
-                warnings=chunked.warnings, collection=collection,
-                text_budget=settings.embed_code_chars, timings_s=timings, run=run,
-                secrets_masked=dict(sorted(chunked.secrets_masked.items())), redaction_version=REDACTION_VERSION,
-                chroma_url=settings.chroma_url, index_uid=index_uid,
-            )
+            stats = _stats(source, chunked, model_id, settings, run, collection=collection,
+                           duration_s=round(time.perf_counter() - started, 2), timings_s=timings,
+                           chroma_url=settings.chroma_url, index_uid=index_uid)
             write_stats(build_dir, stats)
             swap_into_place(build_dir, index_dir)
         except BaseException:
@@ -192,16 +187,18 @@ def _searchable_first(phase: PhaseOne, embedder: Embedder | None, settings: Sett
     return embedder
 
 
-def _searchable_stats(source: Path, chunked: ChunkedCodebase, model_id: str, settings: Settings,
-                      run: dict) -> IndexStats:
-    """The metadata of a partial index (dense_coverage is filled in as vectors arrive)."""
-    return IndexStats(
-        source=str(source), files=chunked.files, total_chunks=len(chunked.chunks),
-        chunks_per_kind=_count_kinds(chunked.chunks), model=model_id, indexed_at=_now(), duration_s=0.0,
-        warnings=chunked.warnings, collection=COLLECTION_NAME, text_budget=settings.embed_code_chars,
-        run=run, secrets_masked=dict(sorted(chunked.secrets_masked.items())),
-        redaction_version=REDACTION_VERSION, dense_coverage=0.0,
-    )
+def _stats(source: Path, chunked: ChunkedCodebase, model_id: str, settings: Settings, run: dict,
+           **fields: object) -> IndexStats:
+    """The metadata of this run's index: what the chunks say, plus `fields` (a partial index
+    starts at dense_coverage 0 and fills it in as vectors arrive; a complete one adds timings)."""
+    return IndexStats(**{
+        "source": str(source), "files": chunked.files, "total_chunks": len(chunked.chunks),
+        "chunks_per_kind": _count_kinds(chunked.chunks), "model": model_id, "indexed_at": _now(),
+        "duration_s": 0.0, "warnings": chunked.warnings, "collection": COLLECTION_NAME,
+        "text_budget": settings.embed_code_chars, "run": run,
+        "secrets_masked": dict(sorted(chunked.secrets_masked.items())), "redaction_version": REDACTION_VERSION,
+        **fields,
+    })
 
 
 def _collection_name(settings: Settings, index_uid: str) -> str:
