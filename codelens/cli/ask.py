@@ -37,7 +37,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         return _print_hits_only(hits, args.json, HOW_TO_ENABLE)
     if not args.json:
         print("Sources:" if hits else "no results")
-        print("\n".join(hit_line(hit) for hit in hits) + "\n")
+        print("\n".join(hit_line(hit.to_row()) for hit in hits) + "\n")
     stream = _AnswerStream() if not args.json and sys.stdout.isatty() else None
     answer = index.answer(args.question, hits, ChatClient(config), args.budget or config.context_tokens,
                           on_token=stream.token if stream else None, on_retry=stream.retry if stream else None)
@@ -59,7 +59,7 @@ def _print_hits_only(hits: list, as_json: bool, how_to_enable: str) -> int:
         print(json.dumps({"answer": "", "citations": [], "hits": [h.to_dict() for h in hits], "enabled": False,
                           "how_to_enable": how_to_enable}, ensure_ascii=False, indent=2))
         return 0
-    print("\n".join(hit_line(hit) for hit in hits) if hits else "no results")
+    print("\n".join(hit_line(hit.to_row()) for hit in hits) if hits else "no results")
     print(f"\nAnswers in words are off. {how_to_enable}")
     return 0
 

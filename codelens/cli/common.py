@@ -20,9 +20,10 @@ def add_location_arguments(parser: argparse.ArgumentParser) -> None:
                              "(env CODELENS_CHROMA_URL)")
 
 
-def hit_line(hit) -> str:
-    c = hit.chunk
-    return f"{hit.rank}. {c.path}:{c.start_line}-{c.end_line}  {c.symbol}  [{c.kind}]  {hit.relevance:.1f}%"
+def hit_line(hit: dict) -> str:
+    """One search hit (`Hit.to_row()`, or a row from `codelens serve`) as the CLI prints it."""
+    return (f"{hit['rank']}. {hit['path']}:{hit['start_line']}-{hit['end_line']}  {hit['symbol']}  "
+            f"[{hit['kind']}]  {hit['relevance']:.1f}%")
 
 
 def add_model_argument(parser: argparse.ArgumentParser) -> None:

@@ -150,7 +150,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         filters = SearchFilters(kinds=tuple(args.kind or ()), path_prefix=args.path,
                                 include_tests=args.include_tests)
         found = searcher.search(args.query, k=args.k, filters=filters)
-        hits = [{**h.to_dict(), "rank": h.rank, "relevance": h.relevance} for h in found]
+        hits = [h.to_row() for h in found]
     print_hits(hits, args.json)
     return 0
 

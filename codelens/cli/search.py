@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from codelens.cli.common import add_location_arguments, add_model_argument, settings_of
+from codelens.cli.common import add_location_arguments, add_model_argument, hit_line, settings_of
 
 
 def add_search_arguments(parser: argparse.ArgumentParser) -> None:
@@ -36,8 +36,7 @@ def print_hits(hits: list[dict], as_json: bool) -> None:
     if not hits:
         print("no results")
     for hit in hits:
-        print(f"{hit['rank']}. {hit['path']}:{hit['start_line']}-{hit['end_line']}  {hit['symbol']}  "
-              f"[{hit['kind']}]  {hit['relevance']:.1f}%")
+        print(hit_line(hit))
 
 
 class _QuietParser(argparse.ArgumentParser):

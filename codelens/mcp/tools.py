@@ -304,7 +304,7 @@ def _chunk_data(chunk: Chunk) -> dict:
 
 def _hit_data(hit: Hit) -> dict:
     code, _ = numbered_code(hit.chunk, HIT_LINES)
-    return {**hit.to_dict(), "rank": hit.rank, "relevance": hit.relevance, "code": code}
+    return {**hit.to_row(), "code": code}
 
 
 def _hit_text(hit: Hit) -> str:

@@ -51,6 +51,10 @@ class Hit:
             "start_line": c.start_line, "end_line": c.end_line, "score": round(self.fused_score, 4),
         }
 
+    def to_row(self) -> dict:
+        """`to_dict` plus the rank and the relevance shown to people (CLI lines, serve, MCP)."""
+        return {**self.to_dict(), "rank": self.rank, "relevance": self.relevance}
+
 
 def relevance_percent(cosine_similarity: float) -> float:
     """Cosine similarity as a percentage, clamped to 0-100 (never 1 - distance twice)."""

@@ -37,7 +37,7 @@ def search_payload(searcher: Searcher, request: dict) -> dict:
     filters = SearchFilters(kinds=tuple(request.get("kinds") or ()), path_prefix=str(request.get("path_prefix", "")),
                             include_tests=bool(request.get("include_tests", False)))
     hits = searcher.search(query, k=int(request.get("k", 5)), filters=filters)
-    return {"hits": [{**hit.to_dict(), "rank": hit.rank, "relevance": hit.relevance} for hit in hits]}
+    return {"hits": [hit.to_row() for hit in hits]}
 
 
 def _handler(searcher: Searcher, token: str, requested_model_ok: Callable[[str | None], None]) -> type:
