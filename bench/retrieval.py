@@ -35,6 +35,7 @@ from codelens.ingest.source import open_codebase
 from codelens.search.bridge import WordBridge, bridge_vocabulary
 from codelens.search.dense import MatrixDenseRetriever
 from codelens.search.english import EnglishVectors, EnsembleDense, load_english_model
+from codelens.search.file_vectors import FileVectors
 from codelens.search.lexical import LexicalIndex, LexicalRetriever
 from codelens.search.pipeline import HybridPipeline, shipped_pipeline
 from codelens.search.query import Fusion, Query
@@ -147,7 +148,8 @@ def _shipped(corpus: BenchCorpus, bridge: bool = True, english: bool = True, fus
     word_bridge = corpus.bridge() if bridge and corpus.russian else None
     minilm_needed = corpus.english_questions or (word_bridge is not None and russian_second_model)
     vectors = corpus.english() if english and minilm_needed else None
-    ranked = ranking_stages(RankingIndex.build(corpus.chunks), ranking, corpus.searchable, word_bridge)
+    files = FileVectors.from_chunks(corpus.chunks, dict(zip(corpus.dense_ids, corpus.vectors, strict=True)))
+    ranked = ranking_stages(RankingIndex.build(corpus.chunks), ranking, corpus.searchable, word_bridge, files)
     pipeline = shipped_pipeline(_dense(corpus), corpus.lexical, bridge=word_bridge, accept=corpus.searchable,
                                 english=vectors, stages=ranked)
     if not russian_second_model and vectors is not None:  # MiniLM for English questions only

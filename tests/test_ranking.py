@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import sys
 
+import numpy as np
 import pytest
 
 from codelens.chunk import Chunk
 from codelens.search.bridge import WordBridge
+from codelens.search.file_vectors import FileVectors
 from codelens.search.query import Fused, Query
 from codelens.search.ranking import (
     FileDiversity,
+    FileMeaning,
     PathSignal,
     RankingIndex,
     SymbolIntent,
@@ -154,3 +157,45 @@ def test_path_signal_reaches_english_file_names_from_russian_words(embedder) -> 
         "pkg/cookies.py::jar_from_dict", "pkg/api.py::make_response"]
     assert order(PathSignal(CHUNKS, bonus=0.1), "хранение кук", items) == [
         "pkg/api.py::make_response", "pkg/cookies.py::jar_from_dict"]
+
+
+# ---------------------------------------------------------------- file meaning
+
+
+def unit(*values: float) -> np.ndarray:
+    vector = np.asarray(values, dtype=np.float32)
+    return vector / np.linalg.norm(vector)
+
+
+def test_file_vectors_are_the_normalised_mean_of_each_files_chunks() -> None:
+    chunks = {**CHUNKS, "snippet::q1": Chunk(chunk_id="snippet::q1", path="", symbol="q1", kind="function",
+                                              start_line=1, end_line=1, code="x")}
+    files = FileVectors.from_chunks(chunks, {
+        "pkg/models.py::Response": unit(1, 0), "pkg/models.py::Response.json": unit(0, 1),
+        "pkg/api.py::make_response": unit(1, 1), "snippet::q1": unit(1, 0)})  # no path: no file
+    assert files.paths == ("pkg/api.py", "pkg/models.py")
+    assert np.allclose(files.vectors[files.rows["pkg/models.py"]], unit(1, 1))
+    closeness = files.similarity(unit(1, 1), ["pkg/api.py", "pkg/cookies.py"])
+    assert closeness[0] == pytest.approx(1.0) and np.isnan(closeness[1])
+
+
+def test_file_meaning_lifts_chunks_of_the_file_that_is_about_the_question() -> None:
+    files = FileVectors.from_chunks(CHUNKS, {
+        "pkg/models.py::Response": unit(1, 0), "pkg/models.py::Response.json": unit(1, 0.1),
+        "pkg/api.py::make_response": unit(0, 1)})
+    stage = FileMeaning(CHUNKS, files, weight=0.2)
+    query = Query(text="how is a response built", vector=unit(1, 0))
+    items = fused(("pkg/api.py::make_response", 1.0), ("pkg/models.py::Response.json", 0.9),
+                  ("pkg/cookies.py::jar_from_dict", 0.85))  # cookies.py has no file vector: no gain
+    assert [f.chunk_id for f in stage(query, items)] == [
+        "pkg/models.py::Response.json", "pkg/api.py::make_response", "pkg/cookies.py::jar_from_dict"]
+    # without file vectors, or without a question vector, the list is left as fused
+    assert FileMeaning(CHUNKS, None)(query, items) == items
+    assert stage(Query(text="no vector"), items) == items
+
+
+def test_the_index_keeps_one_file_vector_per_indexed_file(mini_searcher) -> None:
+    files = mini_searcher.file_vectors
+    assert files is not None
+    assert set(files.paths) == {c.path for c in mini_searcher.chunks.values()}
+    assert np.allclose(np.linalg.norm(files.vectors, axis=1), 1.0, atol=1e-5)

@@ -38,6 +38,7 @@ from codelens.ingest.embed_text import embedding_text
 from codelens.ingest.redaction import REDACTION_VERSION
 from codelens.search.bridge import build_bridge_sidecar
 from codelens.search.english import build_english_sidecar
+from codelens.search.file_vectors import build_file_vectors_sidecar
 from codelens.search.lexical import build_lexical_sidecar
 from codelens.settings import COLLECTION_NAME, Settings
 
@@ -48,7 +49,8 @@ STORE_PROGRESS_MIN = 5000  # smaller indexes store in a moment: no bar
 
 def sidecar_builders() -> list[SidecarBuilder]:
     """Structures built beside the vectors on every run (each module owns its own files)."""
-    return [build_graph_sidecar, build_lexical_sidecar, build_bridge_sidecar, build_english_sidecar]
+    return [build_graph_sidecar, build_lexical_sidecar, build_bridge_sidecar, build_english_sidecar,
+            build_file_vectors_sidecar]
 
 
 @dataclass(frozen=True)
@@ -146,7 +148,8 @@ def build_index(
                     bar.update(len(to_store[start : start + STORE_BATCH]))
             store.close()
             sidecar_input = SidecarInput(build_dir, chunked.chunks, chunked.sources,
-                                         IndexLayout(index_dir).embedding_cache, settings.show_progress)
+                                         IndexLayout(index_dir).embedding_cache, settings.show_progress,
+                                         index_model=model_id, text_hashes=hashes)
             for build_sidecar in sidecars:
                 sidecar_started = time.perf_counter()
                 build_sidecar(sidecar_input)

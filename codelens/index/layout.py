@@ -18,6 +18,7 @@ COLLECTIONS_DIR = "collections"
 LEXICAL_DIR = "lexical"
 BRIDGE_DIR = "bridge"
 ENGLISH_DIR = "english"
+FILE_VECTORS_DIR = "files"
 GRAPH_FILE = "graph.sqlite"
 CATALOG_FILE = "chunk_catalog.json"
 
@@ -60,6 +61,11 @@ class IndexLayout:
     def english(self) -> Path:
         """The MiniLM leg's chunk vectors."""
         return self.root / ENGLISH_DIR
+
+    @property
+    def file_vectors(self) -> Path:
+        """Each file's mean e5 vector: what the `file-meaning` ranking stage compares."""
+        return self.root / FILE_VECTORS_DIR
 
     @property
     def catalog(self) -> Path:

@@ -9,7 +9,7 @@ twice.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +25,8 @@ class SidecarInput:
     sources: Mapping[str, str]  # rel_path -> file text (secrets masked)
     cache_path: Path | None = None  # the embedding cache beside the index; None: no cache
     show_progress: bool = False
+    index_model: str = ""  # the index model's cache key, for builders that read its vectors
+    text_hashes: Mapping[str, str] = field(default_factory=dict)  # chunk id -> hash of its index-model text
 
     def embed(self, texts: Sequence[str], model: str, embed: Callable[[list[str]], np.ndarray], dim: int,
               batch_size: int, desc: str, unit: str = "chunk") -> np.ndarray:

@@ -22,15 +22,19 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+import numpy as np
+
 from codelens.chunk import MODULE_SYMBOL, Chunk
 from codelens.ingest.embed_text import split_identifier
 from codelens.search.bridge import WordBridge
+from codelens.search.file_vectors import FileVectors
+from codelens.search.fusion import minmax
 from codelens.search.query import Fused, Query, Stage
 from codelens.search.terms import has_cyrillic, index_term
 
 # Measured one at a time on semble_py_dev (bench/RESULTS.md): each of these lifts it alone;
 # `files` (file-level evidence) and `dedup` did not help and stay available for the bench.
-SHIPPED_RANKING: tuple[str, ...] = ("path", "diverse-keep5", "symbol")
+SHIPPED_RANKING: tuple[str, ...] = ("file-meaning", "path", "diverse-keep5", "symbol")
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _CAMEL = re.compile(r"(?:[A-Z][a-z0-9]+|[a-z][a-z0-9]*)(?:[A-Z][a-z0-9]+)+")
@@ -211,6 +215,34 @@ class PathSignal:
         return rescore(fused, scores)
 
 
+@dataclass(frozen=True)
+class FileMeaning:
+    """A chunk gains `weight` x how close its whole file is to the question (the file's mean e5
+    vector against the question's, min-max scaled over the head of the list): the file that is
+    about the question lifts its chunks above a lone look-alike elsewhere."""
+
+    chunks: Mapping[str, Chunk]
+    files: FileVectors | None
+    weight: float = 0.2
+    window: int = 50
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        if self.files is None or query.vector is None or not fused:
+            return fused
+        head = fused[: self.window]
+        paths = [self.chunks[f.chunk_id].path if f.chunk_id in self.chunks else "" for f in head]
+        closeness = self.files.similarity(query.vector, paths)
+        known = ~np.isnan(closeness)
+        if known.sum() < 2:
+            return fused
+        scaled = np.zeros_like(closeness)
+        scaled[known] = minmax(closeness[known].astype(np.float64))
+        scores = {f.chunk_id: f.score for f in fused}
+        for item, gain in zip(head, scaled, strict=True):
+            scores[item.chunk_id] = item.score + self.weight * float(gain)
+        return rescore(fused, scores)
+
+
 def _path_terms(path: str) -> set[str]:
     """Stemmed words of a file's name and its folder: `httpx/_auth.py` -> {auth, httpx}."""
     parts = path.removesuffix(".py").split("/")[-2:]
@@ -226,6 +258,7 @@ class StageContext:
     index: RankingIndex
     accept: Callable[[str], bool] | None = None
     bridge: WordBridge | None = None
+    files: FileVectors | None = None
 
 
 # Stages by name, for the Searcher and the benchmark (bench/variants.py adds the ones not shipped).
@@ -242,16 +275,19 @@ STAGES: dict[str, Callable[[StageContext], Stage]] = {
     "diverse-keep3": lambda c: FileDiversity(c.index.chunks, keep=3),
     "diverse-keep5": lambda c: FileDiversity(c.index.chunks, keep=5),
     "path": lambda c: PathSignal(c.index.chunks, bridge=c.bridge),
+    "file-meaning": lambda c: FileMeaning(c.index.chunks, c.files),
+    "file-meaning.1": lambda c: FileMeaning(c.index.chunks, c.files, weight=0.1),
+    "file-meaning.4": lambda c: FileMeaning(c.index.chunks, c.files, weight=0.4),
     "path.1": lambda c: PathSignal(c.index.chunks, bonus=0.1, bridge=c.bridge),
     "path-en": lambda c: PathSignal(c.index.chunks),  # Russian words not bridged
 }
 
 
 def ranking_stages(index: RankingIndex, names: Sequence[str], accept: Callable[[str], bool] | None = None,
-                   bridge: WordBridge | None = None) -> tuple[Stage, ...]:
+                   bridge: WordBridge | None = None, files: FileVectors | None = None) -> tuple[Stage, ...]:
     """The named stages in order (see STAGES); an unknown name is a ValueError naming the known ones."""
     unknown = [n for n in names if n not in STAGES]
     if unknown:
         raise ValueError(f"unknown ranking stage(s) {unknown}: choose from {sorted(STAGES)}")
-    context = StageContext(index, accept, bridge)
+    context = StageContext(index, accept, bridge, files)
     return tuple(STAGES[name](context) for name in names)

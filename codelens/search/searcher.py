@@ -23,6 +23,7 @@ from codelens.index.store import VectorStore, forget_open_indexes
 from codelens.search.bridge import WordBridge, load_bridge_vectors
 from codelens.search.dense import ChromaDenseRetriever, MatrixDenseRetriever
 from codelens.search.english import EnglishVectors, load_english_vectors
+from codelens.search.file_vectors import FileVectors, load_file_vectors
 from codelens.search.filters import SearchFilters
 from codelens.search.lexical import LexicalIndex
 from codelens.search.minilm import NumpyMiniLM
@@ -117,6 +118,11 @@ class Searcher:
         self._bridge: WordBridge | None = None
         english = load_english_vectors(db_path) if e5_index else None
         self._english = EnglishVectors(english[0], english[2], self._embed_english) if english else None
+        if self.partial is not None:  # from the vectors embedded so far
+            self.file_vectors = FileVectors.from_chunks(
+                self.chunks, dict(zip(self.partial.vector_ids, self.partial.vectors, strict=True)))
+        else:
+            self.file_vectors = load_file_vectors(db_path)
 
     @property
     def bridge(self) -> WordBridge | None:
@@ -198,7 +204,7 @@ class Searcher:
         if self._ranking_index is None:
             self._ranking_index = RankingIndex.build(self.chunks)
         names = SHIPPED_RANKING if self.ranking is None else self.ranking
-        stages = ranking_stages(self._ranking_index, names, accept, self.bridge)
+        stages = ranking_stages(self._ranking_index, names, accept, self.bridge, self.file_vectors)
         return shipped_pipeline(dense, self.lexical, bridge=self.bridge, accept=accept, english=self._english,
                                 stages=stages)
 
