@@ -23,12 +23,12 @@ import numpy as np
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _GELU_CUBIC = 0.044715
 _GELU_ROWS = 64
-# One pass holds at most this many (padded) tokens, and its attention scores at most
-# _SCORES_PER_PASS floats per head: ~100 MB for 8 windows of 512 tokens.
-_TOKENS_PER_PASS = 4096
-_SCORES_PER_PASS = 2_200_000
-# A batch is split over the cores only above this many tokens a pass.
-_MIN_PASS_TOKENS = 256
+# One pass holds at most this many (padded) tokens (a longer window is a pass of its own).
+# Fixed, not derived from the core count: a batch is then cut into the same passes on any
+# machine, so its vectors are the same bits wherever it runs (a Ray worker with one CPU, a
+# laptop with eight). 512 measured as fast as 4,096 split per core, and keeps a 32-text
+# batch of ~250-token chunks in ~16 passes for the cores to share.
+_TOKENS_PER_PASS = 512
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ class Encoder:
         pooled = np.zeros((len(sequences), width), dtype=np.float32)
         if not sequences:
             return pooled
-        groups = _passes([len(s) for s in sequences], _cores())
+        groups = _passes([len(s) for s in sequences])
 
         def run(group: list[int]) -> None:
             pooled[group] = self._pass([sequences[i] for i in group])
@@ -142,17 +142,14 @@ def _blas_threads(limit: int) -> object:
     return _blas_controller().limit(limits=limit, user_api="blas")
 
 
-def _passes(lengths: list[int], cores: int) -> list[list[int]]:
+def _passes(lengths: list[int]) -> list[list[int]]:
     """Indexes grouped into passes: similar lengths together (little padding), each pass
-    within the token and attention budgets, and enough passes to keep every core busy."""
-    budget = min(_TOKENS_PER_PASS, max(_MIN_PASS_TOKENS, -(-sum(lengths) // cores)))
-    order = sorted(range(len(lengths)), key=lengths.__getitem__)
+    within the token budget."""
+    order = sorted(range(len(lengths)), key=lambda i: (lengths[i], i))
     groups: list[list[int]] = []
     current: list[int] = []
     for index in order:
-        longest = lengths[index]  # sorted: the newcomer is the longest of the pass
-        size = len(current) + 1
-        if current and (size * longest > budget or size * longest * longest > _SCORES_PER_PASS):
+        if current and (len(current) + 1) * lengths[index] > _TOKENS_PER_PASS:  # sorted: the newcomer is the longest
             groups.append(current)
             current = []
         current.append(index)
