@@ -17,7 +17,7 @@ import streamlit as st
 
 from codelens.answer.llm import HOW_TO_ENABLE, ChatClient, LLMConfig
 from codelens.chunk import KINDS, Chunk
-from codelens.embedding import Embedder, load_embedder, prefer_passive_threads
+from codelens.embedding import Embedder, load_embedder, tune_threads_for_search
 from codelens.errors import CodeLensError, IndexNotFound, ModelMismatch
 from codelens.evaluation import load_questions, parse_questions, score_predictions, summarize
 from codelens.graph.model import CodeGraph
@@ -43,7 +43,7 @@ LANG_LABELS = {"ru": "русский", "en": "английский"}
 MAX_NEIGHBOURS = 8  # callers / callees listed on a card
 
 log = logging.getLogger("codelens.app")
-prefer_passive_threads()  # before any cached resource can load a model, whatever their order
+tune_threads_for_search()
 
 st.set_page_config(page_title="CodeLens — поиск по коду", page_icon=":material/manage_search:", layout="wide")
 st.html("<style>[data-testid='stMainBlockContainer']{padding-top:2.5rem}</style>")  # less empty space on top

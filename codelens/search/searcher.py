@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from codelens.chunk import Chunk
-from codelens.embedding import Embedder, load_embedder, normalize_model_id, prefer_passive_threads
+from codelens.embedding import Embedder, load_embedder, normalize_model_id, tune_threads_for_search
 from codelens.errors import ModelMismatch
 from codelens.index.layout import IndexLayout
 from codelens.index.metadata import IndexStats, read_stats
@@ -88,7 +88,7 @@ class Searcher:
         stages of ranking.py to run (None: the shipped ones; the benchmark compares others)."""
         self.settings = settings
         self.ranking = ranking
-        prefer_passive_threads()  # before any model loads
+        tune_threads_for_search()
         self._open_index()
         if embedder is not None and embedder.model_id != self.stats.model:
             raise ModelMismatch(self.stats.model, embedder.model_id)

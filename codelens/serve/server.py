@@ -77,10 +77,10 @@ def _handler(searcher: Searcher, token: str, requested_model_ok: Callable[[str |
 
 def serve(settings: Settings, port: int = 0, on_ready: Callable[[str], None] = print) -> None:
     """Open the index, warm up, announce, answer until SIGTERM or Ctrl-C; then withdraw."""
-    from codelens.embedding import normalize_model_id, prefer_passive_threads
+    from codelens.embedding import normalize_model_id, tune_threads_for_search
     from codelens.errors import ModelMismatch
 
-    prefer_passive_threads()
+    tune_threads_for_search()
     searcher = Searcher(settings)
     searcher.warm_up()
 

@@ -12,7 +12,7 @@ import threading
 import time
 from concurrent.futures import Future
 
-from codelens.embedding import prefer_passive_threads
+from codelens.embedding import tune_threads_for_search
 from codelens.open_index import OpenIndex
 from codelens.settings import Settings
 
@@ -21,7 +21,7 @@ class WarmIndex:
     """An OpenIndex being opened and warmed in the background; `result()` waits for it."""
 
     def __init__(self, settings: Settings) -> None:
-        prefer_passive_threads()  # before the thread loads any model
+        tune_threads_for_search()
         self.started = time.monotonic()
         self.duration_s: float | None = None
         self._future: Future[OpenIndex] = Future()
