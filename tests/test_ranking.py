@@ -199,3 +199,10 @@ def test_the_index_keeps_one_file_vector_per_indexed_file(mini_searcher) -> None
     assert files is not None
     assert set(files.paths) == {c.path for c in mini_searcher.chunks.values()}
     assert np.allclose(np.linalg.norm(files.vectors, axis=1), 1.0, atol=1e-5)
+
+
+def test_a_partial_index_trusts_file_meaning_as_much_as_it_is_embedded() -> None:
+    files = FileVectors.from_chunks(CHUNKS, {"pkg/api.py::make_response": unit(1, 0)})
+    (complete,) = ranking_stages(INDEX, ["file-meaning"], files=files)
+    (half,) = ranking_stages(INDEX, ["file-meaning"], files=files, coverage=0.5)
+    assert complete.weight == pytest.approx(0.2) and half.weight == pytest.approx(0.1)

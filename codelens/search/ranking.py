@@ -259,6 +259,7 @@ class StageContext:
     accept: Callable[[str], bool] | None = None
     bridge: WordBridge | None = None
     files: FileVectors | None = None
+    coverage: float = 1.0  # share of chunks with a dense vector (below 1 in a partial index)
 
 
 # Stages by name, for the Searcher and the benchmark (bench/variants.py adds the ones not shipped).
@@ -275,19 +276,21 @@ STAGES: dict[str, Callable[[StageContext], Stage]] = {
     "diverse-keep3": lambda c: FileDiversity(c.index.chunks, keep=3),
     "diverse-keep5": lambda c: FileDiversity(c.index.chunks, keep=5),
     "path": lambda c: PathSignal(c.index.chunks, bridge=c.bridge),
-    "file-meaning": lambda c: FileMeaning(c.index.chunks, c.files),
-    "file-meaning.1": lambda c: FileMeaning(c.index.chunks, c.files, weight=0.1),
-    "file-meaning.4": lambda c: FileMeaning(c.index.chunks, c.files, weight=0.4),
+    # A partial index's file vectors come from the chunks embedded so far: trusted as much.
+    "file-meaning": lambda c: FileMeaning(c.index.chunks, c.files, weight=0.2 * c.coverage),
+    "file-meaning.1": lambda c: FileMeaning(c.index.chunks, c.files, weight=0.1 * c.coverage),
+    "file-meaning.4": lambda c: FileMeaning(c.index.chunks, c.files, weight=0.4 * c.coverage),
     "path.1": lambda c: PathSignal(c.index.chunks, bonus=0.1, bridge=c.bridge),
     "path-en": lambda c: PathSignal(c.index.chunks),  # Russian words not bridged
 }
 
 
 def ranking_stages(index: RankingIndex, names: Sequence[str], accept: Callable[[str], bool] | None = None,
-                   bridge: WordBridge | None = None, files: FileVectors | None = None) -> tuple[Stage, ...]:
+                   bridge: WordBridge | None = None, files: FileVectors | None = None,
+                   coverage: float = 1.0) -> tuple[Stage, ...]:
     """The named stages in order (see STAGES); an unknown name is a ValueError naming the known ones."""
     unknown = [n for n in names if n not in STAGES]
     if unknown:
         raise ValueError(f"unknown ranking stage(s) {unknown}: choose from {sorted(STAGES)}")
-    context = StageContext(index, accept, bridge, files)
+    context = StageContext(index, accept, bridge, files, coverage)
     return tuple(STAGES[name](context) for name in names)

@@ -204,7 +204,8 @@ class Searcher:
         if self._ranking_index is None:
             self._ranking_index = RankingIndex.build(self.chunks)
         names = SHIPPED_RANKING if self.ranking is None else self.ranking
-        stages = ranking_stages(self._ranking_index, names, accept, self.bridge, self.file_vectors)
+        stages = ranking_stages(self._ranking_index, names, accept, self.bridge, self.file_vectors,
+                                self.dense_coverage)
         return shipped_pipeline(dense, self.lexical, bridge=self.bridge, accept=accept, english=self._english,
                                 stages=stages)
 
