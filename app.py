@@ -43,7 +43,7 @@ LANG_LABELS = {"ru": "русский", "en": "английский"}
 MAX_NEIGHBOURS = 8  # callers / callees listed on a card
 
 log = logging.getLogger("codelens.app")
-tune_threads_for_search()
+tune_threads_for_search(other_work_between_searches=True)  # before any cached resource loads a model
 
 st.set_page_config(page_title="CodeLens — поиск по коду", page_icon=":material/manage_search:", layout="wide")
 st.html("<style>[data-testid='stMainBlockContainer']{padding-top:2.5rem}</style>")  # less empty space on top

