@@ -32,7 +32,14 @@ from codelens.search.searcher import WARM_UP_QUERIES, Hit
 from codelens.self_demo import is_own_source, own_source
 from codelens.serve.warm import WarmIndex
 from codelens.settings import Settings, default_source
-from codelens.ui import QUESTIONS_FILE, chunks_per_file, evaluation_frame, questions_for_index, sample_queries
+from codelens.ui import (
+    QUESTIONS_FILE,
+    chunks_per_file,
+    evaluation_frame,
+    example_path_prefix,
+    questions_for_index,
+    sample_queries,
+)
 
 RESULTS_FILE = Path("results.json")  # like `python -m codelens eval`: in the working directory
 EVAL_K = 5
@@ -302,7 +309,7 @@ with st.sidebar:
     k = st.slider("Сколько результатов (k)", min_value=1, max_value=20, value=5)
     kinds = st.multiselect("Тип фрагмента (kind)", KINDS, format_func=lambda kind: KIND_LABELS[kind],
                            placeholder="все типы")
-    path_prefix = st.text_input("Путь начинается с (path prefix)", placeholder="gymhero/crud/")
+    path_prefix = st.text_input("Путь начинается с (path prefix)", placeholder=example_path_prefix(index))
     include_tests = st.toggle("Показывать тесты", value=False, help="По умолчанию код тестов скрыт")
     st.divider()
     if stats.chroma_url:

@@ -46,6 +46,12 @@ def chunks_per_file(index: OpenIndex) -> list[tuple[str, int]]:
     return Counter(c.path for c in index.chunks.values()).most_common()
 
 
+def example_path_prefix(index: OpenIndex) -> str:
+    """The folder with the most code in this index (`gymhero/crud/`), as the path filter's example."""
+    folders = Counter(c.path.rsplit("/", 1)[0] + "/" for c in index.chunks.values() if "/" in c.path and not c.is_test)
+    return folders.most_common(1)[0][0] if folders else "src/"
+
+
 def sample_queries() -> list[str]:
     if not SAMPLE_QUERIES_FILE.is_file():
         return []

@@ -95,6 +95,7 @@ def test_kind_and_path_filters(monkeypatch, demo_index) -> None:
     app.multiselect[0].set_value(["method"]).run()
     assert cards(app) and all("метод" in m.value for m in app.markdown if HEADER.match(m.value))
     app.multiselect[0].set_value([]).run()
+    assert app.sidebar.text_input[0].placeholder.startswith("gymhero/")  # an example from this index
     app.sidebar.text_input[0].input("gymhero/schemas/").run()
     assert cards(app) and all(path.startswith("gymhero/schemas/") for _, path, *_ in cards(app))
     app.sidebar.text_input[0].input("no/such/folder/").run()
