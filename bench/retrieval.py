@@ -148,6 +148,8 @@ def _shipped(corpus: BenchCorpus, bridge: bool = True, english: bool = True, fus
     word_bridge = corpus.bridge() if bridge and corpus.russian else None
     minilm_needed = corpus.english_questions or (word_bridge is not None and russian_second_model)
     vectors = corpus.english() if english and minilm_needed else None
+    if fusion is not None:  # file-meaning adds 0.2 on the convex fusion's scale (~0-1.5): meaningless on RRF's
+        ranking = tuple(name for name in ranking if not name.startswith("file-meaning"))
     files = FileVectors.from_chunks(corpus.chunks, dict(zip(corpus.dense_ids, corpus.vectors, strict=True)))
     ranked = ranking_stages(RankingIndex.build(corpus.chunks), ranking, corpus.searchable, word_bridge, files)
     pipeline = shipped_pipeline(_dense(corpus), corpus.lexical, bridge=word_bridge, accept=corpus.searchable,

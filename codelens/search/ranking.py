@@ -219,7 +219,8 @@ class PathSignal:
 class FileMeaning:
     """A chunk gains `weight` x how close its whole file is to the question (the file's mean e5
     vector against the question's, min-max scaled over the head of the list): the file that is
-    about the question lifts its chunks above a lone look-alike elsewhere."""
+    about the question lifts its chunks above a lone look-alike elsewhere. The gain is on the
+    scale of convex fusion's scores (each leg min-max scaled, summed by weight: about 0-1.5)."""
 
     chunks: Mapping[str, Chunk]
     files: FileVectors | None
