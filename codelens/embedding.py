@@ -142,11 +142,11 @@ def tune_threads_for_search(other_work_between_searches: bool = False) -> None:
     time the page reports, p50 / p95 ms: 136 / 188 spinning, 78 / 94 sleeping
     (OMP_WAIT_POLICY=PASSIVE, set here before a model loads: libgomp reads it once). A value
     the user set always wins."""
-    from threadpoolctl import threadpool_limits
+    from codelens.encoder import blas_threads
 
     if other_work_between_searches:
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    threadpool_limits(limits=1, user_api="blas")
+    blas_threads(1)
 
 
 def release_freed_memory() -> None:

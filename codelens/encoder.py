@@ -73,7 +73,7 @@ class Encoder:
             pooled[group] = self._pass([sequences[i] for i in group])
 
         workers = min(len(groups), _cores())
-        with _blas_threads(1):
+        with blas_threads(1):
             if workers == 1:
                 for group in groups:
                     run(group)
@@ -136,9 +136,10 @@ def _blas_controller() -> object:
     return ThreadpoolController()
 
 
-def _blas_threads(limit: int) -> object:
-    """Single-threaded OpenBLAS for the calls inside; a controller made once (inspecting the
-    loaded libraries takes milliseconds, too long for every question)."""
+def blas_threads(limit: int) -> object:
+    """Limit OpenBLAS to `limit` threads: at once, and until the end of a `with` block when used
+    as one. Through one controller made once (inspecting the loaded libraries takes
+    milliseconds, too long for every question)."""
     return _blas_controller().limit(limits=limit, user_api="blas")
 
 

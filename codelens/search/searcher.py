@@ -22,11 +22,10 @@ from codelens.index.progressive import is_partial, open_partial_index
 from codelens.index.store import VectorStore, forget_open_indexes
 from codelens.search.bridge import WordBridge, load_bridge_vectors
 from codelens.search.dense import ChromaDenseRetriever, MatrixDenseRetriever
-from codelens.search.english import EnglishVectors, load_english_vectors
+from codelens.search.english import EnglishVectors, load_english_model, load_english_vectors
 from codelens.search.file_vectors import FileVectors, load_file_vectors
 from codelens.search.filters import SearchFilters
 from codelens.search.lexical import LexicalIndex
-from codelens.search.minilm import NumpyMiniLM
 from codelens.search.pipeline import HybridPipeline, shipped_pipeline
 from codelens.search.query import Fused, Query
 from codelens.search.ranking import SHIPPED_RANKING, RankingIndex, ranking_stages
@@ -212,7 +211,7 @@ class Searcher:
     def _embed_english(self, text: str) -> np.ndarray:
         """MiniLM query vector; the model loads on the first English question (numpy, no torch)."""
         if self._english_model is None:
-            self._english_model = NumpyMiniLM()
+            self._english_model = load_english_model()
         return self._english_model.embed_queries([text])[0]
 
     def _hits(self, fused: list[Fused]) -> list[Hit]:
