@@ -15,7 +15,7 @@ from codelens.chunk import Chunk
 from codelens.graph.model import CodeGraph, Node
 from codelens.search.fusion import ordered
 from codelens.search.query import Fused, Fusion, LegResult, Query
-from codelens.search.ranking import STAGES, rescore
+from codelens.search.ranking import STAGES, FileDiversity, FileMeaning, PathSignal, SymbolIntent, rescore
 from codelens.search.terms import tokenize
 
 RRF_K = 60
@@ -200,6 +200,21 @@ class FileEvidence:
 
 
 STAGES.update({
+    # the shipped stages' other settings, measured against them (bench/RESULTS.md)
+    "symbol-bare": lambda c: SymbolIntent(c.index, c.accept, contained=False),
+    "diverse": lambda c: FileDiversity(c.index.chunks),
+    "diverse.7": lambda c: FileDiversity(c.index.chunks, decay=0.7),
+    "diverse.3": lambda c: FileDiversity(c.index.chunks, decay=0.3),
+    "diverse.8": lambda c: FileDiversity(c.index.chunks, decay=0.8),
+    "diverse-2free": lambda c: FileDiversity(c.index.chunks, free=1),
+    "diverse-3free": lambda c: FileDiversity(c.index.chunks, free=2),
+    "diverse-def": lambda c: FileDiversity(c.index.chunks, by_definition=True),
+    "diverse-keep3": lambda c: FileDiversity(c.index.chunks, keep=3),
+    "file-meaning.1": lambda c: FileMeaning(c.index.chunks, c.files, weight=0.1 * c.coverage),
+    "file-meaning.4": lambda c: FileMeaning(c.index.chunks, c.files, weight=0.4 * c.coverage),
+    "path.1": lambda c: PathSignal(c.index.chunks, bonus=0.1, bridge=c.bridge),
+    "path-en": lambda c: PathSignal(c.index.chunks),  # Russian words not bridged
+    # ideas not shipped
     "dedup": lambda c: ClassMethodDedup(c.index.chunks),
     "files": lambda c: FileEvidence(c.index.chunks),
     "files.05": lambda c: FileEvidence(c.index.chunks, weight=0.05),

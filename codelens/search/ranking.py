@@ -4,16 +4,18 @@ Each stage is one idea, measured on its own with `bench/retrieval.py --semble DI
 bench/RESULTS.md); `SHIPPED_RANKING` names the ones kept. Stages never drop a candidate the
 fusion found; results stay chunks.
 
+- `file-meaning`: a chunk gains a share of how close its whole file (the mean e5 vector of its
+  chunks) is to the question.
+- `path`: a chunk whose file name (or folder) is a word of the question gains a share.
+- `diverse-keep5`: below rank 5, a chunk's score is multiplied by `decay` for every better chunk
+  of the same file already listed, so one class and its methods cannot fill the list.
 - `symbol`: a question that is an identifier (`Response`, `Session.send`) puts that name's
   definitions first (exact case before any case, classes before functions before methods);
   a question that contains a code-shaped identifier (`ClientSession`, `model_post_init`)
   lifts that name's definitions to the top of the list as well.
-- `diverse`: a chunk's score is multiplied by `decay` for every better chunk of the same file
-  already listed, so one class and its methods cannot fill the top of the list.
-- `files`: file-level evidence: a chunk gains `weight` x the sum of the other candidates'
-  scores from its file (a file that many chunks point to is likely the answer).
-- `path`: a chunk whose file name (or folder) is a word of the question gains a share.
-- `dedup`: a method listed below its own class sinks (the class chunk already shows its code).
+
+Other settings of these stages, and the ideas that did not ship (file-level evidence from the
+candidates' scores, class/method dedup), are registered by bench/variants.py.
 """
 
 from __future__ import annotations
@@ -32,8 +34,7 @@ from codelens.search.fusion import minmax
 from codelens.search.query import Fused, Query, Stage
 from codelens.search.terms import has_cyrillic, index_term
 
-# Measured one at a time on semble_py_dev (bench/RESULTS.md): each of these lifts it alone;
-# `files` (file-level evidence) and `dedup` did not help and stay available for the bench.
+# Measured one at a time on semble_py_dev (bench/RESULTS.md): each of these lifts it alone.
 SHIPPED_RANKING: tuple[str, ...] = ("file-meaning", "path", "diverse-keep5", "symbol")
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -266,23 +267,10 @@ class StageContext:
 # Stages by name, for the Searcher and the benchmark (bench/variants.py adds the ones not shipped).
 STAGES: dict[str, Callable[[StageContext], Stage]] = {
     "symbol": lambda c: SymbolIntent(c.index, c.accept),
-    "symbol-bare": lambda c: SymbolIntent(c.index, c.accept, contained=False),
-    "diverse": lambda c: FileDiversity(c.index.chunks),
-    "diverse.7": lambda c: FileDiversity(c.index.chunks, decay=0.7),
-    "diverse.3": lambda c: FileDiversity(c.index.chunks, decay=0.3),
-    "diverse.8": lambda c: FileDiversity(c.index.chunks, decay=0.8),
-    "diverse-2free": lambda c: FileDiversity(c.index.chunks, free=1),
-    "diverse-3free": lambda c: FileDiversity(c.index.chunks, free=2),
-    "diverse-def": lambda c: FileDiversity(c.index.chunks, by_definition=True),
-    "diverse-keep3": lambda c: FileDiversity(c.index.chunks, keep=3),
     "diverse-keep5": lambda c: FileDiversity(c.index.chunks, keep=5),
     "path": lambda c: PathSignal(c.index.chunks, bridge=c.bridge),
     # A partial index's file vectors come from the chunks embedded so far: trusted as much.
     "file-meaning": lambda c: FileMeaning(c.index.chunks, c.files, weight=0.2 * c.coverage),
-    "file-meaning.1": lambda c: FileMeaning(c.index.chunks, c.files, weight=0.1 * c.coverage),
-    "file-meaning.4": lambda c: FileMeaning(c.index.chunks, c.files, weight=0.4 * c.coverage),
-    "path.1": lambda c: PathSignal(c.index.chunks, bonus=0.1, bridge=c.bridge),
-    "path-en": lambda c: PathSignal(c.index.chunks),  # Russian words not bridged
 }
 
 
