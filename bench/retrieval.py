@@ -36,7 +36,7 @@ from codelens.search.bridge import WordBridge, bridge_vocabulary
 from codelens.search.dense import MatrixDenseRetriever
 from codelens.search.english import EnglishVectors, EnsembleDense, load_english_model
 from codelens.search.file_vectors import FileVectors
-from codelens.search.lexical import LexicalIndex, LexicalRetriever
+from codelens.search.lexical import LexicalIndex, LexicalRetriever, file_words_index
 from codelens.search.pipeline import HybridPipeline, shipped_pipeline
 from codelens.search.query import Fusion, Query
 from codelens.search.ranking import SHIPPED_RANKING, RankingIndex, ranking_stages
@@ -76,6 +76,13 @@ class BenchCorpus:
     english_vectors: np.ndarray | None = None
     english_questions: bool = True  # any question without Cyrillic: the MiniLM leg is worth building
     passage_text: Callable[[Chunk], str] = embedding_text  # what both models embed, as the index does
+    _file_words: LexicalIndex | None = None
+
+    def file_words(self) -> LexicalIndex:
+        """BM25 over whole files, as the index's lexical sidecar builds it."""
+        if self._file_words is None:
+            self._file_words = file_words_index(self.chunks.values())
+        return self._file_words
 
     def searchable(self, chunk_id: str) -> bool:
         chunk = self.chunks.get(chunk_id)
@@ -151,7 +158,8 @@ def _shipped(corpus: BenchCorpus, bridge: bool = True, english: bool = True, fus
     if fusion is not None:  # file-meaning adds 0.2 on the convex fusion's scale (~0-1.5): meaningless on RRF's
         ranking = tuple(name for name in ranking if not name.startswith("file-meaning"))
     files = FileVectors.from_chunks(corpus.chunks, dict(zip(corpus.dense_ids, corpus.vectors, strict=True)))
-    ranked = ranking_stages(RankingIndex.build(corpus.chunks), ranking, corpus.searchable, word_bridge, files)
+    ranked = ranking_stages(RankingIndex.build(corpus.chunks), ranking, corpus.searchable, word_bridge, files,
+                            file_words=corpus.file_words())
     pipeline = shipped_pipeline(_dense(corpus), corpus.lexical, bridge=word_bridge, accept=corpus.searchable,
                                 english=vectors, stages=ranked)
     if not russian_second_model and vectors is not None:  # MiniLM for English questions only

@@ -15,7 +15,7 @@ from codelens.chunk import Chunk
 from codelens.graph.model import CodeGraph, Node
 from codelens.search.fusion import ordered
 from codelens.search.query import Fused, Fusion, LegResult, Query
-from codelens.search.ranking import STAGES, FileDiversity, FileMeaning, PathSignal, SymbolIntent, rescore
+from codelens.search.ranking import STAGES, FileDiversity, FileMeaning, FileWords, PathSignal, SymbolIntent, rescore
 from codelens.search.terms import tokenize
 
 RRF_K = 60
@@ -210,6 +210,11 @@ STAGES.update({
     "diverse-3free": lambda c: FileDiversity(c.index.chunks, free=2),
     "diverse-def": lambda c: FileDiversity(c.index.chunks, by_definition=True),
     "diverse-keep3": lambda c: FileDiversity(c.index.chunks, keep=3),
+    "diverse-keep5": lambda c: FileDiversity(c.index.chunks, keep=5),  # shipped until session 5
+    "diverse-keep4": lambda c: FileDiversity(c.index.chunks, keep=4),
+    "diverse-close.6": lambda c: FileDiversity(c.index.chunks, close=0.6, guarded=4),
+    "diverse-close.8": lambda c: FileDiversity(c.index.chunks, close=0.8, guarded=4),
+    "file-words.5": lambda c: FileWords(c.index.chunks, c.file_words, weight=0.5),
     "file-meaning.1": lambda c: FileMeaning(c.index.chunks, c.files, weight=0.1 * c.coverage),
     "file-meaning.4": lambda c: FileMeaning(c.index.chunks, c.files, weight=0.4 * c.coverage),
     "path.1": lambda c: PathSignal(c.index.chunks, bonus=0.1, bridge=c.bridge),

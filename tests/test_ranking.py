@@ -10,10 +10,12 @@ import pytest
 from codelens.chunk import Chunk
 from codelens.search.bridge import WordBridge
 from codelens.search.file_vectors import FileVectors
+from codelens.search.lexical import file_words_index, load_file_words
 from codelens.search.query import Fused, Query
 from codelens.search.ranking import (
     FileDiversity,
     FileMeaning,
+    FileWords,
     PathSignal,
     RankingIndex,
     SymbolIntent,
@@ -112,6 +114,24 @@ def test_file_diversity_interleaves_files() -> None:
     assert order(FileDiversity(chunks, decay=0.9), "q", items) == ["a.py::x", "a.py::y", "a.py::z", "b.py::w"]
 
 
+def test_file_diversity_keeps_the_head_as_fused() -> None:
+    items = fused(("a.py::x", 1.0), ("a.py::y", 0.9), ("a.py::z", 0.8), ("b.py::w", 0.6), ("a.py::v", 0.5))
+    chunks = {c: chunk(c) for c in ["a.py::x", "a.py::y", "a.py::z", "b.py::w", "a.py::v"]}
+    # the first two stay; below them a.py's third chunk (x 0.25) falls under b.py's first
+    assert order(FileDiversity(chunks, keep=2), "q", items) == ["a.py::x", "a.py::y", "b.py::w", "a.py::z", "a.py::v"]
+
+
+def test_file_diversity_lifts_only_close_runners_up_into_the_first_places() -> None:
+    items = fused(("a.py::x", 1.0), ("a.py::y", 0.9), ("c.py::u", 0.75), ("a.py::z", 0.7), ("b.py::w", 0.6))
+    chunks = {c: chunk(c) for c in ["a.py::x", "a.py::y", "c.py::u", "a.py::z", "b.py::w"]}
+    # c.py is close to the top (0.75 >= 0.7 x 1.0) and is lifted; b.py (0.6) waits until place 5
+    assert order(FileDiversity(chunks, close=0.7, guarded=4), "q", items) == [
+        "a.py::x", "c.py::u", "a.py::y", "a.py::z", "b.py::w"]
+    assert order(FileDiversity(chunks), "q", items) == ["a.py::x", "c.py::u", "b.py::w", "a.py::y", "a.py::z"]
+    (shipped,) = ranking_stages(INDEX, ["diverse-close"])
+    assert (shipped.close, shipped.guarded, shipped.decay, shipped.keep) == (0.7, 4, 0.5, 0)
+
+
 def test_file_diversity_never_groups_pathless_snippets() -> None:
     snippets = {c: Chunk(chunk_id=c, path="", symbol="f", kind="function", start_line=1, end_line=1, code="")
                 for c in ["d1", "d2", "d3"]}
@@ -206,3 +226,46 @@ def test_a_partial_index_trusts_file_meaning_as_much_as_it_is_embedded() -> None
     (complete,) = ranking_stages(INDEX, ["file-meaning"], files=files)
     (half,) = ranking_stages(INDEX, ["file-meaning"], files=files, coverage=0.5)
     assert complete.weight == pytest.approx(0.2) and half.weight == pytest.approx(0.1)
+
+
+# ---------------------------------------------------------------- file words
+
+
+def code_chunk(chunk_id: str, code: str) -> Chunk:
+    path, symbol = chunk_id.split("::")
+    return Chunk(chunk_id=chunk_id, path=path, symbol=symbol, kind="function", start_line=1, end_line=2, code=code)
+
+
+WORDY = {c.chunk_id: c for c in [
+    code_chunk("net/pool.py::acquire", "def acquire(self):\n    return self.connections.pop()"),
+    code_chunk("net/pool.py::release", "def release(self, conn):\n    self.connections.append(conn)  # keep alive"),
+    code_chunk("net/log.py::note", "def note(msg):\n    print('connection', msg)"),
+    code_chunk("snippet::q1", "connection connection"),
+]}
+WORDY["snippet::q1"] = Chunk(chunk_id="snippet::q1", path="", symbol="q1", kind="function", start_line=1,
+                             end_line=1, code="connection connection")
+
+
+def test_file_words_index_has_one_document_per_file() -> None:
+    files = file_words_index(WORDY.values())
+    assert files.chunk_ids == ("net/log.py", "net/pool.py")  # the pathless snippet has no file
+    scores = dict(zip(files.chunk_ids, files.scores({"connect": 1.0, "aliv": 1.0}), strict=True))
+    assert scores["net/pool.py"] > scores["net/log.py"] > 0
+
+
+def test_file_words_lift_the_file_where_the_question_words_gather() -> None:
+    stage = FileWords(WORDY, file_words_index(WORDY.values()), weight=0.3)
+    items = fused(("net/log.py::note", 1.0), ("net/pool.py::acquire", 0.8), ("snippet::q1", 0.75))
+    question = "how are connections kept alive and released"
+    assert order(stage, question, items) == ["net/pool.py::acquire", "net/log.py::note", "snippet::q1"]
+    # a Russian question, no index, or no known word: the list is left as fused
+    assert order(stage, "как соединения остаются открытыми", items) == [f.chunk_id for f in items]
+    assert order(FileWords(WORDY, None), question, items) == [f.chunk_id for f in items]
+    assert order(stage, "zebra quokka", items) == [f.chunk_id for f in items]
+
+
+def test_the_index_keeps_file_words_for_every_indexed_file(mini_index, mini_searcher) -> None:
+    saved = load_file_words(mini_index.index_dir)
+    assert saved is not None
+    assert set(saved.chunk_ids) == {c.path for c in mini_searcher.chunks.values()}
+    assert mini_searcher.file_words.chunk_ids == saved.chunk_ids

@@ -39,7 +39,7 @@ from codelens.ingest.redaction import REDACTION_VERSION
 from codelens.search.bridge import build_bridge_sidecar
 from codelens.search.english import build_english_sidecar
 from codelens.search.file_vectors import build_file_vectors_sidecar
-from codelens.search.lexical import build_lexical_sidecar
+from codelens.search.lexical import build_lexical_sidecars
 from codelens.settings import COLLECTION_NAME, Settings
 
 ProgressCallback = Callable[[int, int], None]
@@ -49,7 +49,7 @@ STORE_PROGRESS_MIN = 5000  # smaller indexes store in a moment: no bar
 
 def sidecar_builders() -> list[SidecarBuilder]:
     """Structures built beside the vectors on every run (each module owns its own files)."""
-    return [build_graph_sidecar, build_lexical_sidecar, build_bridge_sidecar, build_english_sidecar,
+    return [build_graph_sidecar, build_lexical_sidecars, build_bridge_sidecar, build_english_sidecar,
             build_file_vectors_sidecar]
 
 

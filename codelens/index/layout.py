@@ -19,6 +19,7 @@ LEXICAL_DIR = "lexical"
 BRIDGE_DIR = "bridge"
 ENGLISH_DIR = "english"
 FILE_VECTORS_DIR = "files"
+FILE_WORDS_DIR = "file_words"
 GRAPH_FILE = "graph.sqlite"
 CATALOG_FILE = "chunk_catalog.json"
 
@@ -51,6 +52,11 @@ class IndexLayout:
     def lexical(self) -> Path:
         """The BM25 sidecar (bm25s files and the chunk id order)."""
         return self.root / LEXICAL_DIR
+
+    @property
+    def file_words(self) -> Path:
+        """BM25 over whole files (one document per path), built with the lexical sidecar."""
+        return self.root / FILE_WORDS_DIR
 
     @property
     def bridge(self) -> Path:

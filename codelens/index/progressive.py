@@ -35,7 +35,7 @@ from codelens.index.layout import IndexLayout
 from codelens.index.metadata import IndexStats, read_stats, write_stats
 from codelens.index.sidecar import SidecarInput
 from codelens.search.bridge import BRIDGE_VECTORS_FILE, BRIDGE_WORDS_FILE, build_bridge_sidecar
-from codelens.search.lexical import build_lexical_sidecar
+from codelens.search.lexical import build_lexical_sidecars
 
 COVERAGE_WRITE_S = 1.0  # the live metadata is rewritten at most this often while embedding
 _CHUNK_FIELDS = tuple(Chunk.__dataclass_fields__)
@@ -134,7 +134,7 @@ def publish_searchable(phase: PhaseOne) -> float:
         sidecar_input = SidecarInput(build_dir, phase.chunks, phase.sources,
                                      IndexLayout(phase.index_dir).embedding_cache, phase.show_progress)
         build_graph_sidecar(sidecar_input)
-        build_lexical_sidecar(sidecar_input)  # the word bridge follows: add_word_bridge
+        build_lexical_sidecars(sidecar_input)  # the word bridge follows: add_word_bridge
         covered = 1.0 - missing_vectors(phase.index_dir, phase.stats.model, phase.hashes) / max(1, len(phase.chunks))
         write_stats(build_dir, replace(phase.stats, dense_coverage=min(covered, 0.999)))
         swap_into_place(build_dir, phase.index_dir)

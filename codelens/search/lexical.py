@@ -83,9 +83,9 @@ class LexicalIndex:
             total += weight * self._bm25.get_scores_from_ids([token_id])[: len(self.chunk_ids)]
         return total
 
-    def save(self, folder: Path) -> None:
-        """Write into folder/lexical (replacing what was there)."""
-        target = IndexLayout(folder).lexical
+    def save(self, folder: Path, target: Path | None = None) -> None:
+        """Write into folder/lexical, or into `target` (replacing what was there)."""
+        target = target or IndexLayout(folder).lexical
         if target.exists():
             shutil.rmtree(target)
         self._bm25.save(str(target), show_progress=False)
@@ -93,10 +93,11 @@ class LexicalIndex:
         (target / "chunk_ids.json").write_text(json.dumps(meta), encoding="utf-8")
 
     @classmethod
-    def load(cls, folder: Path) -> LexicalIndex | None:
-        """The saved index, or None when it is missing, unreadable or from another tokenizer
-        (the caller rebuilds it from the chunks: a lexical sidecar may fail safely)."""
-        target = IndexLayout(folder).lexical
+    def load(cls, folder: Path, target: Path | None = None) -> LexicalIndex | None:
+        """The index saved in folder/lexical (or `target`), or None when it is missing,
+        unreadable or from another tokenizer (the caller rebuilds it from the chunks: a
+        lexical sidecar may fail safely)."""
+        target = target or IndexLayout(folder).lexical
         try:
             meta = json.loads((target / "chunk_ids.json").read_text(encoding="utf-8"))
             if meta.get("tokenizer_version") != TOKENIZER_VERSION:
@@ -107,6 +108,23 @@ class LexicalIndex:
             return cls(meta["chunk_ids"], bm25)
         except (OSError, ValueError, KeyError, TypeError):
             return None
+
+
+def file_words_index(chunks: Iterable[Chunk], terms: Sequence[Sequence[str]] | None = None) -> LexicalIndex:
+    """BM25 over whole files: one document per path (its chunks' terms together), ids are the
+    paths. Chunks without a path (snippet corpora) have no file. `terms`: each chunk's
+    `chunk_terms`, when the caller has them already."""
+    chunks = list(chunks)
+    by_path: dict[str, list[str]] = {}
+    for chunk, words in zip(chunks, terms if terms is not None else map(chunk_terms, chunks), strict=True):
+        if chunk.path:
+            by_path.setdefault(chunk.path, []).extend(words)
+    paths = sorted(by_path)
+    return LexicalIndex.build(paths, [by_path[p] for p in paths])
+
+
+def load_file_words(folder: Path) -> LexicalIndex | None:
+    return LexicalIndex.load(folder, IndexLayout(folder).file_words)
 
 
 class LexicalRetriever:
@@ -151,6 +169,10 @@ class LexicalRetriever:
         return LegResult(self.name, tuple(candidates[:n]), coverage * scale)
 
 
-def build_lexical_sidecar(build: SidecarInput) -> None:
-    """Sidecar builder for the indexer: the BM25 index of every chunk, inside the index folder."""
-    LexicalIndex.from_chunks(build.chunks).save(build.build_dir)
+def build_lexical_sidecars(build: SidecarInput) -> None:
+    """Sidecar builder for the indexer: the BM25 index of every chunk, and of every file
+    (the `file-words` ranking stage), inside the index folder; each chunk is tokenized once."""
+    chunks = list(build.chunks)
+    terms = [chunk_terms(c) for c in chunks]
+    LexicalIndex.build([c.chunk_id for c in chunks], terms).save(build.build_dir)
+    file_words_index(chunks, terms).save(build.build_dir, IndexLayout(build.build_dir).file_words)

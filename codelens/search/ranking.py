@@ -4,11 +4,14 @@ Each stage is one idea, measured on its own with `bench/retrieval.py --semble DI
 bench/RESULTS.md); `SHIPPED_RANKING` names the ones kept. Stages never drop a candidate the
 fusion found; results stay chunks.
 
+- `file-words`: for a question in English (the code's language), a chunk gains a share of how
+  well its whole file matches the question's words (BM25 with the file as one document).
 - `file-meaning`: a chunk gains a share of how close its whole file (the mean e5 vector of its
   chunks) is to the question.
 - `path`: a chunk whose file name (or folder) is a word of the question gains a share.
-- `diverse-keep5`: below rank 5, a chunk's score is multiplied by `decay` for every better chunk
-  of the same file already listed, so one class and its methods cannot fill the list.
+- `diverse-close`: a chunk's score is multiplied by `decay` for every better chunk of the same
+  file already listed, so one class and its methods cannot fill the list; in the first four
+  places only a chunk close to the top score (70% of it) may be lifted that way.
 - `symbol`: a question that is an identifier (`Response`, `Session.send`) puts that name's
   definitions first (exact case before any case, classes before functions before methods);
   a question that contains a code-shaped identifier (`ClientSession`, `model_post_init`)
@@ -31,11 +34,12 @@ from codelens.ingest.embed_text import split_identifier
 from codelens.search.bridge import WordBridge
 from codelens.search.file_vectors import FileVectors
 from codelens.search.fusion import minmax
+from codelens.search.lexical import LexicalIndex
 from codelens.search.query import Fused, Query, Stage
 from codelens.search.terms import has_cyrillic, index_term
 
 # Measured one at a time on semble_py_dev (bench/RESULTS.md): each of these lifts it alone.
-SHIPPED_RANKING: tuple[str, ...] = ("file-meaning", "path", "diverse-keep5", "symbol")
+SHIPPED_RANKING: tuple[str, ...] = ("file-words", "file-meaning", "path", "diverse-close", "symbol")
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _CAMEL = re.compile(r"(?:[A-Z][a-z0-9]+|[a-z][a-z0-9]*)(?:[A-Z][a-z0-9]+)+")
@@ -157,7 +161,11 @@ def _one_per_file(chunk_ids: Iterable[str], chunks: Mapping[str, Chunk]) -> list
 @dataclass(frozen=True)
 class FileDiversity:
     """Greedy re-ranking: each chunk's score x decay^(chunks of its file already placed above it).
-    Chunks without a path (snippet corpora) are never grouped."""
+    Chunks without a path (snippet corpora) are never grouped.
+
+    `close`: in the first `guarded` places, only a chunk scoring at least `close` x the top
+    score may be lifted above a better one, so a question about one file keeps that file's
+    chunks together unless another file comes close to it; below those places, any may."""
 
     chunks: Mapping[str, Chunk]
     decay: float = 0.5
@@ -165,6 +173,8 @@ class FileDiversity:
     free: int = 0  # chunks of one file listed before the decay starts
     by_definition: bool = False  # group by top-level definition (a class and its methods), not by file
     keep: int = 0  # the first `keep` results stay as fused
+    close: float = 0.0
+    guarded: int = 0
 
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
         head, tail = list(fused[self.keep : self.window]), fused[self.window :]
@@ -174,8 +184,13 @@ class FileDiversity:
             path = self._path(item)
             if path:
                 per_file[path] = per_file.get(path, 0) + 1
+        bar = self.close * fused[0].score if fused else 0.0
         while head:
-            best = max(range(len(head)), key=lambda i: (self._score(head[i], per_file), -i))
+            # head stays in fused order: its first item is the best not yet placed
+            eligible = range(len(head))
+            if len(placed) < self.guarded:
+                eligible = [i for i in eligible if i == 0 or head[i].score >= bar]
+            best = max(eligible, key=lambda i: (self._score(head[i], per_file), -i))
             item = head.pop(best)
             placed.append(item)
             path = self._path(item)
@@ -245,6 +260,40 @@ class FileMeaning:
         return rescore(fused, scores)
 
 
+@dataclass(frozen=True)
+class FileWords:
+    """A chunk gains `weight` x how well its whole file matches the question's words (BM25 over
+    files, min-max scaled over the head of the list): the module where the question's terms
+    gather lifts its chunks above a lone chunk that repeats one term. English questions only:
+    a Russian question's words reach the code through the bridge's loose neighbours, which
+    lift the wrong files when a whole file is scored (bench/RESULTS.md)."""
+
+    chunks: Mapping[str, Chunk]
+    files: LexicalIndex | None
+    weight: float = 0.3
+    window: int = 50
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        if self.files is None or not fused or has_cyrillic(query.text):
+            return fused
+        terms = {t: 1.0 for t in query.terms if t in self.files.vocabulary}
+        if not terms:
+            return fused
+        by_path = dict(zip(self.files.chunk_ids, self.files.scores(terms), strict=True))
+        head = fused[: self.window]
+        matched = np.array([by_path.get(self.chunks[f.chunk_id].path, np.nan) if f.chunk_id in self.chunks
+                            else np.nan for f in head], dtype=np.float64)
+        known = ~np.isnan(matched)
+        if known.sum() < 2:
+            return fused
+        scaled = np.zeros_like(matched)
+        scaled[known] = minmax(matched[known])
+        scores = {f.chunk_id: f.score for f in fused}
+        for item, gain in zip(head, scaled, strict=True):
+            scores[item.chunk_id] = item.score + self.weight * float(gain)
+        return rescore(fused, scores)
+
+
 def _path_terms(path: str) -> set[str]:
     """Stemmed words of a file's name and its folder: `httpx/_auth.py` -> {auth, httpx}."""
     parts = path.removesuffix(".py").split("/")[-2:]
@@ -262,24 +311,26 @@ class StageContext:
     bridge: WordBridge | None = None
     files: FileVectors | None = None
     coverage: float = 1.0  # share of chunks with a dense vector (below 1 in a partial index)
+    file_words: LexicalIndex | None = None  # BM25 over whole files
 
 
 # Stages by name, for the Searcher and the benchmark (bench/variants.py adds the ones not shipped).
 STAGES: dict[str, Callable[[StageContext], Stage]] = {
     "symbol": lambda c: SymbolIntent(c.index, c.accept),
-    "diverse-keep5": lambda c: FileDiversity(c.index.chunks, keep=5),
+    "diverse-close": lambda c: FileDiversity(c.index.chunks, close=0.7, guarded=4),
     "path": lambda c: PathSignal(c.index.chunks, bridge=c.bridge),
     # A partial index's file vectors come from the chunks embedded so far: trusted as much.
     "file-meaning": lambda c: FileMeaning(c.index.chunks, c.files, weight=0.2 * c.coverage),
+    "file-words": lambda c: FileWords(c.index.chunks, c.file_words),
 }
 
 
 def ranking_stages(index: RankingIndex, names: Sequence[str], accept: Callable[[str], bool] | None = None,
                    bridge: WordBridge | None = None, files: FileVectors | None = None,
-                   coverage: float = 1.0) -> tuple[Stage, ...]:
+                   coverage: float = 1.0, file_words: LexicalIndex | None = None) -> tuple[Stage, ...]:
     """The named stages in order (see STAGES); an unknown name is a ValueError naming the known ones."""
     unknown = [n for n in names if n not in STAGES]
     if unknown:
         raise ValueError(f"unknown ranking stage(s) {unknown}: choose from {sorted(STAGES)}")
-    context = StageContext(index, accept, bridge, files, coverage)
+    context = StageContext(index, accept, bridge, files, coverage, file_words)
     return tuple(STAGES[name](context) for name in names)

@@ -25,7 +25,7 @@ from codelens.search.dense import ChromaDenseRetriever, MatrixDenseRetriever
 from codelens.search.english import EnglishVectors, load_english_model, load_english_vectors
 from codelens.search.file_vectors import FileVectors, load_file_vectors
 from codelens.search.filters import SearchFilters
-from codelens.search.lexical import LexicalIndex
+from codelens.search.lexical import LexicalIndex, file_words_index, load_file_words
 from codelens.search.pipeline import HybridPipeline, shipped_pipeline
 from codelens.search.query import Fused, Query
 from codelens.search.ranking import SHIPPED_RANKING, RankingIndex, ranking_stages
@@ -112,6 +112,7 @@ class Searcher:
         # An index built before the lexical sidecar existed (or by another tokenizer version)
         # still searches in full: the lexical index is rebuilt in memory from the chunks.
         self.lexical = LexicalIndex.load(db_path) or LexicalIndex.from_chunks(self.chunks.values())
+        self.file_words = load_file_words(db_path) or file_words_index(self.chunks.values())
         e5_index = self.stats.model == DEFAULT_MODEL  # both sidecars are tuned with e5 vectors
         self._bridge_vectors = load_bridge_vectors(db_path) if e5_index else None
         self._bridge: WordBridge | None = None
@@ -204,7 +205,7 @@ class Searcher:
             self._ranking_index = RankingIndex.build(self.chunks)
         names = SHIPPED_RANKING if self.ranking is None else self.ranking
         stages = ranking_stages(self._ranking_index, names, accept, self.bridge, self.file_vectors,
-                                self.dense_coverage)
+                                self.dense_coverage, self.file_words)
         return shipped_pipeline(dense, self.lexical, bridge=self.bridge, accept=accept, english=self._english,
                                 stages=stages)
 
