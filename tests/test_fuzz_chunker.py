@@ -111,6 +111,13 @@ def test_damaged_source_never_raises(path: str, text: str) -> None:
     check_chunks(path, text)
 
 
+@pytest.mark.parametrize("text", ["x = 1\n\\\n", "def f(:\n    pass\n\\\n", "return x\n\\\n\\\n"])
+def test_a_line_continuation_ending_the_file_stays_within_its_lines(text: str) -> None:
+    # found by test_damaged_source_never_raises: tree-sitter ended the node a line later
+    chunks = check_chunks("mod.py", text)
+    assert max(c.end_line for c in chunks) == len(text.splitlines())
+
+
 @FUZZ
 @given(st.binary(max_size=3000))
 def test_random_bytes_never_raise(raw: bytes) -> None:
