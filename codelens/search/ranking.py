@@ -4,6 +4,8 @@ Each stage is one idea, measured on its own with `bench/retrieval.py --semble DI
 bench/RESULTS.md); `SHIPPED_RANKING` names the ones kept. Stages never drop a candidate the
 fusion found; results stay chunks.
 
+- `graph-files`: the files the first results call, or are called from, belong to the same
+  mechanism: their chunks gain a share of those results' scores (the code graph's calls).
 - `file-words`: for a question in English (the code's language), a chunk gains a share of how
   well its whole file matches the question's words (BM25 with the file as one document).
 - `file-meaning`: a chunk gains a share of how close its whole file (the mean e5 vector of its
@@ -39,7 +41,9 @@ from codelens.search.query import Fused, Query, Stage
 from codelens.search.terms import has_cyrillic, index_term
 
 # Measured one at a time on semble_py_dev (bench/RESULTS.md): each of these lifts it alone.
-SHIPPED_RANKING: tuple[str, ...] = ("file-words", "file-meaning", "path", "diverse-close", "symbol")
+SHIPPED_RANKING: tuple[str, ...] = ("graph-files", "file-words", "file-meaning", "path", "diverse-close", "symbol")
+# chunk ids -> for each, the files of the code it calls and of the code calling it
+CallFiles = Callable[[Sequence[str]], Mapping[str, frozenset[str]]]
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _CAMEL = re.compile(r"(?:[A-Z][a-z0-9]+|[a-z][a-z0-9]*)(?:[A-Z][a-z0-9]+)+")
@@ -294,6 +298,44 @@ class FileWords:
         return rescore(fused, scores)
 
 
+@dataclass(frozen=True)
+class GraphFiles:
+    """The files the first `seeds` results call, or are called from, hold the rest of the
+    mechanism the question is about: each chunk of such a file (other than that result's own
+    file) gains bonus / seeds x that result's score, summed over the seeds, but never rises
+    above the first result. "How is a response serialized" then reaches the encoder the
+    route handler calls, not only the handler."""
+
+    chunks: Mapping[str, Chunk]
+    call_files: CallFiles | None
+    bonus: float = 0.3
+    seeds: int = 3
+    window: int = 50
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        if self.call_files is None or len(fused) < 2:
+            return fused
+        seeds = fused[: self.seeds]
+        linked = self.call_files([seed.chunk_id for seed in seeds])
+        if not linked:
+            return fused
+        head = fused[: self.window]
+        scores = {f.chunk_id: f.score for f in fused}
+        for seed in seeds:
+            files = linked.get(seed.chunk_id, frozenset()) - {self._path(seed)}
+            for item in head:
+                if self._path(item) in files:
+                    scores[item.chunk_id] += self.bonus / self.seeds * seed.score
+        top = fused[0].score
+        for item in head[1:]:
+            scores[item.chunk_id] = min(scores[item.chunk_id], float(np.nextafter(top, -np.inf)))
+        return rescore(fused, scores)
+
+    def _path(self, item: Fused) -> str:
+        chunk = self.chunks.get(item.chunk_id)
+        return chunk.path if chunk is not None else ""
+
+
 def _path_terms(path: str) -> set[str]:
     """Stemmed words of a file's name and its folder: `httpx/_auth.py` -> {auth, httpx}."""
     parts = path.removesuffix(".py").split("/")[-2:]
@@ -312,6 +354,7 @@ class StageContext:
     files: FileVectors | None = None
     coverage: float = 1.0  # share of chunks with a dense vector (below 1 in a partial index)
     file_words: LexicalIndex | None = None  # BM25 over whole files
+    call_files: CallFiles | None = None  # the code graph's call neighbours, by file
 
 
 # Stages by name, for the Searcher and the benchmark (bench/variants.py adds the ones not shipped).
@@ -322,15 +365,17 @@ STAGES: dict[str, Callable[[StageContext], Stage]] = {
     # A partial index's file vectors come from the chunks embedded so far: trusted as much.
     "file-meaning": lambda c: FileMeaning(c.index.chunks, c.files, weight=0.2 * c.coverage),
     "file-words": lambda c: FileWords(c.index.chunks, c.file_words),
+    "graph-files": lambda c: GraphFiles(c.index.chunks, c.call_files),
 }
 
 
 def ranking_stages(index: RankingIndex, names: Sequence[str], accept: Callable[[str], bool] | None = None,
                    bridge: WordBridge | None = None, files: FileVectors | None = None,
-                   coverage: float = 1.0, file_words: LexicalIndex | None = None) -> tuple[Stage, ...]:
+                   coverage: float = 1.0, file_words: LexicalIndex | None = None,
+                   call_files: CallFiles | None = None) -> tuple[Stage, ...]:
     """The named stages in order (see STAGES); an unknown name is a ValueError naming the known ones."""
     unknown = [n for n in names if n not in STAGES]
     if unknown:
         raise ValueError(f"unknown ranking stage(s) {unknown}: choose from {sorted(STAGES)}")
-    context = StageContext(index, accept, bridge, files, coverage, file_words)
+    context = StageContext(index, accept, bridge, files, coverage, file_words, call_files)
     return tuple(STAGES[name](context) for name in names)

@@ -8,6 +8,7 @@ so the percentage the UI shows still means "how close in meaning".
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import numpy as np
 from codelens.chunk import Chunk
 from codelens.embedding import Embedder, load_embedder, normalize_model_id, tune_threads_for_search
 from codelens.errors import ModelMismatch
+from codelens.graph.store import call_neighbour_files
 from codelens.index.layout import IndexLayout
 from codelens.index.metadata import IndexStats, read_stats
 from codelens.index.progressive import is_partial, open_partial_index
@@ -205,9 +207,14 @@ class Searcher:
             self._ranking_index = RankingIndex.build(self.chunks)
         names = SHIPPED_RANKING if self.ranking is None else self.ranking
         stages = ranking_stages(self._ranking_index, names, accept, self.bridge, self.file_vectors,
-                                self.dense_coverage, self.file_words)
+                                self.dense_coverage, self.file_words, self._call_files)
         return shipped_pipeline(dense, self.lexical, bridge=self.bridge, accept=accept, english=self._english,
                                 stages=stages)
+
+    def _call_files(self, chunk_ids: Sequence[str]) -> Mapping[str, frozenset[str]]:
+        """The code graph's call neighbours of these chunks, by file (read per question, so it
+        follows index swaps; an index without a graph gives none)."""
+        return call_neighbour_files(IndexLayout(self.settings.index_dir).graph, chunk_ids)
 
     def _embed_english(self, text: str) -> np.ndarray:
         """MiniLM query vector; the model loads on the first English question (numpy, no torch)."""
