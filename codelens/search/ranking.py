@@ -252,16 +252,7 @@ class FileMeaning:
             return fused
         head = fused[: self.window]
         paths = [self.chunks[f.chunk_id].path if f.chunk_id in self.chunks else "" for f in head]
-        closeness = self.files.similarity(query.vector, paths)
-        known = ~np.isnan(closeness)
-        if known.sum() < 2:
-            return fused
-        scaled = np.zeros_like(closeness)
-        scaled[known] = minmax(closeness[known].astype(np.float64))
-        scores = {f.chunk_id: f.score for f in fused}
-        for item, gain in zip(head, scaled, strict=True):
-            scores[item.chunk_id] = item.score + self.weight * float(gain)
-        return rescore(fused, scores)
+        return add_file_gain(fused, self.files.similarity(query.vector, paths), self.weight)
 
 
 @dataclass(frozen=True)
@@ -284,18 +275,24 @@ class FileWords:
         if not terms:
             return fused
         by_path = dict(zip(self.files.chunk_ids, self.files.scores(terms), strict=True))
-        head = fused[: self.window]
-        matched = np.array([by_path.get(self.chunks[f.chunk_id].path, np.nan) if f.chunk_id in self.chunks
-                            else np.nan for f in head], dtype=np.float64)
-        known = ~np.isnan(matched)
-        if known.sum() < 2:
-            return fused
-        scaled = np.zeros_like(matched)
-        scaled[known] = minmax(matched[known])
-        scores = {f.chunk_id: f.score for f in fused}
-        for item, gain in zip(head, scaled, strict=True):
-            scores[item.chunk_id] = item.score + self.weight * float(gain)
-        return rescore(fused, scores)
+        matched = [by_path.get(self.chunks[f.chunk_id].path, np.nan) if f.chunk_id in self.chunks else np.nan
+                   for f in fused[: self.window]]
+        return add_file_gain(fused, np.asarray(matched, dtype=np.float64), self.weight)
+
+
+def add_file_gain(fused: list[Fused], file_scores: np.ndarray, weight: float) -> list[Fused]:
+    """The head of the list (as long as file_scores, one per chunk: its file's score, NaN when
+    its file has none) gains weight x the scores min-max scaled over the head; fewer than two
+    known scores leave the list as it is."""
+    known = ~np.isnan(file_scores)
+    if known.sum() < 2:
+        return fused
+    scaled = np.zeros(len(file_scores), dtype=np.float64)
+    scaled[known] = minmax(file_scores[known].astype(np.float64))
+    scores = {f.chunk_id: f.score for f in fused}
+    for item, gain in zip(fused[: len(file_scores)], scaled, strict=True):
+        scores[item.chunk_id] = item.score + weight * float(gain)
+    return rescore(fused, scores)
 
 
 @dataclass(frozen=True)
