@@ -12,6 +12,7 @@ from codelens.search.dense import ChromaDenseRetriever, MatrixDenseRetriever
 from codelens.search.english import EnsembleDense
 from codelens.search.filters import SearchFilters
 from codelens.search.fusion import convex_fusion
+from codelens.search.glossary import glossary_words
 from codelens.search.lexical import LONG_QUESTION_TERMS, LexicalIndex, LexicalRetriever
 from codelens.search.pipeline import HybridPipeline, shipped_pipeline
 from codelens.search.query import Candidate, LegResult, Query, top_n
@@ -89,7 +90,7 @@ class _FakeWordEmbedder:
 
     table: ClassVar[dict[str, np.ndarray]] = {
         "password": _unit(1, 0, 0), "salt": _unit(0.9, 0.44, 0), "connect": _unit(0, 0, 1),
-        "пароль": _unit(0.99, 0.14, 0), "облако": _unit(0, 1, 0),
+        "пароль": _unit(0.99, 0.14, 0), "облако": _unit(0, 1, 0), "stream": _unit(0.5, 0, 0.86),
     }
 
     def __call__(self, words):
@@ -105,6 +106,28 @@ def test_word_bridge_keeps_neighbours_relative_to_the_best_match() -> None:
     assert set(loose.translate(["пароль"])) == {"password", "salt"}
     assert bridge.translate(["облако"]) == {}  # best match under the floor: no guess
     assert bridge.translate(["password"]) == {}  # only words in another script are bridged
+
+
+def test_glossary_gives_the_usual_english_words_of_programming_russian() -> None:
+    assert glossary_words("потокового") == ("stream", "streaming")  # the longest key wins: потоков
+    assert glossary_words("Поток") == ("stream", "thread")
+    assert glossary_words("ответственность") == ("responsibility",)  # not «ответ»
+    assert glossary_words("приём") == glossary_words("прием") == ("receive",)  # ё as е
+    assert glossary_words("именно") == ()  # an everyday word that only begins like «имен»
+    assert glossary_words("облако") == ()
+
+
+def test_word_bridge_adds_the_glossary_words_the_code_uses() -> None:
+    embed = _FakeWordEmbedder()
+    words = ["connect", "password", "salt", "stream"]
+    bridge = WordBridge(words, embed(words), embed, floor=0.8)
+    # «потоковый»: e5 finds nothing close; the glossary's stream is in the code, thread is not
+    assert set(bridge.translate(["потоковый"])) == {"stream"}
+    assert bridge.nearest("потоковый") == "stream"
+    # the glossary's word comes first, e5's neighbour stays
+    assert bridge.nearest("пароль") == "password" and set(bridge.translate(["пароль"])) == {"password"}
+    plain = WordBridge(words, embed(words), embed, floor=0.8, glossary=False)
+    assert plain.translate(["потоковый"]) == {}
 
 
 def test_pseudo_english_keeps_one_code_word_per_russian_word() -> None:

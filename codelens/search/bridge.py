@@ -1,6 +1,7 @@
 """The Russian -> English word bridge: a question word the code never uses («пароль») is
 mapped to the nearest English words of the code's own vocabulary (`password`) by e5 query
-vectors.
+vectors, and to the usual English words of a glossary of programming Russian (glossary.py:
+«потокового» -> stream) when the code uses them.
 
 It serves two legs: the lexical leg searches the bridged words, and the MiniLM leg (which
 knows no Russian) gets the question as pseudo-English words. At index time the code's words
@@ -22,6 +23,7 @@ from codelens.index.embed_cache import lazy_encoder
 from codelens.index.layout import IndexLayout
 from codelens.index.sidecar import SidecarInput
 from codelens.ingest.embed_text import split_identifier
+from codelens.search.glossary import glossary_words
 from codelens.search.query import top_n
 from codelens.search.terms import STOP_WORDS, has_cyrillic, index_term
 
@@ -34,8 +36,11 @@ class WordBridge:
     relative to the best match (absolute similarities of single words are all high)."""
 
     def __init__(self, words: Sequence[str], vectors: np.ndarray, embed_words: Callable[[Sequence[str]], np.ndarray],
-                 per_word: int = 2, margin: float = 0.02, floor: float = 0.84, coverage_credit: float = 0.5) -> None:
+                 per_word: int = 2, margin: float = 0.02, floor: float = 0.84, coverage_credit: float = 0.5,
+                 glossary: bool = True) -> None:
         self.words = tuple(words)
+        self.glossary = glossary  # the glossary's words beside e5's neighbours (glossary.py)
+        self._stems: frozenset[str] | None = None
         self.vectors = np.asarray(vectors, dtype=np.float32)
         self.embed_words = embed_words
         self.per_word = per_word
@@ -55,7 +60,7 @@ class WordBridge:
             self._cache.clear()
         if todo and len(self.words):
             for word, vector in zip(todo, self.embed_words(todo), strict=True):
-                self._cache[word] = self._neighbours(vector)
+                self._cache[word] = self._with_glossary(word, self._neighbours(vector))
         merged: dict[str, float] = {}
         for word in words:
             for neighbour, weight in self._cache.get(word, {}).items():
@@ -68,6 +73,19 @@ class WordBridge:
         self.translate([word])
         neighbours = self._cache.get(word) or {}
         return max(neighbours, key=lambda w: (neighbours[w], w)) if neighbours else None
+
+    def _with_glossary(self, word: str, neighbours: dict[str, float]) -> dict[str, float]:
+        """e5's neighbours plus the glossary's English words for `word` that the code uses, in
+        the glossary's order (weights just under 1, above any e5 similarity, so `nearest`
+        takes the glossary's first word)."""
+        if not self.glossary:
+            return neighbours
+        if self._stems is None:
+            self._stems = frozenset(index_term(w) for w in self.words)
+        known = [w for w in glossary_words(word) if index_term(w) in self._stems]
+        if not known:
+            return neighbours
+        return {**neighbours, **{w: 1.0 - 1e-3 * i for i, w in enumerate(known)}}
 
     def _neighbours(self, vector: np.ndarray) -> dict[str, float]:
         similarities = self.vectors @ vector

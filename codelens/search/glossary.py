@@ -1,0 +1,172 @@
+"""Russian words of everyday programming and their English counterparts in code.
+
+The word bridge (bridge.py) maps a Russian question word to the code's nearest English words
+by e5 vectors, which is loose for single words («реализация» lands near `release`, «потоковый»
+near nothing). This glossary gives the usual English words for the Russian vocabulary of
+software work, written from general programming usage, not from any benchmark question. Keys
+are word beginnings (lowercase, ё as е): the longest key that starts a question word wins, so
+«потокового» and «потоки» both reach `stream`, and «ответственность» is not «ответ».
+Only English words the indexed code uses are searched (the bridge checks).
+"""
+
+from __future__ import annotations
+
+# Russian word beginning -> English words, the most usual first.
+GLOSSARY: dict[str, tuple[str, ...]] = {
+    # the web and HTTP
+    "запрос": ("request", "query"), "ответ": ("response", "reply", "answer"),
+    "ответствен": ("responsibility",), "заголов": ("header", "title"), "тел": ("body",), "телефон": ("phone",),
+    "куки": ("cookie",), "кук": ("cookie",), "сесси": ("session",), "маршрут": ("route", "routing", "path"),
+    "роут": ("route", "router"), "маршрутиз": ("routing", "router"), "эндпоинт": ("endpoint",),
+    "эндпойнт": ("endpoint",), "обработчик": ("handler",), "обработ": ("handle", "process"),
+    "промежуточн": ("middleware",), "мидлвар": ("middleware",), "сервер": ("server",), "клиент": ("client",),
+    "прокси": ("proxy",), "перенаправл": ("redirect",), "редирект": ("redirect",), "статус": ("status",),
+    "код": ("code",), "форм": ("form",), "загруз": ("upload", "load"), "скачив": ("download",),
+    "выгруз": ("upload", "export"), "файл": ("file",), "формир": ("build", "generate"),
+    "вебсокет": ("websocket",), "сокет": ("socket",),
+    "шаблон": ("template",), "статическ": ("static",), "страниц": ("page",), "пагинац": ("pagination", "page"),
+    "адрес": ("address", "url"), "хост": ("host",), "порт": ("port",), "домен": ("domain",),
+    "протокол": ("protocol",), "транспорт": ("transport",),
+    "приложен": ("application", "app"), "схем": ("schema", "scheme"),
+    "документац": ("docs", "documentation"), "кодиров": ("encoding", "encode"), "декодир": ("decode", "decoder"),
+    "сжат": ("compression", "compress"), "кодек": ("codec",), "параметр": ("parameter", "param", "argument"),
+    "аргумент": ("argument", "arg"), "строк": ("string", "line", "row"), "тип": ("type",),
+    "содержим": ("content",), "контент": ("content",), "формат": ("format",),
+    # connections, networking, concurrency
+    "соединен": ("connection", "connect"), "подключ": ("connect", "connection"), "пул": ("pool",),
+    "поток": ("stream", "thread"), "потоков": ("stream", "streaming"), "стрим": ("stream", "streaming"),
+    "нит": ("thread",), "асинхрон": ("async", "asynchronous"), "синхрон": ("sync", "synchronous"),
+    "параллел": ("parallel", "concurrent"), "конкурент": ("concurrent", "concurrency"),
+    "блокир": ("block", "blocking", "lock"), "блокировк": ("lock",), "неблокир": ("nonblocking",),
+    "цикл": ("loop", "cycle"), "событ": ("event",), "очеред": ("queue",), "задач": ("task", "job"),
+    "фонов": ("background",), "тайм": ("timeout", "timer"), "таймаут": ("timeout",), "ожидан": ("wait", "await"),
+    "ожида": ("wait", "await"), "повтор": ("retry", "repeat"), "отмен": ("cancel",), "прерыв": ("interrupt",),
+    "сигнал": ("signal",), "процесс": ("process",), "воркер": ("worker",), "исполнител": ("executor",),
+    "планировщик": ("scheduler",), "расписан": ("schedule",), "буфер": ("buffer",), "чтен": ("read",),
+    "чита": ("read",),
+    "запис": ("write", "record"), "отправ": ("send",), "получ": ("get", "receive"), "приём": ("receive",),
+    "прием": ("receive",), "передач": ("transfer", "send"), "сеть": ("network",), "сети": ("network",),
+    "сетев": ("network",),
+    "резолв": ("resolve", "resolver"), "разрешен": ("resolve", "resolution", "permission"),
+    "закры": ("close",), "откры": ("open",), "старт": ("start", "startup"), "запуск": ("start", "run", "startup"),
+    "запуска": ("start", "run"), "останов": ("stop", "shutdown"), "завершен": ("shutdown", "finish", "complete"),
+    "жизненн": ("lifespan", "lifecycle"), "лимит": ("limit",), "огранич": ("limit", "constraint"),
+    "скорост": ("rate", "speed"), "нагруз": ("load",), "противодавлен": ("backpressure",),
+    "управлени": ("control", "manage"), "управл": ("manage", "control"),
+    # data, models, validation, storage
+    "модел": ("model",), "поле": ("field",), "поля": ("field",), "полей": ("field",), "полям": ("field",),
+    "атрибут": ("attribute",), "свойств": ("property",),
+    "значен": ("value",), "данн": ("data",), "валидац": ("validation", "validate"), "валидир": ("validate",),
+    "провер": ("check", "validate", "verify"), "проверк": ("check", "validation"),
+    "сериализ": ("serialize", "serialization"),
+    "десериализ": ("deserialize", "parse"), "преобразов": ("convert", "transform"), "конверт": ("convert",),
+    "разбор": ("parse", "parser"), "парс": ("parse", "parser"), "разбира": ("parse",),
+    "словар": ("dict", "dictionary"), "спис": ("list",), "множеств": ("set",), "кортеж": ("tuple",),
+    "массив": ("array",), "объект": ("object",), "экземпляр": ("instance",), "класс": ("class",),
+    "наследов": ("inheritance", "inherit", "subclass"), "наследн": ("inherit", "subclass"),
+    "родител": ("parent", "base"),
+    "базов": ("base",), "дочерн": ("child", "subclass"), "переопредел": ("override",), "метод": ("method",),
+    "функци": ("function",), "декоратор": ("decorator",), "аннотац": ("annotation",), "типизац": ("typing", "type"),
+    "обобщ": ("generic",), "дженерик": ("generic",), "псевдоним": ("alias",), "алиас": ("alias",),
+    "умолчан": ("default",), "необязательн": ("optional",), "обязательн": ("required",),
+    "вложен": ("nested",), "корнев": ("root",), "корен": ("root",), "дискриминатор": ("discriminator",),
+    "объединен": ("union",), "перечислен": ("enum",), "вычисл": ("computed", "compute"),
+    "схема": ("schema",), "конфигурац": ("config", "configuration"), "конфиг": ("config",),
+    "настро": ("settings", "setting", "config"), "настрой": ("settings", "config"),
+    "опци": ("option",), "переменн": ("variable", "env"), "окружен": ("environment", "env"),
+    "баз": ("database", "db", "base"), "бд": ("db", "database"), "таблиц": ("table",), "миграц": ("migration",),
+    "транзакц": ("transaction",), "хранилищ": ("storage", "store"), "хранен": ("storage", "store"),
+    "сохран": ("save", "store", "persist"), "кэш": ("cache",), "кеш": ("cache",), "индекс": ("index",),
+    "поиск": ("search", "find", "lookup"), "фильтр": ("filter",), "сортир": ("sort",), "группир": ("group",),
+    "агрегац": ("aggregate",), "запрашива": ("query", "request"), "выборк": ("query", "select"),
+    "состоян": ("state",), "контекст": ("context",), "глобальн": ("global",), "локальн": ("local",),
+    "приватн": ("private",), "публичн": ("public",), "внутрен": ("internal",), "внешн": ("external",),
+    "произвольн": ("arbitrary",), "пользовательск": ("custom", "user"), "кастомн": ("custom",),
+    "собствен": ("custom", "own"),
+    # security
+    "авторизац": ("auth", "authorization", "authorize"), "аутентификац": ("authentication", "auth", "authenticate"),
+    "аутентифиц": ("authenticate", "auth"), "пароль": ("password",), "парол": ("password",), "токен": ("token",),
+    "ключ": ("key",), "секрет": ("secret",), "подпис": ("signature", "sign"), "шифров": ("encrypt", "cipher"),
+    "хеш": ("hash",), "хэш": ("hash",), "прав": ("permission", "right"), "доступ": ("access", "permission"),
+    "рол": ("role",), "пользовател": ("user",), "правильн": ("correct", "valid"),
+    "учетн": ("account", "credentials"), "учётн": ("account", "credentials"),
+    "безопасн": ("security", "secure"), "защит": ("protect", "security"), "сертификат": ("certificate", "cert"),
+    "доверен": ("trust",),
+    # errors and logging
+    "ошибк": ("error",), "ошибоч": ("error", "invalid"), "исключен": ("exception", "exclude"),
+    "перехват": ("catch", "intercept"), "обработк": ("handling", "processing"), "сбо": ("failure", "fail"),
+    "сбор": ("collect", "gather"), "логин": ("login",),
+    "отказ": ("failure", "reject"), "предупрежд": ("warning", "warn"), "лог": ("log", "logger", "logging"),
+    "логир": ("logging", "log"), "журнал": ("log", "journal"), "отладк": ("debug",),
+    "трассир": ("trace", "traceback"),
+    "стек": ("stack",), "исправ": ("fix",), "устаревш": ("deprecated",), "депрекейт": ("deprecated",),
+    # testing and tooling
+    "тест": ("test",), "тестир": ("test", "testing"), "мок": ("mock",), "заглушк": ("stub", "mock"),
+    "фикстур": ("fixture",), "утвержден": ("assert", "assertion"), "покрыт": ("coverage",),
+    "командн": ("command", "cli"), "команд": ("command",), "консол": ("console",), "терминал": ("terminal",),
+    "плагин": ("plugin",), "расширен": ("extension",), "модул": ("module",), "пакет": ("package",),
+    "импорт": ("import",), "экспорт": ("export",), "зависим": ("dependency", "depends"),
+    "внедрен": ("injection", "inject"),
+    "инъекц": ("injection", "inject"), "сборк": ("build",), "развертыв": ("deploy", "deployment"),
+    "развёртыв": ("deploy", "deployment"), "версия": ("version",), "верси": ("version",),
+    "совместим": ("compat", "compatibility"),
+    # general verbs and nouns of code
+    "созда": ("create", "make", "build"), "создан": ("create", "creation"), "удал": ("delete", "remove"),
+    "удаленн": ("remote",), "удалённ": ("remote",),
+    "обнов": ("update", "refresh"), "измен": ("change", "modify", "update"), "добав": ("add", "append"),
+    "регистр": ("register", "registry"), "регистрац": ("registration", "register"),
+    "инициализ": ("init", "initialize"),
+    "инициализац": ("initialization", "init"), "конструктор": ("constructor", "init"), "вызов": ("call", "invoke"),
+    "вызыва": ("call", "invoke"), "выполн": ("execute", "run", "perform"), "исполн": ("execute", "run"),
+    "возвра": ("return",), "генерац": ("generate", "generation"), "генерир": ("generate",), "построен": ("build",),
+    "сопоставл": ("match", "mapping"), "совпаден": ("match",), "сравнен": ("compare", "comparison"),
+    "копирова": ("copy",), "копи": ("copy",), "объедин": ("merge", "join", "union"), "раздел": ("split", "section"),
+    "разбиен": ("split", "chunk"), "чанк": ("chunk",), "итерац": ("iteration", "iterate"), "итерир": ("iterate",),
+    "перебор": ("iterate", "loop"), "обход": ("traverse", "walk"), "рекурс": ("recursive", "recursion"),
+    "вычислен": ("compute", "calculate"), "подсчет": ("count",), "подсчёт": ("count",), "счетчик": ("counter",),
+    "счётчик": ("counter",), "размер": ("size", "length"), "длин": ("length",), "врем": ("time",), "дат": ("date",),
+    "временн": ("temporary", "temp"), "зон": ("zone", "timezone"), "числ": ("number",),
+    "целочисл": ("int", "integer"),
+    "текст": ("text",), "символ": ("char", "symbol"), "байт": ("bytes", "byte"), "бинарн": ("binary",),
+    "путь": ("path",), "пут": ("path",), "каталог": ("directory", "dir"), "папк": ("folder", "directory", "dir"),
+    "директори": ("directory", "dir"), "ссылк": ("link", "reference", "url"), "идентификатор": ("id", "identifier"),
+    "имя": ("name",), "имен": ("name",), "назван": ("name",), "описан": ("description",),
+    "сообщен": ("message",), "уведомлен": ("notification", "notify"), "письм": ("email", "mail"),
+    "почта": ("mail", "email"), "почту": ("mail", "email"), "почты": ("mail", "email"), "почтов": ("mail", "email"),
+    "реализац": ("implementation", "implement"), "реализ": ("implement",), "интерфейс": ("interface",),
+    "абстрактн": ("abstract",), "механизм": ("mechanism",), "алгоритм": ("algorithm",),
+    "логик": ("logic",), "правил": ("rule",), "политик": ("policy",), "стратег": ("strategy",),
+    "фабрик": ("factory",), "адаптер": ("adapter",), "обертк": ("wrapper", "wrap"), "обёртк": ("wrapper", "wrap"),
+    "оборачива": ("wrap",), "прослойк": ("layer", "middleware"), "слой": ("layer",), "слоя": ("layer",),
+    "слое": ("layer",), "компонент": ("component",),
+    "сервис": ("service",), "ресурс": ("resource",), "репозитор": ("repository", "repo"), "менеджер": ("manager",),
+    "контроллер": ("controller",), "представлен": ("view", "representation"),
+    "шаг": ("step",), "этап": ("stage", "step"), "уров": ("level",), "приоритет": ("priority",),
+    "порядок": ("order",), "порядк": ("order",), "последовательн": ("sequence", "sequential"),
+    "истор": ("history",),
+    "предел": ("limit",), "максимальн": ("max", "maximum"), "минимальн": ("min", "minimum"),
+    "пуст": ("empty",), "нулев": ("null", "none"), "отсутств": ("missing",), "неизвестн": ("unknown",),
+    "дубл": ("duplicate",), "уникальн": ("unique",), "кодировк": ("encoding", "charset"),
+    "локализац": ("locale", "i18n"), "разделител": ("separator", "delimiter", "sep"),
+    "заверш": ("finish", "close", "exit"), "датасет": ("dataset",), "датафрейм": ("dataframe",),
+    # everyday words that begin like a key above but mean something else: no translation
+    "именно": (), "типичн": (), "данный": (), "данная": (), "данное": (), "данного": (), "данном": (), "данной": (),
+    "исключительн": (), "собственно": (), "перевод": ("translation", "translate"), "язык": ("language", "lang"),
+}
+
+
+def _normalised(word: str) -> str:
+    return word.lower().replace("ё", "е")
+
+
+_BY_BEGINNING = {_normalised(key): words for key, words in GLOSSARY.items()}
+_LENGTHS = sorted({len(key) for key in _BY_BEGINNING}, reverse=True)
+
+
+def glossary_words(word: str) -> tuple[str, ...]:
+    """English words for a Russian word (the longest glossary key it starts with), or ()."""
+    word = _normalised(word)
+    for length in _LENGTHS:
+        if length <= len(word) and word[:length] in _BY_BEGINNING:
+            return _BY_BEGINNING[word[:length]]
+    return ()
