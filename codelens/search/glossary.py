@@ -149,9 +149,10 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "дубл": ("duplicate",), "уникальн": ("unique",), "кодировк": ("encoding", "charset"),
     "локализац": ("locale", "i18n"), "разделител": ("separator", "delimiter", "sep"),
     "заверш": ("finish", "close", "exit"), "датасет": ("dataset",), "датафрейм": ("dataframe",),
+    "перевод": ("translation", "translate"), "язык": ("language", "lang"),
     # everyday words that begin like a key above but mean something else: no translation
     "именно": (), "типичн": (), "данный": (), "данная": (), "данное": (), "данного": (), "данном": (), "данной": (),
-    "исключительн": (), "собственно": (), "перевод": ("translation", "translate"), "язык": ("language", "lang"),
+    "исключительн": (), "собственно": (), "путем": (), "путём": (), "очередн": (),
 }
 
 
