@@ -83,9 +83,12 @@ class LexicalIndex:
             total += weight * self._bm25.get_scores_from_ids([token_id])[: len(self.chunk_ids)]
         return total
 
-    def save(self, folder: Path, target: Path | None = None) -> None:
-        """Write into folder/lexical, or into `target` (replacing what was there)."""
-        target = target or IndexLayout(folder).lexical
+    def save(self, folder: Path) -> None:
+        """Write into folder/lexical (replacing what was there)."""
+        self.save_to(IndexLayout(folder).lexical)
+
+    def save_to(self, target: Path) -> None:
+        """Write into the folder `target` (replacing what was there)."""
         if target.exists():
             shutil.rmtree(target)
         self._bm25.save(str(target), show_progress=False)
@@ -93,11 +96,15 @@ class LexicalIndex:
         (target / "chunk_ids.json").write_text(json.dumps(meta), encoding="utf-8")
 
     @classmethod
-    def load(cls, folder: Path, target: Path | None = None) -> LexicalIndex | None:
-        """The index saved in folder/lexical (or `target`), or None when it is missing,
-        unreadable or from another tokenizer (the caller rebuilds it from the chunks: a
-        lexical sidecar may fail safely)."""
-        target = target or IndexLayout(folder).lexical
+    def load(cls, folder: Path) -> LexicalIndex | None:
+        """The index saved in folder/lexical (see `load_from`)."""
+        return cls.load_from(IndexLayout(folder).lexical)
+
+    @classmethod
+    def load_from(cls, target: Path) -> LexicalIndex | None:
+        """The index saved in the folder `target`, or None when it is missing, unreadable or
+        from another tokenizer (the caller rebuilds it from the chunks: a lexical sidecar may
+        fail safely)."""
         try:
             meta = json.loads((target / "chunk_ids.json").read_text(encoding="utf-8"))
             if meta.get("tokenizer_version") != TOKENIZER_VERSION:
@@ -124,7 +131,7 @@ def file_words_index(chunks: Iterable[Chunk], terms: Sequence[Sequence[str]] | N
 
 
 def load_file_words(folder: Path) -> LexicalIndex | None:
-    return LexicalIndex.load(folder, IndexLayout(folder).file_words)
+    return LexicalIndex.load_from(IndexLayout(folder).file_words)
 
 
 class LexicalRetriever:
@@ -175,4 +182,4 @@ def build_lexical_sidecars(build: SidecarInput) -> None:
     chunks = list(build.chunks)
     terms = [chunk_terms(c) for c in chunks]
     LexicalIndex.build([c.chunk_id for c in chunks], terms).save(build.build_dir)
-    file_words_index(chunks, terms).save(build.build_dir, IndexLayout(build.build_dir).file_words)
+    file_words_index(chunks, terms).save_to(IndexLayout(build.build_dir).file_words)

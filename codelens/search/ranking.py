@@ -114,6 +114,12 @@ def code_identifiers(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def _file_of(chunks: Mapping[str, Chunk], item: Fused) -> str:
+    """The path of a listed chunk ("" for a snippet without one, or a chunk the index lacks)."""
+    chunk = chunks.get(item.chunk_id)
+    return chunk.path if chunk is not None else ""
+
+
 def rescore(fused: Sequence[Fused], scores: Mapping[str, float]) -> list[Fused]:
     rescored = [replace(f, score=scores[f.chunk_id]) if scores[f.chunk_id] != f.score else f for f in fused]
     return sorted(rescored, key=lambda f: (-f.score, f.chunk_id))
@@ -203,10 +209,10 @@ class FileDiversity:
         return placed + tail
 
     def _path(self, item: Fused) -> str:
-        chunk = self.chunks.get(item.chunk_id)
-        if chunk is None or not chunk.path:
-            return ""
-        return f"{chunk.path}::{chunk.symbol.split('.', 1)[0]}" if self.by_definition else chunk.path
+        path = _file_of(self.chunks, item)
+        if not path or not self.by_definition:
+            return path
+        return f"{path}::{self.chunks[item.chunk_id].symbol.split('.', 1)[0]}"
 
     def _score(self, item: Fused, per_file: Mapping[str, int]) -> float:
         return item.score * self.decay ** max(0, per_file.get(self._path(item), 0) - self.free)
@@ -251,7 +257,7 @@ class FileMeaning:
         if self.files is None or query.vector is None or not fused:
             return fused
         head = fused[: self.window]
-        paths = [self.chunks[f.chunk_id].path if f.chunk_id in self.chunks else "" for f in head]
+        paths = [_file_of(self.chunks, f) for f in head]
         return add_file_gain(fused, self.files.similarity(query.vector, paths), self.weight)
 
 
@@ -275,8 +281,7 @@ class FileWords:
         if not terms:
             return fused
         by_path = dict(zip(self.files.chunk_ids, self.files.scores(terms), strict=True))
-        matched = [by_path.get(self.chunks[f.chunk_id].path, np.nan) if f.chunk_id in self.chunks else np.nan
-                   for f in fused[: self.window]]
+        matched = [by_path.get(_file_of(self.chunks, f), np.nan) for f in fused[: self.window]]
         return add_file_gain(fused, np.asarray(matched, dtype=np.float64), self.weight)
 
 
@@ -319,18 +324,14 @@ class GraphFiles:
         head = fused[: self.window]
         scores = {f.chunk_id: f.score for f in fused}
         for seed in seeds:
-            files = linked.get(seed.chunk_id, frozenset()) - {self._path(seed)}
+            files = linked.get(seed.chunk_id, frozenset()) - {_file_of(self.chunks, seed)}
             for item in head:
-                if self._path(item) in files:
+                if _file_of(self.chunks, item) in files:
                     scores[item.chunk_id] += self.bonus / self.seeds * seed.score
         top = fused[0].score
         for item in head[1:]:
             scores[item.chunk_id] = min(scores[item.chunk_id], float(np.nextafter(top, -np.inf)))
         return rescore(fused, scores)
-
-    def _path(self, item: Fused) -> str:
-        chunk = self.chunks.get(item.chunk_id)
-        return chunk.path if chunk is not None else ""
 
 
 def _path_terms(path: str) -> set[str]:

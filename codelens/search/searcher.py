@@ -115,6 +115,7 @@ class Searcher:
         # still searches in full: the lexical index is rebuilt in memory from the chunks.
         self.lexical = LexicalIndex.load(db_path) or LexicalIndex.from_chunks(self.chunks.values())
         self.file_words = load_file_words(db_path) or file_words_index(self.chunks.values())
+        self._graph_path = IndexLayout(db_path).graph
         e5_index = self.stats.model == DEFAULT_MODEL  # both sidecars are tuned with e5 vectors
         self._bridge_vectors = load_bridge_vectors(db_path) if e5_index else None
         self._bridge: WordBridge | None = None
@@ -214,7 +215,7 @@ class Searcher:
     def _call_files(self, chunk_ids: Sequence[str]) -> Mapping[str, frozenset[str]]:
         """The code graph's call neighbours of these chunks, by file (read per question, so it
         follows index swaps; an index without a graph gives none)."""
-        return call_neighbour_files(IndexLayout(self.settings.index_dir).graph, chunk_ids)
+        return call_neighbour_files(self._graph_path, chunk_ids)
 
     def _embed_english(self, text: str) -> np.ndarray:
         """MiniLM query vector; the model loads on the first English question (numpy, no torch)."""
