@@ -115,6 +115,10 @@ def test_glossary_gives_the_usual_english_words_of_programming_russian() -> None
     assert glossary_words("приём") == glossary_words("прием") == ("receive",)  # ё as е
     assert glossary_words("именно") == ()  # an everyday word that only begins like «имен»
     assert glossary_words("облако") == ()
+    assert glossary_words("подписка") == ("subscription", "subscribe")  # not «подпись», a signature
+    assert glossary_words("подписи") == ("signature", "sign")
+    assert glossary_words("получатель") == ("recipient", "receiver")  # not «получить», get
+    assert glossary_words("входит") == ()  # «входит в» (is part of), not a login
 
 
 def test_word_bridge_adds_the_glossary_words_the_code_uses() -> None:
