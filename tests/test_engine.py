@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import zipfile
 from pathlib import Path
 
+import chromadb
 import pytest
 
 from codelens.errors import DatabaseError, IndexNotFound, ModelMismatch, SourceError
 from codelens.index.build import build_index
 from codelens.index.metadata import read_stats
+from codelens.index.store import SEARCH_EF
 from codelens.ingest.codebase import chunk_codebase
 from codelens.ingest.source import list_python_files, open_codebase
 from codelens.search.filters import SearchFilters
@@ -74,6 +77,32 @@ def test_index_writes_metadata_and_cosine_collection(mini_index) -> None:
     for key in ("source", "files", "total_chunks", "chunks_per_kind", "model", "indexed_at",
                 "duration_s", "warnings"):
         assert key in raw
+
+
+def _search_breadth(db_path: Path) -> dict:
+    collection = chromadb.PersistentClient(str(db_path)).get_collection(read_stats(db_path).collection)
+    return collection.configuration["hnsw"]
+
+
+def test_collection_searches_wide_enough_to_be_exact(mini_index) -> None:
+    hnsw = _search_breadth(mini_index.db_path)
+    assert hnsw["space"] == "cosine"
+    assert hnsw["ef_search"] == SEARCH_EF
+
+
+def test_an_index_with_chromadb_default_breadth_is_widened_by_its_next_run(tmp_path: Path, embedder,
+                                                                             mini_project: Path) -> None:
+    project = tmp_path / "project"
+    shutil.copytree(mini_project, project)
+    settings = settings_for(tmp_path / "chroma_db")
+    build_index(project, settings, embedder=embedder)
+    collection = chromadb.PersistentClient(str(settings.db_path)).get_collection(
+        read_stats(settings.db_path).collection)
+    collection.modify(configuration={"hnsw": {"ef_search": 100}})  # as indexes built before SEARCH_EF
+    assert _search_breadth(settings.db_path)["ef_search"] == 100
+    (project / "pkg" / "extra.py").write_text("def added():\n    return 1\n", encoding="utf-8")
+    build_index(project, settings, embedder=embedder)
+    assert _search_breadth(settings.db_path)["ef_search"] == SEARCH_EF
 
 
 def test_search_returns_typed_hits_with_cosine_relevance(mini_searcher, embedder) -> None:
