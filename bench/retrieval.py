@@ -36,7 +36,8 @@ from codelens.ingest.embed_text import embedding_text
 from codelens.ingest.source import open_codebase
 from codelens.search.bridge import WordBridge, bridge_vocabulary
 from codelens.search.dense import MatrixDenseRetriever
-from codelens.search.english import EnglishVectors, EnsembleDense, load_english_model
+from codelens.search.english import DEFAULT_ENGLISH_MODEL, EnglishVectors, EnsembleDense, load_english_model
+from codelens.search.english import english_model as english_spec
 from codelens.search.file_vectors import FileVectors
 from codelens.search.lexical import LexicalIndex, LexicalRetriever, file_words_index
 from codelens.search.pipeline import HybridPipeline, shipped_pipeline
@@ -44,7 +45,7 @@ from codelens.search.query import Fusion, Query
 from codelens.search.ranking import SHIPPED_RANKING, RankingIndex, ranking_stages
 from codelens.search.searcher import Searcher
 from codelens.search.terms import has_cyrillic
-from codelens.settings import Settings
+from codelens.settings import ENGLISH_MODEL_KEYS, Settings
 
 BENCHMARKS = SHARED / "benchmarks"
 DEFAULT_BEIR = (BENCHMARKS / "cosqa_dev", BENCHMARKS / "mconala_ru_dev")
@@ -115,7 +116,8 @@ class BenchCorpus:
         if self.english_vectors is None:
             model = english_model()
             self.english_vectors = cached_passages([self.passage_text(self.chunks[i]) for i in self.dense_ids], model)
-        return EnglishVectors(self.dense_ids, self.english_vectors, english_query_vector)
+        return EnglishVectors(self.dense_ids, self.english_vectors, english_query_vector,
+                              english_spec(ENGLISH_KEY[0]).e5_weight)
 
     def word_vectors(self, words: Sequence[str]) -> np.ndarray:
         missing = [w for w in words if w not in self.word_cache]
@@ -138,11 +140,12 @@ def _lexical(corpus: BenchCorpus, bridge: bool = False) -> LexicalRetriever:
 
 _ENGLISH: list[Embedder] = []
 _ENGLISH_QUERIES: dict[str, np.ndarray] = {}
+ENGLISH_KEY = [DEFAULT_ENGLISH_MODEL]  # --english-model: the English leg's model for every set
 
 
 def english_model() -> Embedder:
     if not _ENGLISH:
-        _ENGLISH.append(load_english_model())
+        _ENGLISH.append(load_english_model(ENGLISH_KEY[0]))
     return _ENGLISH[0]
 
 
@@ -316,7 +319,7 @@ def demo_latency(questions: Sequence[str], rounds: int = 3) -> tuple[list[float]
     first time each question is asked (new Russian words are embedded for the bridge), then
     repeats. Warm-up: one English and one Russian question not in the list (models loaded)."""
     db = CACHE_DIR / "demo_index"
-    settings = Settings(db_path=db, show_progress=False)
+    settings = Settings(db_path=db, show_progress=False, english_model=ENGLISH_KEY[0])
     build_index(DEMO_ZIP, settings)
     searcher = Searcher(settings)
     searcher.search("warm-up: how is the application started", 5)
@@ -374,12 +377,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "joined by '+', or 'none'")
     parser.add_argument("--only-semble", action="store_true", help="only the semble table")
     parser.add_argument("--semble-repos", default="", help="comma-separated subset of the semble repositories")
+    parser.add_argument("--english-model", choices=ENGLISH_MODEL_KEYS, default=DEFAULT_ENGLISH_MODEL,
+                        help="the English leg's model for every set (the semble and demo indexes are updated to it)")
     args = parser.parse_args(argv)
+    ENGLISH_KEY[0] = args.english_model
 
     rankings = {"shipped": None, **{name: _stage_names(name) for name in args.ranking}}
     if args.semble:
         only = tuple(r for r in args.semble_repos.split(",") if r)
-        print_table(["semble_py_dev", *rankings], semble_table(args.semble, rankings, only))
+        print_table(["semble_py_dev", *rankings], semble_table(args.semble, rankings, only, args.english_model))
         if args.only_semble:
             return 0
     factories = dict(BASELINES)

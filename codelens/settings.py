@@ -15,6 +15,8 @@ from codelens.ingest.embed_text import DEFAULT_TEXT_BUDGET
 DEFAULT_MODEL = "multilingual-e5-small"
 DEFAULT_DB = "./chroma_db"
 DEMO_ZIP_NAME = "codebase_python.zip"
+# The English leg's second models (search/english.py ENGLISH_MODELS holds what each one is).
+ENGLISH_MODEL_KEYS = ("minilm", "mpnet")
 COLLECTION_NAME = "codelens"  # the ChromaDB collection inside an embedded index folder
 _COLLECTION_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
@@ -54,6 +56,8 @@ class Settings:
     # A cold build swaps in a searchable partial index first and adds dense vectors in batches.
     progressive: bool = True
     progressive_min_chunks: int = 100  # fewer vectors to embed than this: one build, no partial index first
+    # The English leg's second model (search/english.py): "minilm" (default, fast) or "mpnet".
+    english_model: str = ENGLISH_MODEL_KEYS[0]
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
@@ -67,6 +71,8 @@ class Settings:
             settings = replace(settings, collection=valid_collection_name(env["CODELENS_COLLECTION"]))
         if env.get("CODELENS_CHROMA_URL"):
             settings = replace(settings, chroma_url=env["CODELENS_CHROMA_URL"])
+        if env.get("CODELENS_ENGLISH_MODEL"):
+            settings = replace(settings, english_model=env["CODELENS_ENGLISH_MODEL"])
         if env.get("CODELENS_PROGRESSIVE", "").strip() in ("0", "false", "no"):
             settings = replace(settings, progressive=False)
         return settings

@@ -218,7 +218,7 @@ def test_kill_9_mid_run_keeps_the_old_index_and_the_next_run_resumes(tmp_path: P
 
 
 def test_english_vectors_interrupted_mid_way_resume_from_the_cache(tmp_path: Path, monkeypatch) -> None:
-    """Ctrl-C while the MiniLM sidecar embeds: the batches done are in the cache beside the
+    """Ctrl-C while the English (MiniLM) sidecar embeds: the batches done are in the cache beside the
     index, and the next build embeds only the rest (the real model, counted)."""
     project = tmp_path / "project"
     write_generated(project, 40, tag="jobs")
@@ -236,7 +236,8 @@ def test_english_vectors_interrupted_mid_way_resume_from_the_cache(tmp_path: Pat
             return model.embed_passages(texts)
         return SimpleNamespace(embed_passages=encode)
 
-    monkeypatch.setattr(english_leg, "load_english_model", interrupted_after_two_batches)
+    minilm = english_leg.ENGLISH_MODELS["minilm"]
+    monkeypatch.setitem(english_leg.ENGLISH_MODELS, "minilm", replace(minilm, load=interrupted_after_two_batches))
     build = SidecarInput(tmp_path / "build1", chunks.chunks, chunks.sources, cache)
     build.build_dir.mkdir()
     with pytest.raises(KeyboardInterrupt):
@@ -244,12 +245,13 @@ def test_english_vectors_interrupted_mid_way_resume_from_the_cache(tmp_path: Pat
     assert embedded == [8, 8] and cache_rows(tmp_path / "db", "st:all-MiniLM-L6-v2") == 16
 
     embedded.clear()
-    monkeypatch.setattr(english_leg, "load_english_model", lambda: SimpleNamespace(
-        embed_passages=lambda texts: embedded.append(len(texts)) or model.embed_passages(texts)))
+    monkeypatch.setitem(english_leg.ENGLISH_MODELS, "minilm", replace(minilm, load=lambda: SimpleNamespace(
+        embed_passages=lambda texts: embedded.append(len(texts)) or model.embed_passages(texts))))
     english_leg.build_english_sidecar(replace(build, build_dir=tmp_path / "build2"))
     total = len(chunks.chunks)
     assert sum(embedded) == total - 16
-    ids, _, vectors = english_leg.load_english_vectors(tmp_path / "build2")
+    ids, _, vectors, kind = english_leg.load_english_vectors(tmp_path / "build2")
+    assert kind.name == "all-MiniLM-L6-v2"
     assert ids == [c.chunk_id for c in chunks.chunks] and vectors.shape == (total, 384)
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-3)
 

@@ -237,7 +237,8 @@ def test_index_carries_minilm_vectors_and_the_searcher_uses_them(mini_index, emb
 
     from codelens.search.english import load_english_vectors
 
-    chunk_ids, hashes, vectors = load_english_vectors(Path(mini_index.db_path))
+    chunk_ids, hashes, vectors, kind = load_english_vectors(Path(mini_index.db_path))
+    assert kind.name == "all-MiniLM-L6-v2"  # the default English model
     assert len(chunk_ids) == len(hashes) == vectors.shape[0] and vectors.shape[1] == 384
     searcher = Searcher(mini_index, embedder=embedder)
     hits = searcher.search("where is the database connection url configured", k=3)

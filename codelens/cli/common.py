@@ -53,4 +53,6 @@ def settings_of(args: argparse.Namespace) -> Settings:
         settings = settings.with_overrides(ray_address=args.ray, ray_worker_cpus=args.ray_worker_cpus)
     if getattr(args, "model", None):
         settings = settings.with_overrides(model=args.model)
+    if getattr(args, "english_model", None):
+        settings = settings.with_overrides(english_model=args.english_model)
     return settings

@@ -19,7 +19,7 @@ from codelens.cli.graph import GRAPH_COMMANDS, add_graph_commands
 from codelens.cli.search import add_search_arguments, print_hits, search_request
 from codelens.errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CodeLensError
 from codelens.mcp.cli import MCP_COMMANDS, add_mcp_command
-from codelens.settings import Settings, default_source
+from codelens.settings import ENGLISH_MODEL_KEYS, Settings, default_source
 
 
 class UsageParser(argparse.ArgumentParser):
@@ -83,6 +83,9 @@ def add_index_arguments(parser: argparse.ArgumentParser) -> None:
                              "this machine joined, else a local one); needs pip install -r requirements-ray.txt")
     parser.add_argument("--ray-worker-cpus", type=_positive_int, default=None,
                         help="CPUs per Ray embedding worker (default: one worker per node, all its CPUs)")
+    parser.add_argument("--english-model", choices=ENGLISH_MODEL_KEYS, default=None,
+                        help="the English leg's second model: minilm (default; fast) or mpnet (better "
+                             "English answers, ~40 ms more per question, slower indexing)")
     add_common(parser)
 
 

@@ -23,7 +23,7 @@ from tqdm import tqdm
 
 from codelens.chunk import KINDS, Chunk
 from codelens.embedding import Embedder, load_embedder, normalize_model_id
-from codelens.errors import DatabaseError
+from codelens.errors import BadInput, DatabaseError
 from codelens.graph.store import build_graph_sidecar
 from codelens.index.embed_cache import EmbeddingCache, embed_with_cache, text_hash
 from codelens.index.folder import check_target, fresh_build_dir, index_lock, recover_interrupted_swap, swap_into_place
@@ -40,7 +40,7 @@ from codelens.search.bridge import build_bridge_sidecar
 from codelens.search.english import build_english_sidecar
 from codelens.search.file_vectors import build_file_vectors_sidecar
 from codelens.search.lexical import build_lexical_sidecars
-from codelens.settings import COLLECTION_NAME, Settings
+from codelens.settings import COLLECTION_NAME, ENGLISH_MODEL_KEYS, Settings
 
 ProgressCallback = Callable[[int, int], None]
 STORE_BATCH = 1000  # chunks per ChromaDB write (and progress step)
@@ -90,6 +90,8 @@ def build_index(
     """Index source into settings.index_dir: incrementally unless full, swapping on success."""
     started = time.perf_counter()
     index_dir = settings.index_dir
+    if settings.english_model not in ENGLISH_MODEL_KEYS:
+        raise BadInput(f"unknown English model {settings.english_model!r}: choose {' or '.join(ENGLISH_MODEL_KEYS)}")
     check_target(index_dir)
     with index_lock(index_dir):
         recover_interrupted_swap(index_dir)
@@ -106,6 +108,8 @@ def build_index(
                "deleted": len(plan.delete), "unchanged": plan.reused, "embedded": 0}
         sidecars = sidecar_builders()
         sidecar_names = [builder.__name__ for builder in sidecars]
+        if settings.english_model != Settings().english_model:  # a switch of the English model rebuilds it
+            sidecar_names.append(f"english_model:{settings.english_model}")
         if (previous is not None and not plan.upsert and not plan.delete
                 and previous.files == chunked.file_hashes and previous.sidecars == sidecar_names):
             return _record_unchanged_run(index_dir, started, run)
@@ -149,7 +153,8 @@ def build_index(
             store.close()
             sidecar_input = SidecarInput(build_dir, chunked.chunks, chunked.sources,
                                          IndexLayout(index_dir).embedding_cache, settings.show_progress,
-                                         index_model=model_id, text_hashes=hashes)
+                                         index_model=model_id, text_hashes=hashes,
+                                         english_model=settings.english_model)
             for build_sidecar in sidecars:
                 sidecar_started = time.perf_counter()
                 build_sidecar(sidecar_input)

@@ -16,6 +16,7 @@ import numpy as np
 
 from codelens.chunk import Chunk
 from codelens.index.embed_cache import EmbeddingCache, embed_with_cache
+from codelens.settings import ENGLISH_MODEL_KEYS
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,7 @@ class SidecarInput:
     show_progress: bool = False
     index_model: str = ""  # the index model's cache key, for builders that read its vectors
     text_hashes: Mapping[str, str] = field(default_factory=dict)  # chunk id -> hash of its index-model text
+    english_model: str = ENGLISH_MODEL_KEYS[0]  # the English leg's model (search/english.py ENGLISH_MODELS)
 
     def embed(self, texts: Sequence[str], model: str, embed: Callable[[list[str]], np.ndarray], dim: int,
               batch_size: int, desc: str, unit: str = "chunk") -> np.ndarray:

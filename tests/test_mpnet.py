@@ -1,0 +1,97 @@
+"""all-mpnet-base-v2 as the English leg's model: the numpy encoder against the real
+sentence-transformers model, the packaged pieces unpacked once, and an index built with it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from codelens.embedding import SentenceTransformerEmbedder
+from codelens.errors import BadInput
+from codelens.index.build import build_index
+from codelens.search.english import ENGLISH_MODELS, load_english_vectors
+from codelens.search.mpnet import NumpyMPNet, model_dir, relative_position_bias
+from codelens.search.searcher import Searcher
+from codelens.settings import ENGLISH_MODEL_KEYS, Settings
+from tests.conftest import settings_for
+from tests.test_minilm import TEXTS
+
+
+@pytest.fixture(scope="module")
+def both() -> tuple[np.ndarray, np.ndarray]:
+    reference = SentenceTransformerEmbedder(str(model_dir()))  # a plain folder: mean pooling, as the model's own
+    reference._model.max_seq_length = 256  # the numpy model's cut
+    return NumpyMPNet().embed_queries(TEXTS), reference.embed_queries(TEXTS)
+
+
+def test_numpy_mpnet_matches_sentence_transformers(both) -> None:
+    ours, reference = both
+    assert ours.shape == reference.shape == (len(TEXTS), 768)
+    cosines = (ours * reference).sum(axis=1)
+    assert cosines.min() >= 0.9999, cosines
+
+
+def test_numpy_mpnet_vectors_are_unit_length_and_distinct(both) -> None:
+    ours, _ = both
+    assert np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
+    assert float(ours[0] @ ours[1]) < 0.9
+
+
+def test_relative_position_buckets() -> None:
+    table = np.arange(32 * 2, dtype=np.float32).reshape(32, 2)  # bucket b, head h -> 2b + h
+    bias = relative_position_bias(table, 300)
+    assert bias.shape == (2, 300, 300)
+    bucket = bias[0] / 2
+    assert bucket[5, 5] == 0 and bucket[5, 4] == 1 and bucket[5, 6] == 17  # before: 0-15, after: 16-31
+    assert bucket[0, 7] == 16 + 7 and bucket[7, 0] == 7  # up to 7 apart: one bucket each
+    assert bucket[0, 299] == 31 and bucket[299, 0] == 15  # 128 and more apart: the last bucket
+    assert np.all(np.diff(bucket[0, 8:]) >= 0)  # further keys never fall in a nearer bucket
+
+
+def test_the_pieces_are_unpacked_once_into_the_cache(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("CODELENS_MODEL_CACHE", str(tmp_path))
+    folder = model_dir()
+    assert folder == tmp_path / "all-mpnet-base-v2"
+    assert sorted(p.name for p in folder.iterdir()) == ["config.json", "model.safetensors", "tokenizer.json"]
+    stamp = (folder / "model.safetensors").stat().st_mtime_ns
+    assert model_dir() == folder and (folder / "model.safetensors").stat().st_mtime_ns == stamp
+    assert [p.name for p in tmp_path.iterdir()] == ["all-mpnet-base-v2"]  # no staging left behind
+
+
+def test_numpy_mpnet_imports_no_torch() -> None:
+    code = ("import sys; from codelens.search.mpnet import NumpyMPNet; NumpyMPNet().embed_queries(['x']); "
+            "print('torch' in sys.modules, 'sentence_transformers' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]
+
+
+def test_every_english_model_key_has_a_model() -> None:
+    assert tuple(ENGLISH_MODELS) == ENGLISH_MODEL_KEYS
+
+
+def test_an_index_built_with_mpnet_records_it_and_searches_with_it(tmp_path: Path, embedder,
+                                                                  mini_project: Path) -> None:
+    settings = Settings(db_path=tmp_path / "chroma_db", show_progress=False, english_model="mpnet")
+    build_index(mini_project, settings, embedder=embedder)
+    ids, _, vectors, kind = load_english_vectors(settings.db_path)
+    assert kind.name == "all-mpnet-base-v2" and vectors.shape == (len(ids), 768)
+    searcher = Searcher(settings, embedder=embedder)
+    hits = searcher.search("where is the database connection url configured", k=3)
+    assert hits[0].chunk.path == "pkg/storage.py"
+    assert "all-mpnet-base-v2" in searcher._english_models  # the question went through mpnet
+
+    # back to the default: the English vectors are rebuilt with MiniLM, nothing else changes
+    stats = build_index(mini_project, settings_for(settings.db_path), embedder=embedder)
+    assert stats.run["mode"] != "unchanged"
+    assert load_english_vectors(settings.db_path)[3].name == "all-MiniLM-L6-v2"
+
+
+def test_an_unknown_english_model_is_refused_before_any_work(tmp_path: Path, embedder, mini_project: Path) -> None:
+    settings = Settings(db_path=tmp_path / "chroma_db", show_progress=False, english_model="bert")
+    with pytest.raises(BadInput, match="unknown English model"):
+        build_index(mini_project, settings, embedder=embedder)
+    assert not (tmp_path / "chroma_db").exists()
