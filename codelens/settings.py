@@ -56,8 +56,9 @@ class Settings:
     # A cold build swaps in a searchable partial index first and adds dense vectors in batches.
     progressive: bool = True
     progressive_min_chunks: int = 100  # fewer vectors to embed than this: one build, no partial index first
-    # The English leg's second model (search/english.py): "minilm" (default, fast) or "mpnet".
-    english_model: str = ENGLISH_MODEL_KEYS[0]
+    # The English leg's second model (search/english.py) for an index run: "minilm" (fast) or
+    # "mpnet"; "": the one the index already has, else minilm.
+    english_model: str = ""
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -84,9 +85,13 @@ def test_an_index_built_with_mpnet_records_it_and_searches_with_it(tmp_path: Pat
     assert hits[0].chunk.path == "pkg/storage.py"
     assert "all-mpnet-base-v2" in searcher._english_models  # the question went through mpnet
 
-    # back to the default: the English vectors are rebuilt with MiniLM, nothing else changes
+    # the next run without the flag keeps the index's English model
     stats = build_index(mini_project, settings_for(settings.db_path), embedder=embedder)
-    assert stats.run["mode"] != "unchanged"
+    assert stats.run["mode"] == "unchanged"
+    assert load_english_vectors(settings.db_path)[3].name == "all-mpnet-base-v2"
+    # asked for MiniLM, the English vectors are rebuilt with it, nothing else changes
+    stats = build_index(mini_project, replace(settings, english_model="minilm"), embedder=embedder)
+    assert stats.run["mode"] != "unchanged" and stats.run["embedded"] == 0
     assert load_english_vectors(settings.db_path)[3].name == "all-MiniLM-L6-v2"
 
 

@@ -37,7 +37,7 @@ from codelens.ingest.codebase import ChunkedCodebase, chunk_source
 from codelens.ingest.embed_text import embedding_text
 from codelens.ingest.redaction import REDACTION_VERSION
 from codelens.search.bridge import build_bridge_sidecar
-from codelens.search.english import build_english_sidecar
+from codelens.search.english import build_english_sidecar, recorded_english_key
 from codelens.search.file_vectors import build_file_vectors_sidecar
 from codelens.search.lexical import build_lexical_sidecars
 from codelens.settings import COLLECTION_NAME, ENGLISH_MODEL_KEYS, Settings
@@ -90,7 +90,7 @@ def build_index(
     """Index source into settings.index_dir: incrementally unless full, swapping on success."""
     started = time.perf_counter()
     index_dir = settings.index_dir
-    if settings.english_model not in ENGLISH_MODEL_KEYS:
+    if settings.english_model and settings.english_model not in ENGLISH_MODEL_KEYS:
         raise BadInput(f"unknown English model {settings.english_model!r}: choose {' or '.join(ENGLISH_MODEL_KEYS)}")
     check_target(index_dir)
     with index_lock(index_dir):
@@ -108,8 +108,9 @@ def build_index(
                "deleted": len(plan.delete), "unchanged": plan.reused, "embedded": 0}
         sidecars = sidecar_builders()
         sidecar_names = [builder.__name__ for builder in sidecars]
-        if settings.english_model != Settings().english_model:  # a switch of the English model rebuilds it
-            sidecar_names.append(f"english_model:{settings.english_model}")
+        english_key = settings.english_model or recorded_english_key(index_dir) or ENGLISH_MODEL_KEYS[0]
+        if english_key != ENGLISH_MODEL_KEYS[0]:  # so that a switch of the English model rebuilds its sidecar
+            sidecar_names.append(f"english_model:{english_key}")
         if (previous is not None and not plan.upsert and not plan.delete
                 and previous.files == chunked.file_hashes and previous.sidecars == sidecar_names):
             return _record_unchanged_run(index_dir, started, run)
@@ -154,7 +155,7 @@ def build_index(
             sidecar_input = SidecarInput(build_dir, chunked.chunks, chunked.sources,
                                          IndexLayout(index_dir).embedding_cache, settings.show_progress,
                                          index_model=model_id, text_hashes=hashes,
-                                         english_model=settings.english_model)
+                                         english_model=english_key)
             for build_sidecar in sidecars:
                 sidecar_started = time.perf_counter()
                 build_sidecar(sidecar_input)

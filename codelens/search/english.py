@@ -94,6 +94,15 @@ def load_english_model(key: str = DEFAULT_ENGLISH_MODEL) -> Any:
     return english_model(key).load()
 
 
+def recorded_english_key(folder: Path) -> str | None:
+    """The `--english-model` key of the English vectors an index holds, or None."""
+    try:
+        name = json.loads((IndexLayout(folder).english / _IDS_FILE).read_text(encoding="utf-8")).get("model")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return next((key for key, model in ENGLISH_MODELS.items() if model.name == name), None)
+
+
 def save_english_vectors(folder: Path, chunk_ids: Sequence[str], hashes: Sequence[str], vectors: np.ndarray,
                          model: str = ENGLISH_MODEL) -> None:
     target = IndexLayout(folder).english
