@@ -27,7 +27,7 @@ from corpora import CACHE_DIR
 
 from codelens.search.filters import SearchFilters
 from codelens.search.searcher import Hit, Searcher
-from codelens.settings import Settings
+from codelens.settings import ENGLISH_MODEL_KEYS, Settings
 
 RUSSIAN_DIR = PROJECT_ROOT / "bench" / "semble_ru"
 K = 10
@@ -81,7 +81,8 @@ def repositories(directory: Path, only: Sequence[str] = ()) -> list[str]:
     return [repo for repo in found if not only or repo in only]
 
 
-def index_repo(directory: Path, repo: str, show_progress: bool = True, english_model: str = "minilm") -> Settings:
+def index_repo(directory: Path, repo: str, show_progress: bool = True,
+               english_model: str = ENGLISH_MODEL_KEYS[0]) -> Settings:
     """The repository's index in .bench_cache/semble/<repo>, built or brought up to date."""
     settings = Settings(db_path=CACHE_DIR / "semble" / repo, show_progress=show_progress, english_model=english_model)
     settings.db_path.parent.mkdir(parents=True, exist_ok=True)
@@ -196,7 +197,7 @@ def run_variant(directories: Sequence[Path], ranking: Sequence[str] | None,
 
 
 def open_searchers(directories: Sequence[Path], only: Sequence[str] = (),
-                   english_model: str = "minilm") -> dict[str, Searcher]:
+                   english_model: str = ENGLISH_MODEL_KEYS[0]) -> dict[str, Searcher]:
     searchers: dict[str, Searcher] = {}
     embedder = None
     for directory in directories:
@@ -228,7 +229,7 @@ def report_rows(scored: Sequence[Scored]) -> list[tuple[str, float]]:
 
 
 def semble_table(directories: Sequence[Path], variants: dict[str, Sequence[str] | None],
-                 only: Sequence[str] = (), english_model: str = "minilm") -> list[list[object]]:
+                 only: Sequence[str] = (), english_model: str = ENGLISH_MODEL_KEYS[0]) -> list[list[object]]:
     """One column per ranking variant (None: the Searcher's default), rows as report_rows;
     `only` limits it to the named repositories."""
     searchers = open_searchers(directories, only, english_model)

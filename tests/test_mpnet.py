@@ -1,45 +1,22 @@
-"""all-mpnet-base-v2 as the English leg's model: the numpy encoder against the real
-sentence-transformers model, the packaged pieces unpacked once, and an index built with it."""
+"""all-mpnet-base-v2 as the English leg's model: its relative positions, the packaged pieces
+unpacked once, and an index built with it (its vectors against sentence-transformers':
+test_sentence_models.py)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from codelens.embedding import SentenceTransformerEmbedder
 from codelens.errors import BadInput
 from codelens.index.build import build_index
 from codelens.search.english import ENGLISH_MODELS, load_english_vectors
-from codelens.search.mpnet import NumpyMPNet, model_dir, relative_position_bias
+from codelens.search.mpnet import model_dir, relative_position_bias
 from codelens.search.searcher import Searcher
 from codelens.settings import ENGLISH_MODEL_KEYS, Settings
 from tests.conftest import settings_for
-from tests.test_minilm import TEXTS
-
-
-@pytest.fixture(scope="module")
-def both() -> tuple[np.ndarray, np.ndarray]:
-    reference = SentenceTransformerEmbedder(str(model_dir()))  # a plain folder: mean pooling, as the model's own
-    reference._model.max_seq_length = 256  # the numpy model's cut
-    return NumpyMPNet().embed_queries(TEXTS), reference.embed_queries(TEXTS)
-
-
-def test_numpy_mpnet_matches_sentence_transformers(both) -> None:
-    ours, reference = both
-    assert ours.shape == reference.shape == (len(TEXTS), 768)
-    cosines = (ours * reference).sum(axis=1)
-    assert cosines.min() >= 0.9999, cosines
-
-
-def test_numpy_mpnet_vectors_are_unit_length_and_distinct(both) -> None:
-    ours, _ = both
-    assert np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
-    assert float(ours[0] @ ours[1]) < 0.9
 
 
 def test_relative_position_buckets() -> None:
@@ -61,13 +38,6 @@ def test_the_pieces_are_unpacked_once_into_the_cache(tmp_path: Path, monkeypatch
     stamp = (folder / "model.safetensors").stat().st_mtime_ns
     assert model_dir() == folder and (folder / "model.safetensors").stat().st_mtime_ns == stamp
     assert [p.name for p in tmp_path.iterdir()] == ["all-mpnet-base-v2"]  # no staging left behind
-
-
-def test_numpy_mpnet_imports_no_torch() -> None:
-    code = ("import sys; from codelens.search.mpnet import NumpyMPNet; NumpyMPNet().embed_queries(['x']); "
-            "print('torch' in sys.modules, 'sentence_transformers' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.split() == ["False", "False"]
 
 
 def test_every_english_model_key_has_a_model() -> None:

