@@ -5,6 +5,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 DB ?= ./chroma_db
+# The page listens on this machine only; HOST=0.0.0.0 opens it to the network (the page then warns).
+HOST ?= 127.0.0.1
+PORT ?= 8501
 
 .PHONY: run test test-fast lint bench install install-dev index browser-deps clean
 
@@ -29,7 +32,9 @@ index: install
 # exec: streamlit replaces the shell, so the one SIGTERM make passes on to its child stops the app
 # (a shell in between died and left streamlit running).
 run: index
-	CODELENS_DB=$(DB) exec $(VENV)/bin/streamlit run app.py --server.headless true --browser.gatherUsageStats false
+	@case "$(HOST)" in 127.*|localhost|::1) ;; *) echo "warning: serving on $(HOST): anyone who can reach it can read the indexed code" >&2;; esac
+	CODELENS_DB=$(DB) exec $(VENV)/bin/streamlit run app.py --server.headless true --browser.gatherUsageStats false \
+	  --server.address $(HOST) --server.port $(PORT)
 
 # Debian's Chromium for the browser test (browser downloads do not work offline).
 browser-deps:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -20,6 +21,7 @@ from codelens.chunk import KINDS, Chunk
 from codelens.embedding import Embedder, load_embedder, tune_threads_for_search
 from codelens.errors import CodeLensError, IndexNotFound, ModelMismatch
 from codelens.evaluation import load_questions, parse_questions, score_predictions, summarize
+from codelens.exposure import EXPOSED_WARNING, allowed_roots, check_index_source, is_loopback
 from codelens.graph.model import CodeGraph
 from codelens.graph.query import callees, callers, neighbourhood_dot
 from codelens.highlight import code_view, has_real_line_numbers, query_terms, render_html, render_segments
@@ -50,7 +52,7 @@ LANG_LABELS = {"ru": "русский", "en": "английский"}
 MAX_NEIGHBOURS = 8  # callers / callees listed on a card
 
 log = logging.getLogger("codelens.app")
-tune_threads_for_search(other_work_between_searches=True)  # before any cached resource loads a model
+tune_threads_for_search()  # before any cached resource loads a model
 
 st.set_page_config(page_title="CodeLens — поиск по коду", page_icon=":material/manage_search:", layout="wide")
 st.html("<style>[data-testid='stMainBlockContainer']{padding-top:2.5rem}</style>")  # less empty space on top
@@ -94,8 +96,21 @@ def use_sample() -> None:
     st.session_state["sample"] = None
 
 
-def build_with_progress(source: Path, settings: Settings) -> None:
-    """Build (or rebuild) the index with a progress bar, then start over on the new index."""
+@st.cache_resource(show_spinner=False)
+def warn_on_terminal(address: str) -> None:
+    """Said once per address on the terminal that runs the app (the page says it every time)."""
+    print(f"warning: {EXPOSED_WARNING.format(address=address)}", file=sys.stderr, flush=True)
+
+
+def build_with_progress(source: Path, settings: Settings, recorded_source: str = "") -> None:
+    """Build (or rebuild) the index with a progress bar, then start over on the new index. A page
+    reachable from the network indexes only the configured sources (codelens/exposure.py)."""
+    try:
+        configured = [default_source(), own_source(), Path(recorded_source) if recorded_source else None]
+        source = check_index_source(source, EXPOSED, configured, allowed_roots())
+    except CodeLensError as exc:
+        st.error(f"Не индексирую: {exc}")
+        return
     bar = st.progress(0.0, text="Читаю и разбираю код…")
 
     def on_progress(done: int, total: int) -> None:
@@ -244,6 +259,8 @@ def render_hit(hit: Hit, terms: tuple[str, ...], graph: CodeGraph | None, includ
 # ----------------------------------------------------------------- settings and index state
 
 settings = Settings.from_env()
+SERVED_ON = st.get_option("server.address") or "0.0.0.0"  # Streamlit's "" is every interface
+EXPOSED = not is_loopback(SERVED_ON)
 choices = ["", *named_collections(settings.db_path)]
 if settings.collection not in choices:
     choices.append(settings.collection)
@@ -256,6 +273,10 @@ location = f"--db {settings.db_path}" + (f" --collection {settings.collection}" 
 
 st.title(":material/manage_search: CodeLens")
 st.caption("Семантический поиск по Python-коду на русском и английском · Semantic code search, RU / EN")
+if EXPOSED:
+    warn_on_terminal(SERVED_ON)
+    st.warning(f"Страница доступна по сети ({SERVED_ON}): любой, кто до неё достучится, прочитает весь "
+               "проиндексированный код · " + EXPOSED_WARNING.format(address=SERVED_ON), icon=":material/public:")
 if "flash" in st.session_state:
     st.success(st.session_state.pop("flash"))
 
@@ -470,4 +491,4 @@ with index_tab:
     source = st.text_input("Источник (zip или папка)",
                            value=str(recorded if recorded.exists() else fallback or ""), key="reindex_source")
     if st.button("Переиндексировать", icon=":material/refresh:", disabled=not source.strip()):
-        build_with_progress(Path(source.strip()), settings)
+        build_with_progress(Path(source.strip()), settings, recorded_source=stats.source)

@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--queries", type=Path, default=PROJECT_ROOT / "sample_queries.txt")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("-k", type=int, default=5)
-    parser.add_argument("--json", action="store_true", help="print {p50_ms, p95_ms, max_ms, searches} only")
+    parser.add_argument("--json", action="store_true", help="print {p50_ms, p95_ms, max_ms, searches, samples_ms} only")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="codelens-latency-") as tmp:
         db = args.db or Path(tmp) / "chroma_db"
@@ -60,7 +60,8 @@ def main(argv: list[str] | None = None) -> None:
                 latencies.append((time.perf_counter() - started) * 1000.0)
     if args.json:
         print(json.dumps({"p50_ms": percentile(latencies, 50), "p95_ms": percentile(latencies, 95),
-                          "max_ms": max(latencies), "searches": len(latencies)}))
+                          "max_ms": max(latencies), "searches": len(latencies),
+                          "samples_ms": latencies}))
         return
     print_table(["queries", "searches", "p50 ms", "p95 ms", "max ms"],
                 [[len(queries), len(latencies), round(percentile(latencies, 50), 1),

