@@ -13,11 +13,10 @@ MCP tool errors whose message says what to do; the server keeps serving.
 
 from __future__ import annotations
 
-import asyncio
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from contextlib import asynccontextmanager
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -33,6 +32,7 @@ from codelens.embedding import tune_threads_for_search
 from codelens.errors import CodeLensError, LLMError
 from codelens.graph.codemap import DEFAULT_MAP_CHARS
 from codelens.mcp.tools import MAX_ASK_K, MAX_K, CodeLensTools, ServedIndex, ToolOutput, write_answer
+from codelens.serve.worker import ModelThread
 from codelens.settings import Settings
 
 SERVER_NAME = "codelens"
@@ -50,22 +50,6 @@ Target = Annotated[str, Field(description="a chunk id from search (`pkg/auth.py:
 IncludeTests = Annotated[bool, Field(description="also list test code")]
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 T = TypeVar("T")
-
-
-class ModelThread:
-    """One worker thread that owns the index and the models (see the module docstring)."""
-
-    def __init__(self) -> None:
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="codelens-models")
-
-    def submit(self, fn: Callable[..., T], *args: Any) -> Future[T]:
-        return self._executor.submit(fn, *args)
-
-    async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.wrap_future(self._executor.submit(fn, *args))
-
-    def close(self) -> None:
-        self._executor.shutdown(wait=False, cancel_futures=True)
 
 
 class ToolCalls:

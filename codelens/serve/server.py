@@ -5,7 +5,9 @@ The server is the same Searcher the CLI would build (never a second search imple
 it opens the index and loads the models once, warms them with one English and one Russian
 question, then announces its port in the file `codelens.serve.client.announcement_file` names. Requests
 carry a random token from that file (readable by this user only), so other local users cannot
-query it. One request at a time: the Searcher is not shared between threads.
+query it. Connections are served on threads of their own (many clients wait in line, none is
+refused); every search runs on one model thread (serve/worker.py), since the Searcher is not
+shared between threads.
 """
 
 from __future__ import annotations
@@ -16,16 +18,24 @@ import secrets
 import signal
 from collections.abc import Callable
 from contextlib import suppress
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from codelens.errors import CodeLensError
+from codelens.chunk import KINDS
+from codelens.errors import BadInput, CodeLensError
 from codelens.search.filters import SearchFilters
 from codelens.search.searcher import Searcher
 from codelens.serve.client import SERVE_HOST, announcement_file
+from codelens.serve.worker import ModelThread
 from codelens.settings import Settings
 
 _MAX_BODY = 1_000_000
+_MAX_K = 100
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True  # a client that hangs never holds up the stop
+    request_queue_size = 128  # the listen backlog: 32 clients connecting at once are all accepted
 
 
 def search_payload(searcher: Searcher, request: dict) -> dict:
@@ -33,36 +43,65 @@ def search_payload(searcher: Searcher, request: dict) -> dict:
     output shows."""
     query = request.get("query")
     if not isinstance(query, str):
-        raise CodeLensError("the request needs a 'query' string")
-    filters = SearchFilters(kinds=tuple(request.get("kinds") or ()), path_prefix=str(request.get("path_prefix", "")),
+        raise BadInput("the request needs a 'query' string")
+    try:
+        query.encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadInput("the query is not valid text (a lone UTF-16 surrogate)") from None
+    k = request.get("k", 5)
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= _MAX_K:
+        raise BadInput(f"'k' must be a whole number from 1 to {_MAX_K}")
+    kinds = request.get("kinds") or ()
+    if not isinstance(kinds, list | tuple) or not all(isinstance(kind, str) for kind in kinds):
+        raise BadInput("'kinds' must be a list of kind names")
+    unknown = sorted(set(kinds) - set(KINDS))
+    if unknown:
+        raise BadInput(f"unknown kind {unknown[0]!r}: choose from {', '.join(KINDS)}")
+    prefix = request.get("path_prefix", "")
+    if not isinstance(prefix, str):
+        raise BadInput("'path_prefix' must be a string")
+    filters = SearchFilters(kinds=tuple(kinds), path_prefix=prefix,
                             include_tests=bool(request.get("include_tests", False)))
-    hits = searcher.search(query, k=int(request.get("k", 5)), filters=filters)
+    hits = searcher.search(query, k=k, filters=filters)
     return {"hits": [hit.to_row() for hit in hits]}
 
 
-def _handler(searcher: Searcher, token: str, requested_model_ok: Callable[[str | None], None]) -> type:
+def _same_token(given: object, token: str) -> bool:
+    return isinstance(given, str) and secrets.compare_digest(given.encode("utf-8", "replace"), token.encode())
+
+
+def _handler(searcher: Searcher, token: str, requested_model_ok: Callable[[str | None], None],
+             models: ModelThread) -> type:
+    def answer(request: dict) -> dict:
+        requested_model_ok(request.get("model"))
+        return search_payload(searcher, request)
+
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
+            try:
+                length = int(self.headers.get("Content-Length") or 0)
+            except ValueError:
+                length = -1
             if self.path != "/search" or not 0 < length <= _MAX_BODY:
                 self._reply(404, {"error": "POST /search with a JSON body"})
                 return
             try:
                 request = json.loads(self.rfile.read(length).decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError):
+            except (ValueError, RecursionError):  # not UTF-8, not JSON, or nested past all reason
                 self._reply(400, {"error": "the body is not JSON"})
                 return
-            if not isinstance(request, dict) or not secrets.compare_digest(str(request.get("token", "")), token):
+            if not isinstance(request, dict) or not _same_token(request.get("token"), token):
                 self._reply(403, {"error": "wrong token"})
                 return
             try:
-                requested_model_ok(request.get("model"))
-                self._reply(200, search_payload(searcher, request))
+                self._reply(200, models.call(answer, request))
             except CodeLensError as exc:
                 self._reply(422, {"error": str(exc), "exit_code": exc.exit_code})
+            except Exception as exc:  # a bug must cost one request, never the server
+                self._reply(500, {"error": f"{type(exc).__name__}: {exc}", "exit_code": 1})
 
         def _reply(self, status: int, payload: dict) -> None:
-            body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+            body = json.dumps(payload).encode("ascii")  # escaped: any text, even a lone surrogate, goes out
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
@@ -81,15 +120,16 @@ def serve(settings: Settings, port: int = 0, on_ready: Callable[[str], None] = p
     from codelens.errors import ModelMismatch
 
     tune_threads_for_search()
-    searcher = Searcher(settings)
-    searcher.warm_up()
+    models = ModelThread()
+    searcher = models.call(Searcher, settings)
+    models.call(searcher.warm_up)
 
     def requested_model_ok(model: str | None) -> None:
         if model and normalize_model_id(model) != searcher.model:
             raise ModelMismatch(searcher.model, model)
 
     token = secrets.token_hex(16)
-    server = HTTPServer((SERVE_HOST, port), _handler(searcher, token, requested_model_ok))
+    server = _Server((SERVE_HOST, port), _handler(searcher, token, requested_model_ok, models))
     chroma_url = settings.chroma_url
     announcement = announcement_file(settings.index_dir, chroma_url)
     _announce(announcement, {"port": server.server_address[1], "token": token, "pid": os.getpid(),
@@ -103,6 +143,7 @@ def serve(settings: Settings, port: int = 0, on_ready: Callable[[str], None] = p
         pass
     finally:
         server.server_close()
+        models.close()
         with suppress(OSError):
             if json.loads(announcement.read_text(encoding="utf-8")).get("pid") == os.getpid():
                 announcement.unlink()

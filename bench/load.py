@@ -1,0 +1,193 @@
+"""Concurrent clients against `codelens serve` and the MCP HTTP transport (issue 22).
+
+    python bench/load.py --db PATH [--clients 1 8 32] [--searches N] [--target serve|mcp ...] [--beside-index]
+
+Each client asks the sample queries and the evaluation questions in its own order, back to back
+(no think time), until N searches are done in all. `serve` is driven through the stdlib client the
+CLI uses; MCP through the SDK's streamable-HTTP client, one session per client. `--beside-index`
+repeats every run while an index run of another codebase (../shared/corpora/gymhero_2026.zip)
+embeds beside the server. Prints throughput, p50/p95/p99 latency, errors (must be 0) and the
+server's peak RSS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from _common import PROJECT_ROOT, SHARED, percentile, print_table
+
+HOG_SOURCE = SHARED / "corpora" / "gymhero_2026.zip"
+
+
+def questions() -> list[str]:
+    sample = [q.strip() for q in (PROJECT_ROOT / "sample_queries.txt").read_text(encoding="utf-8").splitlines()]
+    evaluation = json.loads((PROJECT_ROOT / "eval_questions.json").read_text(encoding="utf-8"))["questions"]
+    return [q for q in sample if q] + [q["query"] for q in evaluation]
+
+
+def peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+@contextmanager
+def index_run_beside(enabled: bool, work: Path) -> Iterator[None]:
+    if not enabled:
+        yield
+        return
+    loop = (f"i=0; while true; do i=$((i+1)); {sys.executable} {PROJECT_ROOT / 'index.py'} --source {HOG_SOURCE} "
+            f"--db {work}/beside_$i --full --quiet >/dev/null 2>&1; rm -rf {work}/beside_$i {work}/.beside_$i*; done")
+    runner = subprocess.Popen(["bash", "-c", loop], start_new_session=True)
+    time.sleep(8)  # past start-up, into embedding
+    try:
+        yield
+    finally:
+        os.killpg(runner.pid, 9)
+        runner.wait()
+
+
+@contextmanager
+def server_process(target: str, db: Path, work: Path) -> Iterator[tuple[subprocess.Popen, str]]:
+    """A started server and how to reach it: serve's announcement, or the MCP URL."""
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
+    if target == "serve":
+        command = [sys.executable, "-m", "codelens", "serve", "--db", str(db)]
+    else:
+        port = free_port()
+        command = [sys.executable, "-m", "codelens", "mcp", "--db", str(db), "--http", str(port)]
+    log = (work / f"{target}.log").open("w")
+    server = subprocess.Popen(command, env=env, cwd=PROJECT_ROOT, stdout=subprocess.PIPE if target == "serve"
+                              else log, stderr=log, text=True, start_new_session=True)
+    try:
+        if target == "serve":
+            if not server.stdout.readline().startswith("serving"):
+                raise SystemExit("codelens serve did not start")
+            yield server, ""
+        else:
+            while "warm in" not in (work / "mcp.log").read_text():
+                if server.poll() is not None:
+                    raise SystemExit("codelens mcp did not start")
+                time.sleep(0.2)
+            yield server, f"http://127.0.0.1:{port}/mcp"
+    finally:
+        os.killpg(server.pid, 15)
+        server.wait(timeout=60)
+        log.close()
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def drive_serve(db: Path, clients: int, searches: int, queries: list[str]) -> tuple[list[float], int]:
+    from codelens.serve.client import find_server, remote_search
+
+    address = find_server(db)
+    latencies: list[float] = []
+    errors = [0]
+    lock = threading.Lock()
+    per_client = max(1, searches // clients)
+
+    def client(seed: int) -> None:
+        order = random.Random(seed).sample(queries, len(queries))
+        for index in range(per_client):
+            started = time.perf_counter()
+            try:
+                ok = remote_search(address, {"query": order[index % len(order)], "k": 5}) is not None
+            except Exception:
+                ok = False
+            elapsed = (time.perf_counter() - started) * 1000.0
+            with lock:
+                latencies.append(elapsed)
+                errors[0] += not ok
+
+    threads = [threading.Thread(target=client, args=(seed,)) for seed in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return latencies, errors[0]
+
+
+def drive_mcp(url: str, clients: int, searches: int, queries: list[str]) -> tuple[list[float], int]:
+    import anyio
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    latencies: list[float] = []
+    errors = [0]
+    per_client = max(1, searches // clients)
+
+    async def client(seed: int) -> None:
+        order = random.Random(seed).sample(queries, len(queries))
+        async with streamable_http_client(url) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            for index in range(per_client):
+                started = time.perf_counter()
+                try:
+                    result = await session.call_tool("search", {"query": order[index % len(order)], "k": 5})
+                    ok = not result.is_error
+                except Exception:
+                    ok = False
+                latencies.append((time.perf_counter() - started) * 1000.0)
+                errors[0] += not ok
+
+    async def run_all() -> None:
+        async with anyio.create_task_group() as group:
+            for seed in range(clients):
+                group.start_soon(client, seed)
+
+    anyio.run(run_all)
+    return latencies, errors[0]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--db", type=Path, required=True)
+    parser.add_argument("--clients", type=int, nargs="+", default=[1, 8, 32])
+    parser.add_argument("--searches", type=int, default=640, help="searches per run, over all clients")
+    parser.add_argument("--target", action="append", choices=("serve", "mcp"), help="default: both")
+    parser.add_argument("--beside-index", action="store_true", help="also run every load beside an index run")
+    args = parser.parse_args(argv)
+    queries = questions()
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="codelens-load-") as tmp:
+        work = Path(tmp)
+        for target in args.target or ["serve", "mcp"]:
+            for beside in (False, True) if args.beside_index else (False,):
+                with server_process(target, args.db, work) as (server, url), index_run_beside(beside, work):
+                    for clients in args.clients:
+                        started, load = time.perf_counter(), os.getloadavg()[0]
+                        if target == "serve":
+                            latencies, errors = drive_serve(args.db, clients, args.searches, queries)
+                        else:
+                            latencies, errors = drive_mcp(url, clients, args.searches, queries)
+                        wall = time.perf_counter() - started
+                        rows.append([target, "index run beside" if beside else "no index run", clients, len(latencies),
+                                     round(len(latencies) / wall, 1), round(percentile(latencies, 50), 1),
+                                     round(percentile(latencies, 95), 1), round(percentile(latencies, 99), 1),
+                                     errors, round(peak_rss_mb(server.pid)), f"{load:.1f}"])
+                        print(" | ".join(str(c) for c in rows[-1]), file=sys.stderr, flush=True)
+    print_table(["server", "machine", "clients", "searches", "searches/s", "p50 ms", "p95 ms", "p99 ms", "errors",
+                 "peak RSS MB", "load"], rows)
+
+
+if __name__ == "__main__":
+    main()
