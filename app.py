@@ -20,7 +20,7 @@ from codelens.answer.llm import HOW_TO_ENABLE, ChatClient, LLMConfig
 from codelens.chunk import KINDS, Chunk
 from codelens.embedding import Embedder, load_embedder, tune_threads_for_search
 from codelens.errors import CodeLensError, IndexNotFound, ModelMismatch
-from codelens.evaluation import load_questions, parse_questions, score_predictions, summarize
+from codelens.evaluation import load_questions, parse_questions_file, score_predictions, summarize
 from codelens.exposure import EXPOSED_WARNING, allowed_roots, check_index_source, is_loopback
 from codelens.graph.model import CodeGraph
 from codelens.graph.query import callees, callers, neighbourhood_dot
@@ -401,13 +401,7 @@ with eval_tab:
     if st.button("▶ Запустить оценку", type="primary", disabled=uploaded is None and bundled_questions is None):
         try:
             if uploaded is not None:
-                try:
-                    data = json.loads(uploaded.getvalue().decode("utf-8"))
-                except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                    raise CodeLensError(f"{uploaded.name} is not valid JSON: {exc}") from exc
-                if not isinstance(data, dict):
-                    raise CodeLensError(f"{uploaded.name} must hold a JSON object")
-                questions = parse_questions(data, uploaded.name)
+                questions = parse_questions_file(uploaded.getvalue(), uploaded.name)
             else:
                 questions = load_questions(bundled_questions or QUESTIONS_FILE)
             bar = st.progress(0.0, text="Оценка…")

@@ -83,6 +83,8 @@ def parse_questions(data: dict, origin: str = "questions") -> list[Question]:
     questions = []
     for index, item in enumerate(items):
         try:
+            if not isinstance(item, dict):
+                raise TypeError(f"expected an object, got {type(item).__name__}")
             relevant = item["relevant"]
             if not isinstance(relevant, list) or not all(isinstance(r, str) for r in relevant):
                 raise TypeError("relevant must be a list of chunk ids")
@@ -93,6 +95,27 @@ def parse_questions(data: dict, origin: str = "questions") -> list[Question]:
     ids = [q.qid for q in questions]
     if len(set(ids)) != len(ids):
         raise BadInput(f"{origin}: question ids are not unique")
+    return questions
+
+
+MAX_QUESTIONS_BYTES = 5_000_000
+MAX_QUESTIONS = 2_000  # each is a search: more would hold the page for many minutes
+
+
+def parse_questions_file(raw: bytes, name: str) -> list[Question]:
+    """A questions file someone uploaded: BadInput, saying what is wrong, unless it is one."""
+    if len(raw) > MAX_QUESTIONS_BYTES:
+        raise BadInput(f"{name}: {len(raw):,} bytes is over the {MAX_QUESTIONS_BYTES:,}-byte limit of a "
+                       "questions file")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:  # not UTF-8, not JSON, or nested past reason
+        raise BadInput(f"{name} is not valid JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise BadInput(f"{name} must hold a JSON object: {{\"questions\": [...]}}")
+    questions = parse_questions(data, name)
+    if len(questions) > MAX_QUESTIONS:
+        raise BadInput(f"{name}: {len(questions):,} questions; at most {MAX_QUESTIONS:,} are run at once")
     return questions
 
 

@@ -6,6 +6,7 @@ Library exceptions become one-line messages and exit codes here, at the edge.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import sys
@@ -20,6 +21,9 @@ from codelens.cli.search import add_search_arguments, print_hits, search_request
 from codelens.errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CodeLensError
 from codelens.mcp.cli import MCP_COMMANDS, add_mcp_command
 from codelens.settings import ENGLISH_MODEL_KEYS, Settings, default_source
+
+# A disk or quota that is full, or a file size limit: the run stops, nothing is lost (index/folder.py).
+_WRITE_FAILURES = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 
 
 class UsageParser(argparse.ArgumentParser):
@@ -154,6 +158,11 @@ def cmd_search(args: argparse.Namespace) -> int:
                                 include_tests=args.include_tests)
         found = searcher.search(args.query, k=args.k, filters=filters)
         hits = [h.to_row() for h in found]
+        if searcher.damaged:
+            from codelens.index.health import REPAIR_HINT
+
+            print(f"warning: damaged index parts left out of this search: {', '.join(searcher.damaged)}; "
+                  f"{REPAIR_HINT}", file=sys.stderr)
     print_hits(hits, args.json)
     return 0
 
@@ -218,6 +227,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
+        return EXIT_ERROR
+    except OSError as exc:
+        if exc.errno not in _WRITE_FAILURES:
+            raise
+        print(f"error: cannot write ({exc.strerror}: {exc.filename or 'a file'}) - the index is as it was before "
+              "this run and every finished batch is kept; free some space and run it again", file=sys.stderr)
         return EXIT_ERROR
     except BrokenPipeError:  # `... | head` closed the pipe: not an error worth a traceback
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -27,6 +27,7 @@ from codelens.errors import BadInput, DatabaseError
 from codelens.graph.store import build_graph_sidecar
 from codelens.index.embed_cache import EmbeddingCache, embed_with_cache, text_hash
 from codelens.index.folder import check_target, fresh_build_dir, index_lock, recover_interrupted_swap, swap_into_place
+from codelens.index.health import damaged_sidecars, vectors_damaged
 from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest, chunk_fingerprint
 from codelens.index.metadata import IndexStats, is_codelens_index, read_stats, write_stats
@@ -113,7 +114,10 @@ def build_index(
             sidecar_names.append(f"english_model:{english_key}")
         if (previous is not None and not plan.upsert and not plan.delete
                 and previous.files == chunked.file_hashes and previous.sidecars == sidecar_names):
-            return _record_unchanged_run(index_dir, started, run)
+            damaged = damaged_sidecars(index_dir)
+            if not damaged:
+                return _record_unchanged_run(index_dir, started, run)
+            chunked.warnings.append(f"damaged index parts rebuilt: {', '.join(damaged)}")
 
         if settings.progressive and not settings.chroma_url and previous is None and (
                 old_stats is None or is_partial(old_stats)):
@@ -235,6 +239,8 @@ def _previous_index(index_dir: Path, model_id: str, full: bool,
     manifest = Manifest.load(index_dir)
     if full or manifest is None or manifest.model != model_id or stats.model != model_id:
         return stats, None
+    if not chroma_url and not is_partial(stats) and vectors_damaged(index_dir, stats.collection, len(manifest.chunks)):
+        return stats, None  # the vectors cannot be copied forward: rebuild them (from the embedding cache)
     if stats.redaction_version != REDACTION_VERSION:
         return stats, None  # stored under older masking rules: rebuild in full so no old text survives
     if stats.chroma_url != chroma_url:

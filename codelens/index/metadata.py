@@ -51,15 +51,20 @@ def read_stats(db_path: Path) -> IndexStats:
         raise IndexNotFound(str(db_path))
     try:
         raw = json.loads(target.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: not UTF-8, or not JSON
         raise DatabaseError(f"{target} is unreadable ({exc}) - rebuild: python index.py --full") from exc
+    if not isinstance(raw, dict):
+        raise DatabaseError(f"{target} is not an index description - rebuild: python index.py --full")
     if raw.get("format_version") != FORMAT_VERSION:
         raise DatabaseError(
             f"the index in {db_path} has format {raw.get('format_version')!r}, this CodeLens "
             f"reads format {FORMAT_VERSION} - rebuild: python index.py --full"
         )
     known = IndexStats.__dataclass_fields__
-    return IndexStats(**{key: value for key, value in raw.items() if key in known})
+    try:
+        return IndexStats(**{key: value for key, value in raw.items() if key in known})
+    except TypeError as exc:  # a field missing
+        raise DatabaseError(f"{target} is incomplete ({exc}) - rebuild: python index.py --full") from exc
 
 
 def is_codelens_index(db_path: Path) -> bool:

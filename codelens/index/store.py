@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -39,7 +40,8 @@ class VectorStore:
             else:
                 self._collection = self._client.get_collection(collection, embedding_function=None)
         except Exception as exc:  # chromadb raises many types, e.g. when the index was swapped
-            raise DatabaseError(f"cannot open the ChromaDB index at {db_path}: {exc}") from exc
+            raise DatabaseError(f"cannot open the ChromaDB index at {db_path}: {exc} - if it is damaged, "
+                                "python index.py rebuilds it from the embedding cache") from exc
 
     def count(self) -> int:
         """Chunks in the collection (remembered: this object's writes are the only ones, as
@@ -50,19 +52,21 @@ class VectorStore:
 
     def upsert(self, chunks: Sequence[Chunk], vectors: np.ndarray) -> None:
         self._count = None
-        for start in range(0, len(chunks), _UPSERT_BATCH):
-            part = chunks[start : start + _UPSERT_BATCH]
-            self._collection.upsert(
-                ids=[c.chunk_id for c in part],
-                embeddings=vectors[start : start + len(part)].tolist(),
-                documents=[c.code for c in part],
-                metadatas=[_to_metadata(c) for c in part],
-            )
+        with _write_errors(self.db_path):
+            for start in range(0, len(chunks), _UPSERT_BATCH):
+                part = chunks[start : start + _UPSERT_BATCH]
+                self._collection.upsert(
+                    ids=[c.chunk_id for c in part],
+                    embeddings=vectors[start : start + len(part)].tolist(),
+                    documents=[c.code for c in part],
+                    metadatas=[_to_metadata(c) for c in part],
+                )
 
     def delete(self, chunk_ids: Sequence[str]) -> None:
         self._count = None
-        for start in range(0, len(chunk_ids), _UPSERT_BATCH):
-            self._collection.delete(ids=list(chunk_ids[start : start + _UPSERT_BATCH]))
+        with _write_errors(self.db_path):
+            for start in range(0, len(chunk_ids), _UPSERT_BATCH):
+                self._collection.delete(ids=list(chunk_ids[start : start + _UPSERT_BATCH]))
 
     def nearest(self, vector: np.ndarray, n_results: int, kinds: Sequence[str] = (),
                 include_tests: bool = True) -> list[tuple[str, float]]:
@@ -102,6 +106,16 @@ def _widen_search(collection) -> None:
         collection.modify(configuration={"hnsw": {"ef_search": SEARCH_EF}})
 
 
+@contextmanager
+def _write_errors(db_path: Path) -> Iterator[None]:
+    """ChromaDB's many error types for a failed write (a full disk among them) as one clear error."""
+    try:
+        yield
+    except Exception as exc:
+        raise DatabaseError(f"cannot write vectors to {db_path} ({type(exc).__name__}: {exc}): is the disk full? "
+                            "The index in place is unchanged; free some space and run again") from exc
+
+
 def open_client(db_path: Path, chroma_url: str = ""):
     """A PersistentClient on db_path, or an HttpClient when a server URL is given."""
     import chromadb
@@ -112,7 +126,8 @@ def open_client(db_path: Path, chroma_url: str = ""):
         try:
             return chromadb.PersistentClient(path=str(db_path), settings=chroma_settings)
         except Exception as exc:
-            raise DatabaseError(f"cannot open the ChromaDB index at {db_path}: {exc}") from exc
+            raise DatabaseError(f"cannot open the ChromaDB index at {db_path}: {exc} - if it is damaged, "
+                                "python index.py rebuilds it from the embedding cache") from exc
     parsed = urlparse(chroma_url if "://" in chroma_url else f"http://{chroma_url}")
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
         raise DatabaseError(f"--chroma-url {chroma_url!r} is not an http(s)://HOST:PORT address")

@@ -200,7 +200,7 @@ class CodeLensTools:
                 "total_chunks": stats.total_chunks, "chunks_per_kind": stats.chunks_per_kind,
                 "model": stats.model, "indexed_at": stats.indexed_at, "duration_s": stats.duration_s,
                 "warnings": len(stats.warnings), "dense": searcher.vector_counts(),
-                "ask_enabled": ask_enabled, "reindex_allowed": reindex_allowed}
+                "ask_enabled": ask_enabled, "reindex_allowed": reindex_allowed, "damaged": list(searcher.damaged)}
         try:
             graph = self.index.graph()
             data["graph"] = {"nodes": len(graph.nodes), "edges": graph.count_edges()}
@@ -361,4 +361,6 @@ def _status_text(data: dict) -> str:
         "ask: on" if data["ask_enabled"] else "ask: off (set CODELENS_LLM_URL and CODELENS_LLM_MODEL, restart)",
         "reindex: allowed" if data["reindex_allowed"] else "reindex: off (start the server with --allow-reindex)",
     ]
+    if data["damaged"]:
+        lines.append(f"damaged, left out of searches: {', '.join(data['damaged'])} (python index.py rebuilds them)")
     return "\n".join(lines)

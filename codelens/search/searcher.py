@@ -114,9 +114,11 @@ class Searcher:
         self._ranking_index: RankingIndex | None = None
         # An index built before the lexical sidecar existed (or by another tokenizer version)
         # still searches in full: the lexical index is rebuilt in memory from the chunks.
-        self.lexical = LexicalIndex.load(db_path) or LexicalIndex.from_chunks(self.chunks.values())
-        self.file_words = load_file_words(db_path) or file_words_index(self.chunks.values())
-        self._graph_path = IndexLayout(db_path).graph
+        lexical, file_words = LexicalIndex.load(db_path), load_file_words(db_path)
+        self.lexical = lexical or LexicalIndex.from_chunks(self.chunks.values())
+        self.file_words = file_words or file_words_index(self.chunks.values())
+        layout = IndexLayout(db_path)
+        self._graph_path = layout.graph
         e5_index = self.stats.model == DEFAULT_MODEL  # both sidecars are tuned with e5 vectors
         self._bridge_vectors = load_bridge_vectors(db_path) if e5_index else None
         self._bridge: WordBridge | None = None
@@ -129,6 +131,11 @@ class Searcher:
                 self.chunks, dict(zip(self.partial.vector_ids, self.partial.vectors, strict=True)))
         else:
             self.file_vectors = load_file_vectors(db_path)
+        # Sidecars that are there but do not load: searches go on without them (or rebuild them in
+        # memory), and the edges say so; the next index run rebuilds them (index/health.py).
+        loaded = {layout.lexical: lexical, layout.file_words: file_words, layout.bridge: self._bridge_vectors,
+                  layout.english: english, layout.file_vectors: self.file_vectors}
+        self.damaged = [path.name for path, value in loaded.items() if value is None and path.exists()]
 
     @property
     def bridge(self) -> WordBridge | None:

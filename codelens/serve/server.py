@@ -25,7 +25,7 @@ from codelens.chunk import KINDS
 from codelens.errors import BadInput, CodeLensError
 from codelens.search.filters import SearchFilters
 from codelens.search.searcher import Searcher
-from codelens.serve.client import SERVE_HOST, announcement_file
+from codelens.serve.client import SERVE_HOST, announcement_file, find_server
 from codelens.serve.worker import ModelThread
 from codelens.settings import Settings
 
@@ -119,6 +119,10 @@ def serve(settings: Settings, port: int = 0, on_ready: Callable[[str], None] = p
     from codelens.embedding import normalize_model_id, tune_threads_for_search
     from codelens.errors import ModelMismatch
 
+    running = find_server(settings.index_dir, settings.chroma_url)
+    if running is not None:  # a second server would take over the announcement, then withdraw it
+        raise CodeLensError(f"{settings.index_dir} is already served by process {running.pid} on "
+                            f"http://{SERVE_HOST}:{running.port}: searches use it; stop it first to start another")
     tune_threads_for_search()
     models = ModelThread()
     searcher = models.call(Searcher, settings)

