@@ -10,7 +10,7 @@ import pytest
 from codelens.search.bridge import WordBridge, bridge_vocabulary, pseudo_english
 from codelens.search.dense import ChromaDenseRetriever, MatrixDenseRetriever
 from codelens.search.english import EnsembleDense
-from codelens.search.filters import SearchFilters
+from codelens.search.filters import ChunkScope, SearchFilters
 from codelens.search.fusion import convex_fusion
 from codelens.search.glossary import glossary_words
 from codelens.search.lexical import LONG_QUESTION_TERMS, LexicalIndex, LexicalRetriever
@@ -199,13 +199,15 @@ def test_searcher_filters_apply_to_lexical_hits_too(mini_searcher) -> None:
     assert only_methods and all(h.chunk.kind == "method" for h in only_methods)
 
 
-def test_dense_leg_filters_what_it_fetched_and_asks_chromadb_when_too_few_pass(demo_searcher, embedder) -> None:
-    """The searcher filters the nearest ids itself; a filter that few chunks pass (classes)
-    goes to ChromaDB's `where`. Both give what a filtered ChromaDB query gives."""
+def test_dense_leg_filters_what_it_fetched_and_is_exact_when_too_few_pass(demo_searcher, embedder) -> None:
+    """The searcher filters the nearest ids itself; under a filter that few chunks pass (classes)
+    the leg takes the exact cosine over the filtered vectors. Both give what a filtered ChromaDB
+    query gives."""
     searcher = demo_searcher
     vector = embedder.embed_queries(["user account model"])[0]
     for filters, n in ((SearchFilters(), 20), (SearchFilters(kinds=("class",)), 50)):
-        leg = ChromaDenseRetriever(searcher.store, filters, searcher.chunks).retrieve(Query("q", vector), n)
+        scope = ChunkScope(filters, searcher.chunks)
+        leg = ChromaDenseRetriever(searcher.store, scope).retrieve(Query("q", vector), n)
         expected = searcher.store.nearest(vector, n, kinds=filters.kinds, include_tests=filters.include_tests)
         assert len(leg.candidates) == n
         assert [c.chunk_id for c in leg.candidates] == [chunk_id for chunk_id, _ in expected]
