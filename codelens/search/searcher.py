@@ -47,7 +47,7 @@ class Hit:
         return self.chunk.chunk_id
 
     def to_dict(self) -> dict:
-        """The hit format of results.json and `search --json` (DESIGN.md)."""
+        """The hit format of results.json and `search --json` (a contract other tools read)."""
         c = self.chunk
         return {
             "chunk_id": c.chunk_id, "path": c.path, "symbol": c.symbol, "kind": c.kind,
