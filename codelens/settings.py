@@ -46,11 +46,11 @@ class Settings:
     # A `chroma run` server for the vectors; the rest of the index stays in the index folder.
     chroma_url: str = ""
     batch_size: int = 32
-    # Characters of embedded text per chunk (header first, then code; see chunk_text.py).
+    # Characters of embedded text per chunk (header first, then code; see codelens/ingest/embed_text.py).
     embed_code_chars: int = DEFAULT_TEXT_BUDGET
     max_file_bytes: int = 1_000_000
     show_progress: bool = True
-    # --ray ADDRESS|auto: embedding batches go to Ray actors (codelens/distributed.py); "" is local.
+    # --ray ADDRESS|auto: embedding batches go to Ray actors (codelens/index/distributed.py); "" is local.
     ray_address: str = ""
     ray_worker_cpus: int = 0  # CPUs per Ray actor; 0: one actor per node, using all its CPUs
     # A cold build swaps in a searchable partial index first and adds dense vectors in batches.

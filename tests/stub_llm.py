@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from codelens.answer.llm import LLMConfig
@@ -26,6 +26,8 @@ class Reply:
     delay_s: float = 0.0  # before the status line
     stall_after: int | None = None  # stream this many events, then hang until the test ends
     piece: int = 3  # characters per streamed delta
+    times: int = 1  # sent to this many requests in a row (a 429 that persists)
+    headers: tuple[tuple[str, str], ...] = ()  # extra response headers (Retry-After)
 
 
 class StubLLM:
@@ -50,14 +52,20 @@ class StubLLM:
         return self
 
     def config(self, **overrides: object) -> LLMConfig:
-        return LLMConfig(**{"url": self.url, "model": "stub-model", "timeout_s": 5.0, **overrides})
+        """A client config for the stub; retries off unless a test turns them on (retry_s=...)."""
+        return LLMConfig(**{"url": self.url, "model": "stub-model", "timeout_s": 5.0, "retry_s": 0.0, **overrides})
 
     def env(self) -> dict[str, str]:
         return {"CODELENS_LLM_URL": self.url, "CODELENS_LLM_MODEL": "stub-model", "CODELENS_LLM_TIMEOUT": "5"}
 
     def next_reply(self) -> Reply:
         if self.replies:
-            return self.replies.popleft()
+            reply = self.replies[0]
+            if reply.times > 1:
+                self.replies[0] = replace(reply, times=reply.times - 1)
+            else:
+                self.replies.popleft()
+            return reply
         return Reply(status=500, body=b'{"error": {"message": "the stub has no reply queued"}}')
 
     def __enter__(self) -> StubLLM:
@@ -86,14 +94,16 @@ def _handler(stub: StubLLM) -> type[BaseHTTPRequestHandler]:
                 stub.release.wait(reply.delay_s)
             streaming = request.get("stream") if reply.stream is None else reply.stream
             if reply.body is not None or reply.status != 200:
-                self._send(reply.status, b"{}" if reply.body is None else reply.body)
+                self._send(reply.status, b"{}" if reply.body is None else reply.body, reply.headers)
             elif streaming:
                 self._stream(reply)
             else:
                 self._send(200, json.dumps(completion(reply.content)).encode())
 
-        def _send(self, status: int, body: bytes) -> None:
+        def _send(self, status: int, body: bytes, headers: tuple[tuple[str, str], ...] = ()) -> None:
             self.send_response(status)
+            for name, value in headers:
+                self.send_header(name, value)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()

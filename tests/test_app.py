@@ -100,7 +100,8 @@ def test_kind_and_path_filters(monkeypatch, demo_index) -> None:
     assert cards(app) and all(path.startswith("gymhero/schemas/") for _, path, *_ in cards(app))
     app.sidebar.text_input[0].input("no/such/folder/").run()
     assert not cards(app)
-    assert any("Ничего не найдено" in w.value for w in app.warning)
+    assert any("no indexed path starts with 'no/such/folder/' - indexed paths start with: gymhero/" in e.value
+               for e in app.error)
 
 
 def test_test_code_is_hidden_unless_toggled(monkeypatch, demo_index) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import chromadb
 import pytest
 
-from codelens.errors import DatabaseError, IndexNotFound, ModelMismatch, SourceError
+from codelens.errors import EXIT_BAD_INPUT, DatabaseError, IndexNotFound, ModelMismatch, SourceError
 from codelens.index.build import build_index
 from codelens.index.metadata import read_stats
 from codelens.index.store import SEARCH_EF
@@ -129,6 +129,18 @@ def test_search_filters_kind_path_and_tests(mini_searcher) -> None:
     assert all(not h.chunk.is_test for h in default)
     with_tests = searcher.search("test hash password", k=10, filters=SearchFilters(include_tests=True))
     assert any(h.chunk.is_test for h in with_tests)
+
+
+def test_a_path_prefix_that_matches_nothing_says_which_exist(mini_index, capsys) -> None:
+    """The CLI exits 6 with the prefixes the index has (pkg/ and tests/ in the mini project)."""
+    from codelens.cli.main import main
+
+    db = str(mini_index.db_path)
+    assert main(["search", "password", "--path", "src/pkg/", "--db", db]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert "no indexed path starts with 'src/pkg/' - indexed paths start with: pkg/, tests/" in err
+    assert "did you mean 'pkg/'?" in err
+    assert main(["search", "password", "--path", "pkg/", "--db", db]) == 0
 
 
 def test_relevance_percent_is_never_flat() -> None:

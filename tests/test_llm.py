@@ -5,25 +5,28 @@ The stub server lives in tests/stub_llm.py.
 
 from __future__ import annotations
 
+import email.utils
 import json
 import time
 
 import pytest
 
 from codelens.answer.llm import (
+    DEFAULT_RETRY_S,
     HOW_TO_ENABLE,
+    MAX_ATTEMPTS,
     ChatClient,
     LLMConfig,
     iter_sse_data,
     parse_completion,
     parse_stream_event,
+    retry_after_s,
 )
 from codelens.errors import EXIT_LLM, LLMError
 from tests.conftest import free_port
 from tests.stub_llm import Reply, StubLLM, completion
 
 MESSAGES = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}]
-
 
 
 # ----------------------------------------------------------------- configuration
@@ -43,6 +46,8 @@ def test_off_unless_configured() -> None:
      "CODELENS_LLM_TIMEOUT"),
     ({"CODELENS_LLM_URL": "http://127.0.0.1:1", "CODELENS_LLM_MODEL": "m", "CODELENS_LLM_TEMPERATURE": "hot"},
      "CODELENS_LLM_TEMPERATURE"),
+    ({"CODELENS_LLM_URL": "http://127.0.0.1:1", "CODELENS_LLM_MODEL": "m", "CODELENS_LLM_RETRY_S": "-1"},
+     "CODELENS_LLM_RETRY_S"),
 ])
 def test_half_a_configuration_is_an_error_with_the_fix(env: dict, says: str) -> None:
     with pytest.raises(LLMError, match=says) as caught:
@@ -54,7 +59,7 @@ def test_config_from_env_and_endpoint_forms() -> None:
     config = LLMConfig.from_env({"CODELENS_LLM_URL": "http://127.0.0.1:11434/v1/", "CODELENS_LLM_MODEL": "qwen",
                                  "CODELENS_LLM_KEY": "sk-secret", "CODELENS_LLM_TIMEOUT": "7.5",
                                  "CODELENS_LLM_TEMPERATURE": "none", "CODELENS_LLM_CONTEXT_TOKENS": "900"})
-    assert config == LLMConfig("http://127.0.0.1:11434/v1/", "qwen", "sk-secret", 7.5, None, 900)
+    assert config == LLMConfig("http://127.0.0.1:11434/v1/", "qwen", "sk-secret", 7.5, None, 900, DEFAULT_RETRY_S)
     assert config.endpoint == "http://127.0.0.1:11434/v1/chat/completions"
     assert "sk-secret" not in repr(config)
     assert LLMConfig("http://127.0.0.1:11434", "m").endpoint == "http://127.0.0.1:11434/v1/chat/completions"
@@ -126,6 +131,95 @@ def test_http_errors_carry_the_servers_words_and_the_fix(stub: StubLLM, status: 
     stub.queue(Reply(status=status, body=json.dumps({"error": {"message": detail}}).encode()))
     with pytest.raises(LLMError, match=says):
         ChatClient(stub.config()).complete(MESSAGES)
+
+
+# ----------------------------------------------------------------- retries
+
+
+class Waits(list):
+    """Stands in for time.sleep: records each wait instead of sleeping."""
+
+    def __call__(self, seconds: float) -> None:
+        self.append(seconds)
+
+
+@pytest.mark.parametrize("status", [429, 503])
+def test_rate_limit_and_unavailable_are_retried_with_exponential_backoff(stub: StubLLM, status: int) -> None:
+    stub.queue(Reply(status=status, body=b'{"error": "busy"}', times=3), Reply("answer after the storm"))
+    waits = Waits()
+    assert ChatClient(stub.config(retry_s=30), sleep=waits).complete(MESSAGES) == "answer after the storm"
+    assert waits == [1.0, 2.0, 4.0]
+    assert len(stub.requests) == 4 and stub.requests[0] == stub.requests[3]
+
+
+def test_a_streamed_answer_is_retried_before_it_starts(stub: StubLLM) -> None:
+    stub.queue(Reply(status=503, body=b"warming up"), Reply("streamed after a retry"))
+    deltas: list[str] = []
+    text = ChatClient(stub.config(retry_s=30), sleep=Waits()).complete(MESSAGES, on_token=deltas.append)
+    assert text == "".join(deltas) == "streamed after a retry"
+
+
+def test_retry_after_seconds_is_honoured(stub: StubLLM) -> None:
+    stub.queue(Reply(status=429, body=b"{}", headers=(("Retry-After", "7"),)), Reply("ok"))
+    waits = Waits()
+    assert ChatClient(stub.config(retry_s=30), sleep=waits).complete(MESSAGES) == "ok"
+    assert waits == [7.0]
+
+
+def test_retry_after_as_an_http_date_is_honoured(stub: StubLLM) -> None:
+    when = email.utils.formatdate(time.time() + 5, usegmt=True)
+    stub.queue(Reply(status=503, body=b"{}", headers=(("Retry-After", when),)), Reply("ok"))
+    waits = Waits()
+    assert ChatClient(stub.config(retry_s=30), sleep=waits).complete(MESSAGES) == "ok"
+    assert len(waits) == 1 and 3.0 <= waits[0] <= 5.0  # the date has whole seconds
+
+
+def test_retry_after_parsing() -> None:
+    now = 1_000_000.0
+    assert retry_after_s("120", now) == 120.0
+    assert retry_after_s(email.utils.formatdate(now + 30, usegmt=True), now) == 30.0
+    assert retry_after_s(email.utils.formatdate(now - 30, usegmt=True), now) == 0.0
+    assert retry_after_s(None) is None and retry_after_s("soon") is None and retry_after_s("") is None
+
+
+def test_retries_stop_at_the_time_budget_with_the_servers_words(stub: StubLLM) -> None:
+    stub.queue(Reply(status=429, body=json.dumps({"error": {"message": "slow down"}}).encode(), times=50))
+    waits = Waits()
+    with pytest.raises(LLMError, match=r"rate limiting .*slow down.*gave up after 3 attempts"):
+        ChatClient(stub.config(retry_s=5), sleep=waits).complete(MESSAGES)
+    assert waits == [1.0, 2.0] and sum(waits) <= 5  # 4 more would pass the budget
+    assert len(stub.requests) == 3
+
+
+def test_retries_stop_after_the_last_attempt(stub: StubLLM) -> None:
+    stub.queue(Reply(status=500, body=b"{}", times=50))
+    waits = Waits()
+    with pytest.raises(LLMError, match=f"HTTP 500.*gave up after {MAX_ATTEMPTS} attempts"):
+        ChatClient(stub.config(retry_s=1000), sleep=waits).complete(MESSAGES)
+    assert len(stub.requests) == MAX_ATTEMPTS and len(waits) == MAX_ATTEMPTS - 1
+
+
+def test_a_retry_after_beyond_the_budget_is_not_waited_for(stub: StubLLM) -> None:
+    stub.queue(Reply(status=429, body=b"{}", headers=(("Retry-After", "3600"),)), Reply("never asked"))
+    waits = Waits()
+    with pytest.raises(LLMError, match=r"asked to wait 3600 s; CODELENS_LLM_RETRY_S=30 allows less"):
+        ChatClient(stub.config(retry_s=30), sleep=waits).complete(MESSAGES)
+    assert waits == [] and len(stub.requests) == 1
+
+
+@pytest.mark.parametrize("status", [400, 401, 404])
+def test_client_errors_are_not_retried(stub: StubLLM, status: int) -> None:
+    stub.queue(Reply(status=status, body=b"{}"), Reply("never asked"))
+    waits = Waits()
+    with pytest.raises(LLMError, match=f"HTTP {status}"):
+        ChatClient(stub.config(retry_s=30), sleep=waits).complete(MESSAGES)
+    assert waits == [] and len(stub.requests) == 1
+
+
+def test_the_retry_budget_comes_from_the_environment() -> None:
+    base = {"CODELENS_LLM_URL": "http://127.0.0.1:1/v1", "CODELENS_LLM_MODEL": "m"}
+    assert LLMConfig.from_env(base).retry_s == DEFAULT_RETRY_S
+    assert LLMConfig.from_env({**base, "CODELENS_LLM_RETRY_S": "0"}).retry_s == 0.0
 
 
 def test_plain_text_error_page_is_quoted(stub: StubLLM) -> None:

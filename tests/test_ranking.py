@@ -22,10 +22,9 @@ from codelens.search.ranking import (
     PathSignal,
     RankingIndex,
     SymbolIntent,
-    bare_identifier,
-    code_identifiers,
     ranking_stages,
 )
+from codelens.search.terms import bare_identifier, code_identifiers
 from tests.conftest import PROJECT_ROOT
 
 sys.path.insert(0, str(PROJECT_ROOT / "bench"))

@@ -9,13 +9,14 @@ import pytest
 
 from codelens.search.bridge import WordBridge, bridge_vocabulary, pseudo_english
 from codelens.search.dense import ChromaDenseRetriever, MatrixDenseRetriever
-from codelens.search.english import EnsembleDense
-from codelens.search.filters import SearchFilters
+from codelens.search.english import EnglishVectors, EnsembleDense
+from codelens.search.filters import ChunkScope, SearchFilters
 from codelens.search.fusion import convex_fusion
 from codelens.search.glossary import glossary_words
 from codelens.search.lexical import LONG_QUESTION_TERMS, LexicalIndex, LexicalRetriever
 from codelens.search.pipeline import HybridPipeline, shipped_pipeline
 from codelens.search.query import Candidate, LegResult, Query, top_n
+from codelens.search.ranking import RankingIndex, ranking_stages
 from codelens.search.searcher import Searcher
 from tests.conftest import make_chunk
 
@@ -199,13 +200,15 @@ def test_searcher_filters_apply_to_lexical_hits_too(mini_searcher) -> None:
     assert only_methods and all(h.chunk.kind == "method" for h in only_methods)
 
 
-def test_dense_leg_filters_what_it_fetched_and_asks_chromadb_when_too_few_pass(demo_searcher, embedder) -> None:
-    """The searcher filters the nearest ids itself; a filter that few chunks pass (classes)
-    goes to ChromaDB's `where`. Both give what a filtered ChromaDB query gives."""
+def test_dense_leg_filters_what_it_fetched_and_is_exact_when_too_few_pass(demo_searcher, embedder) -> None:
+    """The searcher filters the nearest ids itself; under a filter that few chunks pass (classes)
+    the leg takes the exact cosine over the filtered vectors. Both give what a filtered ChromaDB
+    query gives."""
     searcher = demo_searcher
     vector = embedder.embed_queries(["user account model"])[0]
     for filters, n in ((SearchFilters(), 20), (SearchFilters(kinds=("class",)), 50)):
-        leg = ChromaDenseRetriever(searcher.store, filters, searcher.chunks).retrieve(Query("q", vector), n)
+        scope = ChunkScope(filters, searcher.chunks)
+        leg = ChromaDenseRetriever(searcher.store, scope).retrieve(Query("q", vector), n)
         expected = searcher.store.nearest(vector, n, kinds=filters.kinds, include_tests=filters.include_tests)
         assert len(leg.candidates) == n
         assert [c.chunk_id for c in leg.candidates] == [chunk_id for chunk_id, _ in expected]
@@ -253,3 +256,54 @@ def test_short_english_questions_lean_on_the_dense_ensemble() -> None:
     assert len(set(Query.from_text(long_question).terms)) > LONG_QUESTION_TERMS
     assert retriever.retrieve(Query.from_text(long_question), 5).weight == pytest.approx(1.0)
     assert retriever.retrieve(Query.from_text("где вызывается login"), 5).weight == pytest.approx(0.5)
+
+
+class _CountingEmbedder(_FakeWordEmbedder):
+    def __init__(self) -> None:
+        self.calls: list[list[str]] = []
+
+    def __call__(self, words):
+        self.calls.append(list(words))
+        return super().__call__(words)
+
+
+def test_a_question_is_crossed_once_for_every_leg_and_stage() -> None:
+    """The pipeline asks the bridge once; the lexical and English legs and the path stage read the
+    crossed query (before, each asked the bridge itself)."""
+    embed = _CountingEmbedder()
+    words = bridge_vocabulary(CHUNKS)
+    bridge = WordBridge(words, _FakeWordEmbedder()(words), embed, floor=0.8)
+    english = EnglishVectors(tuple(IDS), np.eye(4, dtype=np.float32), lambda text: _unit(1, 0, 0, 0))
+    index = RankingIndex.build({c.chunk_id: c for c in CHUNKS})
+    stages = ranking_stages(index, ["path", "symbol"], bridge=bridge)
+    pipeline = shipped_pipeline(MatrixDenseRetriever(IDS, VECTORS), LexicalIndex.from_chunks(CHUNKS),
+                                bridge=bridge, english=english, stages=stages)
+    fused = pipeline.search(Query.from_text("как хешируется пароль", _unit(0.9, 0.1, 0, 0)), 3)
+    assert fused[0].chunk_id == IDS[0]
+    assert embed.calls == [["хешируется", "пароль"]]
+    crossed = bridge.cross(Query.from_text("как хешируется пароль"))
+    assert crossed.russian and crossed.language == "ru" and crossed.pseudo_english == "hash password"
+    assert set(crossed.bridged) == {"хешируется", "пароль"}  # the glossary's hash, e5's password
+    assert embed.calls == [["хешируется", "пароль"]]  # the bridge keeps its words
+
+
+def test_query_knows_its_language_and_identifiers() -> None:
+    assert Query.from_text("Session.send").identifier == "Session.send"
+    assert Query.from_text("how does ClientSession pool").code_identifiers == ("ClientSession",)
+    assert Query.from_text("how routes work").identifier is None
+    assert Query.from_text("how routes work").language == "en"
+
+
+def test_every_leg_takes_its_n_best_inside_the_filter() -> None:
+    """A filter that the best chunks overall fail: each leg still returns the n best that pass."""
+    only_db = ChunkScope(SearchFilters(path_prefix="app/db"), {c.chunk_id: c for c in CHUNKS})
+    assert list(only_db.mask(IDS)) == [False, False, True, False]
+    query = Query.from_text("password connect", _unit(0.9, 0.3, 0.1, 0))
+    dense = MatrixDenseRetriever(IDS, VECTORS, only_db).retrieve(query, 1)
+    assert [c.chunk_id for c in dense.candidates] == [IDS[2]]
+    lexical = LexicalRetriever(LexicalIndex.from_chunks(CHUNKS), accept=only_db).retrieve(query, 1)
+    assert [c.chunk_id for c in lexical.candidates] == [IDS[2]]
+    ensemble = EnsembleDense(MatrixDenseRetriever(IDS, VECTORS, only_db), IDS, VECTORS,
+                             lambda text: _unit(0, 0, 1, 0), accept=only_db).retrieve(query, 2)
+    assert [c.chunk_id for c in ensemble.candidates] == [IDS[2]]
+    assert list(top_n(np.array([0.9, 0.1, 0.5, 0.7]), 2, np.array([False, True, True, False]))) == [2, 1]

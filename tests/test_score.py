@@ -1,4 +1,4 @@
-"""score.py: the DESIGN.md contract, the metrics it prints, and every kind of bad input."""
+"""score.py: its fixed contract, the metrics it prints, and every kind of bad input."""
 
 from __future__ import annotations
 

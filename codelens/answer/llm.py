@@ -7,10 +7,12 @@ says what to change.
 
 from __future__ import annotations
 
+import email.utils
 import http.client
 import ipaddress
 import json
 import os
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -26,6 +28,7 @@ ENV_KEY = "CODELENS_LLM_KEY"
 ENV_TIMEOUT = "CODELENS_LLM_TIMEOUT"
 ENV_TEMPERATURE = "CODELENS_LLM_TEMPERATURE"
 ENV_CONTEXT_TOKENS = "CODELENS_LLM_CONTEXT_TOKENS"
+ENV_RETRY = "CODELENS_LLM_RETRY_S"
 
 # Seconds without a byte from the server. A non-streaming reply sends nothing until the whole
 # answer is written, so this has to cover a slow local model's full generation.
@@ -34,6 +37,11 @@ DEFAULT_TIMEOUT_S = 120.0
 # default 4096-token window; raise it for hosted models.
 DEFAULT_CONTEXT_TOKENS = 2500
 _DETAIL_CHARS = 300
+# A 429 or 5xx is asked again after 1, 2, 4, 8 s (or what the server's Retry-After says), at most
+# this many seconds of waiting in all: a rate limit or a model still loading usually clears in that.
+DEFAULT_RETRY_S = 30.0
+RETRY_FIRST_WAIT_S = 1.0
+MAX_ATTEMPTS = 5
 
 HOW_TO_ENABLE = f"""To turn answers in words on, point CodeLens at an OpenAI-compatible chat endpoint:
   export {ENV_URL}=http://localhost:11434/v1      # Ollama; or your provider's /v1 URL
@@ -41,7 +49,8 @@ HOW_TO_ENABLE = f"""To turn answers in words on, point CodeLens at an OpenAI-com
   export {ENV_KEY}=...                            # only for hosted APIs
 Optional: {ENV_TIMEOUT} (seconds, default {DEFAULT_TIMEOUT_S:.0f}), \
 {ENV_CONTEXT_TOKENS} (default {DEFAULT_CONTEXT_TOKENS}),
-{ENV_TEMPERATURE} (default 0; "none" for models that reject it)."""
+{ENV_TEMPERATURE} (default 0; "none" for models that reject it),
+{ENV_RETRY} (seconds of waiting to retry a 429 or 5xx, default {DEFAULT_RETRY_S:.0f}; 0: no retry)."""
 
 Message = Mapping[str, str]  # {"role": "system" | "user" | "assistant", "content": ...}
 TokenCallback = Callable[[str], None]
@@ -56,6 +65,7 @@ class LLMConfig:
     timeout_s: float = DEFAULT_TIMEOUT_S
     temperature: float | None = 0.0  # None: not sent (some hosted models accept only their default)
     context_tokens: int = DEFAULT_CONTEXT_TOKENS
+    retry_s: float = DEFAULT_RETRY_S  # the most seconds spent waiting to retry a 429 or 5xx
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> LLMConfig | None:
@@ -78,6 +88,7 @@ class LLMConfig:
             timeout_s=_positive(env, ENV_TIMEOUT, DEFAULT_TIMEOUT_S, float),
             temperature=_temperature(env.get(ENV_TEMPERATURE, "")),
             context_tokens=_positive(env, ENV_CONTEXT_TOKENS, DEFAULT_CONTEXT_TOKENS, int),
+            retry_s=_retry_budget(env.get(ENV_RETRY, "")),
         )
 
     @property
@@ -116,6 +127,41 @@ def _temperature(raw: str) -> float | None:
         raise LLMError(f"{ENV_TEMPERATURE}={raw!r} is not a number - use e.g. 0, 0.2 or none") from None
 
 
+def _retry_budget(raw: str) -> float:
+    raw = raw.strip()
+    if not raw:
+        return DEFAULT_RETRY_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < float("inf"):
+        raise LLMError(f"{ENV_RETRY}={raw!r} is not a number of seconds - use e.g. 30, or 0 for no retry")
+    return value
+
+
+def retry_after_s(header: str | None, now: float | None = None) -> float | None:
+    """The wait a `Retry-After` header asks for: delay-seconds or an HTTP date (None when absent
+    or unreadable; a date in the past is 0)."""
+    if not header or not header.strip():
+        return None
+    value = header.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None or when.tzinfo is None:
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def is_retryable(status: int) -> bool:
+    """Rate limited, or the server failed: worth asking again. Other 4xx are the request's fault."""
+    return status == 429 or status >= 500
+
+
 class ChatModel(Protocol):
     """What answering needs from a model: messages in, text out, deltas to on_token when given."""
 
@@ -127,10 +173,11 @@ class ChatModel(Protocol):
 class ChatClient:
     """POST /chat/completions; streams (SSE) when on_token is given, else one JSON reply."""
 
-    def __init__(self, config: LLMConfig) -> None:
+    def __init__(self, config: LLMConfig, sleep: Callable[[float], None] = time.sleep) -> None:
         self.config = config
         self.model = config.model
         self._opener = _opener_for(config.endpoint)
+        self._sleep = sleep
 
     def complete(self, messages: Sequence[Message], on_token: TokenCallback | None = None) -> str:
         stream = on_token is not None
@@ -158,6 +205,39 @@ class ChatClient:
         return json.dumps(payload, ensure_ascii=False).encode("utf-8")
 
     def _post(self, data: bytes, stream: bool) -> http.client.HTTPResponse:
+        """The response to the request; a 429 or 5xx is retried with exponential backoff (or the
+        server's Retry-After) while the retry budget lasts. Nothing is retried once a reply has
+        begun, so a streamed answer is never shown twice."""
+        waited = 0.0
+        for attempt in range(1, MAX_ATTEMPTS + 1):
+            try:
+                return self._open(data, stream)
+            except urllib.error.HTTPError as exc:
+                detail = _read_detail(exc)
+                wait, why_not = self._retry_wait(exc, attempt, waited)
+                if wait is None:
+                    raise LLMError(http_error_message(exc.code, detail, self.config) + why_not) from None
+            self._sleep(wait)
+            waited += wait
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def _retry_wait(self, error: urllib.error.HTTPError, attempt: int, waited: float) -> tuple[float | None, str]:
+        """(seconds to wait before the next attempt, "") or (None, why the error is final)."""
+        if not is_retryable(error.code):
+            return None, ""
+        tried = f" (gave up after {attempt} attempts)" if attempt > 1 else ""
+        if attempt == MAX_ATTEMPTS:
+            return None, tried
+        asked = retry_after_s(error.headers.get("Retry-After") if error.headers else None)
+        wait = RETRY_FIRST_WAIT_S * 2 ** (attempt - 1) if asked is None else asked
+        if waited + wait <= self.config.retry_s:
+            return wait, ""
+        if asked is not None:
+            return None, f" (it asked to wait {asked:g} s; {ENV_RETRY}={self.config.retry_s:g} allows less)"
+        return None, tried
+
+    def _open(self, data: bytes, stream: bool) -> http.client.HTTPResponse:
+        """One request; every failure but an HTTP status becomes an LLMError here."""
         headers = {"Content-Type": "application/json",
                    "Accept": "text/event-stream" if stream else "application/json"}
         if self.config.key:
@@ -165,8 +245,8 @@ class ChatClient:
         request = urllib.request.Request(self.config.endpoint, data=data, headers=headers, method="POST")
         try:
             return self._opener.open(request, timeout=self.config.timeout_s)
-        except urllib.error.HTTPError as exc:
-            raise LLMError(http_error_message(exc.code, _read_detail(exc), self.config)) from None
+        except urllib.error.HTTPError:
+            raise
         except urllib.error.URLError as exc:
             if isinstance(exc.reason, TimeoutError):
                 raise LLMError(self._timeout_message("did not answer")) from None

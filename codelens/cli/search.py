@@ -28,7 +28,7 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def print_hits(hits: list[dict], as_json: bool) -> None:
-    """Hit dicts with rank and relevance: `--json` prints the DESIGN.md hit format, else one line each."""
+    """Hit dicts with rank and relevance: `--json` prints the results.json hit format, else one line each."""
     if as_json:
         print(json.dumps([{k: v for k, v in h.items() if k not in ("rank", "relevance")} for h in hits],
                          ensure_ascii=False, indent=2))

@@ -2,7 +2,7 @@
 
 `layout` names every path in an index folder (open it to see what an index is made of);
 `store` is the only module that imports chromadb; `metadata` is `index_metadata.json` (the
-DESIGN.md contract); `manifest` holds the content hashes that make runs incremental;
+a fixed contract); `manifest` holds the content hashes that make runs incremental;
 `embed_cache` keeps vectors by text hash so nothing is embedded twice and killed runs resume;
 `folder` is the writer's lock, build-aside and atomic swap; `sidecar` is what every
 sidecar builder (lexical, bridge, English vectors, graph) is handed; `build` orchestrates a run.

@@ -1,4 +1,4 @@
-"""`index_metadata.json`: what an index holds and how it was built (DESIGN.md contract)."""
+"""`index_metadata.json`: what an index holds and how it was built (a fixed contract: other tools read it)."""
 
 from __future__ import annotations
 

@@ -72,8 +72,7 @@ class VectorStore:
                 include_tests: bool = True) -> list[tuple[str, float]]:
         """(chunk id, cosine similarity) of the nearest chunks, best first: ids and distances
         only, for a caller that holds the chunks already. `kinds` and `include_tests` narrow
-        the search inside ChromaDB (its metadata pre-filter scans, so callers filter the
-        nearest themselves first and ask this only when too few pass)."""
+        the search inside ChromaDB (its metadata pre-filter scans the metadata)."""
         try:
             result = self._collection.query(
                 query_embeddings=[vector.tolist()], n_results=max(1, min(n_results, self.count())),
@@ -83,6 +82,16 @@ class VectorStore:
             raise DatabaseError(f"the index at {self.db_path} could not be read: {exc}") from exc
         return [(chunk_id, 1.0 - float(distance))
                 for chunk_id, distance in zip(result["ids"][0], result["distances"][0], strict=False)]
+
+    def all_vectors(self) -> tuple[list[str], np.ndarray]:
+        """(chunk ids, their vectors as rows): the exact search under a narrow filter."""
+        try:
+            result = self._collection.get(include=["embeddings"])
+        except Exception as exc:  # chromadb raises many types, e.g. when the index was swapped
+            raise DatabaseError(f"the index at {self.db_path} could not be read: {exc}") from exc
+        ids = list(result["ids"])
+        vectors = np.asarray(result["embeddings"], dtype=np.float32) if ids else np.zeros((0, 0), np.float32)
+        return ids, vectors.reshape(len(ids), -1)
 
     def all_chunks(self) -> list[Chunk]:
         result = self._collection.get(include=["documents", "metadatas"])

@@ -117,9 +117,6 @@ class CodeLensTools:
             raise BadInput(f"unknown kind {', '.join(unknown)} - use any of {', '.join(KINDS)}")
         searcher = self.index.searcher
         path = path.strip().removeprefix("./")
-        if path and not any(c.path.startswith(path) for c in searcher.chunks.values()):
-            raise BadInput(f"no indexed file path starts with {path!r} - paths look like "
-                           f"{_example_path(searcher.chunks)!r}; pass a prefix of one, or none")
         filters = SearchFilters(kinds=tuple(kinds), path_prefix=path, include_tests=include_tests)
         hits = searcher.search(query, k=k, filters=filters)
         data = {"query": query, "hits": [_hit_data(hit) for hit in hits]}
@@ -313,10 +310,6 @@ def _hit_text(hit: Hit) -> str:
     more = f"\n({cut} more lines: get_chunk {c.chunk_id})" if cut else ""
     return (f"{hit.rank}. {c.chunk_id}  [{c.kind}]  {c.path}:{c.start_line}-{c.end_line}  "
             f"relevance {hit.relevance:.1f}%\n```python\n{code}\n```{more}")
-
-
-def _example_path(chunks: dict[str, Chunk]) -> str:
-    return min((c.path for c in chunks.values()), default="package/module.py")
 
 
 def _unknown_chunk_message(chunk_id: str, chunks: dict[str, Chunk]) -> str:

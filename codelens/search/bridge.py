@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +25,7 @@ from codelens.index.layout import IndexLayout
 from codelens.index.sidecar import SidecarInput
 from codelens.ingest.embed_text import split_identifier
 from codelens.search.glossary import glossary_words
-from codelens.search.query import top_n
+from codelens.search.query import Query, top_n
 from codelens.search.terms import STOP_WORDS, has_cyrillic, index_term
 
 _BRIDGE_CACHE_WORDS = 50_000  # translations kept in memory (a question's new words cost an embedding)
@@ -96,6 +97,40 @@ class WordBridge:
         return {self.words[i]: float(similarities[i]) for i in best if similarities[i] >= cut}
 
 
+    def neighbours(self, words: Sequence[str]) -> dict[str, dict[str, float]]:
+        """Each Cyrillic word that crosses -> its code words and their weights (one e5 call for
+        the words not seen before)."""
+        self.translate(words)
+        return {w: dict(self._cache[w]) for w in dict.fromkeys(words) if self._cache.get(w)}
+
+    def cross(self, query: Query) -> Query:
+        """The question with its Russian words' code words and its pseudo-English filled in,
+        once for every leg and stage (the words of both tokenizations, in one e5 call)."""
+        if query.crossed:
+            return query
+        if not query.russian:
+            return replace(query, crossed=True)
+        asked = [w for w in query.words if has_cyrillic(w)] + _pseudo_english_words(query.text)
+        bridged = self.neighbours(asked)
+        return replace(query, crossed=True, bridged=bridged, pseudo_english=_pseudo_english(query.text, bridged))
+
+
+def crossed(query: Query, bridge: WordBridge | None) -> Query:
+    """The query as the bridge crossed it (the same query without a bridge, or when crossed already)."""
+    return bridge.cross(query) if bridge is not None and not query.crossed else query
+
+
+def bridged_terms(query: Query, words: Iterable[str]) -> dict[str, float]:
+    """Index terms for the given words of a crossed query: each word's code words stemmed, the
+    highest weight kept per term."""
+    merged: dict[str, float] = {}
+    for word in words:
+        for neighbour, weight in query.bridged.get(word, {}).items():
+            term = index_term(neighbour)
+            merged[term] = max(merged.get(term, 0.0), weight)
+    return merged
+
+
 _WORD = re.compile(r"\w+")
 
 
@@ -104,20 +139,24 @@ def pseudo_english(text: str, bridge: WordBridge) -> str:
     Cyrillic word (question glue dropped) becomes its single nearest code word, Latin words
     and identifiers stay as written. Empty when no Cyrillic word crosses the bridge.
     One word each, unweighted: two near-duplicates per word ("closed closing") measured worse."""
-    tokens = _WORD.findall(text)
-    # One e5 call for every new word of the question (one call per word cost ~20 ms each)
-    bridge.translate([t.lower() for t in tokens if has_cyrillic(t) and t.lower() not in STOP_WORDS])
-    words, crossed = [], False
-    for token in tokens:
+    return bridge.cross(Query(text)).pseudo_english
+
+
+def _pseudo_english_words(text: str) -> list[str]:
+    return [t.lower() for t in _WORD.findall(text) if has_cyrillic(t) and t.lower() not in STOP_WORDS]
+
+
+def _pseudo_english(text: str, bridged: Mapping[str, Mapping[str, float]]) -> str:
+    words, crossed_any = [], False
+    for token in _WORD.findall(text):
         if not has_cyrillic(token):
             words.append(token)
             continue
-        word = token.lower()
-        nearest = bridge.nearest(word) if word not in STOP_WORDS else None
-        if nearest:
-            words.append(nearest)
-            crossed = True
-    return " ".join(words) if crossed else ""
+        neighbours = bridged.get(token.lower()) if token.lower() not in STOP_WORDS else None
+        if neighbours:
+            words.append(max(neighbours, key=lambda w: (neighbours[w], w)))  # the nearest code word
+            crossed_any = True
+    return " ".join(words) if crossed_any else ""
 
 
 BRIDGE_MAX_WORDS = 20_000

@@ -7,27 +7,27 @@ the second model of `english.py`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from codelens.chunk import Chunk
 from codelens.index.store import VectorStore
-from codelens.search.filters import SearchFilters
+from codelens.search.filters import Accept, chunk_mask
 from codelens.search.query import Candidate, LegResult, Query, top_n
 
 
 class MatrixDenseRetriever:
-    """Exact cosine over L2-normalised vectors held in memory. `accept` filters chunks before the
-    cut (over-fetching, like the ChromaDB leg); `weight` is the leg's fusion weight: a partial
-    index gives its dense coverage, since at full weight a half-embedded index ranked the chunks
-    that happen to have vectors above better ones that have none yet (bench/SCALE.md)."""
+    """Exact cosine over L2-normalised vectors held in memory. `accept` filters chunks exactly (a
+    mask over the rows before the cut); `weight` is the leg's fusion weight: a partial index gives
+    its dense coverage, since at full weight a half-embedded index ranked the chunks that happen
+    to have vectors above better ones that have none yet (bench/SCALE.md)."""
 
     name = "dense"
 
     def __init__(self, chunk_ids: Sequence[str], vectors: np.ndarray,
-                 accept: Callable[[str], bool] | None = None, weight: float = 1.0) -> None:
-        self.chunk_ids = tuple(chunk_ids)
+                 accept: Accept | None = None, weight: float = 1.0) -> None:
+        # kept as given when a tuple: a filter's mask is cached by the sequence's identity
+        self.chunk_ids = chunk_ids if isinstance(chunk_ids, tuple) else tuple(chunk_ids)
         self.vectors = np.asarray(vectors, dtype=np.float32)
         self.accept = accept
         self.weight = weight
@@ -36,41 +36,37 @@ class MatrixDenseRetriever:
         if query.vector is None or not self.chunk_ids:
             return LegResult(self.name, (), 0.0)
         similarities = self.vectors @ np.asarray(query.vector, dtype=np.float32)
-        kept: list[Candidate] = []
-        for fetch in (n * 4 if self.accept else n, len(self.chunk_ids)):  # the filter rarely needs a second pass
-            kept = [Candidate(self.chunk_ids[i], float(similarities[i]), float(similarities[i]))
-                    for i in top_n(similarities, fetch) if self.accept is None or self.accept(self.chunk_ids[i])]
-            if len(kept) >= n or self.accept is None:
-                break
-        return LegResult(self.name, tuple(kept[:n]), self.weight)
+        order = top_n(similarities, n, chunk_mask(self.accept, self.chunk_ids))
+        kept = [Candidate(self.chunk_ids[i], float(similarities[i]), float(similarities[i])) for i in order]
+        return LegResult(self.name, tuple(kept), self.weight)
+
+
+# Every vector of the collection, (ids, matrix), loaded when first needed (see ChromaDenseRetriever).
+AllVectors = Callable[[], tuple[Sequence[str], np.ndarray]]
 
 
 class ChromaDenseRetriever:
-    """The dense leg over the ChromaDB collection. The searcher holds every chunk, so the
-    nearest ids are fetched without a `where` (ChromaDB pre-filters metadata by scanning it,
-    which grows with the index) and filtered here; only when too few pass is the filter handed
-    to ChromaDB. Either way callers over-fetch."""
+    """The dense leg over the ChromaDB collection. The nearest 2n ids are fetched without a
+    `where` (ChromaDB pre-filters metadata by scanning it, which grows with the index, and knows
+    no path prefix) and filtered here: when at least n pass, they are the n nearest inside the
+    filter. When fewer pass (a narrow filter: a folder, one kind), the n nearest inside it come
+    from an exact cosine over the collection's vectors under the filter's mask (`all_vectors`,
+    loaded once per opened index)."""
 
     name = "dense"
 
-    def __init__(self, store: VectorStore, filters: SearchFilters, chunks: Mapping[str, Chunk]) -> None:
+    def __init__(self, store: VectorStore, accept: Accept, all_vectors: AllVectors | None = None) -> None:
         self.store = store
-        self.filters = filters
-        self.chunks = chunks
+        self.accept = accept
+        self.all_vectors = all_vectors or store.all_vectors
 
     def retrieve(self, query: Query, n: int) -> LegResult:
         if query.vector is None:
             return LegResult(self.name, ())
         asked = n * 2
         nearest = self.store.nearest(query.vector, asked)
-        kept = [(i, s) for i, s in nearest if self._accepts(i)]
-        narrowing = bool(self.filters.kinds) or not self.filters.include_tests
-        if len(kept) < n and len(nearest) == asked and narrowing:
-            nearest = self.store.nearest(query.vector, n, kinds=self.filters.kinds,
-                                         include_tests=self.filters.include_tests)
-            kept = [(i, s) for i, s in nearest if self._accepts(i)]
-        return LegResult(self.name, tuple(Candidate(i, s, s) for i, s in kept[:n]))
-
-    def _accepts(self, chunk_id: str) -> bool:
-        chunk = self.chunks.get(chunk_id)
-        return chunk is not None and self.filters.accepts(chunk)
+        kept = [(i, s) for i, s in nearest if self.accept(i)]
+        if len(kept) >= n or len(nearest) < asked:  # the n nearest inside the filter, or all there are
+            return LegResult(self.name, tuple(Candidate(i, s, s) for i, s in kept[:n]))
+        chunk_ids, vectors = self.all_vectors()
+        return MatrixDenseRetriever(chunk_ids, vectors, self.accept).retrieve(query, n)

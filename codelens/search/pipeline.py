@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from codelens.search.bridge import WordBridge
+from codelens.search.bridge import WordBridge, crossed
 from codelens.search.english import EnglishVectors, EnsembleDense
 from codelens.search.fusion import convex_fusion
 from codelens.search.lexical import LexicalIndex, LexicalRetriever
@@ -30,8 +30,10 @@ class HybridPipeline:
     fusion: Fusion
     stages: tuple[Stage, ...] = ()
     overfetch: int = OVERFETCH_MIN
+    bridge: WordBridge | None = None  # crosses a Russian question once, for every leg and stage
 
     def search(self, query: Query, k: int) -> list[Fused]:
+        query = crossed(query, self.bridge)
         n = max(self.overfetch, k * 4)
         results = [retriever.retrieve(query, n) for retriever in self.retrievers]
         fused = self.fusion(results)
@@ -56,4 +58,4 @@ def shipped_pipeline(dense: Retriever, lexical: LexicalIndex, *, bridge: WordBri
                               e5_weight=english.e5_weight, accept=accept, bridge=bridge, positions=english.positions)
     english_scale = ENGLISH_LEXICAL_SCALE if english is not None else 1.0
     lexical_leg = LexicalRetriever(lexical, bridge, accept, english_scale=english_scale)
-    return HybridPipeline((dense, lexical_leg), convex_fusion, tuple(stages))
+    return HybridPipeline((dense, lexical_leg), convex_fusion, tuple(stages), bridge=bridge)

@@ -25,7 +25,6 @@ candidates' scores, class/method dedup), are registered by bench/variants.py.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -33,20 +32,18 @@ import numpy as np
 
 from codelens.chunk import MODULE_SYMBOL, Chunk
 from codelens.ingest.embed_text import split_identifier
-from codelens.search.bridge import WordBridge
+from codelens.search.bridge import WordBridge, bridged_terms, crossed
 from codelens.search.file_vectors import FileVectors
 from codelens.search.fusion import minmax
 from codelens.search.lexical import LexicalIndex
 from codelens.search.query import Fused, Query, Stage
-from codelens.search.terms import has_cyrillic, index_term
+from codelens.search.terms import index_term
 
 # Measured one at a time on semble_py_dev (bench/RESULTS.md): each of these lifts it alone.
 SHIPPED_RANKING: tuple[str, ...] = ("graph-files", "file-words", "file-meaning", "path", "diverse-close", "symbol")
 # chunk ids -> for each, the files of the code it calls and of the code calling it
 CallFiles = Callable[[Sequence[str]], Mapping[str, frozenset[str]]]
 
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
-_CAMEL = re.compile(r"(?:[A-Z][a-z0-9]+|[a-z][a-z0-9]*)(?:[A-Z][a-z0-9]+)+")
 _KIND_ORDER = {"class": 0, "function": 1, "method": 2}
 # How many definitions of one name a bare-identifier question may pin to the top.
 MAX_PINNED = 3
@@ -95,25 +92,6 @@ def _definition_order(chunk: Chunk) -> tuple:
     return (chunk.is_test, _KIND_ORDER.get(chunk.kind, 3), chunk.symbol.count("."), len(chunk.path), chunk.chunk_id)
 
 
-def bare_identifier(text: str) -> str | None:
-    """The identifier a question is made of (`Response`, `Session.send`, `Depends()`), or None."""
-    stripped = text.strip().strip("`").removesuffix("()")
-    return stripped if _IDENTIFIER.fullmatch(stripped) else None
-
-
-def code_identifiers(text: str) -> list[str]:
-    """Identifiers inside a sentence that can only be code: snake_case, dotted names, and
-    camelCase / CamelCase joining capitalised words (`ClientSession`, `getUser`). Plain words
-    (`Field`, `routing`) and acronym-style names (`OpenAPI`, `OAuth2`, `FastAPI`: products and
-    standards that questions name as words) are not."""
-    found = []
-    for match in _IDENTIFIER.finditer(text):
-        word = match.group()
-        if "." in word or "_" in word.strip("_") or _CAMEL.fullmatch(word):
-            found.append(word)
-    return list(dict.fromkeys(found))
-
-
 def _file_of(chunks: Mapping[str, Chunk], item: Fused) -> str:
     """The path of a listed chunk ("" for a snippet without one, or a chunk the index lacks)."""
     chunk = chunks.get(item.chunk_id)
@@ -137,7 +115,7 @@ class SymbolIntent:
     contained: bool = True  # also for identifiers inside a longer question
 
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
-        pinned = self._pinned(query.text)
+        pinned = self._pinned(query)
         if not pinned:
             return fused
         top = fused[0].score if fused else 1.0
@@ -146,9 +124,9 @@ class SymbolIntent:
                 for i, c in enumerate(pinned)]
         return head + [f for f in fused if f.chunk_id not in set(pinned)]
 
-    def _pinned(self, text: str) -> list[str]:
-        bare = bare_identifier(text)
-        names = [bare] if bare else (code_identifiers(text) if self.contained else [])
+    def _pinned(self, query: Query) -> list[str]:
+        bare = query.identifier
+        names = [bare] if bare else (list(query.code_identifiers) if self.contained else [])
         pinned: list[str] = []
         for name in names:
             found = self.index.definitions(name) or self.index.definitions(name, exact_case=False)
@@ -229,8 +207,8 @@ class PathSignal:
 
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
         asked = set(query.terms)
-        if self.bridge is not None and has_cyrillic(query.text):
-            asked |= set(self.bridge.translate([w for w in query.words if has_cyrillic(w)]))
+        if self.bridge is not None and query.russian:
+            asked |= set(bridged_terms(crossed(query, self.bridge), query.words))
         if not asked:
             return fused
         scores = {}
@@ -275,7 +253,7 @@ class FileWords:
     window: int = 50
 
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
-        if self.files is None or not fused or has_cyrillic(query.text):
+        if self.files is None or not fused or query.russian:
             return fused
         terms = {t: 1.0 for t in query.terms if t in self.files.vocabulary}
         if not terms:

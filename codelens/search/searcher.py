@@ -27,7 +27,7 @@ from codelens.search.bridge import WordBridge, load_bridge_vectors
 from codelens.search.dense import ChromaDenseRetriever, MatrixDenseRetriever
 from codelens.search.english import EnglishModel, EnglishVectors, load_english_vectors
 from codelens.search.file_vectors import FileVectors, load_file_vectors
-from codelens.search.filters import SearchFilters
+from codelens.search.filters import ChunkScope, SearchFilters, check_path_prefix
 from codelens.search.lexical import LexicalIndex, file_words_index, load_file_words
 from codelens.search.pipeline import HybridPipeline, shipped_pipeline
 from codelens.search.query import Fused, Query
@@ -47,7 +47,7 @@ class Hit:
         return self.chunk.chunk_id
 
     def to_dict(self) -> dict:
-        """The hit format of results.json and `search --json` (DESIGN.md)."""
+        """The hit format of results.json and `search --json` (a contract other tools read)."""
         c = self.chunk
         return {
             "chunk_id": c.chunk_id, "path": c.path, "symbol": c.symbol, "kind": c.kind,
@@ -65,6 +65,7 @@ def relevance_percent(cosine_similarity: float) -> float:
 
 
 SWAP_RETRIES = 3
+_SCOPES_KEPT = 16  # filters whose masks a searcher keeps (the app's and a session's few)
 QUERY_EMBED_CHARS = 2000
 # One English and one Russian question load every model a search can need (e5, MiniLM, the bridge).
 WARM_UP_QUERIES = ("where are the database settings stored?", "как создаётся токен доступа?")
@@ -124,8 +125,11 @@ class Searcher:
         self._bridge: WordBridge | None = None
         english = load_english_vectors(db_path) if e5_index else None
         self._english_kind: EnglishModel | None = english[3] if english else None
-        self._english = (EnglishVectors(english[0], english[2], self._embed_english, english[3].e5_weight)
+        self._english = (EnglishVectors(tuple(english[0]), english[2], self._embed_english, english[3].e5_weight)
                          if english else None)
+        self._scopes: dict[SearchFilters, ChunkScope] = {}  # one per filter asked: its masks are cached
+        self._all_vectors: tuple[tuple[str, ...], np.ndarray] | None = None
+        self._paths = frozenset(c.path for c in self.chunks.values())
         if self.partial is not None:  # from the vectors embedded so far
             self.file_vectors = FileVectors.from_chunks(
                 self.chunks, dict(zip(self.partial.vector_ids, self.partial.vectors, strict=True)))
@@ -190,8 +194,8 @@ class Searcher:
         if not query or k <= 0:
             return []
         filters = filters or SearchFilters()
-        # e5 reads 512 tokens at most, but tokenizes the whole text first (seconds for a pasted file)
-        prepared = Query.from_text(query, self.embedder.embed_queries([query[:QUERY_EMBED_CHARS]])[0])
+        self.scope(filters)  # a path prefix that matches nothing says so before any work
+        prepared = self.prepare(query)
         for attempt in range(SWAP_RETRIES):
             self.refresh()
             version = self._version
@@ -206,16 +210,36 @@ class Searcher:
                 break  # the answer came from one index state, whole
         return self._hits(fused)
 
-    def _pipeline(self, filters: SearchFilters) -> HybridPipeline:
-        def accept(chunk_id: str) -> bool:
-            chunk = self.chunks.get(chunk_id)
-            return chunk is not None and filters.accepts(chunk)
+    def scope(self, filters: SearchFilters) -> ChunkScope:
+        """The chunks a search under `filters` may return (kept per filter, with its masks, until
+        the index is reopened); a path prefix that no indexed file has is UnknownPathPrefix."""
+        scope = self._scopes.get(filters)
+        if scope is None:
+            check_path_prefix(filters.path_prefix, self._paths)
+            if len(self._scopes) >= _SCOPES_KEPT:
+                self._scopes.clear()
+            scope = self._scopes[filters] = ChunkScope(filters, self.chunks)
+        return scope
 
+    def _collection_vectors(self) -> tuple[tuple[str, ...], np.ndarray]:
+        """Every e5 vector of the collection, read on the first search a filter narrows a lot."""
+        if self._all_vectors is None:
+            ids, vectors = self.store.all_vectors()
+            self._all_vectors = (tuple(ids), vectors)
+        return self._all_vectors
+
+    def prepare(self, text: str) -> Query:
+        """The question as every leg and stage reads it, its e5 vector included."""
+        # e5 reads 512 tokens at most, but tokenizes the whole text first (seconds for a pasted file)
+        return Query.from_text(text, self.embedder.embed_queries([text[:QUERY_EMBED_CHARS]])[0])
+
+    def _pipeline(self, filters: SearchFilters) -> HybridPipeline:
+        accept = self.scope(filters)
         if self.partial is not None:
             dense = MatrixDenseRetriever(self.partial.vector_ids, self.partial.vectors, accept,
                                          weight=self.partial.coverage)
         else:
-            dense = ChromaDenseRetriever(self.store, filters, self.chunks)
+            dense = ChromaDenseRetriever(self.store, accept, self._collection_vectors)
         if self._ranking_index is None:
             self._ranking_index = RankingIndex.build(self.chunks)
         names = SHIPPED_RANKING if self.ranking is None else self.ranking

@@ -18,6 +18,8 @@ from codelens.errors import CodeLensError
 from codelens.ingest.embed_text import split_identifier
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_CAMEL = re.compile(r"(?:[A-Z][a-z0-9]+|[a-z][a-z0-9]*)(?:[A-Z][a-z0-9]+)+")
 _CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
 STOP_WORDS = frozenset(str.split(
     # English question glue: it never names code.
@@ -36,6 +38,25 @@ STOP_WORDS = frozenset(str.split(
 def has_cyrillic(text: str) -> bool:
     """A Russian question: it routes around the English-only legs and counts as "ru" in benchmarks."""
     return _CYRILLIC.search(text) is not None
+
+
+def bare_identifier(text: str) -> str | None:
+    """The identifier a question is made of (`Response`, `Session.send`, `Depends()`), or None."""
+    stripped = text.strip().strip("`").removesuffix("()")
+    return stripped if _IDENTIFIER.fullmatch(stripped) else None
+
+
+def code_identifiers(text: str) -> list[str]:
+    """Identifiers inside a sentence that can only be code: snake_case, dotted names, and
+    camelCase / CamelCase joining capitalised words (`ClientSession`, `getUser`). Plain words
+    (`Field`, `routing`) and acronym-style names (`OpenAPI`, `OAuth2`, `FastAPI`: products and
+    standards that questions name as words) are not."""
+    found = []
+    for match in _IDENTIFIER.finditer(text):
+        word = match.group()
+        if "." in word or "_" in word.strip("_") or _CAMEL.fullmatch(word):
+            found.append(word)
+    return list(dict.fromkeys(found))
 
 
 def tokenize(text: str) -> list[str]:
