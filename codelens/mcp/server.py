@@ -42,7 +42,7 @@ follow the static code graph with `callers`, `callees` and `deps`; get an overvi
 codebase with `code_map`; `index_status` says what is indexed. Chunk ids look like
 `path/to/file.py::Class.method` and are accepted wherever a target is asked for."""
 
-Kind = Literal["function", "method", "class", "module"]
+Kind = Literal["function", "method", "class", "module", "doc", "config", "text"]  # chunk.KINDS
 Target = Annotated[str, Field(description="a chunk id from search (`pkg/auth.py::login`), a qualified name "
                                           "(`UserRepository.authenticate`), a plain name (`login`), "
                                           "a dotted name (`pkg.auth.login`) or a file path (then: imports)")]

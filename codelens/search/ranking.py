@@ -65,7 +65,7 @@ class RankingIndex:
         by_name: dict[str, list[str]] = {}
         by_lower: dict[str, list[str]] = {}
         for chunk in chunks.values():
-            if chunk.symbol == MODULE_SYMBOL:
+            if chunk.symbol == MODULE_SYMBOL or not chunk.is_code:  # definitions are code
                 continue
             name = chunk.name.split("#", 1)[0]
             by_name.setdefault(name, []).append(chunk.chunk_id)
