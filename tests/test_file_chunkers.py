@@ -89,7 +89,8 @@ def test_long_section_splits_at_paragraphs_with_stable_suffixes() -> None:
 
 
 def test_rst_titles_by_adornment() -> None:
-    text = "=====\nHTTPX\n=====\n\nIntro.\n\nInstall\n-------\n\npip install httpx\n\nFrom source\n~~~~~~~~~~~\n\nclone\n"
+    text = ("=====\nHTTPX\n=====\n\nIntro.\n\nInstall\n-------\n\npip install httpx\n\n"
+            "From source\n~~~~~~~~~~~\n\nclone\n")
     assert pieces("docs/index.rst", text) == [
         ("docs/index.rst::HTTPX", "doc", 1, 5),
         ("docs/index.rst::Install", "doc", 7, 10),

@@ -33,7 +33,8 @@ FILES: dict[str, tuple[str, tuple[str, ...]]] = {
     "config/app.yaml": ("database:\n  password: \"FakeYamlPass0301\"\n  api_key: FakeYamlKey0302\n"
                         f"signing:\n  private_key: |\n    FakeBlockSecretLine0303\n    {PEM_BODY}\n",
                         ("FakeYamlPass0301", "FakeYamlKey0302", "FakeBlockSecretLine0303", PEM_BODY)),
-    "settings.toml": ("[db]\nhost = 'db'\npassword = \"FakeTomlPass0401\"\n\n[auth]\nsecret_key = 'FakeTomlSecret0402'\n",
+    "settings.toml": ("[db]\nhost = 'db'\npassword = \"FakeTomlPass0401\"\n\n"
+                      "[auth]\nsecret_key = 'FakeTomlSecret0402'\n",
                       ("FakeTomlPass0401", "FakeTomlSecret0402")),
     "setup.cfg": ("[server]\nhost = 0.0.0.0\npassword = FakeIniPass0501\n\n[upload]\ntoken=FakeIniToken0502 ; note\n",
                   ("FakeIniPass0501", "FakeIniToken0502")),
@@ -47,7 +48,8 @@ FILES: dict[str, tuple[str, tuple[str, ...]]] = {
     "Makefile": ("test-all:\n\tpytest tests/\n\ntoken:\n\tcurl -d 'username=a&password=FakeMakePass0901&scope='\n",
                  ("FakeMakePass0901",)),
     "scripts/deploy.sh": ("#!/bin/sh\nexport SECRET_KEY=\"FakeShellSecret1001\"\n./deploy\n", ("FakeShellSecret1001",)),
-    "app/main.py": ('"""The app."""\n\n\ndef create_app():\n    """Build the web application."""\n    return object()\n',
+    "app/main.py": ('"""The app."""\n\n\ndef create_app():\n'
+                    '    """Build the web application."""\n    return object()\n',
                     ()),
 }
 PLANTED = [secret for _, secrets in FILES.values() for secret in secrets]
