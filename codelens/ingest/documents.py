@@ -21,7 +21,8 @@ _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 _RST_ADORNMENT = re.compile(r"^([=\-~^\"'`*+#:.])\1{2,}[ \t]*$")
-_MARKUP = re.compile(r"[*_`]+|\[([^\]]*)\]\([^)]*\)")
+# emphasis and code marks, and links (their text stays); `_` inside a word (HTTP_PROXY) is not markup
+_MARKUP = re.compile(r"[*`]+|(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])|\[([^\]]*)\]\([^)]*\)")
 
 
 class Heading(NamedTuple):
