@@ -123,7 +123,9 @@ def format_summary(stats, db_path: Path) -> str:
         "INDEXING COMPLETE",
         f"Files processed:  {stats.files}      Total chunks indexed: {stats.total_chunks}",
         f"  Functions: {kinds['function']}  Methods: {kinds['method']}  "
-        f"Classes: {kinds['class']}  Modules: {kinds['module']}",
+        f"Classes: {kinds['class']}  Modules: {kinds['module']}"
+        + "".join(f"  {label}: {kinds[kind]}" for kind, label in (("doc", "Docs"), ("config", "Config"), ("text", "Text"))
+                  if kinds.get(kind)),
         f"Vector DB stored at: {stats.chroma_url or db_path}   Model: {stats.model}   "
         f"Time: {stats.duration_s:.1f} s",
     ]
