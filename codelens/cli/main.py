@@ -115,6 +115,9 @@ def cmd_index(args: argparse.Namespace) -> int:
     return 0
 
 
+_FILE_KIND_LABELS = (("doc", "Docs"), ("config", "Config"), ("text", "Text"))
+
+
 def format_summary(stats, db_path: Path) -> str:
     from codelens.index.progressive import coverage_line
 
@@ -124,8 +127,7 @@ def format_summary(stats, db_path: Path) -> str:
         f"Files processed:  {stats.files}      Total chunks indexed: {stats.total_chunks}",
         f"  Functions: {kinds['function']}  Methods: {kinds['method']}  "
         f"Classes: {kinds['class']}  Modules: {kinds['module']}"
-        + "".join(f"  {label}: {kinds[kind]}" for kind, label in (("doc", "Docs"), ("config", "Config"), ("text", "Text"))
-                  if kinds.get(kind)),
+        + "".join(f"  {label}: {kinds[kind]}" for kind, label in _FILE_KIND_LABELS if kinds.get(kind)),
         f"Vector DB stored at: {stats.chroma_url or db_path}   Model: {stats.model}   "
         f"Time: {stats.duration_s:.1f} s",
     ]
