@@ -39,7 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_index_arguments(commands.add_parser(
         "index", help="index a codebase (zip or folder) into --db",
-        description="Chunk every function, method, class and module block, embed, store."))
+        description="Chunk every function, method, class and module block, and the docs, configuration "
+                    "and build files, embed, store."))
 
     search = commands.add_parser("search", help="search the index", description="Search the index.")
     add_search_arguments(search)
