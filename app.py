@@ -17,7 +17,7 @@ import pandas as pd
 import streamlit as st
 
 from codelens.answer.llm import HOW_TO_ENABLE, ChatClient, LLMConfig
-from codelens.chunk import KINDS, Chunk
+from codelens.chunk import CODE_KINDS, KINDS, Chunk
 from codelens.embedding import Embedder, load_embedder, tune_threads_for_search
 from codelens.errors import CodeLensError, IndexNotFound, ModelMismatch
 from codelens.evaluation import load_questions, parse_questions_file, score_predictions, summarize
@@ -45,9 +45,12 @@ from codelens.ui import (
 
 RESULTS_FILE = Path("results.json")  # like `python -m codelens eval`: in the working directory
 EVAL_K = 5
-KIND_LABELS = {"function": "функция", "method": "метод", "class": "класс", "module": "модуль"}
-KIND_PLURALS = {"function": "Функции", "method": "Методы", "class": "Классы", "module": "Модули"}
-KIND_COLORS = {"function": "blue", "method": "violet", "class": "green", "module": "orange"}
+KIND_LABELS = {"function": "функция", "method": "метод", "class": "класс", "module": "модуль",
+               "doc": "документ", "config": "конфигурация", "text": "текст"}
+KIND_PLURALS = {"function": "Функции", "method": "Методы", "class": "Классы", "module": "Модули",
+                "doc": "Документы", "config": "Конфигурация", "text": "Текст"}
+KIND_COLORS = {"function": "blue", "method": "violet", "class": "green", "module": "orange",
+               "doc": "red", "config": "gray", "text": "gray"}
 LANG_LABELS = {"ru": "русский", "en": "английский"}
 MAX_NEIGHBOURS = 8  # callers / callees listed on a card
 
@@ -168,7 +171,7 @@ def render_opened(chunk: Chunk, graph: CodeGraph | None, terms: tuple[str, ...],
         else:
             numbered = has_real_line_numbers(chunk.code, chunk.start_line, chunk.end_line)
             st.html(render_html(code_view(chunk.code, chunk.start_line, terms, max_lines=None), terms,
-                                numbered=numbered))
+                                numbered=numbered, path=chunk.path))
         if graph is not None:
             render_neighbours(graph, chunk, "opened", include_tests)
 
@@ -242,7 +245,7 @@ def render_hit(hit: Hit, terms: tuple[str, ...], graph: CodeGraph | None, includ
                 render_neighbours(graph, chunk, f"hit-{hit.rank}", include_tests)
             return
         preview = code_view(chunk.code, chunk.start_line, terms)
-        st.html(render_html(preview, terms, numbered=numbered))
+        st.html(render_html(preview, terms, numbered=numbered, path=chunk.path))
         if not numbered:
             st.caption("Модульный код: отдельные операторы файла собраны вместе, номера строк не показаны.")
         if preview.truncated:
@@ -251,7 +254,7 @@ def render_hit(hit: Hit, terms: tuple[str, ...], graph: CodeGraph | None, includ
                 label += " · совпадения в строках " + ", ".join(map(str, preview.hidden_matches[:6]))
             with st.expander(label):
                 st.html(render_html(code_view(chunk.code, chunk.start_line, terms, max_lines=None), terms,
-                                    numbered=numbered))
+                                    numbered=numbered, path=chunk.path))
         if graph is not None:
             render_neighbours(graph, chunk, f"hit-{hit.rank}", include_tests)
 
@@ -457,10 +460,11 @@ with eval_tab:
 
 with index_tab:
     kinds_count = stats.chunks_per_kind
-    columns = st.columns(6)
+    shown_kinds = [kind for kind in KINDS if kind in CODE_KINDS or kinds_count.get(kind)]
+    columns = st.columns(2 + len(shown_kinds))
     columns[0].metric("Файлов", stats.files)
     columns[1].metric("Фрагментов", stats.total_chunks)
-    for column, kind in zip(columns[2:], KINDS, strict=True):
+    for column, kind in zip(columns[2:], shown_kinds, strict=True):
         column.metric(KIND_PLURALS[kind], kinds_count.get(kind, 0))
     st.markdown(f"**Модель:** `{stats.model}` · **построен:** {stats.indexed_at} · "
                 f"**за** {stats.duration_s:.1f} с · **источник:** `{stats.source}`")

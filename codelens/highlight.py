@@ -1,4 +1,5 @@
-"""Result cards as plain data: which lines match a query, and Python code as HTML.
+"""Result cards as plain data: which lines match a query, and code (or a document,
+a configuration file) as HTML with the lexer its file name calls for.
 
 Pure functions (no Streamlit): the app renders what these return. Line numbers are
 the real ones from the source file, which `st.code(line_numbers=True)` cannot show.
@@ -10,10 +11,16 @@ import html
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import PurePosixPath
 
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
-from pygments.lexers import PythonLexer
+from pygments.lexer import Lexer
+from pygments.lexers import PythonLexer, get_lexer_by_name, get_lexer_for_filename
+from pygments.util import ClassNotFound
+
+from codelens.ingest.formats import file_format
 
 PREVIEW_LINES = 14
 CODE_STYLE = "friendly"
@@ -106,13 +113,34 @@ def code_view(code: str, start_line: int, terms: Sequence[str], max_lines: int |
     )
 
 
-def render_html(view: CodeView, terms: Sequence[str] = (), numbered: bool = True) -> str:
-    """Python syntax highlighting with real line numbers, matching lines and words marked."""
+# Pygments' lexer for the files it cannot tell by name (`.env.dev`, `.coveragerc`, `Dockerfile.old`).
+_LEXER_OF_FORMAT = {"env": "bash", "ini": "ini", "dockerfile": "docker", "makefile": "make", "yaml": "yaml",
+                    "toml": "toml", "json": "json", "markdown": "markdown", "rst": "rst", "shell": "bash",
+                    "sql": "sql"}
+
+
+@lru_cache(maxsize=128)
+def lexer_for(path: str) -> Lexer:
+    """The lexer for a file: Python for code, else Pygments' pick by file name, else by the
+    file's family, else plain text."""
+    options = {"stripnl": False, "ensurenl": True}
+    fmt = file_format(path) if path else "python"
+    if fmt == "python":
+        return PythonLexer(**options)
+    try:
+        return get_lexer_for_filename(PurePosixPath(path).name, **options)
+    except ClassNotFound:
+        return get_lexer_by_name(_LEXER_OF_FORMAT.get(fmt or "", "text"), **options)
+
+
+def render_html(view: CodeView, terms: Sequence[str] = (), numbered: bool = True, path: str = "") -> str:
+    """Syntax highlighting (by the file's name; Python without one) with real line numbers,
+    matching lines and words marked."""
     formatter = HtmlFormatter(
         linenos="inline" if numbered else False, linenostart=view.first_line,
         hl_lines=list(view.highlighted), noclasses=True, style=CODE_STYLE, nobackground=False,
     )
-    body = highlight(view.code or " ", PythonLexer(stripnl=False, ensurenl=True), formatter)
+    body = highlight(view.code or " ", lexer_for(path), formatter)
     body = mark_terms(body, terms)
     body = _SECRET.sub(lambda m: f'<span style="{SECRET_STYLE}" title="masked secret">{m.group(0)}</span>', body)
     body = body.replace('<pre style="', '<pre style="margin:0;padding:0.6rem 0.8rem;', 1)

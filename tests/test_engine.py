@@ -269,9 +269,11 @@ def test_demo_finds_create_access_token(demo_searcher, query: str) -> None:
 
 def test_demo_chunk_counts_are_stable(demo_index) -> None:
     stats = read_stats(demo_index.db_path)
-    assert stats.files == 77
-    # module 43, was 39: the demo's 4 import-only files (re-exports) are module chunks now
-    assert stats.chunks_per_kind == {"function": 218, "method": 30, "class": 59, "module": 43}
+    assert stats.files == 95  # 77 Python files and 18 documents, configuration and build files (issue 25)
+    # module 43, was 39: the demo's 4 import-only files (re-exports) are module chunks now; Python's
+    # counts did not move when the other files came in
+    assert stats.chunks_per_kind == {"function": 218, "method": 30, "class": 59, "module": 43,
+                                     "doc": 19, "config": 63, "text": 33}
     assert stats.source == str(DEMO_ZIP)
 
 

@@ -22,7 +22,8 @@ from codelens.search.searcher import Searcher
 from tests.conftest import FIXTURES, settings_for
 
 SECRETS_PROJECT = FIXTURES / "secrets_project"
-PLANTED: list[str] = json.loads((SECRETS_PROJECT / "planted.json").read_text())["secrets"]
+# beside the project, not in it: a JSON file in the project is indexed now
+PLANTED: list[str] = json.loads((FIXTURES / "secrets_planted.json").read_text())["secrets"]
 EXPECTED_MASKS = {
     "access_key": 1, "api_key": 2, "aws_access_key_id": 1, "client_secret": 1, "github_token": 2,
     "high_entropy": 1, "jwt": 1, "password": 6, "private_key": 2, "secret": 1, "slack_token": 1,

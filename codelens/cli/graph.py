@@ -25,6 +25,7 @@ from codelens.graph.query import (
     use_kinds,
 )
 from codelens.graph.store import load_graph
+from codelens.index.manifest import files_beside_code
 
 
 def add_graph_commands(commands: argparse._SubParsersAction) -> None:
@@ -131,10 +132,11 @@ def _print_tree(parent: str, children: dict[str, list[str]], arrow: str, level: 
 
 def cmd_map(args: argparse.Namespace) -> int:
     graph = _graph(args)
+    files = files_beside_code(settings_of(args).index_dir)
     if args.json:
-        print(json.dumps(code_map_data(graph, args.chars), ensure_ascii=False, indent=2))
+        print(json.dumps(code_map_data(graph, args.chars, files), ensure_ascii=False, indent=2))
     else:
-        print(code_map(graph, args.chars))
+        print(code_map(graph, args.chars, files))
     return 0
 
 

@@ -43,7 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_index_arguments(commands.add_parser(
         "index", help="index a codebase (zip or folder) into --db",
-        description="Chunk every function, method, class and module block, embed, store."))
+        description="Chunk every function, method, class and module block, and the docs, configuration "
+                    "and build files, embed, store."))
 
     search = commands.add_parser("search", help="search the index", description="Search the index.")
     add_search_arguments(search)
@@ -119,6 +120,9 @@ def cmd_index(args: argparse.Namespace) -> int:
     return 0
 
 
+_FILE_KIND_LABELS = (("doc", "Docs"), ("config", "Config"), ("text", "Text"))
+
+
 def format_summary(stats, db_path: Path) -> str:
     from codelens.index.progressive import coverage_line
 
@@ -127,7 +131,8 @@ def format_summary(stats, db_path: Path) -> str:
         "INDEXING COMPLETE",
         f"Files processed:  {stats.files}      Total chunks indexed: {stats.total_chunks}",
         f"  Functions: {kinds['function']}  Methods: {kinds['method']}  "
-        f"Classes: {kinds['class']}  Modules: {kinds['module']}",
+        f"Classes: {kinds['class']}  Modules: {kinds['module']}"
+        + "".join(f"  {label}: {kinds[kind]}" for kind, label in _FILE_KIND_LABELS if kinds.get(kind)),
         f"Vector DB stored at: {stats.chroma_url or db_path}   Model: {stats.model}   "
         f"Time: {stats.duration_s:.1f} s",
     ]

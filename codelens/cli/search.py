@@ -14,6 +14,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from codelens.chunk import KINDS
 from codelens.cli.common import add_location_arguments, add_model_argument, hit_line, settings_of
 
 
@@ -21,8 +22,10 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("query", help="question or keywords, Russian or English")
     parser.add_argument("-k", type=int, default=5, help="number of results (default 5)")
     parser.add_argument("--json", action="store_true", help="print the hits as JSON")
-    parser.add_argument("--kind", action="append", choices=["function", "method", "class", "module"],
-                        help="only this kind (repeatable)")
+    parser.add_argument("--kind", action="append", choices=KINDS,
+                        help="only this kind (repeatable): code (function, method, class, module) or the pieces "
+                             "of other files (doc: Markdown/reST sections, config: YAML/TOML/INI/JSON/.env keys, "
+                             "text: build files, scripts, SQL, CSV, plain text)")
     parser.add_argument("--path", default="", help="only paths starting with this prefix")
     parser.add_argument("--include-tests", action="store_true", help="also search test code")
 

@@ -2,9 +2,10 @@
 
 Packages, their modules, and each module's main classes (with their main methods) and
 functions, ranked by how much the rest of the codebase uses them; then the most called
-code and the libraries it builds on. Selection is greedy under a character budget: the
-most important module or symbol is added first, and anything that would overflow the
-budget is left out (and counted as not shown).
+code and the libraries it builds on; then the documents and configuration files of each
+folder (the graph is Python only: the caller passes their paths, `files_beside_code`).
+Selection is greedy under a character budget: the most important module or symbol is added
+first, and anything that would overflow the budget is left out (and counted as not shown).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ MAX_CANDIDATES = 600
 MOST_CALLED = 6
 MAX_LIBRARIES = 10
 ENTRY_POINT_BONUS = 1.5
+FILES_SHARE = 0.25  # of the budget, at most, for the documents and configuration files
 
 
 @dataclass(frozen=True)
@@ -85,12 +87,13 @@ def module_infos(graph: CodeGraph, scores: dict[str, SymbolInfo]) -> list[Module
     return modules
 
 
-def code_map(graph: CodeGraph, max_chars: int = DEFAULT_MAP_CHARS) -> str:
-    """The map as text, at most max_chars long (the header alone may exceed a tiny budget)."""
+def code_map(graph: CodeGraph, max_chars: int = DEFAULT_MAP_CHARS, other_files: Iterable[str] = ()) -> str:
+    """The map as text, at most max_chars long (the header alone may exceed a tiny budget);
+    other_files: the paths of the documents and configuration files, listed by folder."""
     scores = symbol_scores(graph)
     modules = {m.node.node_id: m for m in module_infos(graph, scores)}
     header = _header(graph, scores)
-    footer = _footer(graph, scores)
+    footer = _footer(graph, scores) + files_by_folder(other_files, int(max_chars * FILES_SHARE))
     layout = _Layout(header, footer, modules, scores, {path: _package(path) for path in modules})
     selection = _Selection()
     for kind, key, owner, parent in _candidates(modules, scores):
@@ -182,6 +185,27 @@ def _footer(graph: CodeGraph, scores: dict[str, SymbolInfo]) -> list[str]:
     return lines
 
 
+def files_by_folder(paths: Iterable[str], max_chars: int) -> list[str]:
+    """`Docs and config:` then a line per folder (`.github/workflows/: run-tests.yaml`), top
+    folders first, within max_chars; what does not fit is counted."""
+    by_folder: dict[str, list[str]] = defaultdict(list)
+    for path in sorted(set(paths)):
+        by_folder[_package(path)].append(PurePosixPath(path).name)
+    if not by_folder:
+        return []
+    lines, used, hidden = ["Docs and config:"], len("Docs and config:") + 1, 0
+    for folder in sorted(by_folder, key=lambda f: (f.count("/") + bool(f), f)):
+        line = f"  {folder or '.'}/: {', '.join(by_folder[folder])}"
+        if used + len(line) + 1 > max_chars:
+            hidden += len(by_folder[folder])
+            continue
+        lines.append(line)
+        used += len(line) + 1
+    if hidden:
+        lines.append(f"  (+{hidden} more files)")
+    return lines if len(lines) > 1 else []
+
+
 def _libraries(graph: CodeGraph) -> list[str]:
     """Third-party top-level packages imported by non-test code, most imported first."""
     internal_tops = {PurePosixPath(n.path).parts[0].removesuffix(".py") for n in graph.nodes.values()
@@ -200,12 +224,15 @@ def _import_edges(graph: CodeGraph) -> Iterable[str]:
             yield edge.target
 
 
-def code_map_data(graph: CodeGraph, max_chars: int = DEFAULT_MAP_CHARS) -> dict:
-    """The map's text plus its data, for `map --json`: every module, its top symbols, scores."""
+def code_map_data(graph: CodeGraph, max_chars: int = DEFAULT_MAP_CHARS, other_files: Iterable[str] = ()) -> dict:
+    """The map's text plus its data, for `map --json`: every module, its top symbols, scores,
+    and the documents and configuration files."""
     scores = symbol_scores(graph)
     modules = sorted(module_infos(graph, scores), key=lambda m: (-m.score, m.node.path))
+    other_files = sorted(set(other_files))
     return {
-        "text": code_map(graph, max_chars),
+        "text": code_map(graph, max_chars, other_files),
+        "files": other_files,
         "modules": [
             {"path": m.node.path, "score": round(m.score, 2), "summary": m.node.summary,
              "symbols": [{"id": s.node.node_id, "kind": s.node.kind, "symbol": s.node.symbol,

@@ -124,7 +124,10 @@ def external_node(node_id: str) -> Node:
 
 
 def build_graph(chunks: Sequence[Chunk], sources: Mapping[str, str]) -> CodeGraph:
-    """The whole graph from the chunker's chunks and every file's text (rel_path -> text)."""
+    """The whole graph from the chunker's chunks and every file's text (rel_path -> text).
+    Python only: the pieces and texts of documents and configuration files are left out."""
+    chunks = [c for c in chunks if c.is_code]
+    sources = {path: text for path, text in sources.items() if path.endswith(".py")}
     trees = {path: tree for path in sorted(sources) if (tree := parse_python(sources[path])) is not None}
     sink = EdgeSink()
     for edge in contains_edges(chunks):

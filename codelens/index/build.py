@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from codelens.chunk import KINDS, Chunk
+from codelens.chunk import CODE_KINDS, FILE_KINDS, Chunk
 from codelens.embedding import Embedder, load_embedder, normalize_model_id
 from codelens.errors import BadInput, DatabaseError
 from codelens.graph.store import build_graph_sidecar
@@ -262,5 +262,6 @@ def _now() -> str:
 
 
 def _count_kinds(chunks: Sequence[Chunk]) -> dict[str, int]:
+    """Every code kind, and the kinds of other files' pieces when there are any (DESIGN.md)."""
     counts = Counter(c.kind for c in chunks)
-    return {kind: counts.get(kind, 0) for kind in KINDS}
+    return {kind: counts.get(kind, 0) for kind in CODE_KINDS} | {k: counts[k] for k in FILE_KINDS if counts[k]}

@@ -24,6 +24,13 @@ def chunk_fingerprint(chunk: Chunk, embedded_text_hash: str) -> str:
     return hashlib.sha256("\x1f".join(parts).encode("utf-8", errors="replace")).hexdigest()[:32]
 
 
+def files_beside_code(index_dir: Path) -> list[str]:
+    """The indexed files that are not Python (documents, configuration, build files): what the
+    code map lists beside the code graph's modules. Empty without a manifest."""
+    manifest = Manifest.load(index_dir)
+    return sorted(path for path in manifest.files if not path.endswith(".py")) if manifest else []
+
+
 @dataclass
 class Manifest:
     model: str

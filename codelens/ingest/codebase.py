@@ -1,5 +1,6 @@
-"""A codebase as chunks: open the source (zip or folder), read every Python file safely,
-mask secrets, chunk. Problems with single files become warnings, never a failed run.
+"""A codebase as chunks: open the source (zip or folder), read every Python file and every
+document, configuration and build file (`formats`) safely, mask secrets, chunk. Problems with
+single files become warnings, never a failed run.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from codelens.chunk import Chunk
 from codelens.errors import SourceError
 from codelens.index.manifest import file_hash
 from codelens.ingest.chunker import chunk_file
+from codelens.ingest.formats import CSV_HEAD_BYTES, chunk_other_file, file_format, looks_generated, max_bytes
 from codelens.ingest.redaction import redact
-from codelens.ingest.source import list_python_files, open_codebase, read_source_text
+from codelens.ingest.source import SourceFile, list_source_files, open_codebase, read_source_text
 
 
 @dataclass
@@ -27,44 +29,62 @@ class ChunkedCodebase:
     sources: dict[str, str] = field(default_factory=dict)  # rel_path -> text
     file_hashes: dict[str, str] = field(default_factory=dict)
     secrets_masked: Counter[str] = field(default_factory=Counter)  # kind -> masks
+    python_files: int = 0  # of `files`, the Python ones
 
 
 def chunk_codebase(root: Path, max_file_bytes: int, show_progress: bool = False) -> ChunkedCodebase:
-    """Read and chunk every Python file under root; problems become warnings."""
+    """Read and chunk every file under root that is read; problems become warnings."""
     result = ChunkedCodebase(chunks=[], files=0, warnings=[])
-    files = list_python_files(root)
+    files = list_source_files(root)
     result.files = len(files)
+    result.python_files = sum(1 for f in files if f.rel_path.endswith(".py"))
     for source_file in tqdm(files, unit="file", desc="Chunking", disable=not show_progress or len(files) < 200):
-        raw, text, warning = _read_file(source_file.abs_path, source_file.rel_path, max_file_bytes)
-        if warning:
-            result.warnings.append(warning)
-        if raw is not None:
-            result.file_hashes[source_file.rel_path] = file_hash(raw)
-        if text is None:
-            continue
-        # Secrets out before chunking: every chunk field, embedding and sidecar sees masked text.
-        text, masks = redact(text)
-        result.secrets_masked.update(dict(masks))
-        chunked = chunk_file(source_file.rel_path, text)
-        if chunked.warning:
-            result.warnings.append(chunked.warning)
-        result.chunks.extend(chunked.chunks)
-        result.sources[source_file.rel_path] = text
+        _chunk_one(source_file, file_format(source_file.rel_path) or "text", max_file_bytes, result)
     return result
 
 
-def _read_file(path: Path, rel_path: str, max_bytes: int) -> tuple[bytes | None, str | None, str | None]:
-    """(raw bytes, text, warning): text is None when the file is skipped."""
+def _chunk_one(source_file: SourceFile, fmt: str, max_file_bytes: int, result: ChunkedCodebase) -> None:
+    rel_path = source_file.rel_path
+    raw, text, warning = _read_file(source_file.abs_path, rel_path, max_bytes(fmt, max_file_bytes),
+                                    head_only=fmt == "csv")
+    if raw is not None:
+        result.file_hashes[rel_path] = file_hash(raw)
+    if text is not None and fmt not in ("python", "csv", "markdown", "rst") and looks_generated(text):
+        text, warning = None, f"{rel_path}: skipped, minified or generated (lines too long to be written by hand)"
+    if warning:
+        result.warnings.append(warning)
+    if text is None:
+        return
+    # Secrets out before chunking: every chunk field, embedding and sidecar sees masked text.
+    text, masks = redact(text, plain_values=fmt != "python")
+    result.secrets_masked.update(dict(masks))
+    if fmt == "python":
+        chunked = chunk_file(rel_path, text)
+        if chunked.warning:
+            result.warnings.append(chunked.warning)
+        result.chunks.extend(chunked.chunks)
+    else:
+        result.chunks.extend(chunk_other_file(rel_path, text, fmt))
+    result.sources[rel_path] = text
+
+
+def _read_file(path: Path, rel_path: str, max_bytes: int,
+               head_only: bool = False) -> tuple[bytes | None, str | None, str | None]:
+    """(raw bytes, text, warning): text is None when the file is skipped. head_only: read the
+    first CSV_HEAD_BYTES whatever the size (a data file is summarised by its first rows)."""
     try:
         size = path.stat().st_size
-        if size > max_bytes:
+        if size > max_bytes and not head_only:
             return None, None, f"{rel_path}: skipped, {size} bytes is over the {max_bytes}-byte limit"
-        raw = path.read_bytes()
+        with open(path, "rb") as handle:
+            raw = handle.read(CSV_HEAD_BYTES if head_only else max_bytes + 1)
     except OSError as exc:
         return None, None, f"{rel_path}: unreadable ({exc})"
     text = read_source_text(raw)
     if text is None:
         return raw, None, f"{rel_path}: skipped, binary content (NUL bytes)"
+    if head_only and len(raw) == CSV_HEAD_BYTES:
+        text = text.rsplit("\n", 1)[0]  # the last line read may be cut short
     return raw, text, None
 
 
@@ -74,6 +94,6 @@ def chunk_source(source: Path, max_file_bytes: int, show_progress: bool = False)
         codebase = open_codebase(source, Path(work_dir))
         chunked = chunk_codebase(codebase.root, max_file_bytes, show_progress)
         chunked.warnings[:0] = list(codebase.warnings)
-    if not chunked.chunks:
-        raise SourceError(f"no Python code found in {source} ({chunked.files} .py files)")
+    if not any(chunk.is_code for chunk in chunked.chunks):
+        raise SourceError(f"no Python code found in {source} ({chunked.python_files} .py files)")
     return chunked

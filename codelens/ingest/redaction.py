@@ -24,8 +24,15 @@ Rules, applied in this order (a value masked by one rule is not masked again):
    tests compare against them; a hex secret is still masked when its name says so
    (rule 3: `SECRET_KEY = "09d25e..."`).
 
-Known limits: unquoted values in prose or env files (`PASSWORD=hunter2` in a docstring)
-are only caught by the format rules; secrets built by concatenation are not seen.
+Documents, configuration and build files (`redact(text, plain_values=True)`) also get:
+5. Values, quoted or not, of secret-looking names at the start of a line: `.env` and shell
+   `KEY=value` (`export`, Dockerfile `ENV`/`ARG` too), YAML `key: value`, TOML and INI
+   `key = value`, dotted keys (`db.password = ...`), and YAML block scalars (`secret: |`)
+   under such names. Templates (`${DB_PASSWORD}`, `{{ secrets.TOKEN }}`) stay.
+6. Secret-looking parameters of query strings and forms: `...&password=hunter2&...`.
+
+Known limits: unquoted values in Python code or its docstrings (`PASSWORD=hunter2` in a
+docstring) are only caught by the format rules; secrets built by concatenation are not seen.
 
 Every replacement keeps the line breaks of what it replaced, so line numbers of chunks
 never move, and the placeholder sits inside the original quotes, so code stays valid.
@@ -41,7 +48,7 @@ from typing import NamedTuple
 
 # Bump when the rules change: an index built under older rules is rebuilt in full,
 # because SQLite keeps replaced text in free pages until the file is rewritten.
-REDACTION_VERSION = 1
+REDACTION_VERSION = 2  # 2: rules 5-6 for the files beside the code (issue 25)
 MIN_ENTROPY_LENGTH = 20
 ENTROPY_THRESHOLD = 3.7
 PLACEHOLDER_PREFIX = "<secret:"
@@ -60,10 +67,11 @@ def placeholder(kind: str) -> str:
     return f"{PLACEHOLDER_PREFIX}{kind}>"
 
 
-def redact(text: str) -> Redaction:
-    """Mask every secret in text; return the masked text and the masks per kind."""
+def redact(text: str, plain_values: bool = False) -> Redaction:
+    """Mask every secret in text; return the masked text and the masks per kind.
+    plain_values: the text is a document, configuration or build file (rules 5-6 too)."""
     counts: Counter[str] = Counter()
-    for rule in _RULES:
+    for rule in _RULES + (_PLAIN_RULES if plain_values else ()):
         text = rule(text, counts)
     return Redaction(text, sorted(counts.items()))
 
@@ -302,4 +310,84 @@ def _mask_high_entropy(text: str, counts: Counter[str]) -> str:
 
 _RULES: tuple[Callable[[str, Counter[str]], str], ...] = (
     _mask_pem, _mask_token_formats, _mask_connection_passwords, _mask_named_literals, _mask_high_entropy,
+)
+
+
+# ------------------------------------- 5-6. unquoted values in configuration files
+
+_ASSIGNED_VALUE = re.compile(
+    r"(?m)^(?P<lead>[ \t]*(?:-[ \t]+)?(?:(?:export|ENV|ARG|set)[ \t]+)?[\"']?)"
+    r"(?P<name>[A-Za-z_][\w.-]{0,200}?)"
+    r"(?P<sep>[\"']?[ \t]*(?:=|:(?![/\\]))[ \t]*)(?P<value>[^\r\n]*)$"
+)
+_BLOCK_SCALAR = re.compile(
+    r"(?m)^(?P<head>(?P<indent>[ \t]*)[\"']?(?P<name>[A-Za-z_][\w.-]{0,200})[\"']?"
+    r"[ \t]*:[ \t]*[|>][+-]?[ \t]*(?:#.*)?\r?\n)"
+    r"(?P<body>(?:(?P=indent)[ \t]+\S[^\r\n]*(?:\r?\n|$)|[ \t]*\r?\n)+)"
+)
+_QUERY_PARAMETER = re.compile(r"(?P<head>(?<=[?&])(?P<name>[A-Za-z_][\w.-]{0,100})=)(?P<value>[^&\s'\"#<>]+)")
+_TRAILING = re.compile(r"(?:[ \t]+[#;].*|[ \t]*\\|[ \t]*,)$")  # an inline comment, a line continuation, a JSON comma
+_CALL = re.compile(r"^[A-Za-z_][\w.]*\s*[(\[]")  # `token = make_token()`: code, not a value
+_PLAIN_TEMPLATE = re.compile(r"^(?:\$\{\{?[^}]*\}\}?|\{\{[^}]*\}\}|\$[A-Za-z_]\w*|%\(\w+\)s|<[^<>]*>|\*+|x+|\.\.\.)$")
+_EMPTYISH = frozenset({"", "|", ">", "|-", ">-", "~", "null", "none", "true", "false", "[]", "{}", "''", '""'})
+
+
+def _plain_secret_kind(name: str) -> str | None:
+    return secret_kind_of_name(name.rsplit(".", 1)[-1])
+
+
+def _mask_assigned_values(text: str, counts: Counter[str]) -> str:
+    def replace(match: re.Match[str]) -> str:
+        kind = _plain_secret_kind(match["name"])
+        raw = match["value"]
+        if kind is None:
+            return match.group()
+        value = _TRAILING.sub("", raw)
+        quote = value[0] if value[:1] in "\"'" and len(value) > 1 and value[-1] == value[0] else ""
+        inner = value[1:-1] if quote else value
+        if not _is_plain_secret(inner.strip(), kind):
+            return match.group()
+        start = raw.index(inner) if inner else 0
+        masked = raw[:start] + _masked(kind, inner, counts) + raw[start + len(inner):]
+        return match["lead"] + match["name"] + match["sep"] + masked
+
+    return _ASSIGNED_VALUE.sub(replace, text)
+
+
+def _is_plain_secret(value: str, kind: str) -> bool:
+    if value.lower() in _EMPTYISH or PLACEHOLDER_PREFIX in value or _PLAIN_TEMPLATE.match(value):
+        return False
+    if kind == "password":
+        return True
+    return not (_CALL.match(value) or _NOT_A_KEY.match(value) or " " in value.strip())
+
+
+def _mask_block_scalars(text: str, counts: Counter[str]) -> str:
+    def replace(match: re.Match[str]) -> str:
+        kind = _plain_secret_kind(match["name"])
+        body = match["body"]
+        if kind is None or not body.strip() or PLACEHOLDER_PREFIX in body:
+            return match.group()
+        first, *rest = body.splitlines(keepends=True)
+        indent = first[: len(first) - len(first.lstrip(" \t"))]
+        counts[kind] += 1  # the first line holds the placeholder, the others stay as blank lines
+        ends = [line[len(line.rstrip("\r\n")):] for line in rest]
+        return match["head"] + indent + placeholder(kind) + first[len(first.rstrip("\r\n")):] + "".join(ends)
+
+    return _BLOCK_SCALAR.sub(replace, text)
+
+
+def _mask_query_parameters(text: str, counts: Counter[str]) -> str:
+    def replace(match: re.Match[str]) -> str:
+        kind = _plain_secret_kind(match["name"])
+        value = match["value"]
+        if kind is None or not _is_plain_secret(value, kind):
+            return match.group()
+        return match["head"] + _masked(kind, value, counts)
+
+    return _QUERY_PARAMETER.sub(replace, text)
+
+
+_PLAIN_RULES: tuple[Callable[[str, Counter[str]], str], ...] = (
+    _mask_block_scalars, _mask_assigned_values, _mask_query_parameters,
 )

@@ -1,4 +1,5 @@
-"""Where the code comes from: a zip or a folder, opened safely, filtered to Python files.
+"""Where the code comes from: a zip or a folder, opened safely, filtered to the files read
+(Python, and the documents and configuration files of `formats`).
 
 A codebase is untrusted input. Zip entries are written only inside a private work
 folder (no `..`, absolute paths, drive letters or symlinks), archives are capped in
@@ -20,6 +21,7 @@ from zlib import error as zlib_error
 import pathspec
 
 from codelens.errors import SourceError
+from codelens.ingest.formats import file_format
 
 SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", "venv", "env",
@@ -33,8 +35,8 @@ MAX_COMPRESSION_RATIO = 200
 _RATIO_CHECK_ABOVE_BYTES = 10_000_000  # small archives of repetitive text compress well too
 _MAX_GITIGNORE_BYTES = 1_000_000
 _ASCII_PROBE = "# coding=x\ndef f(a): return [a, {'b': 1}]\n"
-# Only these are written out of a zip: nothing else is read, so nothing else can hurt.
-_EXTRACTED_SUFFIXES = (".py",)
+# Only these are written out of a zip: Python, the documents and configuration files
+# `formats.file_format` knows, and `.gitignore`; nothing else is read, so nothing else can hurt.
 _EXTRACTED_NAMES = frozenset({".gitignore"})
 # A bad entry (name too long, a file where a folder must go) skips that entry, not the zip.
 _ENTRY_ERRNOS = frozenset({errno.ENAMETOOLONG, errno.EEXIST, errno.EISDIR, errno.ENOTDIR, errno.EINVAL, errno.EILSEQ})
@@ -90,9 +92,9 @@ def _starts_like_a_zip(path: Path) -> bool:
 
 
 def extract_zip_safely(zip_path: Path, target: Path, limits: ZipLimits | None = None) -> list[str]:
-    """Extract the Python files of a zip under target; return warnings for skipped entries.
+    """Extract the files read of a zip under target; return warnings for skipped entries.
 
-    Only `.py` files and `.gitignore` are written; entries that would land outside target
+    Only the files `formats.file_format` knows and `.gitignore` are written; entries that would land outside target
     (`..`, absolute paths, drive letters), symlinks, duplicates, encrypted or unreadable
     entries are skipped with a warning. Caps are checked on the central directory first."""
     warnings: list[str] = []
@@ -116,7 +118,7 @@ def extract_zip_safely(zip_path: Path, target: Path, limits: ZipLimits | None = 
 
 def _wanted(name: str) -> bool:
     base = name.replace("\\", "/").rsplit("/", 1)[-1]
-    return base.endswith(_EXTRACTED_SUFFIXES) or base in _EXTRACTED_NAMES
+    return file_format(base) is not None or base in _EXTRACTED_NAMES
 
 
 def _extract_member(archive: zipfile.ZipFile, member: zipfile.ZipInfo, target: Path) -> str | None:
@@ -200,6 +202,12 @@ def _single_top_folder(root: Path) -> Path:
 
 def iter_python_files(root: Path) -> Iterator[SourceFile]:
     """Yield the `.py` files under root in a stable order, minus skipped and ignored paths."""
+    return iter_source_files(root, python_only=True)
+
+
+def iter_source_files(root: Path, python_only: bool = False) -> Iterator[SourceFile]:
+    """Yield the files under root that are read (Python, documents, configuration: see
+    `formats.file_format`), minus skipped and ignored paths."""
     ignore = _load_gitignore(root)
     stack = [root]
     while stack:
@@ -215,12 +223,22 @@ def iter_python_files(root: Path) -> Iterator[SourceFile]:
             if entry.is_dir():
                 if entry.name not in SKIP_DIRS and not _ignored(ignore, rel + "/"):
                     stack.append(entry)
-            elif entry.suffix == ".py" and entry.is_file() and not _ignored(ignore, rel):
+            elif _read_as(entry.name, python_only) and entry.is_file() and not _ignored(ignore, rel):
                 yield SourceFile(rel_path=rel, abs_path=entry)
+
+
+def _read_as(name: str, python_only: bool) -> bool:
+    fmt = file_format(name)
+    return fmt == "python" if python_only else fmt is not None
 
 
 def list_python_files(root: Path) -> list[SourceFile]:
     return sorted(iter_python_files(root), key=lambda f: f.rel_path)
+
+
+def list_source_files(root: Path) -> list[SourceFile]:
+    """Every file that is read, Python and the rest, sorted by path."""
+    return sorted(iter_source_files(root), key=lambda f: f.rel_path)
 
 
 def _load_gitignore(root: Path) -> pathspec.PathSpec | None:

@@ -41,9 +41,11 @@ INSTRUCTIONS = """CodeLens searches one indexed Python codebase by meaning, in R
 Start with `search` (a question in words, or identifiers); read a whole hit with `get_chunk`;
 follow the static code graph with `callers`, `callees` and `deps`; get an overview of an unknown
 codebase with `code_map`; `index_status` says what is indexed. Chunk ids look like
-`path/to/file.py::Class.method` and are accepted wherever a target is asked for."""
+`path/to/file.py::Class.method` and are accepted wherever a target is asked for; docs and
+configuration are searched too (`README.md::How to run`, `docker-compose.yaml::services.db`),
+the code graph is Python only."""
 
-Kind = Literal["function", "method", "class", "module"]
+Kind = Literal["function", "method", "class", "module", "doc", "config", "text"]  # chunk.KINDS
 Target = Annotated[str, Field(description="a chunk id from search (`pkg/auth.py::login`), a qualified name "
                                           "(`UserRepository.authenticate`), a plain name (`login`), "
                                           "a dotted name (`pkg.auth.login`) or a file path (then: imports)")]
@@ -142,12 +144,15 @@ def _add_search_tools(server: MCPServer, calls: ToolCalls) -> None:
         query: Annotated[str, Field(description="a question in Russian or English ('where is the password "
                                                 "hashed?', 'как создаётся JWT-токен'), or identifiers")],
         k: Annotated[int, Field(ge=1, le=MAX_K, description="how many hits")] = 5,
-        kind: Annotated[Kind | list[Kind] | None, Field(description="only these kinds of chunk")] = None,
+        kind: Annotated[Kind | list[Kind] | None, Field(description="only these kinds of chunk: code (function, "
+                                                        "method, class, module), or doc / config / text "
+                                                        "(documents, configuration, build files)")] = None,
         path: Annotated[str, Field(description="only files whose path starts with this, e.g. `app/api/`")] = "",
         include_tests: Annotated[bool, Field(description="also search test code")] = False,
     ) -> CallToolResult:
         """Semantic search over the indexed Python codebase: the functions, methods, classes and module
-        blocks that best answer the query, best first, each with its chunk id, file path, line range,
+        blocks (and the sections of its docs, keys of its configuration, targets of its build files)
+        that best answer the query, best first, each with its chunk id, file path, line range,
         kind, relevance (0-100%) and code with line numbers. Pass a chunk id on to `get_chunk`,
         `callers`, `callees` or `deps`."""
         kinds = (kind,) if isinstance(kind, str) else tuple(kind or ())

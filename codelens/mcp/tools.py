@@ -33,6 +33,7 @@ from codelens.graph.query import (
 )
 from codelens.graph.store import GraphNotFound, load_graph
 from codelens.highlight import span_segments
+from codelens.index.manifest import files_beside_code
 from codelens.open_index import OpenIndex
 from codelens.search.filters import SearchFilters
 from codelens.search.searcher import Hit, Searcher
@@ -176,7 +177,7 @@ class CodeLensTools:
         return ToolOutput("\n".join(lines), data)
 
     def code_map(self, chars: int) -> ToolOutput:
-        data = code_map_data(self.index.graph(), chars)
+        data = code_map_data(self.index.graph(), chars, files_beside_code(self.index.settings.index_dir))
         return ToolOutput(data["text"], data)
 
     def _resolve(self, target: str) -> tuple[CodeGraph, str]:

@@ -11,6 +11,9 @@ fusion found; results stay chunks.
 - `file-meaning`: a chunk gains a share of how close its whole file (the mean e5 vector of its
   chunks) is to the question.
 - `path`: a chunk whose file name (or folder) is a word of the question gains a share.
+- `kind-prior`: code first: a piece of a document, configuration or build file keeps a share
+  of its score, so it outranks code only when it answers the question clearly better (how to
+  run, configure, deploy); an index of code alone is untouched.
 - `diverse-close`: a chunk's score is multiplied by `decay` for every better chunk of the same
   file already listed, so one class and its methods cannot fill the list; in the first four
   places only a chunk close to the top score (70% of it) may be lifted that way.
@@ -40,7 +43,8 @@ from codelens.search.query import Fused, Query, Stage
 from codelens.search.terms import index_term
 
 # Measured one at a time on semble_py_dev (bench/RESULTS.md): each of these lifts it alone.
-SHIPPED_RANKING: tuple[str, ...] = ("graph-files", "file-words", "file-meaning", "path", "diverse-close", "symbol")
+SHIPPED_RANKING: tuple[str, ...] = ("graph-files", "file-words", "file-meaning", "path", "kind-prior", "diverse-close",
+                                    "symbol")
 # chunk ids -> for each, the files of the code it calls and of the code calling it
 CallFiles = Callable[[Sequence[str]], Mapping[str, frozenset[str]]]
 
@@ -62,7 +66,7 @@ class RankingIndex:
         by_name: dict[str, list[str]] = {}
         by_lower: dict[str, list[str]] = {}
         for chunk in chunks.values():
-            if chunk.symbol == MODULE_SYMBOL:
+            if chunk.symbol == MODULE_SYMBOL or not chunk.is_code:  # definitions are code
                 continue
             name = chunk.name.split("#", 1)[0]
             by_name.setdefault(name, []).append(chunk.chunk_id)
@@ -312,6 +316,21 @@ class GraphFiles:
         return rescore(fused, scores)
 
 
+@dataclass(frozen=True)
+class KindPrior:
+    """A chunk that is not Python code keeps `weight` of its score: where a document and the
+    code it describes answer about as well, the code comes first."""
+
+    chunks: Mapping[str, Chunk]
+    weight: float = 0.85
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        others = {f.chunk_id for f in fused if (c := self.chunks.get(f.chunk_id)) is not None and not c.is_code}
+        if not others:
+            return fused
+        return rescore(fused, {f.chunk_id: f.score * self.weight if f.chunk_id in others else f.score for f in fused})
+
+
 def _path_terms(path: str) -> set[str]:
     """Stemmed words of a file's name and its folder: `httpx/_auth.py` -> {auth, httpx}."""
     parts = path.removesuffix(".py").split("/")[-2:]
@@ -342,6 +361,7 @@ STAGES: dict[str, Callable[[StageContext], Stage]] = {
     "file-meaning": lambda c: FileMeaning(c.index.chunks, c.files, weight=0.2 * c.coverage),
     "file-words": lambda c: FileWords(c.index.chunks, c.file_words),
     "graph-files": lambda c: GraphFiles(c.index.chunks, c.call_files),
+    "kind-prior": lambda c: KindPrior(c.index.chunks),
 }
 
 
