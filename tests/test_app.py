@@ -100,7 +100,7 @@ def test_kind_and_path_filters(monkeypatch, demo_index) -> None:
     assert cards(app) and all(path.startswith("gymhero/schemas/") for _, path, *_ in cards(app))
     app.sidebar.text_input[0].input("no/such/folder/").run()
     assert not cards(app)
-    assert any("no indexed path starts with 'no/such/folder/' - indexed paths start with: gymhero/" in e.value
+    assert any("no indexed path starts with 'no/such/folder/' - indexed paths start with: .github/, gymhero/" in e.value
                for e in app.error)
 
 
