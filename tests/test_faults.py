@@ -158,3 +158,16 @@ def test_the_index_deleted_under_a_running_server(own_index, tmp_path, mini_proj
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=30)
+
+
+def test_chromadb_locked_by_another_process_is_a_clear_error_not_a_hang(own_index) -> None:
+    db = own_index.db_path
+    holder = sqlite3.connect(db / "chroma.sqlite3", isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # what a stuck writer or a database browser can hold
+    try:
+        done = run_cli("-m", "codelens", "search", QUERY, "--db", str(db), timeout=120)  # hung for good before
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert done.returncode == 4 and "locked by another process" in done.stderr
+    assert search_symbols(db)[1]  # and once it is released, searches answer

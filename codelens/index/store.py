@@ -125,6 +125,30 @@ def _write_errors(db_path: Path) -> Iterator[None]:
                             "The index in place is unchanged; free some space and run again") from exc
 
 
+LOCK_WAIT_S = 10.0
+
+
+def _wait_for_unlocked(database: Path) -> None:
+    """ChromaDB writes to its SQLite file as it opens, and waits forever for a lock another process
+    holds (a stuck process, a database browser): wait LOCK_WAIT_S at most, then say so."""
+    import sqlite3
+
+    if not database.is_file():
+        return
+    try:
+        connection = sqlite3.connect(database, timeout=LOCK_WAIT_S, isolation_level=None)
+        try:
+            connection.execute("BEGIN IMMEDIATE")
+            connection.execute("ROLLBACK")
+        finally:
+            connection.close()
+    except sqlite3.OperationalError as exc:
+        if "locked" not in str(exc):
+            return  # damage and the like: ChromaDB's own open reports it
+        raise DatabaseError(f"{database} has been locked by another process for {LOCK_WAIT_S:.0f} s - close whatever "
+                            "holds it (a database browser, a stuck process) and try again") from exc
+
+
 def open_client(db_path: Path, chroma_url: str = ""):
     """A PersistentClient on db_path, or an HttpClient when a server URL is given."""
     import chromadb
@@ -132,6 +156,7 @@ def open_client(db_path: Path, chroma_url: str = ""):
 
     chroma_settings = ChromaSettings(anonymized_telemetry=False, allow_reset=True)
     if not chroma_url:
+        _wait_for_unlocked(db_path / "chroma.sqlite3")
         try:
             return chromadb.PersistentClient(path=str(db_path), settings=chroma_settings)
         except Exception as exc:
