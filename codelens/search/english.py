@@ -23,7 +23,7 @@ import numpy as np
 
 from codelens.index.embed_cache import lazy_encoder, text_hash
 from codelens.index.layout import IndexLayout
-from codelens.index.sidecar import SidecarInput
+from codelens.index.sidecar import Sidecar, SidecarInput
 from codelens.ingest.embed_text import DEFAULT_TEXT_BUDGET, embedding_text
 from codelens.search.bridge import WordBridge, pseudo_english
 from codelens.search.dense import MatrixDenseRetriever
@@ -39,8 +39,6 @@ from codelens.settings import ENGLISH_MODEL_KEYS
 # demo P@5 (0.889).
 RUSSIAN_E5_WEIGHT = 0.9
 ENGLISH_E5_WEIGHT = 0.8
-_IDS_FILE = "chunks.json"
-_VECTORS_FILE = "vectors.npy"
 # Texts per call (and per cache commit); the encoder sorts each call by length.
 _BATCH = 256
 
@@ -104,23 +102,23 @@ def recorded_english_key(folder: Path) -> str | None:
 
 
 def _read_meta(folder: Path) -> dict:
-    return json.loads((IndexLayout(folder).english / _IDS_FILE).read_text(encoding="utf-8"))
+    return json.loads(IndexLayout(folder).english_ids.read_text(encoding="utf-8"))
 
 
 def save_english_vectors(folder: Path, chunk_ids: Sequence[str], hashes: Sequence[str], vectors: np.ndarray,
                          model: str = ENGLISH_MODEL) -> None:
-    target = IndexLayout(folder).english
-    target.mkdir(parents=True, exist_ok=True)
+    layout = IndexLayout(folder)
+    layout.english.mkdir(parents=True, exist_ok=True)
     meta = {"model": model, "chunk_ids": list(chunk_ids), "text_hashes": list(hashes)}
-    (target / _IDS_FILE).write_text(json.dumps(meta), encoding="utf-8")
-    np.save(target / _VECTORS_FILE, np.asarray(vectors, dtype=np.float32))
+    layout.english_ids.write_text(json.dumps(meta), encoding="utf-8")
+    np.save(layout.english_vectors, np.asarray(vectors, dtype=np.float32))
 
 
 def load_english_vectors(folder: Path) -> tuple[list[str], list[str], np.ndarray, EnglishModel] | None:
     """(chunk ids, text hashes, vectors, their model) saved with the index, or None (the leg is then off)."""
     try:
         meta = _read_meta(folder)
-        vectors = np.load(IndexLayout(folder).english / _VECTORS_FILE)
+        vectors = np.load(IndexLayout(folder).english_vectors)
         ids, hashes = list(meta["chunk_ids"]), list(meta["text_hashes"])
         model = english_model(str(meta.get("model")))
     except (OSError, ValueError, KeyError, TypeError):
@@ -217,3 +215,6 @@ class EnsembleDense:
             scored.append(Candidate(chunk_id, score, cosine if chunk_id in cosines else None))
         scored.sort(key=lambda c: (-c.score, c.chunk_id))
         return LegResult(self.name, tuple(scored[:n]), first.weight)
+
+
+ENGLISH_SIDECAR = Sidecar("build_english_sidecar", build_english_sidecar, lambda layout: (layout.english,))

@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from codelens.chunk import MODULE_SYMBOL, Chunk
-from codelens.index.layout import IndexLayout
-from codelens.index.sidecar import SidecarInput
+from codelens.index.layout import LEXICAL_IDS_FILE, IndexLayout
+from codelens.index.sidecar import Sidecar, SidecarInput
 from codelens.search.bridge import WordBridge
 from codelens.search.query import Candidate, LegResult, Query, top_n
 from codelens.search.terms import has_cyrillic, term_stats, tokenize
@@ -93,7 +93,7 @@ class LexicalIndex:
             shutil.rmtree(target)
         self._bm25.save(str(target), show_progress=False)
         meta = {"tokenizer_version": TOKENIZER_VERSION, "chunk_ids": list(self.chunk_ids)}
-        (target / "chunk_ids.json").write_text(json.dumps(meta), encoding="utf-8")
+        (target / LEXICAL_IDS_FILE).write_text(json.dumps(meta), encoding="utf-8")
 
     @classmethod
     def load(cls, folder: Path) -> LexicalIndex | None:
@@ -106,7 +106,7 @@ class LexicalIndex:
         from another tokenizer (the caller rebuilds it from the chunks: a lexical sidecar may
         fail safely)."""
         try:
-            meta = json.loads((target / "chunk_ids.json").read_text(encoding="utf-8"))
+            meta = json.loads((target / LEXICAL_IDS_FILE).read_text(encoding="utf-8"))
             if meta.get("tokenizer_version") != TOKENIZER_VERSION:
                 return None
             import bm25s
@@ -183,3 +183,7 @@ def build_lexical_sidecars(build: SidecarInput) -> None:
     terms = [chunk_terms(c) for c in chunks]
     LexicalIndex.build([c.chunk_id for c in chunks], terms).save(build.build_dir)
     file_words_index(chunks, terms).save_to(IndexLayout(build.build_dir).file_words)
+
+
+LEXICAL_SIDECAR = Sidecar("build_lexical_sidecars", build_lexical_sidecars,
+                          lambda layout: (layout.lexical, layout.file_words), in_partial=True)
