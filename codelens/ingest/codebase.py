@@ -35,22 +35,42 @@ def chunk_codebase(root: Path, max_file_bytes: int, show_progress: bool = False)
     files = list_python_files(root)
     result.files = len(files)
     for source_file in tqdm(files, unit="file", desc="Chunking", disable=not show_progress or len(files) < 200):
-        raw, text, warning = _read_file(source_file.abs_path, source_file.rel_path, max_file_bytes)
-        if warning:
-            result.warnings.append(warning)
-        if raw is not None:
-            result.file_hashes[source_file.rel_path] = file_hash(raw)
-        if text is None:
+        one = chunk_one_file(source_file.abs_path, source_file.rel_path, max_file_bytes)
+        result.warnings.extend(one.warnings)
+        if one.file_hash is not None:
+            result.file_hashes[source_file.rel_path] = one.file_hash
+        if one.text is None:
             continue
-        # Secrets out before chunking: every chunk field, embedding and sidecar sees masked text.
-        text, masks = redact(text)
-        result.secrets_masked.update(dict(masks))
-        chunked = chunk_file(source_file.rel_path, text)
-        if chunked.warning:
-            result.warnings.append(chunked.warning)
-        result.chunks.extend(chunked.chunks)
-        result.sources[source_file.rel_path] = text
+        result.secrets_masked.update(one.secrets_masked)
+        result.chunks.extend(one.chunks)
+        result.sources[source_file.rel_path] = one.text
     return result
+
+
+@dataclass(frozen=True)
+class FileChunks:
+    """One file read, masked and chunked (what an incremental update re-does per changed file)."""
+
+    rel_path: str
+    chunks: list[Chunk]
+    text: str | None  # the masked text; None: skipped (too large, unreadable, binary)
+    file_hash: str | None  # of the raw bytes; None: unreadable
+    warnings: list[str]
+    secrets_masked: dict[str, int]
+
+
+def chunk_one_file(path: Path, rel_path: str, max_file_bytes: int) -> FileChunks:
+    raw, text, warning = _read_file(path, rel_path, max_file_bytes)
+    warnings = [warning] if warning else []
+    digest = file_hash(raw) if raw is not None else None
+    if text is None:
+        return FileChunks(rel_path, [], None, digest, warnings, {})
+    # Secrets out before chunking: every chunk field, embedding and sidecar sees masked text.
+    text, masks = redact(text)
+    chunked = chunk_file(rel_path, text)
+    if chunked.warning:
+        warnings.append(chunked.warning)
+    return FileChunks(rel_path, list(chunked.chunks), text, digest, warnings, dict(masks))
 
 
 def _read_file(path: Path, rel_path: str, max_bytes: int) -> tuple[bytes | None, str | None, str | None]:

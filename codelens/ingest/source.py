@@ -12,7 +12,7 @@ import io
 import stat
 import tokenize
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from zlib import error as zlib_error
@@ -217,6 +217,25 @@ def iter_python_files(root: Path) -> Iterator[SourceFile]:
                     stack.append(entry)
             elif entry.suffix == ".py" and entry.is_file() and not _ignored(ignore, rel):
                 yield SourceFile(rel_path=rel, abs_path=entry)
+
+
+def indexed_path_filter(root: Path) -> Callable[[Path], bool]:
+    """Whether a path under root is (or, deleted, was) a file an index run reads: the same
+    rules as `iter_python_files` (skipped folders, .gitignore), for a watcher's events."""
+    root = root.resolve()
+    ignore = _load_gitignore(root)
+
+    def accepts(path: Path) -> bool:
+        try:
+            rel = PurePosixPath(Path(path).resolve().relative_to(root).as_posix())
+        except ValueError:
+            return False
+        if rel.suffix != ".py" or any(part in SKIP_DIRS for part in rel.parts[:-1]):
+            return False
+        folders = ["/".join(rel.parts[: i + 1]) + "/" for i in range(len(rel.parts) - 1)]
+        return not any(_ignored(ignore, f) for f in folders) and not _ignored(ignore, str(rel))
+
+    return accepts
 
 
 def list_python_files(root: Path) -> list[SourceFile]:

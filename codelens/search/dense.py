@@ -53,15 +53,17 @@ class ChromaDenseRetriever:
 
     name = "dense"
 
-    def __init__(self, store: VectorStore, filters: SearchFilters, chunks: Mapping[str, Chunk]) -> None:
+    def __init__(self, store: VectorStore, filters: SearchFilters, chunks: Mapping[str, Chunk],
+                 hidden: frozenset[str] = frozenset()) -> None:
         self.store = store
         self.filters = filters
         self.chunks = chunks
+        self.hidden = hidden  # ids whose ChromaDB rows are stale (an update's delta holds their vectors)
 
     def retrieve(self, query: Query, n: int) -> LegResult:
         if query.vector is None:
             return LegResult(self.name, ())
-        asked = n * 2
+        asked = n * 2 + len(self.hidden)
         nearest = self.store.nearest(query.vector, asked)
         kept = [(i, s) for i, s in nearest if self._accepts(i)]
         narrowing = bool(self.filters.kinds) or not self.filters.include_tests
@@ -73,4 +75,20 @@ class ChromaDenseRetriever:
 
     def _accepts(self, chunk_id: str) -> bool:
         chunk = self.chunks.get(chunk_id)
-        return chunk is not None and self.filters.accepts(chunk)
+        return chunk is not None and chunk_id not in self.hidden and self.filters.accepts(chunk)
+
+
+class OverlaidDense:
+    """ChromaDB's leg with an incremental update's delta over it (index/delta.py): the delta's
+    chunks by exact cosine, ChromaDB's rows of them hidden, the two merged by cosine."""
+
+    name = "dense"
+
+    def __init__(self, base: ChromaDenseRetriever, delta: MatrixDenseRetriever) -> None:
+        self.base = base
+        self.delta = delta
+
+    def retrieve(self, query: Query, n: int) -> LegResult:
+        merged = [*self.base.retrieve(query, n).candidates, *self.delta.retrieve(query, n).candidates]
+        merged.sort(key=lambda c: c.score, reverse=True)
+        return LegResult(self.name, tuple(merged[:n]))
