@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -128,6 +128,13 @@ def load_english_vectors(folder: Path) -> tuple[list[str], list[str], np.ndarray
     return ids, hashes, vectors, model
 
 
+@lru_cache(maxsize=1)
+def _model_for_builds(key: str) -> Any:
+    """The model that embeds chunk text, loaded once per process: a watcher's updates embed a
+    few texts each, and loading the model (seconds) every time would dwarf that."""
+    return english_model(key).load()
+
+
 def build_english_sidecar(build: SidecarInput) -> None:
     """Sidecar builder for the indexer: the chosen English model's vectors of every chunk's
     embedding text. Vectors of unchanged text come from the previous index (the build folder
@@ -141,7 +148,7 @@ def build_english_sidecar(build: SidecarInput) -> None:
     missing = list(dict.fromkeys(h for h in hashes if h not in known))
     if missing:
         text_of = dict(zip(hashes, texts, strict=True))
-        encode = lazy_encoder(lambda: model.load().embed_passages)
+        encode = lazy_encoder(lambda: _model_for_builds(model.key).embed_passages)
         vectors = build.embed([text_of[h] for h in missing], f"st:{model.name}", encode, model.dim,
                               _BATCH, "English vectors")
         known.update(zip(missing, vectors, strict=True))

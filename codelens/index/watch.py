@@ -1,0 +1,201 @@
+"""Watch mode: the index follows a folder source within seconds of a save.
+
+`watchfiles` (inotify on Linux; no polling loop of ours) reports changed paths; bursts (a
+formatter touching 50 files, a `git checkout`) arrive as one set and become one incremental
+update (update.py). Only what an index run would read counts: `.py` files outside skipped
+folders and `.gitignore` (source.py's rules); a `.gitignore` or a folder that changes means
+"compare every file" (cheap: hashes, no chunking of unchanged files).
+
+The watcher records what it is doing in a small status file beside the index (layout.py:
+`status`), so `stats`, MCP `index_status` and the page show "up to date" or "updating N files",
+the time of the last update and the last error, from any process. A failed update is recorded
+and the watcher goes on; a file that cannot be parsed is a warning of the update, never a stop.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from codelens.embedding import Embedder
+from codelens.errors import CodeLensError, SourceError
+from codelens.index.layout import IndexLayout
+from codelens.index.update import UpdateResult, update_index
+from codelens.ingest.source import SKIP_DIRS, indexed_path_filter
+from codelens.settings import Settings
+
+DEBOUNCE_MS = 1600  # the longest a burst is gathered before it is handed on
+STEP_MS = 100  # quiet this long after a change: the burst is over
+RUST_TIMEOUT_MS = 5000  # the watcher wakes this often when nothing happens (to see a stop)
+UP_TO_DATE, UPDATING, STARTING, STOPPED = "up to date", "updating", "starting", "stopped"
+
+
+@dataclass(frozen=True)
+class WatchStatus:
+    state: str  # UP_TO_DATE, UPDATING, STARTING or STOPPED
+    source: str
+    pid: int = 0
+    pending_files: int = 0  # while updating: how many files
+    last_update: str = ""  # ISO time of the last finished update (or check that found nothing)
+    last_duration_s: float = 0.0
+    last_error: str = ""  # the last failed update's message ("" once one succeeds again)
+    last_warnings: tuple[str, ...] = ()  # the last update's warnings (a file that did not parse)
+    updates: int = 0  # updates applied since the watcher started
+
+    def line(self) -> str:
+        """One line for `stats`, `index_status` and the page."""
+        if self.state == UPDATING and not self.pending_files:
+            head = "updating (checking every file)"
+        elif self.state == UPDATING:
+            head = f"updating {self.pending_files} file{'s' if self.pending_files != 1 else ''}"
+        else:
+            head = self.state
+        parts = [f"watch: {head}"]
+        if self.last_update:
+            parts.append(f"last update {self.last_update}")
+        if self.last_error:
+            parts.append(f"last error: {self.last_error}")
+        if self.last_warnings:
+            parts.append(f"{len(self.last_warnings)} warnings (e.g. {self.last_warnings[0]})")
+        return ", ".join(parts)
+
+
+def read_watch_status(index_dir: Path) -> WatchStatus | None:
+    """The status a live watcher of this index wrote, or None (nobody watches it)."""
+    try:
+        raw = json.loads(IndexLayout(index_dir).status.read_text(encoding="utf-8"))
+        status = WatchStatus(**{**raw, "last_warnings": tuple(raw.get("last_warnings", ()))})
+        if status.state != STOPPED:
+            os.kill(status.pid, 0)
+    except (OSError, ValueError, TypeError):  # no file, a dead watcher, or another format
+        return None
+    return status if status.state != STOPPED else None
+
+
+def watch_filter(root: Path) -> Callable[[object, str], bool]:
+    """The `watchfiles` filter: indexed `.py` files, `.gitignore`, and folders (no suffix)."""
+    accepts = indexed_path_filter(root)
+    resolved = root.resolve()
+
+    def keep(_change: object, path: str) -> bool:
+        candidate = Path(path)
+        try:
+            parts = candidate.resolve().relative_to(resolved).parts
+        except ValueError:
+            return False
+        if any(part in SKIP_DIRS for part in parts):
+            return False
+        return candidate.name == ".gitignore" or candidate.suffix == "" or accepts(candidate)
+
+    return keep
+
+
+def paths_to_update(changed: Iterable[str]) -> list[str] | None:
+    """The files an update looks at; None (every file) when a .gitignore or a folder changed."""
+    paths = sorted(set(changed))
+    if any(Path(p).name == ".gitignore" or Path(p).suffix == "" for p in paths):
+        return None
+    return paths
+
+
+@dataclass
+class IndexWatcher:
+    """Keeps the index of `settings` fresh with the folder `source`, on a thread of its own
+    (`start`/`stop`) or in the foreground (`run`)."""
+
+    source: Path
+    settings: Settings
+    embedder: Embedder | None = None  # its own: the searcher's may be busy on another thread
+    on_update: Callable[[UpdateResult], None] | None = None
+    debounce_ms: int = DEBOUNCE_MS
+    status: WatchStatus = field(init=False)
+
+    def __post_init__(self) -> None:
+        if not self.source.is_dir():
+            raise SourceError(f"cannot watch {self.source}: only a folder source is watched (a zip never "
+                              "changes) - index a folder with --source, or run without --watch")
+        self.source = self.source.resolve()
+        self.status = WatchStatus(STARTING, str(self.source), os.getpid())
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self.run, name="codelens-watch", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def run(self) -> None:
+        """Catch up with what changed while nobody watched, then follow every change until stop."""
+        import watchfiles
+
+        self._publish(self.status)
+        try:
+            self.update(None)
+            for changes in watchfiles.watch(self.source, watch_filter=watch_filter(self.source),
+                                            debounce=self.debounce_ms, step=STEP_MS, stop_event=self._stop,
+                                            rust_timeout=RUST_TIMEOUT_MS, raise_interrupt=False):
+                self.update(paths_to_update(path for _, path in changes))
+        finally:
+            self._publish(replace(self.status, state=STOPPED))
+
+    def update(self, paths: list[str] | None) -> UpdateResult | None:
+        """One incremental update (None: compare every file); failures are recorded, not raised."""
+        self._publish(replace(self.status, state=UPDATING, pending_files=len(paths) if paths is not None else 0))
+        started = time.perf_counter()
+        try:
+            if self.embedder is None:  # one for every update: its engines load once
+                from codelens.embedding import load_embedder
+                from codelens.index.metadata import read_stats
+
+                self.embedder = load_embedder(read_stats(self.settings.index_dir).model)
+            result = update_index(self.source, self.settings, paths, embedder=self.embedder)
+        except (CodeLensError, OSError, ValueError, RuntimeError) as exc:
+            self._publish(replace(self.status, state=UP_TO_DATE, pending_files=0, last_error=str(exc),
+                                  last_update=_now(), last_duration_s=round(time.perf_counter() - started, 2)))
+            return None
+        applied = self.status.updates + (result.mode != "unchanged")
+        self._publish(replace(self.status, state=UP_TO_DATE, pending_files=0, last_update=_now(), last_error="",
+                              last_duration_s=result.duration_s, last_warnings=result.warnings, updates=applied))
+        if self.on_update is not None:
+            self.on_update(result)
+        return result
+
+    def _publish(self, status: WatchStatus) -> None:
+        self.status = status
+        target = IndexLayout(self.settings.index_dir).status
+        temporary = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+        try:
+            temporary.write_text(json.dumps(asdict(status)), encoding="utf-8")
+            os.replace(temporary, target)
+        except OSError:  # a status file is a courtesy: the watcher goes on without one
+            pass
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def watcher_for(settings: Settings, embedder: Embedder | None = None,
+                on_update: Callable[[UpdateResult], None] | None = None) -> tuple[IndexWatcher | None, str]:
+    """A watcher for the folder the index was built from, or (None, why not): a zip source,
+    a source that is gone, or no index yet."""
+    from codelens.index.metadata import read_stats
+
+    try:
+        source = Path(read_stats(settings.index_dir).source)
+    except CodeLensError as exc:
+        return None, f"not watching: {exc}"
+    if not source.is_dir():
+        what = "a zip never changes" if source.is_file() else "it is not there any more"
+        return None, f"not watching {source}: {what}"
+    return IndexWatcher(source, settings, embedder=embedder, on_update=on_update), f"watching {source.resolve()}"
