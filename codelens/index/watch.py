@@ -125,7 +125,15 @@ class IndexWatcher:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
     def start(self) -> None:
+        """Watch on a thread of its own (again after a stop; nothing when already watching)."""
+        if self.running:
+            return
+        self._stop = threading.Event()
         self._thread = threading.Thread(target=self.run, name="codelens-watch", daemon=True)
         self._thread.start()
 
@@ -133,6 +141,7 @@ class IndexWatcher:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout)
+            self._thread = None
 
     def run(self) -> None:
         """Catch up with what changed while nobody watched, then follow every change until stop."""
