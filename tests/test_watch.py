@@ -168,3 +168,31 @@ def test_mcp_follows_edits_and_marks_stale_files(watched, tmp_path: Path) -> Non
         eventually(lambda: "watch: up to date" in text(client.call("index_status")))
         ids = client.call("search", query="save records", k=20).structured_content["hits"]
         assert all(not h["chunk_id"].startswith("pkg/storage.py") for h in ids)
+
+
+@pytest.mark.slow
+def test_the_app_watches_marks_stale_cards_and_has_a_switch(watched, monkeypatch) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from tests.test_app import APP, cards, search, until_warm
+
+    project, settings = watched
+    monkeypatch.setenv("CODELENS_DB", str(settings.db_path))
+    monkeypatch.delenv("CODELENS_MODEL", raising=False)
+    app = until_warm(AppTest.from_file(APP, default_timeout=120).run())
+    app.toggle(key="watch").set_value(False).run()  # off: an edit leaves the card stale, and says so
+    auth = project / "pkg" / "auth.py"
+    auth.write_text(auth.read_text() + "\n\ndef logout(session):\n    session.clear()\n")
+    search(app, "hash a password")
+    assert any("файл изменён" in m.value for m in app.markdown)
+
+    app.toggle(key="watch").set_value(True).run()  # on again: the watcher catches up
+
+    def caught_up() -> bool:
+        search(app, "clear the session on logout")
+        return any(symbol == "logout" for _, _, _, _, symbol in cards(app))
+
+    eventually(caught_up, interval=1.0)
+    assert not any("файл изменён" in m.value for m in app.markdown)
+    assert any("watch: up to date" in c.value or "watch: updating" in c.value for c in app.sidebar.caption)
+    app.toggle(key="watch").set_value(False).run()
