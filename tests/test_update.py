@@ -13,7 +13,7 @@ from codelens.index.delta import load_delta
 from codelens.index.freshness import FileCheck
 from codelens.index.layout import IndexLayout
 from codelens.index.metadata import read_stats
-from codelens.index.update import update_index, vector_store_entries
+from codelens.index.update import refresh_deferred, update_index, vector_store_entries
 from codelens.search.searcher import Searcher
 from tests.conftest import settings_for
 
@@ -57,6 +57,11 @@ def test_an_edit_is_searchable_and_chromadb_is_left_alone(indexed, embedder) -> 
     hit = Searcher(settings, embedder=embedder).search("hash a password", k=1)[0]
     assert hit.chunk_id == "pkg/auth.py::hash_password" and "sha512" in hit.chunk.code
     assert read_stats(settings.index_dir).run["mode"] == "update"
+    graph_before = IndexLayout(settings.index_dir).graph.stat().st_ino
+    assert refresh_deferred(project, settings)  # the code graph, in a second swap
+    assert IndexLayout(settings.index_dir).graph.stat().st_ino != graph_before
+    assert _chroma_inodes(settings.index_dir) == before
+    assert not refresh_deferred(project, settings)  # nothing waits any more
 
 
 def test_add_delete_and_rename(indexed, embedder) -> None:

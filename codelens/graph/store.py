@@ -57,7 +57,10 @@ def build_graph_sidecar(build: SidecarInput) -> None:
     save_graph(build_graph(build.chunks, build.sources), IndexLayout(Path(build.build_dir)).graph)
 
 
-GRAPH_SIDECAR = Sidecar("build_graph_sidecar", build_graph_sidecar, lambda layout: (layout.graph,), in_partial=True)
+# An update rebuilds it after the searchable swap: the whole graph is resolved again (callers in
+# unchanged files point at the changed ones), seconds on pydantic.
+GRAPH_SIDECAR = Sidecar("build_graph_sidecar", build_graph_sidecar, lambda layout: (layout.graph,), in_partial=True,
+                        after_update=True)
 
 
 def save_graph(graph: CodeGraph, path: Path) -> None:

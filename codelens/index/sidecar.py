@@ -61,3 +61,7 @@ class Sidecar:
     build: SidecarBuilder
     paths: Callable[[IndexLayout], tuple[Path, ...]]  # its files and folders inside an index folder
     in_partial: bool = False  # built into a progressive run's first, searchable swap
+    # An incremental update swaps the searchable state in first and rebuilds this one in a
+    # second swap right after (index/update.py: `refresh_deferred`): it is slow and no search
+    # result depends on it being current to the second.
+    after_update: bool = False

@@ -31,21 +31,24 @@ from codelens.index.delta import Delta, load_delta, save_delta
 from codelens.index.embed_cache import EmbeddingCache, text_hash
 from codelens.index.folder import fresh_build_dir, index_lock, recover_interrupted_swap, swap_into_place
 from codelens.index.layout import IndexLayout
-from codelens.index.manifest import Manifest, chunk_fingerprint
+from codelens.index.manifest import Manifest, chunk_fingerprint, file_hash
 from codelens.index.metadata import IndexStats, read_stats, write_stats
 from codelens.index.progressive import CatalogEntry, load_catalog, save_catalog
 from codelens.index.registry import SIDECARS
 from codelens.index.sidecar import SidecarInput
 from codelens.ingest.codebase import FileChunks, chunk_one_file
 from codelens.ingest.embed_text import embedding_text
-from codelens.ingest.redaction import REDACTION_VERSION
-from codelens.ingest.source import indexed_path_filter, list_python_files
+from codelens.ingest.redaction import REDACTION_VERSION, redact
+from codelens.ingest.source import indexed_path_filter, list_python_files, read_source_text
 from codelens.search.english import recorded_english_key
 from codelens.settings import ENGLISH_MODEL_KEYS, Settings
 
 MAX_DELTA_SHARE = 0.25  # a delta above this share of the index: an index run folds it into ChromaDB
 MAX_DELTA_MIN = 2000  # ... but never below this many chunks
 LOCK_WAIT_S = 600.0  # a watcher waits this long for a manual index run to finish
+DEFERRED = "sidecars_pending"  # in the metadata's `run`: an update left `after_update` sidecars to rebuild
+_MASKED: dict[tuple[str, str], str | None] = {}  # (file, content hash) -> masked text, for this process's updates
+_MASKED_LIMIT = 100_000
 
 
 @dataclass(frozen=True)
@@ -173,7 +176,8 @@ def _apply(root: Path, settings: Settings, state: _State, files: Mapping[str, Fi
         _write(build_dir, settings, state, entries, sources, fingerprints, files, delta, timings)
         stats = _next_stats(state, entries, files, run={
             "mode": "update", "upserted": len(upsert), "deleted": len(deleted), "files": len(files),
-            "unchanged": len(entries) - len(upsert), "embedded": embedded}, timings=timings, started=started)
+            "unchanged": len(entries) - len(upsert), "embedded": embedded, DEFERRED: True},
+            timings=timings, started=started)
         write_stats(build_dir, stats)
         swap_into_place(build_dir, index_dir)
     except BaseException:
@@ -222,13 +226,56 @@ def vector_store_entries(index_dir: Path) -> frozenset[str]:
 def _sources(root: Path, entries: list[CatalogEntry], files: Mapping[str, FileChunks | None],
              max_file_bytes: int) -> dict[str, str]:
     """Every indexed file's masked text (the code graph reads them all): the changed ones as
-    just read, the others from disk."""
+    just read, the others from disk, masked once per content in this process."""
     sources: dict[str, str] = {p: f.text for p, f in files.items() if f is not None and f.text is not None}
     for path in sorted({e.chunk.path for e in entries} - set(files)):
-        file = chunk_one_file(root / path, path, max_file_bytes) if (root / path).is_file() else None
-        if file is not None and file.text is not None:
-            sources[path] = file.text
+        text = masked_text(root / path, max_file_bytes)
+        if text is not None:
+            sources[path] = text
     return sources
+
+
+def masked_text(path: Path, max_file_bytes: int) -> str | None:
+    """The file's text with secrets masked, as an index run reads it; None when skipped."""
+    try:
+        if path.stat().st_size > max_file_bytes:
+            return None
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    key = (str(path), file_hash(raw))
+    if key not in _MASKED:
+        text = read_source_text(raw)
+        if len(_MASKED) > _MASKED_LIMIT:
+            _MASKED.clear()
+        _MASKED[key] = redact(text).text if text is not None else None
+    return _MASKED[key]
+
+
+def refresh_deferred(source: Path, settings: Settings, lock_wait_s: float = LOCK_WAIT_S) -> bool:
+    """After an update: rebuild the sidecars it left for later (the code graph) in a second
+    swap; every other file is hard-linked, nothing else is rewritten. False when none waits."""
+    index_dir = settings.index_dir
+    with index_lock(index_dir, wait_s=lock_wait_s):
+        stats = read_stats(index_dir)
+        if not (stats.run or {}).get(DEFERRED) or not IndexLayout(index_dir).catalog.is_file():
+            return False
+        entries = load_catalog(index_dir)
+        later = [s for s in SIDECARS if s.after_update]
+        layout = IndexLayout(index_dir)
+        rebuilt = {p.name for s in later for p in s.paths(layout)} | {layout.metadata.name}
+        build_dir = fresh_build_dir(index_dir, copy_from=index_dir,
+                                    link=frozenset(p.name for p in index_dir.iterdir()) - rebuilt)
+        try:
+            sources = _sources(source.resolve(), entries, {}, settings.max_file_bytes)
+            for sidecar in later:
+                sidecar.build(SidecarInput(build_dir, [e.chunk for e in entries], sources))
+            write_stats(build_dir, replace(stats, run={**stats.run, DEFERRED: False}))
+            swap_into_place(build_dir, index_dir)
+        except BaseException:
+            shutil.rmtree(build_dir, ignore_errors=True)
+            raise
+    return True
 
 
 def _write(build_dir: Path, settings: Settings, state: _State, entries: list[CatalogEntry], sources: dict[str, str],
@@ -244,6 +291,8 @@ def _write(build_dir: Path, settings: Settings, state: _State, entries: list[Cat
                                  text_hashes={e.chunk.chunk_id: e.text_hash for e in entries},
                                  english_model=english_key, changed_paths=frozenset(files))
     for sidecar in SIDECARS:
+        if sidecar.after_update:
+            continue  # refresh_deferred rebuilds it after the swap
         mark = time.perf_counter()
         sidecar.build(sidecar_input)
         timings[f"sidecar:{sidecar.name}"] = round(time.perf_counter() - mark, 3)

@@ -26,7 +26,7 @@ from pathlib import Path
 from codelens.embedding import Embedder
 from codelens.errors import CodeLensError, SourceError
 from codelens.index.layout import IndexLayout
-from codelens.index.update import UpdateResult, update_index
+from codelens.index.update import UpdateResult, refresh_deferred, update_index
 from codelens.ingest.source import SKIP_DIRS, indexed_path_filter
 from codelens.settings import Settings
 
@@ -168,6 +168,10 @@ class IndexWatcher:
 
                 self.embedder = load_embedder(read_stats(self.settings.index_dir).model)
             result = update_index(self.source, self.settings, paths, embedder=self.embedder)
+            if self.on_update is not None:
+                self.on_update(result)
+            # the code graph, in a second swap: searches have the new code already
+            refresh_deferred(self.source, self.settings)
         except (CodeLensError, OSError, ValueError, RuntimeError) as exc:
             self._publish(replace(self.status, state=UP_TO_DATE, pending_files=0, last_error=str(exc),
                                   last_update=_now(), last_duration_s=round(time.perf_counter() - started, 2)))
@@ -175,8 +179,6 @@ class IndexWatcher:
         applied = self.status.updates + (result.mode != "unchanged")
         self._publish(replace(self.status, state=UP_TO_DATE, pending_files=0, last_update=_now(), last_error="",
                               last_duration_s=result.duration_s, last_warnings=result.warnings, updates=applied))
-        if self.on_update is not None:
-            self.on_update(result)
         return result
 
     def _publish(self, status: WatchStatus) -> None:

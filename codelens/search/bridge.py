@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -135,14 +136,20 @@ def bridge_vocabulary(chunks: Iterable[Chunk], min_length: int = 3, limit: int =
     made of, unstemmed (whole words embed better than stems), the most widespread first kept."""
     spread: dict[str, int] = {}
     for chunk in chunks:
-        words: set[str] = set()
-        for token in _ENGLISH_WORD.findall(f"{chunk.path} {chunk.symbol} {chunk.code}"):
-            words.update(p for p in split_identifier(token)
-                         if min_length <= len(p) <= MAX_WORD_CHARS and p.isalpha())
-        for word in words - STOP_WORDS:
+        for word in _chunk_words(chunk.path, chunk.symbol, chunk.code, min_length):
             spread[word] = spread.get(word, 0) + 1
     kept = sorted(spread, key=lambda w: (-spread[w], w))[:limit]
     return sorted(kept)
+
+
+@lru_cache(maxsize=200_000)
+def _chunk_words(path: str, symbol: str, code: str, min_length: int) -> frozenset[str]:
+    """One chunk's plain English words, remembered per chunk text (a watcher's update then
+    splits only the chunks that changed)."""
+    words: set[str] = set()
+    for token in _ENGLISH_WORD.findall(f"{path} {symbol} {code}"):
+        words.update(p for p in split_identifier(token) if min_length <= len(p) <= MAX_WORD_CHARS and p.isalpha())
+    return frozenset(words - STOP_WORDS)
 
 
 def save_bridge_vectors(folder: Path, words: Sequence[str], vectors: np.ndarray) -> None:

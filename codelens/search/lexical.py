@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -37,9 +38,15 @@ def chunk_terms(chunk: Chunk) -> list[str]:
     """What the lexical leg indexes for a chunk: path segments, the qualified name (twice:
     a name is the strongest evidence of what code does), then signature, docstring and code.
     The code contains the signature and docstring already, so those count double."""
-    name = "" if chunk.symbol == MODULE_SYMBOL else chunk.symbol
-    fields = [chunk.path.removesuffix(".py"), name, name, chunk.code]
-    return tokenize("\n".join(fields))
+    return list(_terms(chunk.path, chunk.symbol, chunk.code))
+
+
+@lru_cache(maxsize=200_000)
+def _terms(path: str, symbol: str, code: str) -> tuple[str, ...]:
+    """Remembered per chunk text: a watcher's update re-tokenizes only the chunks that changed
+    (tokenizing every chunk of pydantic took seconds, and an update is meant to take one)."""
+    name = "" if symbol == MODULE_SYMBOL else symbol
+    return tuple(tokenize("\n".join([path.removesuffix(".py"), name, name, code])))
 
 
 class LexicalIndex:
