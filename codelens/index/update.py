@@ -81,17 +81,18 @@ def update_index(source: Path, settings: Settings, changed: Iterable[str] | None
     started = time.perf_counter()
     index_dir = settings.index_dir
     root = source.resolve()
+    result = None
     with index_lock(index_dir, wait_s=lock_wait_s):
         recover_interrupted_swap(index_dir)
         state = _read_state(index_dir, settings)
-        if state is None:
-            return _index_run(source, settings, embedder, started)
-        paths = _changed_paths(root, state.manifest, changed)
-        files = {path: _read(root, path, settings.max_file_bytes) for path in sorted(paths)}
-        files = {p: f for p, f in files.items() if _differs(f, state.manifest.files.get(p))}
-        if not files:
-            return UpdateResult("unchanged", len(paths), duration_s=round(time.perf_counter() - started, 3))
-        result = _apply(root, settings, state, files, embedder, started)
+        if state is not None:
+            paths = _changed_paths(root, state.manifest, changed)
+            files = {path: _read(root, path, settings.max_file_bytes) for path in sorted(paths)}
+            files = {p: f for p, f in files.items() if _differs(f, state.manifest.files.get(p))}
+            if not files:
+                return UpdateResult("unchanged", len(paths), duration_s=round(time.perf_counter() - started, 3))
+            result = _apply(root, settings, state, files, embedder, started)
+    # outside the lock: the index run takes it itself
     return result or _index_run(source, settings, embedder, started)
 
 
@@ -159,7 +160,8 @@ def _apply(root: Path, settings: Settings, state: _State, files: Mapping[str, Fi
     texts = {c.chunk_id: embedding_text(c, settings.embed_code_chars) for c in new_chunks}
     entries = sorted([*kept, *(CatalogEntry(c, text_hash(texts[c.chunk_id])) for c in new_chunks)],
                      key=lambda e: (e.chunk.path, e.chunk.start_line, e.chunk.chunk_id))
-    fingerprints = {cid: fp for cid, fp in state.manifest.chunks.items() if cid in {e.chunk.chunk_id for e in kept}}
+    kept_ids = {e.chunk.chunk_id for e in kept}
+    fingerprints = {cid: fp for cid, fp in state.manifest.chunks.items() if cid in kept_ids}
     fingerprints.update({c.chunk_id: chunk_fingerprint(c, text_hash(texts[c.chunk_id])) for c in new_chunks})
     upsert = [c for c in new_chunks if state.manifest.chunks.get(c.chunk_id) != fingerprints[c.chunk_id]]
     deleted = sorted(set(state.manifest.chunks) - set(fingerprints))
@@ -170,7 +172,8 @@ def _apply(root: Path, settings: Settings, state: _State, files: Mapping[str, Fi
     vectors, embedded = _vectors(settings, state, upsert, texts, embedder)
     timings["embedding"] = round(time.perf_counter() - mark, 3)
     delta = _next_delta(state.delta, delta_ids, vectors, deleted)
-    sources = _sources(root, entries, files, settings.max_file_bytes)
+    # Only the deferred code graph reads every file's text (refresh_deferred); the rest, the chunks.
+    sources = {p: f.text for p, f in files.items() if f is not None and f.text is not None}
     build_dir = fresh_build_dir(index_dir, copy_from=index_dir, link=vector_store_entries(index_dir))
     try:
         _write(build_dir, settings, state, entries, sources, fingerprints, files, delta, timings)
@@ -250,6 +253,19 @@ def masked_text(path: Path, max_file_bytes: int) -> str | None:
             _MASKED.clear()
         _MASKED[key] = redact(text).text if text is not None else None
     return _MASKED[key]
+
+
+def prewarm(settings: Settings) -> None:
+    """Fill what updates remember per chunk (terms, bridge words, English text) for every chunk
+    of the index now, so a watcher's first update is as quick as the later ones (on pydantic
+    the first took 50 s on a loaded machine, the next 8 s)."""
+    layout = IndexLayout(settings.index_dir)
+    if not layout.catalog.is_file():
+        return
+    chunks = [e.chunk for e in load_catalog(settings.index_dir)]
+    for sidecar in SIDECARS:
+        if sidecar.prewarm is not None:
+            sidecar.prewarm(chunks)
 
 
 def refresh_deferred(source: Path, settings: Settings, lock_wait_s: float = LOCK_WAIT_S) -> bool:

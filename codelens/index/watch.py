@@ -19,6 +19,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable
+from contextlib import suppress
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,7 +27,7 @@ from pathlib import Path
 from codelens.embedding import Embedder
 from codelens.errors import CodeLensError, SourceError
 from codelens.index.layout import IndexLayout
-from codelens.index.update import UpdateResult, refresh_deferred, update_index
+from codelens.index.update import UpdateResult, prewarm, refresh_deferred, update_index
 from codelens.ingest.source import SKIP_DIRS, indexed_path_filter
 from codelens.settings import Settings
 
@@ -124,6 +125,7 @@ class IndexWatcher:
         self.status = WatchStatus(STARTING, str(self.source), os.getpid())
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._updating = threading.Lock()
 
     @property
     def running(self) -> bool:
@@ -148,8 +150,10 @@ class IndexWatcher:
         import watchfiles
 
         self._publish(self.status)
+        # Catch up on a thread of its own while watching starts at once: a save made meanwhile
+        # is seen, and its update waits for the catch-up (one update at a time).
+        threading.Thread(target=self._catch_up, name="codelens-catch-up", daemon=True).start()
         try:
-            self.update(None)
             for changes in watchfiles.watch(self.source, watch_filter=watch_filter(self.source),
                                             debounce=self.debounce_ms, step=STEP_MS, stop_event=self._stop,
                                             rust_timeout=RUST_TIMEOUT_MS, raise_interrupt=False):
@@ -157,8 +161,19 @@ class IndexWatcher:
         finally:
             self._publish(replace(self.status, state=STOPPED))
 
+    def _catch_up(self) -> None:
+        """What changed while nobody watched, then what updates remember per chunk (so the first
+        update is as quick as the later ones)."""
+        self.update(None)
+        with self._updating, suppress(CodeLensError, OSError, ValueError):  # a cache: may fail safely
+            prewarm(self.settings)
+
     def update(self, paths: list[str] | None) -> UpdateResult | None:
         """One incremental update (None: compare every file); failures are recorded, not raised."""
+        with self._updating:
+            return self._update(paths)
+
+    def _update(self, paths: list[str] | None) -> UpdateResult | None:
         self._publish(replace(self.status, state=UPDATING, pending_files=len(paths) if paths is not None else 0))
         started = time.perf_counter()
         try:

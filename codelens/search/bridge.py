@@ -203,4 +203,5 @@ def build_bridge_sidecar(build: SidecarInput) -> None:
 
 # Not in a progressive run's first swap: e5 over the vocabulary takes longer than the rest of
 # that phase; progressive.add_word_bridge puts it into the live partial index afterwards.
-BRIDGE_SIDECAR = Sidecar("build_bridge_sidecar", build_bridge_sidecar, lambda layout: (layout.bridge,))
+BRIDGE_SIDECAR = Sidecar("build_bridge_sidecar", build_bridge_sidecar, lambda layout: (layout.bridge,),
+                         prewarm=lambda chunks: bridge_vocabulary(chunks).clear())

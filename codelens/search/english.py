@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from codelens.chunk import Chunk
 from codelens.index.embed_cache import lazy_encoder, text_hash
 from codelens.index.layout import IndexLayout
 from codelens.index.sidecar import Sidecar, SidecarInput
@@ -128,6 +129,12 @@ def load_english_vectors(folder: Path) -> tuple[list[str], list[str], np.ndarray
     return ids, hashes, vectors, model
 
 
+@lru_cache(maxsize=200_000)
+def _english_text(chunk: Chunk) -> str:
+    """Remembered per chunk (a frozen record): a watcher's update builds only the changed ones."""
+    return embedding_text(chunk, DEFAULT_TEXT_BUDGET)
+
+
 @lru_cache(maxsize=1)
 def _model_for_builds(key: str) -> Any:
     """The model that embeds chunk text, loaded once per process: a watcher's updates embed a
@@ -141,7 +148,7 @@ def build_english_sidecar(build: SidecarInput) -> None:
     starts as its copy, when it used the same model) or the embedding cache; the rest are
     embedded in cached batches (resumable)."""
     model = english_model(build.english_model)
-    texts = [embedding_text(c, DEFAULT_TEXT_BUDGET) for c in build.chunks]
+    texts = [_english_text(c) for c in build.chunks]
     hashes = [text_hash(t) for t in texts]
     previous = load_english_vectors(build.build_dir)
     known = dict(zip(previous[1], previous[2], strict=True)) if previous and previous[3] == model else {}
@@ -224,4 +231,5 @@ class EnsembleDense:
         return LegResult(self.name, tuple(scored[:n]), first.weight)
 
 
-ENGLISH_SIDECAR = Sidecar("build_english_sidecar", build_english_sidecar, lambda layout: (layout.english,))
+ENGLISH_SIDECAR = Sidecar("build_english_sidecar", build_english_sidecar, lambda layout: (layout.english,),
+                          prewarm=lambda chunks: [*map(_english_text, chunks)].clear())

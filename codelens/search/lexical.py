@@ -193,4 +193,5 @@ def build_lexical_sidecars(build: SidecarInput) -> None:
 
 
 LEXICAL_SIDECAR = Sidecar("build_lexical_sidecars", build_lexical_sidecars,
-                          lambda layout: (layout.lexical, layout.file_words), in_partial=True)
+                          lambda layout: (layout.lexical, layout.file_words), in_partial=True,
+                          prewarm=lambda chunks: [*map(chunk_terms, chunks)].clear())
