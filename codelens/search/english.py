@@ -136,10 +136,10 @@ def _english_text(chunk: Chunk) -> str:
 
 
 @lru_cache(maxsize=1)
-def _model_for_builds(key: str) -> Any:
+def _model_for_builds(model: EnglishModel) -> Any:
     """The model that embeds chunk text, loaded once per process: a watcher's updates embed a
     few texts each, and loading the model (seconds) every time would dwarf that."""
-    return english_model(key).load()
+    return model.load()
 
 
 def build_english_sidecar(build: SidecarInput) -> None:
@@ -155,7 +155,7 @@ def build_english_sidecar(build: SidecarInput) -> None:
     missing = list(dict.fromkeys(h for h in hashes if h not in known))
     if missing:
         text_of = dict(zip(hashes, texts, strict=True))
-        encode = lazy_encoder(lambda: _model_for_builds(model.key).embed_passages)
+        encode = lazy_encoder(lambda: _model_for_builds(model).embed_passages)
         vectors = build.embed([text_of[h] for h in missing], f"st:{model.name}", encode, model.dim,
                               _BATCH, "English vectors")
         known.update(zip(missing, vectors, strict=True))
