@@ -125,6 +125,7 @@ def profile(root: Path, settings: Settings) -> list[list[object]]:
     """One-function edit applied by an index run, then by an update as a running watcher does it
     (its e5 engine and per-chunk memory warm): total and slowest phases; then the searcher's reopen."""
     from codelens.embedding import load_embedder
+    from codelens.index.progressive import load_catalog
     from codelens.index.update import prewarm
     from codelens.search.searcher import Searcher
 
@@ -135,7 +136,7 @@ def profile(root: Path, settings: Settings) -> list[list[object]]:
     started, before = time.perf_counter(), load()
     stats = build_index(root, settings, embedder=embedder)
     rows.append(["index run (before)", round(time.perf_counter() - started, 2), before, _phases(stats.timings_s)])
-    prewarm(settings)
+    prewarm([e.chunk for e in load_catalog(settings.index_dir)])
     edit_function(target, name, word("prof", 2))
     update_index(root, settings, [str(target)], embedder=embedder)  # the watcher's engines load once
     edit_function(target, name, word("prof", 3))
@@ -192,7 +193,7 @@ def _scenarios(root: Path, db: Path, edits: int, idle_s: float, pid: int) -> lis
                  f"max {max(times):.2f}", f"{min(loads):.1f}-{max(loads):.1f}"])
     rows += _file_scenarios(root, db)
     rows.append(_branch_switch(root, db))
-    rows.append(_idle(pid, idle_s))
+    rows.append(_idle(pid, idle_s, db))
     return rows
 
 
@@ -239,7 +240,19 @@ def _branch_switch(root: Path, db: Path) -> list[object]:
     return [f"branch switch, {len(files)} files", round(took, 2), "", f"{before:.1f}"]
 
 
-def _idle(pid: int, seconds: float) -> list[object]:
+def _idle(pid: int, seconds: float, db: Path) -> list[object]:
+    """CPU of the serve process with nothing changing, once its watcher is done (the branch
+    switch back to main, and the code graph after it)."""
+    from codelens.index.metadata import read_stats
+    from codelens.index.update import DEFERRED
+    from codelens.index.watch import read_watch_status
+
+    deadline = time.monotonic() + TIMEOUT_S
+    while time.monotonic() < deadline:
+        status = read_watch_status(db)
+        if status and status.state == "up to date" and not read_stats(db).run.get(DEFERRED):
+            break
+        time.sleep(0.5)
     time.sleep(5)
     before, load_before = _cpu_s(pid), load()
     time.sleep(seconds)

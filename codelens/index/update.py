@@ -15,9 +15,10 @@ text budget, a partial index, a delta grown large) it hands to a normal index ru
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -35,7 +36,7 @@ from codelens.index.manifest import Manifest, chunk_fingerprint, file_hash
 from codelens.index.metadata import IndexStats, read_stats, write_stats
 from codelens.index.progressive import CatalogEntry, load_catalog, save_catalog
 from codelens.index.registry import SIDECARS
-from codelens.index.sidecar import SidecarInput
+from codelens.index.sidecar import Sidecar, SidecarInput
 from codelens.ingest.codebase import FileChunks, chunk_one_file
 from codelens.ingest.embed_text import embedding_text
 from codelens.ingest.redaction import REDACTION_VERSION, redact
@@ -255,43 +256,69 @@ def masked_text(path: Path, max_file_bytes: int) -> str | None:
     return _MASKED[key]
 
 
-def prewarm(settings: Settings) -> None:
-    """Fill what updates remember per chunk (terms, bridge words, English text) for every chunk
-    of the index now, so a watcher's first update is as quick as the later ones (on pydantic
-    the first took 50 s on a loaded machine, the next 8 s)."""
-    layout = IndexLayout(settings.index_dir)
-    if not layout.catalog.is_file():
-        return
-    chunks = [e.chunk for e in load_catalog(settings.index_dir)]
+def prewarm(chunks: Sequence[Chunk]) -> None:
+    """Fill what updates remember per chunk (terms, bridge words, English text) for these chunks
+    now, so a watcher's first update is as quick as the later ones (on pydantic the first took
+    50 s on a loaded machine, the next 8 s). The watcher calls it slice by slice between updates."""
     for sidecar in SIDECARS:
         if sidecar.prewarm is not None:
             sidecar.prewarm(chunks)
 
 
-def refresh_deferred(source: Path, settings: Settings, lock_wait_s: float = LOCK_WAIT_S) -> bool:
-    """After an update: rebuild the sidecars it left for later (the code graph) in a second
-    swap; every other file is hard-linked, nothing else is rewritten. False when none waits."""
-    index_dir = settings.index_dir
-    with index_lock(index_dir, wait_s=lock_wait_s):
-        stats = read_stats(index_dir)
-        if not (stats.run or {}).get(DEFERRED) or not IndexLayout(index_dir).catalog.is_file():
+def refresh_deferred(source: Path, settings: Settings, still_wanted: Callable[[], bool] = lambda: True,
+                     lock_wait_s: float = LOCK_WAIT_S) -> bool:
+    """After an update: rebuild the sidecars it left for later (the code graph) and swap them in.
+    They are built without the writer's lock (seconds on pydantic), so an update that comes
+    meanwhile is not held up: then (or when `still_wanted()` says no) the work is dropped and
+    the next quiet moment does it again. False when nothing was swapped in."""
+    index_dir, layout = settings.index_dir, IndexLayout(settings.index_dir)
+    try:
+        stats, seen = read_stats(index_dir), _metadata_identity(index_dir)
+    except DatabaseError:
+        return False
+    if not (stats.run or {}).get(DEFERRED) or not layout.catalog.is_file():
+        return False
+    entries = load_catalog(index_dir)
+    later = [s for s in SIDECARS if s.after_update]
+    work = fresh_build_dir(index_dir, copy_from=None)  # a killed run's leftover is cleaned like a build's
+    try:
+        sources = _sources(source.resolve(), entries, {}, settings.max_file_bytes)
+        for sidecar in later:
+            sidecar.build(SidecarInput(work, [e.chunk for e in entries], sources))
+        if not still_wanted():
             return False
-        entries = load_catalog(index_dir)
-        later = [s for s in SIDECARS if s.after_update]
-        layout = IndexLayout(index_dir)
-        rebuilt = {p.name for s in later for p in s.paths(layout)} | {layout.metadata.name}
-        build_dir = fresh_build_dir(index_dir, copy_from=index_dir,
-                                    link=frozenset(p.name for p in index_dir.iterdir()) - rebuilt)
-        try:
-            sources = _sources(source.resolve(), entries, {}, settings.max_file_bytes)
-            for sidecar in later:
-                sidecar.build(SidecarInput(build_dir, [e.chunk for e in entries], sources))
-            write_stats(build_dir, replace(stats, run={**stats.run, DEFERRED: False}))
-            swap_into_place(build_dir, index_dir)
-        except BaseException:
-            shutil.rmtree(build_dir, ignore_errors=True)
-            raise
+        with index_lock(index_dir, wait_s=lock_wait_s):
+            if _metadata_identity(index_dir) != seen:  # an update swapped in meanwhile: it waits again
+                return False
+            _swap_in_rebuilt(index_dir, work, later, stats)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     return True
+
+
+def _swap_in_rebuilt(index_dir: Path, work: Path, rebuilt: list[Sidecar], stats: IndexStats) -> None:
+    """The live index with the rebuilt sidecars' files from `work`; everything else hard-linked."""
+    built, live = IndexLayout(work), IndexLayout(index_dir)
+    names = {p.name for s in rebuilt for p in s.paths(live)}
+    build_dir = fresh_build_dir(index_dir, copy_from=index_dir,
+                                link=frozenset(p.name for p in index_dir.iterdir()) - names - {live.metadata.name})
+    try:
+        for sidecar in rebuilt:
+            for made, target in zip(sidecar.paths(built), sidecar.paths(IndexLayout(build_dir)), strict=True):
+                if target.is_dir():
+                    shutil.rmtree(target)
+                if made.exists():
+                    os.replace(made, target)
+        write_stats(build_dir, replace(stats, run={**stats.run, DEFERRED: False}))
+        swap_into_place(build_dir, index_dir)
+    except BaseException:
+        shutil.rmtree(build_dir, ignore_errors=True)
+        raise
+
+
+def _metadata_identity(index_dir: Path) -> tuple[int, int]:
+    stat = IndexLayout(index_dir).metadata.stat()
+    return stat.st_ino, stat.st_mtime_ns
 
 
 def _write(build_dir: Path, settings: Settings, state: _State, entries: list[CatalogEntry], sources: dict[str, str],

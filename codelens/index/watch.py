@@ -27,6 +27,7 @@ from pathlib import Path
 from codelens.embedding import Embedder
 from codelens.errors import CodeLensError, SourceError
 from codelens.index.layout import IndexLayout
+from codelens.index.progressive import load_catalog
 from codelens.index.update import UpdateResult, prewarm, refresh_deferred, update_index
 from codelens.ingest.source import SKIP_DIRS, indexed_path_filter
 from codelens.settings import Settings
@@ -34,6 +35,8 @@ from codelens.settings import Settings
 DEBOUNCE_MS = 1600  # the longest a burst is gathered before it is handed on
 STEP_MS = 100  # quiet this long after a change: the burst is over
 RUST_TIMEOUT_MS = 5000  # the watcher wakes this often when nothing happens (to see a stop)
+PREWARM_SLICE = 200  # chunks prewarmed between two chances for an update to run
+QUIET_S = 1.0  # no change for this long: the code graph an update left for later is rebuilt
 UP_TO_DATE, UPDATING, STARTING, STOPPED = "up to date", "updating", "starting", "stopped"
 
 
@@ -126,6 +129,8 @@ class IndexWatcher:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._updating = threading.Lock()
+        self._deferred = threading.Event()  # an update left the code graph for later
+        self._last_change = 0.0
 
     @property
     def running(self) -> bool:
@@ -153,20 +158,46 @@ class IndexWatcher:
         # Catch up on a thread of its own while watching starts at once: a save made meanwhile
         # is seen, and its update waits for the catch-up (one update at a time).
         threading.Thread(target=self._catch_up, name="codelens-catch-up", daemon=True).start()
+        threading.Thread(target=self._deferred_loop, name="codelens-graph", daemon=True).start()
         try:
             for changes in watchfiles.watch(self.source, watch_filter=watch_filter(self.source),
                                             debounce=self.debounce_ms, step=STEP_MS, stop_event=self._stop,
                                             rust_timeout=RUST_TIMEOUT_MS, raise_interrupt=False):
+                self._last_change = time.monotonic()
                 self.update(paths_to_update(path for _, path in changes))
         finally:
             self._publish(replace(self.status, state=STOPPED))
+
+    def _deferred_loop(self) -> None:
+        """Rebuild what updates leave for later (the code graph) once the folder is quiet; the work
+        is dropped when a change comes meanwhile, so it never holds up an update."""
+        while not self._stop.is_set():
+            if not self._deferred.wait(timeout=1.0):
+                continue
+            if time.monotonic() - self._last_change < QUIET_S:
+                self._stop.wait(QUIET_S / 4)
+                continue
+            self._deferred.clear()
+            started = self._last_change
+            try:
+                refresh_deferred(self.source, self.settings, still_wanted=lambda s=started: self._last_change == s)
+            except (CodeLensError, OSError, ValueError, RuntimeError) as exc:
+                self._publish(replace(self.status, last_error=f"code graph: {exc}"))
+            if self._last_change != started:
+                self._deferred.set()  # changed meanwhile: again at the next quiet moment
 
     def _catch_up(self) -> None:
         """What changed while nobody watched, then what updates remember per chunk (so the first
         update is as quick as the later ones)."""
         self.update(None)
-        with self._updating, suppress(CodeLensError, OSError, ValueError):  # a cache: may fail safely
-            prewarm(self.settings)
+        self._deferred.set()  # a watcher killed before its code graph left one to rebuild
+        with suppress(CodeLensError, OSError, ValueError):  # a cache: may fail safely
+            chunks = [e.chunk for e in load_catalog(self.settings.index_dir)]
+            for start in range(0, len(chunks), PREWARM_SLICE):
+                if self._stop.is_set():
+                    return
+                with self._updating:  # slice by slice: an update never waits long for it
+                    prewarm(chunks[start : start + PREWARM_SLICE])
 
     def update(self, paths: list[str] | None) -> UpdateResult | None:
         """One incremental update (None: compare every file); failures are recorded, not raised."""
@@ -185,8 +216,8 @@ class IndexWatcher:
             result = update_index(self.source, self.settings, paths, embedder=self.embedder)
             if self.on_update is not None:
                 self.on_update(result)
-            # the code graph, in a second swap: searches have the new code already
-            refresh_deferred(self.source, self.settings)
+            self._last_change = time.monotonic()
+            self._deferred.set()  # the code graph follows in a quiet moment (searches have the code now)
         except (CodeLensError, OSError, ValueError, RuntimeError) as exc:
             self._publish(replace(self.status, state=UP_TO_DATE, pending_files=0, last_error=str(exc),
                                   last_update=_now(), last_duration_s=round(time.perf_counter() - started, 2)))
