@@ -36,7 +36,8 @@ DEBOUNCE_MS = 1600  # the longest a burst is gathered before it is handed on
 STEP_MS = 100  # quiet this long after a change: the burst is over
 RUST_TIMEOUT_MS = 5000  # the watcher wakes this often when nothing happens (to see a stop)
 PREWARM_SLICE = 200  # chunks prewarmed between two chances for an update to run
-QUIET_S = 1.0  # no change for this long: the code graph an update left for later is rebuilt
+QUIET_S = 5.0  # no change for this long: the code graph an update left for later is rebuilt (a burst of
+# edits, a formatter or an agent, must not compete with it for the interpreter)
 UP_TO_DATE, UPDATING, STARTING, STOPPED = "up to date", "updating", "starting", "stopped"
 
 
