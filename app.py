@@ -27,7 +27,9 @@ from codelens.graph.query import callees, callers, neighbourhood_dot
 from codelens.highlight import code_view, has_real_line_numbers, query_terms, render_html, render_segments
 from codelens.index.build import build_index
 from codelens.index.folder import named_collections
+from codelens.index.freshness import FileCheck, source_folder
 from codelens.index.metadata import read_stats
+from codelens.index.watch import IndexWatcher, read_watch_status, watcher_for
 from codelens.open_index import OpenIndex
 from codelens.search.filters import SearchFilters
 from codelens.search.searcher import WARM_UP_QUERIES, Hit
@@ -70,10 +72,22 @@ def get_embedder(model_id: str) -> Embedder:
 
 
 @st.cache_resource(show_spinner=False)
-def get_index(_settings: Settings, index_dir: str, model: str, indexed_at: str) -> WarmIndex:
-    """One open index per build (folder and indexed_at in the key): a rebuilt index gets a fresh one.
-    It opens and warms up in the background while the page renders (codelens/serve/warm.py)."""
+def get_index(_settings: Settings, index_dir: str, model: str, source: str) -> WarmIndex:
+    """One open index per folder and source (a rebuild from the page clears it); an update of the
+    watcher is picked up by `OpenIndex.refresh` without a new warm-up. It opens and warms up in
+    the background while the page renders (codelens/serve/warm.py)."""
     return WarmIndex(_settings)
+
+
+@st.cache_resource(show_spinner=False)
+def get_watcher(_settings: Settings, index_dir: str, source: str) -> tuple[IndexWatcher | None, str]:
+    """The watcher of the index's folder (one per process; a zip source has none)."""
+    return watcher_for(_settings)
+
+
+@st.cache_resource(show_spinner=False)
+def get_file_check(source: str) -> FileCheck:
+    return FileCheck(source_folder(source))
 
 
 def wait_for_warm_up(warm: WarmIndex) -> None:
@@ -221,7 +235,12 @@ def render_answer_panel(question: str, hits: list[Hit], index: OpenIndex) -> Non
                       args=(citation.chunk_id,), type="tertiary")
 
 
-def render_hit(hit: Hit, terms: tuple[str, ...], graph: CodeGraph | None, include_tests: bool) -> None:
+FILE_STATE_BADGES = {"changed": ":orange-badge[:material/edit: файл изменён после индексации]",
+                     "deleted": ":red-badge[:material/delete: файл удалён]"}
+
+
+def render_hit(hit: Hit, terms: tuple[str, ...], graph: CodeGraph | None, include_tests: bool,
+               file_state: str = "") -> None:
     chunk = hit.chunk
     numbered = has_real_line_numbers(chunk.code, chunk.start_line, chunk.end_line)
     with st.container(border=True, key=f"hit-{hit.rank}"):
@@ -229,6 +248,8 @@ def render_hit(hit: Hit, terms: tuple[str, ...], graph: CodeGraph | None, includ
         badges = f":{KIND_COLORS.get(chunk.kind, 'gray')}-badge[{KIND_LABELS.get(chunk.kind, chunk.kind)}]"
         if chunk.is_test:
             badges += " :gray-badge[тест]"
+        if file_state in FILE_STATE_BADGES:  # never show stale code as current
+            badges += " " + FILE_STATE_BADGES[file_state]
         head.markdown(f"**#{hit.rank}** &nbsp; `{chunk.path}:{chunk.start_line}-{chunk.end_line}` &nbsp; "
                       f"**`{chunk.symbol}`** &nbsp; {badges}")
         score.progress(min(max(hit.relevance / 100.0, 0.0), 1.0), text=f"релевантность **{hit.relevance:.0f}%**")
@@ -304,11 +325,12 @@ except CodeLensError as exc:
     st.error(str(exc))
     st.stop()
 
-warm = get_index(settings, str(index_dir), settings.model, stats.indexed_at)
+warm = get_index(settings, str(index_dir), settings.model, stats.source)
 if not warm.done():
     wait_for_warm_up(warm)
 try:
     index = warm.result()
+    index.refresh()  # what the watcher (or an index run elsewhere) swapped in since the last page
 except ModelMismatch as exc:
     get_index.clear()  # the next run tries again (after CODELENS_MODEL or the index changed)
     st.error(f"Модель не совпадает с индексом: индекс построен моделью `{exc.index_model}`, а запрошена "
@@ -336,6 +358,17 @@ with st.sidebar:
     path_prefix = st.text_input("Путь начинается с (path prefix)", placeholder=example_path_prefix(index))
     include_tests = st.toggle("Показывать тесты", value=False, help="По умолчанию код тестов скрыт")
     st.divider()
+    watcher, watch_note = get_watcher(settings, str(index_dir), stats.source)
+    if watcher is not None:
+        if st.toggle("Следить за изменениями в папке", value=True, key="watch",
+                     help="Каждое сохранение файла попадает в индекс за секунды · watch the folder"):
+            watcher.start()
+        else:
+            watcher.stop()
+        status = read_watch_status(index_dir)
+        st.caption(status.line() if status else "watch: off")
+    else:
+        st.caption(watch_note)
     if stats.chroma_url:
         st.caption(f"Векторы на сервере ChromaDB: `{stats.chroma_url}`")
     st.caption(f"Индекс: `{index_dir}`  \nМодель: `{stats.model}`  \n"
@@ -383,8 +416,9 @@ with search_tab:
             opened = index.chunks.get(st.session_state.get("opened") or "")
             if opened is not None:
                 render_opened(opened, graph, terms, include_tests)
+            check = get_file_check(stats.source)
             for hit in hits:
-                render_hit(hit, terms, graph, include_tests)
+                render_hit(hit, terms, graph, include_tests, check.state(hit.chunk.path, hit.file_hash))
             render_answer_panel(query, hits, index)
 
 # ----------------------------------------------------------------- evaluation

@@ -18,7 +18,7 @@ from codelens.cli.ask import add_ask_command, cmd_ask
 from codelens.cli.common import EXIT_CODES_HELP, add_common, settings_of
 from codelens.cli.graph import GRAPH_COMMANDS, add_graph_commands
 from codelens.cli.search import add_search_arguments, print_hits, search_request
-from codelens.errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CodeLensError
+from codelens.errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, BadInput, CodeLensError
 from codelens.mcp.cli import MCP_COMMANDS, add_mcp_command
 from codelens.settings import ENGLISH_MODEL_KEYS, Settings, default_source
 
@@ -62,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="A resident search process on 127.0.0.1: `python -m codelens search` uses it while it "
                     "runs and searches in-process when it does not. Ctrl-C or SIGTERM stops it.")
     serve.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free one)")
+    add_watch_argument(serve)
     add_common(serve)
 
     stats = commands.add_parser("stats", help="show what the index holds")
@@ -91,7 +92,15 @@ def add_index_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--english-model", choices=ENGLISH_MODEL_KEYS, default=None,
                         help="the English leg's second model: minilm (default; fast) or mpnet (better "
                              "English answers, ~40 ms more per question, slower indexing)")
+    parser.add_argument("--watch", action="store_true",
+                        help="after indexing, keep the index fresh: every save under a folder source is "
+                             "searchable within seconds (Ctrl-C stops)")
     add_common(parser)
+
+
+def add_watch_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--no-watch", dest="watch", action="store_false",
+                        help="do not follow changes to the indexed folder (watched by default; a zip never is)")
 
 
 def _positive_int(text: str) -> int:
@@ -115,12 +124,34 @@ def cmd_index(args: argparse.Namespace) -> int:
         source = own_source()
         print(f"No codebase_python.zip here or in ../shared: indexing CodeLens's own source ({source}) "
               "as the demo - search CodeLens itself. Pass --source ZIP_OR_FOLDER for your code.", flush=True)
+    if args.watch and not Path(source).is_dir():
+        raise BadInput(f"--watch needs a folder source, {source} is a zip - pass --source FOLDER")
     stats = build_index(source, settings, full=args.full)
-    print(format_summary(stats, settings.index_dir))
+    print(format_summary(stats, settings.index_dir), flush=True)
+    if args.watch:
+        watch_forever(settings)
     return 0
 
 
 _FILE_KIND_LABELS = (("doc", "Docs"), ("config", "Config"), ("text", "Text"))
+
+
+def watch_forever(settings: Settings) -> None:
+    """`index.py --watch`: follow the folder until Ctrl-C, one line per update."""
+    from codelens.index.watch import watcher_for
+
+    watcher, line = watcher_for(settings, on_update=lambda result: print(update_line(result), flush=True))
+    print(f"{line} - Ctrl-C stops", flush=True)
+    if watcher is not None:
+        watcher.run()
+
+
+def update_line(result) -> str:
+    if result.mode == "unchanged":
+        return "up to date: nothing changed"
+    line = (f"{result.mode}: {result.files} files in {result.duration_s:.1f} s (updated {result.upserted}, "
+            f"deleted {result.deleted}, embedded {result.embedded})")
+    return line + "".join(f"\n  warning: {w}" for w in result.warnings)
 
 
 def format_summary(stats, db_path: Path) -> str:
@@ -185,7 +216,7 @@ def _search_on_server(args: argparse.Namespace, settings: Settings) -> list[dict
 def cmd_serve(args: argparse.Namespace) -> int:
     from codelens.serve.server import serve
 
-    serve(settings_of(args), port=args.port, on_ready=lambda line: print(line, flush=True))
+    serve(settings_of(args), port=args.port, on_ready=lambda line: print(line, flush=True), watch=args.watch)
     return 0
 
 
@@ -209,10 +240,27 @@ def cmd_stats(args: argparse.Namespace) -> int:
     settings = settings_of(args)
     stats = read_stats(settings.index_dir)
     if args.json:
-        print(json.dumps(stats.to_json(), ensure_ascii=False, indent=2))
+        from dataclasses import asdict
+
+        from codelens.index.watch import read_watch_status
+
+        status = read_watch_status(settings.index_dir)
+        print(json.dumps({**stats.to_json(), "watch": asdict(status) if status else None}, ensure_ascii=False,
+                         indent=2))
     else:
         print(format_summary(stats, settings.index_dir).replace("INDEXING COMPLETE", "INDEX"))
+        print(watch_line(settings.index_dir))
     return 0
+
+
+def watch_line(index_dir: Path) -> str:
+    """What a watcher of this index is doing, or that none is."""
+    from codelens.index.watch import read_watch_status
+
+    status = read_watch_status(index_dir)
+    if status is None:
+        return "Watch: not watched (codelens serve, codelens mcp, the app and index.py --watch follow a folder)"
+    return status.line().replace("watch:", "Watch:", 1)
 
 
 COMMANDS = {"index": cmd_index, "search": cmd_search, "eval": cmd_eval, "stats": cmd_stats, "ask": cmd_ask,

@@ -22,7 +22,7 @@ from codelens.errors import EXIT_NO_INDEX, CodeLensError, DatabaseError, IndexNo
 from codelens.graph.model import CodeGraph, Edge, Node, build_graph
 from codelens.index.layout import IndexLayout
 from codelens.index.metadata import is_codelens_index
-from codelens.index.sidecar import SidecarInput
+from codelens.index.sidecar import Sidecar, SidecarInput
 
 GRAPH_FORMAT = "1"
 
@@ -53,8 +53,14 @@ class GraphNotFound(CodeLensError):
 
 
 def build_graph_sidecar(build: SidecarInput) -> None:
-    """Sidecar builder (see `codelens.index.build.sidecar_builders`): write the index's graph file."""
+    """Sidecar builder (see `codelens.index.registry`): write the index's graph file."""
     save_graph(build_graph(build.chunks, build.sources), IndexLayout(Path(build.build_dir)).graph)
+
+
+# An update rebuilds it after the searchable swap: the whole graph is resolved again (callers in
+# unchanged files point at the changed ones), seconds on pydantic.
+GRAPH_SIDECAR = Sidecar("build_graph_sidecar", build_graph_sidecar, lambda layout: (layout.graph,), in_partial=True,
+                        after_update=True)
 
 
 def save_graph(graph: CodeGraph, path: Path) -> None:

@@ -4,6 +4,8 @@
 `store` is the only module that imports chromadb; `metadata` is `index_metadata.json` (the
 a fixed contract); `manifest` holds the content hashes that make runs incremental;
 `embed_cache` keeps vectors by text hash so nothing is embedded twice and killed runs resume;
-`folder` is the writer's lock, build-aside and atomic swap; `sidecar` is what every
-sidecar builder (lexical, bridge, English vectors, graph) is handed; `build` orchestrates a run.
+`folder` is the writer's lock, build-aside and atomic swap; `sidecar` is the Sidecar record a leg
+declares and what every sidecar builder is handed; `registry` lists the sidecars; `build`
+orchestrates a run; `update` applies a few changed files in seconds (its e5 vectors in `delta`);
+`watch` follows a folder and runs updates; `freshness` says whether a hit's file changed since.
 """

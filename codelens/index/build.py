@@ -24,23 +24,29 @@ from tqdm import tqdm
 from codelens.chunk import CODE_KINDS, FILE_KINDS, Chunk
 from codelens.embedding import Embedder, load_embedder, normalize_model_id
 from codelens.errors import BadInput, DatabaseError
-from codelens.graph.store import build_graph_sidecar
+from codelens.index.delta import Delta, load_delta
 from codelens.index.embed_cache import EmbeddingCache, embed_with_cache, text_hash
 from codelens.index.folder import check_target, fresh_build_dir, index_lock, recover_interrupted_swap, swap_into_place
 from codelens.index.health import damaged_sidecars, vectors_damaged
 from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest, chunk_fingerprint
 from codelens.index.metadata import IndexStats, is_codelens_index, read_stats, write_stats
-from codelens.index.progressive import PhaseOne, embed_progressively, is_partial, missing_vectors, publish_searchable
+from codelens.index.progressive import (
+    CatalogEntry,
+    PhaseOne,
+    embed_progressively,
+    is_partial,
+    missing_vectors,
+    publish_searchable,
+    save_catalog,
+)
+from codelens.index.registry import SIDECARS, sidecar_names
 from codelens.index.sidecar import SidecarBuilder, SidecarInput
 from codelens.index.store import VectorStore, drop_collections
 from codelens.ingest.codebase import ChunkedCodebase, chunk_source
 from codelens.ingest.embed_text import embedding_text
 from codelens.ingest.redaction import REDACTION_VERSION
-from codelens.search.bridge import build_bridge_sidecar
-from codelens.search.english import build_english_sidecar, recorded_english_key
-from codelens.search.file_vectors import build_file_vectors_sidecar
-from codelens.search.lexical import build_lexical_sidecars
+from codelens.search.english import recorded_english_key
 from codelens.settings import COLLECTION_NAME, ENGLISH_MODEL_KEYS, Settings
 
 ProgressCallback = Callable[[int, int], None]
@@ -49,9 +55,8 @@ STORE_PROGRESS_MIN = 5000  # smaller indexes store in a moment: no bar
 
 
 def sidecar_builders() -> list[SidecarBuilder]:
-    """Structures built beside the vectors on every run (each module owns its own files)."""
-    return [build_graph_sidecar, build_lexical_sidecars, build_bridge_sidecar, build_english_sidecar,
-            build_file_vectors_sidecar]
+    """Structures built beside the vectors on every run, in order (index/registry.py)."""
+    return [sidecar.build for sidecar in SIDECARS]
 
 
 @dataclass(frozen=True)
@@ -105,15 +110,15 @@ def build_index(
         hashes = {chunk_id: text_hash(text) for chunk_id, text in texts.items()}
         fingerprints = {c.chunk_id: chunk_fingerprint(c, hashes[c.chunk_id]) for c in chunked.chunks}
         plan = plan_changes(chunked.chunks, fingerprints, previous)
+        delta = load_delta(index_dir) if previous is not None and not settings.chroma_url else Delta()
+        plan = fold_delta(plan, delta, chunked.chunks)
         run = {"mode": "full" if previous is None else "incremental", "upserted": len(plan.upsert),
                "deleted": len(plan.delete), "unchanged": plan.reused, "embedded": 0}
-        sidecars = sidecar_builders()
-        sidecar_names = [builder.__name__ for builder in sidecars]
         english_key = settings.english_model or recorded_english_key(index_dir) or ENGLISH_MODEL_KEYS[0]
-        if english_key != ENGLISH_MODEL_KEYS[0]:  # so that a switch of the English model rebuilds its sidecar
-            sidecar_names.append(f"english_model:{english_key}")
-        if (previous is not None and not plan.upsert and not plan.delete
-                and previous.files == chunked.file_hashes and previous.sidecars == sidecar_names):
+        names = recorded_sidecars(english_key)
+        if (previous is not None and not plan.upsert and not plan.delete and not delta.removed
+                and previous.files == chunked.file_hashes and previous.sidecars == names
+                and IndexLayout(index_dir).catalog.is_file()):
             damaged = damaged_sidecars(index_dir)
             if not damaged:
                 return _record_unchanged_run(index_dir, started, run)
@@ -156,16 +161,18 @@ def build_index(
                     store.upsert(to_store[start : start + STORE_BATCH], vectors[start : start + STORE_BATCH])
                     bar.update(len(to_store[start : start + STORE_BATCH]))
             store.close()
+            shutil.rmtree(IndexLayout(build_dir).delta, ignore_errors=True)  # folded into ChromaDB just now
+            save_catalog(build_dir, [CatalogEntry(c, hashes[c.chunk_id]) for c in chunked.chunks])
             sidecar_input = SidecarInput(build_dir, chunked.chunks, chunked.sources,
                                          IndexLayout(index_dir).embedding_cache, settings.show_progress,
                                          index_model=model_id, text_hashes=hashes,
                                          english_model=english_key)
-            for build_sidecar in sidecars:
+            for sidecar in SIDECARS:
                 sidecar_started = time.perf_counter()
-                build_sidecar(sidecar_input)
-                timings[f"sidecar:{build_sidecar.__name__}"] = round(time.perf_counter() - sidecar_started, 2)
+                sidecar.build(sidecar_input)
+                timings[f"sidecar:{sidecar.name}"] = round(time.perf_counter() - sidecar_started, 2)
             Manifest(model=model_id, files=chunked.file_hashes, chunks=fingerprints,
-                     sidecars=sidecar_names).save(build_dir)
+                     sidecars=names).save(build_dir)
             timings["storing"] = round(time.perf_counter() - mark, 2)
             stats = _stats(source, chunked, model_id, settings, run, collection=collection,
                            duration_s=round(time.perf_counter() - started, 2), timings_s=timings,
@@ -180,6 +187,28 @@ def build_index(
     if settings.chroma_url:  # the previous build's collection and any a killed run left behind
         drop_collections(settings.chroma_url, _server_prefix(index_uid), keep=collection)
     return stats
+
+
+def fold_delta(plan: ChangePlan, delta: Delta, chunks: Sequence[Chunk]) -> ChangePlan:
+    """The plan plus what incremental updates left beside ChromaDB (delta.py): their chunks go
+    into ChromaDB now, the rows of chunks they removed leave it."""
+    if not delta.chunk_ids and not delta.removed:
+        return plan
+    planned = {c.chunk_id for c in plan.upsert}
+    in_delta = set(delta.chunk_ids)
+    extra = [c for c in chunks if c.chunk_id in in_delta and c.chunk_id not in planned]
+    current = {c.chunk_id for c in chunks}
+    delete = sorted(set(plan.delete) | (set(delta.removed) - current))
+    return ChangePlan(upsert=[*plan.upsert, *extra], delete=delete, reused=plan.reused - len(extra))
+
+
+def recorded_sidecars(english_key: str) -> list[str]:
+    """The sidecar list the manifest records (a change rebuilds them). A non-default English model
+    is recorded with it, so that a switch of the English model rebuilds its sidecar."""
+    names = sidecar_names()
+    if english_key != ENGLISH_MODEL_KEYS[0]:
+        names.append(f"english_model:{english_key}")
+    return names
 
 
 def _searchable_first(phase: PhaseOne, embedder: Embedder | None, settings: Settings, timings: dict,
@@ -239,7 +268,7 @@ def _previous_index(index_dir: Path, model_id: str, full: bool,
     manifest = Manifest.load(index_dir)
     if full or manifest is None or manifest.model != model_id or stats.model != model_id:
         return stats, None
-    if not chroma_url and not is_partial(stats) and vectors_damaged(index_dir, stats.collection, len(manifest.chunks)):
+    if not chroma_url and not is_partial(stats) and vectors_damaged(index_dir, stats.collection):
         return stats, None  # the vectors cannot be copied forward: rebuild them (from the embedding cache)
     if stats.redaction_version != REDACTION_VERSION:
         return stats, None  # stored under older masking rules: rebuild in full so no old text survives

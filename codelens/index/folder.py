@@ -12,6 +12,7 @@ import fcntl
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,6 +20,8 @@ from pathlib import Path
 from codelens.errors import DatabaseError
 from codelens.index.layout import COLLECTIONS_DIR, IndexLayout
 from codelens.index.metadata import is_codelens_index
+
+LOCK_POLL_S = 0.1
 
 
 def named_collections(db_path: Path) -> list[str]:
@@ -52,31 +55,50 @@ def _foreign_entries(folder: Path) -> list[str]:
     return [p.name for p in folder.iterdir() if p.name != COLLECTIONS_DIR]
 
 
+class IndexBusy(DatabaseError):
+    """Another process (an index run, or a watcher's update) holds the writer's lock."""
+
+
 @contextmanager
-def index_lock(index_dir: Path) -> Iterator[None]:
-    """One index run per folder at a time; the lock dies with its process (kill -9 too)."""
+def index_lock(index_dir: Path, wait_s: float = 0.0) -> Iterator[None]:
+    """One writer per folder at a time (an index run or a watcher's update); the lock dies with
+    its process (kill -9 too). Waits up to wait_s for the other writer, then IndexBusy."""
     lock_path = IndexLayout(index_dir).lock
     try:
         handle = open(lock_path, "w")  # noqa: SIM115 - closed by the with below
     except OSError as exc:  # e.g. /proc or /sys: root passes os.access but cannot create files
         raise DatabaseError(f"cannot write the index next to {index_dir}: {exc.strerror}") from exc
+    deadline = time.monotonic() + wait_s
     with handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as exc:
-            raise DatabaseError(f"another index run is writing {index_dir} - wait for it to finish") from exc
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError as exc:
+                if time.monotonic() >= deadline:
+                    raise IndexBusy(f"another index run is writing {index_dir} (an index run, or a watcher's "
+                                    "update) - wait for it to finish, or stop the watcher") from exc
+                time.sleep(LOCK_POLL_S)
         yield
 
 
-def fresh_build_dir(index_dir: Path, copy_from: Path | None) -> Path:
+def fresh_build_dir(index_dir: Path, copy_from: Path | None, link: frozenset[str] = frozenset()) -> Path:
     """A sibling folder to build in, optionally a copy of the current index (named
-    collections excluded: the swap carries them)."""
+    collections excluded: the swap carries them). Top-level entries named in `link` are
+    hard-linked instead of copied: only for files the build never writes (an incremental
+    update leaves ChromaDB's files alone), so a link costs nothing however large they are."""
     layout = IndexLayout(index_dir)
     try:
         build_dir = Path(tempfile.mkdtemp(prefix=layout.build_prefix, dir=layout.parent))
         if copy_from is not None:
-            shutil.copytree(copy_from, build_dir, dirs_exist_ok=True,
-                            ignore=lambda folder, names: [COLLECTIONS_DIR] if Path(folder) == copy_from else [])
+            for entry in copy_from.iterdir():
+                if entry.name == COLLECTIONS_DIR:
+                    continue
+                copy = os.link if entry.name in link else shutil.copy2
+                if entry.is_dir():
+                    shutil.copytree(entry, build_dir / entry.name, copy_function=copy)
+                else:
+                    copy(entry, build_dir / entry.name)
         return build_dir
     except OSError as exc:
         raise DatabaseError(f"cannot write the index next to {index_dir}: {exc}") from exc

@@ -43,9 +43,9 @@ def damaged_sidecars(index_dir: Path) -> list[str]:
     return damaged
 
 
-def vectors_damaged(index_dir: Path, collection: str, expected: int) -> str | None:
+def vectors_damaged(index_dir: Path, collection: str) -> str | None:
     """Why the ChromaDB vectors of index_dir cannot serve (None when they can): the store does not
-    open, or holds another number of vectors than the manifest's chunks."""
+    open or cannot count its rows."""
     from codelens.errors import CodeLensError
     from codelens.index.store import VectorStore
 
@@ -59,7 +59,7 @@ def vectors_damaged(index_dir: Path, collection: str, expected: int) -> str | No
         return str(exc)
     except Exception as exc:  # chromadb raises many types on a damaged folder
         return f"{type(exc).__name__}: {exc}"
-    return None if count == expected else f"{count} vectors for {expected} chunks"
+    return None if count >= 0 else f"{count} vectors"
 
 
 def _open_graph(index_dir: Path) -> object:

@@ -22,6 +22,17 @@ FILE_VECTORS_DIR = "files"
 FILE_WORDS_DIR = "file_words"
 GRAPH_FILE = "graph.sqlite"
 CATALOG_FILE = "chunk_catalog.json"
+DELTA_DIR = "delta"
+# Inside the sidecar folders above (each leg reads and writes its files through these names).
+LEXICAL_IDS_FILE = "chunk_ids.json"
+BRIDGE_WORDS_FILE = "words.json"
+BRIDGE_VECTORS_FILE = "vectors.npy"
+ENGLISH_IDS_FILE = "chunks.json"
+ENGLISH_VECTORS_FILE = "vectors.npy"
+FILE_PATHS_FILE = "paths.json"
+FILE_VECTORS_FILE = "vectors.npy"
+DELTA_IDS_FILE = "chunks.json"
+DELTA_VECTORS_FILE = "vectors.npy"
 
 
 @dataclass(frozen=True)
@@ -64,14 +75,54 @@ class IndexLayout:
         return self.root / BRIDGE_DIR
 
     @property
+    def bridge_words(self) -> Path:
+        return self.bridge / BRIDGE_WORDS_FILE
+
+    @property
+    def bridge_vectors(self) -> Path:
+        return self.bridge / BRIDGE_VECTORS_FILE
+
+    @property
     def english(self) -> Path:
         """The MiniLM leg's chunk vectors."""
         return self.root / ENGLISH_DIR
 
     @property
+    def english_ids(self) -> Path:
+        """The English vectors' chunk ids, text hashes and model name."""
+        return self.english / ENGLISH_IDS_FILE
+
+    @property
+    def english_vectors(self) -> Path:
+        return self.english / ENGLISH_VECTORS_FILE
+
+    @property
     def file_vectors(self) -> Path:
         """Each file's mean e5 vector: what the `file-meaning` ranking stage compares."""
         return self.root / FILE_VECTORS_DIR
+
+    @property
+    def file_vector_paths(self) -> Path:
+        return self.file_vectors / FILE_PATHS_FILE
+
+    @property
+    def file_vector_matrix(self) -> Path:
+        return self.file_vectors / FILE_VECTORS_FILE
+
+    @property
+    def delta(self) -> Path:
+        """e5 vectors of the chunks an incremental update (index/update.py) changed since ChromaDB
+        was last written: they stand in for ChromaDB's rows of the same ids, and ChromaDB rows
+        of chunks no longer in the catalog are ignored. An index run folds them into ChromaDB."""
+        return self.root / DELTA_DIR
+
+    @property
+    def delta_ids(self) -> Path:
+        return self.delta / DELTA_IDS_FILE
+
+    @property
+    def delta_vectors(self) -> Path:
+        return self.delta / DELTA_VECTORS_FILE
 
     @property
     def catalog(self) -> Path:
@@ -99,6 +150,12 @@ class IndexLayout:
     def embedding_cache(self) -> Path:
         """Vectors by text hash, committed batch by batch: outlives swapped and killed builds."""
         return self.parent / f".{self.root.name}.embeddings.sqlite"
+
+    @property
+    def status(self) -> Path:
+        """What a watcher is doing (updating N files, last update, last error): beside the folder,
+        so `stats` in another process reads it and a swap never carries an old one in."""
+        return self.parent / f".{self.root.name}.status.json"
 
     @property
     def build_prefix(self) -> str:

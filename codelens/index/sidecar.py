@@ -1,5 +1,8 @@
-"""What the indexer hands every sidecar builder (lexical index, code graph, English vectors).
+"""A sidecar, declared once by the leg that owns it, and what the indexer hands its builder.
 
+Each leg declares its sidecar as a `Sidecar` (its builder, its files under `IndexLayout`,
+whether a progressive run's partial index has it); `index/registry.py` lists them, and the
+index run, the progressive run and the incremental update all read that one list.
 A sidecar lives inside the index folder being built. Builders that embed text (the word
 bridge, the English vectors) go through the same embedding cache as the index model, kept
 beside the index, so a killed run resumes them too and an unchanged text is never embedded
@@ -16,6 +19,7 @@ import numpy as np
 
 from codelens.chunk import Chunk
 from codelens.index.embed_cache import EmbeddingCache, embed_with_cache
+from codelens.index.layout import IndexLayout
 from codelens.settings import ENGLISH_MODEL_KEYS
 
 
@@ -29,6 +33,9 @@ class SidecarInput:
     index_model: str = ""  # the index model's cache key, for builders that read its vectors
     text_hashes: Mapping[str, str] = field(default_factory=dict)  # chunk id -> hash of its index-model text
     english_model: str = ENGLISH_MODEL_KEYS[0]  # the English leg's model (search/english.py ENGLISH_MODELS)
+    # An incremental update's changed files (rel paths; None: every file may have changed):
+    # a builder may then reuse what the build folder (a copy of the index) holds for the rest.
+    changed_paths: frozenset[str] | None = None
 
     def embed(self, texts: Sequence[str], model: str, embed: Callable[[list[str]], np.ndarray], dim: int,
               batch_size: int, desc: str, unit: str = "chunk") -> np.ndarray:
@@ -44,3 +51,19 @@ class SidecarInput:
 
 
 SidecarBuilder = Callable[[SidecarInput], None]
+
+
+@dataclass(frozen=True)
+class Sidecar:
+    """One leg's structure beside the vectors, declared once (see index/registry.py)."""
+
+    name: str  # recorded in the manifest: a change of the list rebuilds the sidecars
+    build: SidecarBuilder
+    paths: Callable[[IndexLayout], tuple[Path, ...]]  # its files and folders inside an index folder
+    in_partial: bool = False  # built into a progressive run's first, searchable swap
+    # An incremental update swaps the searchable state in first and rebuilds this one in a
+    # second swap right after (index/update.py: `refresh_deferred`): it is slow and no search
+    # result depends on it being current to the second.
+    after_update: bool = False
+    # Fills what its builder remembers per chunk (a long-lived watcher calls it once at start).
+    prewarm: Callable[[Sequence[Chunk]], None] | None = None

@@ -18,7 +18,7 @@ from codelens.index.manifest import file_hash
 from codelens.ingest.chunker import chunk_file
 from codelens.ingest.formats import CSV_HEAD_BYTES, chunk_other_file, file_format, looks_generated, max_bytes
 from codelens.ingest.redaction import redact
-from codelens.ingest.source import SourceFile, list_source_files, open_codebase, read_source_text
+from codelens.ingest.source import list_source_files, open_codebase, read_source_text
 
 
 @dataclass
@@ -39,33 +39,51 @@ def chunk_codebase(root: Path, max_file_bytes: int, show_progress: bool = False)
     result.files = len(files)
     result.python_files = sum(1 for f in files if f.rel_path.endswith(".py"))
     for source_file in tqdm(files, unit="file", desc="Chunking", disable=not show_progress or len(files) < 200):
-        _chunk_one(source_file, file_format(source_file.rel_path) or "text", max_file_bytes, result)
+        one = chunk_one_file(source_file.abs_path, source_file.rel_path, max_file_bytes)
+        result.warnings.extend(one.warnings)
+        if one.file_hash is not None:
+            result.file_hashes[source_file.rel_path] = one.file_hash
+        if one.text is None:
+            continue
+        result.secrets_masked.update(one.secrets_masked)
+        result.chunks.extend(one.chunks)
+        result.sources[source_file.rel_path] = one.text
     return result
 
 
-def _chunk_one(source_file: SourceFile, fmt: str, max_file_bytes: int, result: ChunkedCodebase) -> None:
-    rel_path = source_file.rel_path
-    raw, text, warning = _read_file(source_file.abs_path, rel_path, max_bytes(fmt, max_file_bytes),
-                                    head_only=fmt == "csv")
-    if raw is not None:
-        result.file_hashes[rel_path] = file_hash(raw)
+@dataclass(frozen=True)
+class FileChunks:
+    """One file read, masked and chunked (what an incremental update re-does per changed file)."""
+
+    rel_path: str
+    chunks: list[Chunk]
+    text: str | None  # the masked text; None: skipped (too large, unreadable, binary, generated)
+    file_hash: str | None  # of the raw bytes; None: unreadable
+    warnings: list[str]
+    secrets_masked: dict[str, int]
+
+
+def chunk_one_file(path: Path, rel_path: str, max_file_bytes: int) -> FileChunks:
+    """Python by ast (tree-sitter when ast fails); documents, configuration and build files by
+    their format (`formats`)."""
+    fmt = file_format(rel_path) or "text"
+    raw, text, warning = _read_file(path, rel_path, max_bytes(fmt, max_file_bytes), head_only=fmt == "csv")
+    digest = file_hash(raw) if raw is not None else None
     if text is not None and fmt not in ("python", "csv", "markdown", "rst") and looks_generated(text):
         text, warning = None, f"{rel_path}: skipped, minified or generated (lines too long to be written by hand)"
-    if warning:
-        result.warnings.append(warning)
+    warnings = [warning] if warning else []
     if text is None:
-        return
+        return FileChunks(rel_path, [], None, digest, warnings, {})
     # Secrets out before chunking: every chunk field, embedding and sidecar sees masked text.
     text, masks = redact(text, plain_values=fmt != "python")
-    result.secrets_masked.update(dict(masks))
     if fmt == "python":
         chunked = chunk_file(rel_path, text)
         if chunked.warning:
-            result.warnings.append(chunked.warning)
-        result.chunks.extend(chunked.chunks)
+            warnings.append(chunked.warning)
+        chunks = list(chunked.chunks)
     else:
-        result.chunks.extend(chunk_other_file(rel_path, text, fmt))
-    result.sources[rel_path] = text
+        chunks = list(chunk_other_file(rel_path, text, fmt))
+    return FileChunks(rel_path, chunks, text, digest, warnings, dict(masks))
 
 
 def _read_file(path: Path, rel_path: str, max_bytes: int,

@@ -13,7 +13,7 @@ import io
 import stat
 import tokenize
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from zlib import error as zlib_error
@@ -221,7 +221,7 @@ def iter_source_files(root: Path, python_only: bool = False) -> Iterator[SourceF
             if entry.is_symlink():
                 continue
             if entry.is_dir():
-                if entry.name not in SKIP_DIRS and not _ignored(ignore, rel + "/"):
+                if entry.name not in SKIP_DIRS and not _ignored(ignore, rel + "/") and not _is_index(entry):
                     stack.append(entry)
             elif _read_as(entry.name, python_only) and entry.is_file() and not _ignored(ignore, rel):
                 yield SourceFile(rel_path=rel, abs_path=entry)
@@ -230,6 +230,32 @@ def iter_source_files(root: Path, python_only: bool = False) -> Iterator[SourceF
 def _read_as(name: str, python_only: bool) -> bool:
     fmt = file_format(name)
     return fmt == "python" if python_only else fmt is not None
+
+
+def indexed_path_filter(root: Path) -> Callable[[Path], bool]:
+    """Whether a path under root is (or, deleted, was) a file an index run reads: the same
+    rules as `iter_source_files` (formats read, skipped folders, .gitignore), for a watcher's events."""
+    root = root.resolve()
+    ignore = _load_gitignore(root)
+
+    def accepts(path: Path) -> bool:
+        try:
+            rel = PurePosixPath(Path(path).resolve().relative_to(root).as_posix())
+        except ValueError:
+            return False
+        if not _read_as(rel.name, python_only=False) or any(part in SKIP_DIRS for part in rel.parts[:-1]):
+            return False
+        folders = ["/".join(rel.parts[: i + 1]) + "/" for i in range(len(rel.parts) - 1)]
+        if any(_ignored(ignore, f) or _is_index(root / f) for f in folders):
+            return False
+        return not _ignored(ignore, str(rel))
+
+    return accepts
+
+
+def _is_index(folder: Path) -> bool:
+    """A CodeLens index folder (an --db inside the codebase): its JSON is ours, not the project's."""
+    return (folder / "index_metadata.json").is_file()
 
 
 def list_python_files(root: Path) -> list[SourceFile]:

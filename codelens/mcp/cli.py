@@ -23,6 +23,8 @@ def add_mcp_command(commands: argparse._SubParsersAction) -> None:
                              "requests naming any other host are refused (DNS-rebinding protection)")
     parser.add_argument("--allow-reindex", action="store_true",
                         help="add a reindex tool; it re-indexes only the source recorded in the index")
+    parser.add_argument("--no-watch", dest="watch", action="store_false",
+                        help="do not follow changes to the indexed folder (watched by default; a zip never is)")
 
 
 def _port(text: str) -> int:
@@ -39,7 +41,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     from codelens.mcp.server import serve
 
     return serve(settings_of(args), http_port=args.http, host=args.host, allow_reindex=args.allow_reindex,
-                 allowed_hosts=tuple(args.allow_host))
+                 allowed_hosts=tuple(args.allow_host), watch=args.watch)
 
 
 MCP_COMMANDS = {"mcp": cmd_mcp}

@@ -97,8 +97,9 @@ def log(message: str) -> None:
     print(f"codelens mcp: {message}", file=sys.stderr, flush=True)
 
 
-def build_server(settings: Settings, *, allow_reindex: bool = False) -> MCPServer:
-    """The MCP server over the index settings name; the index may be missing at start."""
+def build_server(settings: Settings, *, allow_reindex: bool = False, watch: bool = True) -> MCPServer:
+    """The MCP server over the index settings name; the index may be missing at start. With
+    `watch`, the folder the index was built from is followed (index/watch.py)."""
     calls = ToolCalls(CodeLensTools(ServedIndex(settings)))
     llm_config, llm_problem = _llm_config()
     ask_enabled = llm_config is not None
@@ -106,9 +107,12 @@ def build_server(settings: Settings, *, allow_reindex: bool = False) -> MCPServe
     @asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[dict]:
         calls.start_warm_up()  # here, not before: on stdio the SDK has moved stray stdout to stderr by now
+        watcher = _start_watching(settings) if watch else None
         try:
             yield {}
         finally:
+            if watcher is not None:
+                watcher.stop()
             calls.thread.close()
 
     server = MCPServer(SERVER_NAME, title="CodeLens", instructions=INSTRUCTIONS, lifespan=lifespan,
@@ -128,6 +132,16 @@ def build_server(settings: Settings, *, allow_reindex: bool = False) -> MCPServe
     if allow_reindex:
         _add_reindex_tool(server, calls)
     return server
+
+
+def _start_watching(settings: Settings):
+    from codelens.index.watch import watcher_for
+
+    watcher, line = watcher_for(settings)
+    log(line)
+    if watcher is not None:
+        watcher.start()
+    return watcher
 
 
 def _llm_config() -> tuple[LLMConfig | None, str]:
@@ -248,10 +262,10 @@ def transport_security(host: str, allowed_hosts: tuple[str, ...] = ()) -> Transp
 
 
 def serve(settings: Settings, *, http_port: int | None = None, host: str = "127.0.0.1",
-          allow_reindex: bool = False, allowed_hosts: tuple[str, ...] = ()) -> int:
+          allow_reindex: bool = False, allowed_hosts: tuple[str, ...] = (), watch: bool = True) -> int:
     """Run until the client goes away (stdio) or Ctrl-C (HTTP)."""
     tune_threads_for_search()
-    server = build_server(settings, allow_reindex=allow_reindex)
+    server = build_server(settings, allow_reindex=allow_reindex, watch=watch)
     if http_port is None:
         server.run("stdio")
         return 0

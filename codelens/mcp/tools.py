@@ -33,6 +33,7 @@ from codelens.graph.query import (
 )
 from codelens.graph.store import GraphNotFound, load_graph
 from codelens.highlight import span_segments
+from codelens.index.freshness import NOTES, FileCheck, source_folder
 from codelens.index.manifest import files_beside_code
 from codelens.open_index import OpenIndex
 from codelens.search.filters import SearchFilters
@@ -70,6 +71,15 @@ class ServedIndex:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._open: OpenIndex | None = None
+        self._check: FileCheck | None = None
+
+    def file_state(self, path: str, indexed_hash: str = "") -> str:
+        """Whether `path` on disk is still what was indexed (index/freshness.py)."""
+        searcher = self.searcher
+        root = source_folder(searcher.stats.source)
+        if self._check is None or self._check.root != root:
+            self._check = FileCheck(root)
+        return self._check.state(path, indexed_hash or searcher.file_hashes.get(path, ""))
 
     def current(self) -> OpenIndex:
         try:
@@ -120,12 +130,14 @@ class CodeLensTools:
         path = path.strip().removeprefix("./")
         filters = SearchFilters(kinds=tuple(kinds), path_prefix=path, include_tests=include_tests)
         hits = searcher.search(query, k=k, filters=filters)
-        data = {"query": query, "hits": [_hit_data(hit) for hit in hits]}
+        states = [self.index.file_state(hit.chunk.path, hit.file_hash) for hit in hits]
+        data = {"query": query, "hits": [{**_hit_data(hit), "file_state": state} for hit, state in zip(hits, states,
+                                                                                                     strict=True)]}
         if not hits:
             return ToolOutput(f"no results for {query!r} - try other words, or drop the kind and path "
                               "filters (include_tests searches test code too)", data)
         blocks = [f"{len(hits)} hits for {query!r}:"]
-        blocks.extend(_hit_text(hit) for hit in hits)
+        blocks.extend(_hit_text(hit) + _stale_note(state) for hit, state in zip(hits, states, strict=True))
         return ToolOutput("\n\n".join(blocks), data)
 
     def get_chunk(self, chunk_id: str) -> ToolOutput:
@@ -134,9 +146,10 @@ class CodeLensTools:
         if chunk is None:
             raise BadInput(_unknown_chunk_message(chunk_id, chunks))
         code, cut = numbered_code(chunk, CHUNK_LINES)
-        data = {**_chunk_data(chunk), "code": chunk.code, "docstring": chunk.docstring}
+        state = self.index.file_state(chunk.path)
+        data = {**_chunk_data(chunk), "code": chunk.code, "docstring": chunk.docstring, "file_state": state}
         lines = [f"{chunk.chunk_id}  [{chunk.kind}]  {chunk.path}:{chunk.start_line}-{chunk.end_line}",
-                 f"```python\n{code}\n```"]
+                 *([f"({NOTES[state]})"] if state in NOTES else []), f"```python\n{code}\n```"]
         if cut:
             lines.append(f"({cut} more lines not shown)")
         try:
@@ -192,13 +205,21 @@ class CodeLensTools:
     # ------------------------------------------------------------ the index itself
 
     def index_status(self, ask_enabled: bool, reindex_allowed: bool) -> ToolOutput:
+        from dataclasses import asdict
+
+        from codelens.index.watch import read_watch_status
+
         searcher = self.index.searcher
         stats, db_path = searcher.stats, self.index.settings.index_dir
         data = {"db": str(db_path), "source": stats.source, "files": stats.files,
                 "total_chunks": stats.total_chunks, "chunks_per_kind": stats.chunks_per_kind,
                 "model": stats.model, "indexed_at": stats.indexed_at, "duration_s": stats.duration_s,
                 "warnings": len(stats.warnings), "dense": searcher.vector_counts(),
-                "ask_enabled": ask_enabled, "reindex_allowed": reindex_allowed, "damaged": list(searcher.damaged)}
+                "ask_enabled": ask_enabled, "reindex_allowed": reindex_allowed,
+                "damaged": list(searcher.damaged)}
+        watch = read_watch_status(db_path)
+        data["watch"] = asdict(watch) if watch else None
+        data["watch_line"] = watch.line() if watch else "watch: off (this index is not being followed)"
         try:
             graph = self.index.graph()
             data["graph"] = {"nodes": len(graph.nodes), "edges": graph.count_edges()}
@@ -313,6 +334,11 @@ def _hit_text(hit: Hit) -> str:
             f"relevance {hit.relevance:.1f}%\n```python\n{code}\n```{more}")
 
 
+def _stale_note(state: str) -> str:
+    """Said beside a hit or chunk whose file is not what was indexed any more."""
+    return f"\n  ({NOTES[state]})" if state in NOTES else ""
+
+
 def _unknown_chunk_message(chunk_id: str, chunks: dict[str, Chunk]) -> str:
     close = difflib.get_close_matches(chunk_id, list(chunks), n=3, cutoff=0.6)
     if not close and "::" in chunk_id:  # right file, wrong symbol: list what the file holds
@@ -354,6 +380,7 @@ def _status_text(data: dict) -> str:
         else "code graph: none (rebuild the index with --full to get callers, callees, deps, code_map)",
         "ask: on" if data["ask_enabled"] else "ask: off (set CODELENS_LLM_URL and CODELENS_LLM_MODEL, restart)",
         "reindex: allowed" if data["reindex_allowed"] else "reindex: off (start the server with --allow-reindex)",
+        data["watch_line"],
     ]
     if data["damaged"]:
         lines.append(f"damaged, left out of searches: {', '.join(data['damaged'])} (python index.py rebuilds them)")

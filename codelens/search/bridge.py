@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +23,7 @@ import numpy as np
 from codelens.chunk import Chunk
 from codelens.index.embed_cache import lazy_encoder
 from codelens.index.layout import IndexLayout
-from codelens.index.sidecar import SidecarInput
+from codelens.index.sidecar import Sidecar, SidecarInput
 from codelens.ingest.embed_text import split_identifier
 from codelens.search.glossary import glossary_words
 from codelens.search.query import Query, top_n
@@ -163,8 +164,6 @@ BRIDGE_MAX_WORDS = 20_000
 # Longer "words" are blobs (minified data, base64), never names: e5 tokenizes a whole text before
 # it truncates, and a 20,000-letter word took 14 s to embed (measured), 400,000 letters minutes.
 MAX_WORD_CHARS = 40
-BRIDGE_WORDS_FILE = "words.json"
-BRIDGE_VECTORS_FILE = "vectors.npy"
 _CACHE_MODEL = "multilingual-e5-small:query-words"  # key in the embedding cache
 _DIM = 384  # multilingual-e5-small
 _BATCH = 256
@@ -176,29 +175,35 @@ def bridge_vocabulary(chunks: Iterable[Chunk], min_length: int = 3, limit: int =
     made of, unstemmed (whole words embed better than stems), the most widespread first kept."""
     spread: dict[str, int] = {}
     for chunk in chunks:
-        words: set[str] = set()
-        for token in _ENGLISH_WORD.findall(f"{chunk.path} {chunk.symbol} {chunk.code}"):
-            words.update(p for p in split_identifier(token)
-                         if min_length <= len(p) <= MAX_WORD_CHARS and p.isalpha())
-        for word in words - STOP_WORDS:
+        for word in _chunk_words(chunk.path, chunk.symbol, chunk.code, min_length):
             spread[word] = spread.get(word, 0) + 1
     kept = sorted(spread, key=lambda w: (-spread[w], w))[:limit]
     return sorted(kept)
 
 
+@lru_cache(maxsize=200_000)
+def _chunk_words(path: str, symbol: str, code: str, min_length: int) -> frozenset[str]:
+    """One chunk's plain English words, remembered per chunk text (a watcher's update then
+    splits only the chunks that changed)."""
+    words: set[str] = set()
+    for token in _ENGLISH_WORD.findall(f"{path} {symbol} {code}"):
+        words.update(p for p in split_identifier(token) if min_length <= len(p) <= MAX_WORD_CHARS and p.isalpha())
+    return frozenset(words - STOP_WORDS)
+
+
 def save_bridge_vectors(folder: Path, words: Sequence[str], vectors: np.ndarray) -> None:
-    target = IndexLayout(folder).bridge
-    target.mkdir(parents=True, exist_ok=True)
-    (target / BRIDGE_WORDS_FILE).write_text(json.dumps(list(words), ensure_ascii=False), encoding="utf-8")
-    np.save(target / BRIDGE_VECTORS_FILE, np.asarray(vectors, dtype=np.float32))
+    layout = IndexLayout(folder)
+    layout.bridge.mkdir(parents=True, exist_ok=True)
+    layout.bridge_words.write_text(json.dumps(list(words), ensure_ascii=False), encoding="utf-8")
+    np.save(layout.bridge_vectors, np.asarray(vectors, dtype=np.float32))
 
 
 def load_bridge_vectors(folder: Path) -> tuple[list[str], np.ndarray] | None:
     """(words, query-mode e5 vectors) saved with the index, or None (the bridge is then off)."""
-    target = IndexLayout(folder).bridge
+    layout = IndexLayout(folder)
     try:
-        words = json.loads((target / BRIDGE_WORDS_FILE).read_text(encoding="utf-8"))
-        vectors = np.load(target / BRIDGE_VECTORS_FILE)
+        words = json.loads(layout.bridge_words.read_text(encoding="utf-8"))
+        vectors = np.load(layout.bridge_vectors)
     except (OSError, ValueError):
         return None
     if not isinstance(words, list) or vectors.ndim != 2 or vectors.shape[0] != len(words):
@@ -233,3 +238,9 @@ def build_bridge_sidecar(build: SidecarInput) -> None:
 
     save_bridge_vectors(build.build_dir, words, embed_bridge_words(words, load_bridge_vectors(build.build_dir),
                                                                    embed_missing))
+
+
+# Not in a progressive run's first swap: e5 over the vocabulary takes longer than the rest of
+# that phase; progressive.add_word_bridge puts it into the live partial index afterwards.
+BRIDGE_SIDECAR = Sidecar("build_bridge_sidecar", build_bridge_sidecar, lambda layout: (layout.bridge,),
+                         prewarm=lambda chunks: bridge_vocabulary(chunks).clear())

@@ -55,18 +55,36 @@ class ChromaDenseRetriever:
 
     name = "dense"
 
-    def __init__(self, store: VectorStore, accept: Accept, all_vectors: AllVectors | None = None) -> None:
+    def __init__(self, store: VectorStore, accept: Accept, all_vectors: AllVectors | None = None,
+                 hidden: frozenset[str] = frozenset()) -> None:
         self.store = store
-        self.accept = accept
         self.all_vectors = all_vectors or store.all_vectors
+        self.hidden = hidden  # ids whose ChromaDB rows are stale (an update's delta holds their vectors)
+        self.accept = accept if not hidden else (lambda chunk_id: chunk_id not in hidden and accept(chunk_id))
 
     def retrieve(self, query: Query, n: int) -> LegResult:
         if query.vector is None:
             return LegResult(self.name, ())
-        asked = n * 2
+        asked = n * 2 + len(self.hidden)
         nearest = self.store.nearest(query.vector, asked)
         kept = [(i, s) for i, s in nearest if self.accept(i)]
         if len(kept) >= n or len(nearest) < asked:  # the n nearest inside the filter, or all there are
             return LegResult(self.name, tuple(Candidate(i, s, s) for i, s in kept[:n]))
         chunk_ids, vectors = self.all_vectors()
         return MatrixDenseRetriever(chunk_ids, vectors, self.accept).retrieve(query, n)
+
+
+class OverlaidDense:
+    """ChromaDB's leg with an incremental update's delta over it (index/delta.py): the delta's
+    chunks by exact cosine, ChromaDB's rows of them hidden, the two merged by cosine."""
+
+    name = "dense"
+
+    def __init__(self, base: ChromaDenseRetriever, delta: MatrixDenseRetriever) -> None:
+        self.base = base
+        self.delta = delta
+
+    def retrieve(self, query: Query, n: int) -> LegResult:
+        merged = [*self.base.retrieve(query, n).candidates, *self.delta.retrieve(query, n).candidates]
+        merged.sort(key=lambda c: c.score, reverse=True)
+        return LegResult(self.name, tuple(merged[:n]))

@@ -15,15 +15,16 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from codelens.chunk import Chunk
 from codelens.index.embed_cache import lazy_encoder, text_hash
 from codelens.index.layout import IndexLayout
-from codelens.index.sidecar import SidecarInput
+from codelens.index.sidecar import Sidecar, SidecarInput
 from codelens.ingest.embed_text import DEFAULT_TEXT_BUDGET, embedding_text
 from codelens.search.bridge import WordBridge, crossed
 from codelens.search.dense import MatrixDenseRetriever
@@ -39,8 +40,6 @@ from codelens.settings import ENGLISH_MODEL_KEYS
 # demo P@5 (0.889).
 RUSSIAN_E5_WEIGHT = 0.9
 ENGLISH_E5_WEIGHT = 0.8
-_IDS_FILE = "chunks.json"
-_VECTORS_FILE = "vectors.npy"
 # Texts per call (and per cache commit); the encoder sorts each call by length.
 _BATCH = 256
 
@@ -104,23 +103,23 @@ def recorded_english_key(folder: Path) -> str | None:
 
 
 def _read_meta(folder: Path) -> dict:
-    return json.loads((IndexLayout(folder).english / _IDS_FILE).read_text(encoding="utf-8"))
+    return json.loads(IndexLayout(folder).english_ids.read_text(encoding="utf-8"))
 
 
 def save_english_vectors(folder: Path, chunk_ids: Sequence[str], hashes: Sequence[str], vectors: np.ndarray,
                          model: str = ENGLISH_MODEL) -> None:
-    target = IndexLayout(folder).english
-    target.mkdir(parents=True, exist_ok=True)
+    layout = IndexLayout(folder)
+    layout.english.mkdir(parents=True, exist_ok=True)
     meta = {"model": model, "chunk_ids": list(chunk_ids), "text_hashes": list(hashes)}
-    (target / _IDS_FILE).write_text(json.dumps(meta), encoding="utf-8")
-    np.save(target / _VECTORS_FILE, np.asarray(vectors, dtype=np.float32))
+    layout.english_ids.write_text(json.dumps(meta), encoding="utf-8")
+    np.save(layout.english_vectors, np.asarray(vectors, dtype=np.float32))
 
 
 def load_english_vectors(folder: Path) -> tuple[list[str], list[str], np.ndarray, EnglishModel] | None:
     """(chunk ids, text hashes, vectors, their model) saved with the index, or None (the leg is then off)."""
     try:
         meta = _read_meta(folder)
-        vectors = np.load(IndexLayout(folder).english / _VECTORS_FILE)
+        vectors = np.load(IndexLayout(folder).english_vectors)
         ids, hashes = list(meta["chunk_ids"]), list(meta["text_hashes"])
         model = english_model(str(meta.get("model")))
     except (OSError, ValueError, KeyError, TypeError):
@@ -130,20 +129,33 @@ def load_english_vectors(folder: Path) -> tuple[list[str], list[str], np.ndarray
     return ids, hashes, vectors, model
 
 
+@lru_cache(maxsize=200_000)
+def _english_text(chunk: Chunk) -> str:
+    """Remembered per chunk (a frozen record): a watcher's update builds only the changed ones."""
+    return embedding_text(chunk, DEFAULT_TEXT_BUDGET)
+
+
+@lru_cache(maxsize=1)
+def _model_for_builds(model: EnglishModel) -> Any:
+    """The model that embeds chunk text, loaded once per process: a watcher's updates embed a
+    few texts each, and loading the model (seconds) every time would dwarf that."""
+    return model.load()
+
+
 def build_english_sidecar(build: SidecarInput) -> None:
     """Sidecar builder for the indexer: the chosen English model's vectors of every chunk's
     embedding text. Vectors of unchanged text come from the previous index (the build folder
     starts as its copy, when it used the same model) or the embedding cache; the rest are
     embedded in cached batches (resumable)."""
     model = english_model(build.english_model)
-    texts = [embedding_text(c, DEFAULT_TEXT_BUDGET) for c in build.chunks]
+    texts = [_english_text(c) for c in build.chunks]
     hashes = [text_hash(t) for t in texts]
     previous = load_english_vectors(build.build_dir)
     known = dict(zip(previous[1], previous[2], strict=True)) if previous and previous[3] == model else {}
     missing = list(dict.fromkeys(h for h in hashes if h not in known))
     if missing:
         text_of = dict(zip(hashes, texts, strict=True))
-        encode = lazy_encoder(lambda: model.load().embed_passages)
+        encode = lazy_encoder(lambda: _model_for_builds(model).embed_passages)
         vectors = build.embed([text_of[h] for h in missing], f"st:{model.name}", encode, model.dim,
                               _BATCH, "English vectors")
         known.update(zip(missing, vectors, strict=True))
@@ -218,3 +230,7 @@ class EnsembleDense:
             scored.append(Candidate(chunk_id, score, cosine if chunk_id in cosines else None))
         scored.sort(key=lambda c: (-c.score, c.chunk_id))
         return LegResult(self.name, tuple(scored[:n]), first.weight)
+
+
+ENGLISH_SIDECAR = Sidecar("build_english_sidecar", build_english_sidecar, lambda layout: (layout.english,),
+                          prewarm=lambda chunks: [*map(_english_text, chunks)].clear())

@@ -19,10 +19,7 @@ import numpy as np
 from codelens.chunk import Chunk
 from codelens.index.embed_cache import read_cached_vectors
 from codelens.index.layout import IndexLayout
-from codelens.index.sidecar import SidecarInput
-
-_PATHS_FILE = "paths.json"
-_VECTORS_FILE = "vectors.npy"
+from codelens.index.sidecar import Sidecar, SidecarInput
 
 
 @dataclass(frozen=True)
@@ -58,10 +55,10 @@ class FileVectors:
 
 
 def save_file_vectors(folder: Path, files: FileVectors) -> None:
-    target = IndexLayout(folder).file_vectors
-    target.mkdir(parents=True, exist_ok=True)
-    (target / _PATHS_FILE).write_text(json.dumps(list(files.paths)), encoding="utf-8")
-    np.save(target / _VECTORS_FILE, files.vectors)
+    layout = IndexLayout(folder)
+    layout.file_vectors.mkdir(parents=True, exist_ok=True)
+    layout.file_vector_paths.write_text(json.dumps(list(files.paths)), encoding="utf-8")
+    np.save(layout.file_vector_matrix, files.vectors)
 
 
 def build_file_vectors_sidecar(build: SidecarInput) -> None:
@@ -82,12 +79,16 @@ def build_file_vectors_sidecar(build: SidecarInput) -> None:
 
 def load_file_vectors(folder: Path) -> FileVectors | None:
     """The index's file vectors, or None (an older index, or a partial one: the stage is then off)."""
-    target = IndexLayout(folder).file_vectors
+    layout = IndexLayout(folder)
     try:
-        paths = tuple(json.loads((target / _PATHS_FILE).read_text(encoding="utf-8")))
-        vectors = np.load(target / _VECTORS_FILE)
+        paths = tuple(json.loads(layout.file_vector_paths.read_text(encoding="utf-8")))
+        vectors = np.load(layout.file_vector_matrix)
     except (OSError, ValueError, TypeError):
         return None
     if vectors.ndim != 2 or vectors.shape[0] != len(paths):
         return None
     return FileVectors(paths, vectors, {p: i for i, p in enumerate(paths)})
+
+
+FILE_VECTORS_SIDECAR = Sidecar("build_file_vectors_sidecar", build_file_vectors_sidecar,
+                               lambda layout: (layout.file_vectors,))

@@ -11,13 +11,14 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 from codelens.chunk import MODULE_SYMBOL, Chunk
-from codelens.index.layout import IndexLayout
-from codelens.index.sidecar import SidecarInput
+from codelens.index.layout import LEXICAL_IDS_FILE, IndexLayout
+from codelens.index.sidecar import Sidecar, SidecarInput
 from codelens.search.bridge import WordBridge, bridged_terms, crossed
 from codelens.search.filters import chunk_mask
 from codelens.search.query import Candidate, LegResult, Query, top_n
@@ -38,9 +39,15 @@ def chunk_terms(chunk: Chunk) -> list[str]:
     """What the lexical leg indexes for a chunk: path segments, the qualified name (twice:
     a name is the strongest evidence of what code does), then signature, docstring and code.
     The code contains the signature and docstring already, so those count double."""
-    name = "" if chunk.symbol == MODULE_SYMBOL else chunk.symbol
-    fields = [chunk.path.removesuffix(".py"), name, name, chunk.code]
-    return tokenize("\n".join(fields))
+    return list(_terms(chunk.path, chunk.symbol, chunk.code))
+
+
+@lru_cache(maxsize=200_000)
+def _terms(path: str, symbol: str, code: str) -> tuple[str, ...]:
+    """Remembered per chunk text: a watcher's update re-tokenizes only the chunks that changed
+    (tokenizing every chunk of pydantic took seconds, and an update is meant to take one)."""
+    name = "" if symbol == MODULE_SYMBOL else symbol
+    return tuple(tokenize("\n".join([path.removesuffix(".py"), name, name, code])))
 
 
 class LexicalIndex:
@@ -94,7 +101,7 @@ class LexicalIndex:
             shutil.rmtree(target)
         self._bm25.save(str(target), show_progress=False)
         meta = {"tokenizer_version": TOKENIZER_VERSION, "chunk_ids": list(self.chunk_ids)}
-        (target / "chunk_ids.json").write_text(json.dumps(meta), encoding="utf-8")
+        (target / LEXICAL_IDS_FILE).write_text(json.dumps(meta), encoding="utf-8")
 
     @classmethod
     def load(cls, folder: Path) -> LexicalIndex | None:
@@ -107,7 +114,7 @@ class LexicalIndex:
         from another tokenizer (the caller rebuilds it from the chunks: a lexical sidecar may
         fail safely)."""
         try:
-            meta = json.loads((target / "chunk_ids.json").read_text(encoding="utf-8"))
+            meta = json.loads((target / LEXICAL_IDS_FILE).read_text(encoding="utf-8"))
             if meta.get("tokenizer_version") != TOKENIZER_VERSION:
                 return None
             import bm25s
@@ -183,3 +190,8 @@ def build_lexical_sidecars(build: SidecarInput) -> None:
     terms = [chunk_terms(c) for c in chunks]
     LexicalIndex.build([c.chunk_id for c in chunks], terms).save(build.build_dir)
     file_words_index(chunks, terms).save_to(IndexLayout(build.build_dir).file_words)
+
+
+LEXICAL_SIDECAR = Sidecar("build_lexical_sidecars", build_lexical_sidecars,
+                          lambda layout: (layout.lexical, layout.file_words), in_partial=True,
+                          prewarm=lambda chunks: [*map(chunk_terms, chunks)].clear())

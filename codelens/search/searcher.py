@@ -19,12 +19,14 @@ from codelens.chunk import Chunk
 from codelens.embedding import Embedder, load_embedder, normalize_model_id, tune_threads_for_search
 from codelens.errors import ModelMismatch
 from codelens.graph.store import call_neighbour_files
+from codelens.index.delta import Delta, load_delta
 from codelens.index.layout import IndexLayout
+from codelens.index.manifest import Manifest
 from codelens.index.metadata import IndexStats, read_stats
-from codelens.index.progressive import is_partial, open_partial_index
+from codelens.index.progressive import is_partial, load_catalog, open_partial_index
 from codelens.index.store import VectorStore, forget_open_indexes
 from codelens.search.bridge import WordBridge, load_bridge_vectors
-from codelens.search.dense import ChromaDenseRetriever, MatrixDenseRetriever
+from codelens.search.dense import ChromaDenseRetriever, MatrixDenseRetriever, OverlaidDense
 from codelens.search.english import EnglishModel, EnglishVectors, load_english_vectors
 from codelens.search.file_vectors import FileVectors, load_file_vectors
 from codelens.search.filters import ChunkScope, SearchFilters, check_path_prefix
@@ -41,6 +43,7 @@ class Hit:
     fused_score: float  # what the ranking used: the fused score of every leg
     relevance: float  # the e5 cosine of question and chunk, 0-100: what the UI shows
     rank: int
+    file_hash: str = ""  # its file's content hash when indexed (index/freshness.py compares it with the disk)
 
     @property
     def chunk_id(self) -> str:
@@ -69,6 +72,22 @@ _SCOPES_KEPT = 16  # filters whose masks a searcher keeps (the app's and a sessi
 QUERY_EMBED_CHARS = 2000
 # One English and one Russian question load every model a search can need (e5, MiniLM, the bridge).
 WARM_UP_QUERIES = ("where are the database settings stored?", "как создаётся токен доступа?")
+
+
+def _complete_chunks(db_path: Path, store: VectorStore) -> dict[str, Chunk]:
+    """Every chunk of a complete index: from its catalog (an incremental update changes it
+    without touching ChromaDB), else (an index built before catalogs) from ChromaDB."""
+    if IndexLayout(db_path).catalog.is_file():
+        try:
+            return {e.chunk.chunk_id: e.chunk for e in load_catalog(db_path)}
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    return {c.chunk_id: c for c in store.all_chunks()}
+
+
+def _indexed_file_hashes(db_path: Path) -> dict[str, str]:
+    manifest = Manifest.load(db_path)
+    return dict(manifest.files) if manifest is not None else {}
 
 
 def _index_version(db_path: Path) -> tuple[int, int]:
@@ -111,7 +130,10 @@ class Searcher:
         else:
             self.store = VectorStore(db_path, self.stats.collection,
                                      chroma_url=self.settings.chroma_url or self.stats.chroma_url)
-            self.chunks = {c.chunk_id: c for c in self.store.all_chunks()}
+            self.chunks = _complete_chunks(db_path, self.store)
+        # Chunks an incremental update changed: their e5 vectors beside ChromaDB (index/delta.py).
+        self.delta = load_delta(db_path) if self.partial is None else Delta()
+        self.file_hashes = _indexed_file_hashes(db_path)
         self._ranking_index: RankingIndex | None = None
         # An index built before the lexical sidecar existed (or by another tokenizer version)
         # still searches in full: the lexical index is rebuilt in memory from the chunks.
@@ -174,7 +196,12 @@ class Searcher:
     def vector_counts(self) -> dict[str, int | str]:
         """How many chunks each vector leg covers, from what this searcher holds (no disk reads).
         `minilm_vectors` counts the English leg's vectors, whichever model `english_model` names."""
-        e5 = len(self.partial.vector_ids) if self.partial is not None else self.store.count()
+        if self.partial is not None:
+            e5 = len(self.partial.vector_ids)
+        elif self.delta.chunk_ids or self.delta.removed:  # an update embedded every chunk it changed
+            e5 = len(self.chunks)
+        else:
+            e5 = self.store.count()
         english = len(self.chunks.keys() & set(self._english.chunk_ids)) if self._english else 0
         bridge = len(self._bridge_vectors[0]) if self._bridge_vectors else 0
         return {"e5_vectors": e5, "minilm_vectors": english, "chunks": len(self.chunks), "bridge_words": bridge,
@@ -238,6 +265,11 @@ class Searcher:
         if self.partial is not None:
             dense = MatrixDenseRetriever(self.partial.vector_ids, self.partial.vectors, accept,
                                          weight=self.partial.coverage)
+        elif self.delta.chunk_ids:
+            dense = OverlaidDense(
+                ChromaDenseRetriever(self.store, accept, self._collection_vectors,
+                                     hidden=frozenset(self.delta.chunk_ids)),
+                MatrixDenseRetriever(self.delta.chunk_ids, self.delta.vectors, accept))
         else:
             dense = ChromaDenseRetriever(self.store, accept, self._collection_vectors)
         if self._ranking_index is None:
@@ -273,5 +305,5 @@ class Searcher:
                 continue
             cosine = item.cosine if item.cosine is not None else floor
             hits.append(Hit(chunk=chunk, fused_score=item.score, relevance=relevance_percent(cosine),
-                            rank=len(hits) + 1))
+                            rank=len(hits) + 1, file_hash=self.file_hashes.get(chunk.path, "")))
         return hits

@@ -114,8 +114,9 @@ def _handler(searcher: Searcher, token: str, requested_model_ok: Callable[[str |
     return Handler
 
 
-def serve(settings: Settings, port: int = 0, on_ready: Callable[[str], None] = print) -> None:
-    """Open the index, warm up, announce, answer until SIGTERM or Ctrl-C; then withdraw."""
+def serve(settings: Settings, port: int = 0, on_ready: Callable[[str], None] = print, watch: bool = True) -> None:
+    """Open the index, warm up, announce, answer until SIGTERM or Ctrl-C; then withdraw. With
+    `watch`, a folder source is followed (index/watch.py): searches switch to each update's index."""
     from codelens.embedding import normalize_model_id, tune_threads_for_search
     from codelens.errors import ModelMismatch
 
@@ -141,16 +142,30 @@ def serve(settings: Settings, port: int = 0, on_ready: Callable[[str], None] = p
     signal.signal(signal.SIGTERM, _stop)
     on_ready(f"serving {settings.index_dir} on http://{SERVE_HOST}:{server.server_address[1]} "
              f"(model {searcher.model}); `python -m codelens search` now uses it. Ctrl-C stops.")
+    watcher = _start_watching(settings, on_ready) if watch else None
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
+        if watcher is not None:
+            watcher.stop()
         server.server_close()
         models.close()
         with suppress(OSError):
             if json.loads(announcement.read_text(encoding="utf-8")).get("pid") == os.getpid():
                 announcement.unlink()
+
+
+def _start_watching(settings: Settings, on_ready: Callable[[str], None]):
+    """The watcher of the index's folder, started (None for a zip source: said so)."""
+    from codelens.index.watch import watcher_for
+
+    watcher, line = watcher_for(settings)
+    on_ready(f"{line} (--no-watch turns it off)" if watcher else line)
+    if watcher is not None:
+        watcher.start()
+    return watcher
 
 
 def _stop(signum: int, frame: object) -> None:

@@ -1,0 +1,360 @@
+"""Incremental update: a few changed files into the live index in seconds (what a watcher runs).
+
+An index run (build.py) re-reads and re-chunks the whole source and writes ChromaDB in a copy
+of the folder. An update knows which files changed: it re-chunks only those, embeds only text
+the embedding cache has never seen, and leaves ChromaDB's files alone: the e5 vectors of the
+chunks it changed go to a small `delta/` sidecar that the dense leg searches beside ChromaDB
+(layout.py), hard links carry ChromaDB's files into the build folder, and the other sidecars are
+rebuilt from the catalog of every chunk (they reuse what the copy holds for unchanged text).
+The result is swapped in like an index run's, under the same lock: a kill -9 at any moment
+leaves the previous or the new index, whole. The next index run folds the delta into ChromaDB.
+
+Whatever an update cannot do incrementally (no catalog yet, another model, masking rules or
+text budget, a partial index, a delta grown large) it hands to a normal index run.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from codelens.chunk import Chunk
+from codelens.embedding import Embedder, load_embedder
+from codelens.errors import DatabaseError
+from codelens.index.build import _count_kinds, _now, embed_texts, recorded_sidecars
+from codelens.index.delta import Delta, load_delta, save_delta
+from codelens.index.embed_cache import EmbeddingCache, text_hash
+from codelens.index.folder import fresh_build_dir, index_lock, recover_interrupted_swap, swap_into_place
+from codelens.index.layout import IndexLayout
+from codelens.index.manifest import Manifest, chunk_fingerprint, file_hash
+from codelens.index.metadata import IndexStats, read_stats, write_stats
+from codelens.index.progressive import CatalogEntry, load_catalog, save_catalog
+from codelens.index.registry import SIDECARS
+from codelens.index.sidecar import Sidecar, SidecarInput
+from codelens.ingest.codebase import FileChunks, chunk_one_file
+from codelens.ingest.embed_text import embedding_text
+from codelens.ingest.redaction import REDACTION_VERSION, redact
+from codelens.ingest.source import indexed_path_filter, list_python_files, read_source_text
+from codelens.search.english import recorded_english_key
+from codelens.settings import ENGLISH_MODEL_KEYS, Settings
+
+MAX_DELTA_SHARE = 0.25  # a delta above this share of the index: an index run folds it into ChromaDB
+MAX_DELTA_MIN = 2000  # ... but never below this many chunks
+LOCK_WAIT_S = 600.0  # a watcher waits this long for a manual index run to finish
+DEFERRED = "sidecars_pending"  # in the metadata's `run`: an update left `after_update` sidecars to rebuild
+_MASKED: dict[tuple[str, str], str | None] = {}  # (file, content hash) -> masked text, for this process's updates
+_MASKED_LIMIT = 100_000
+
+
+@dataclass(frozen=True)
+class UpdateResult:
+    mode: str  # "update", "unchanged", or "index run" (handed to build_index)
+    files: int  # changed files looked at
+    upserted: int = 0
+    deleted: int = 0
+    embedded: int = 0
+    warnings: tuple[str, ...] = ()  # this update's (an unparsable file is one, never a failure)
+    duration_s: float = 0.0
+    timings_s: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class _State:
+    """The live index as an update reads it."""
+
+    stats: IndexStats
+    manifest: Manifest
+    catalog: list[CatalogEntry]
+    delta: Delta
+
+
+def update_index(source: Path, settings: Settings, changed: Iterable[str] | None = None,
+                 embedder: Embedder | None = None, lock_wait_s: float = LOCK_WAIT_S) -> UpdateResult:
+    """Bring the index of settings.index_dir up to date with the folder `source` for the files
+    `changed` (rel paths, or absolute paths under source; None: compare every file). Waits up
+    to lock_wait_s for another writer (IndexBusy after)."""
+    started = time.perf_counter()
+    index_dir = settings.index_dir
+    root = source.resolve()
+    result = None
+    with index_lock(index_dir, wait_s=lock_wait_s):
+        recover_interrupted_swap(index_dir)
+        state = _read_state(index_dir, settings)
+        if state is not None:
+            paths = _changed_paths(root, state.manifest, changed)
+            files = {path: _read(root, path, settings.max_file_bytes) for path in sorted(paths)}
+            files = {p: f for p, f in files.items() if _differs(f, state.manifest.files.get(p))}
+            if not files:
+                return UpdateResult("unchanged", len(paths), duration_s=round(time.perf_counter() - started, 3))
+            result = _apply(root, settings, state, files, embedder, started)
+    # outside the lock: the index run takes it itself
+    return result or _index_run(source, settings, embedder, started)
+
+
+def _index_run(source: Path, settings: Settings, embedder: Embedder | None, started: float) -> UpdateResult:
+    from codelens.index.build import build_index
+
+    stats = build_index(source, settings.with_overrides(show_progress=False), embedder=embedder)
+    run = stats.run or {}
+    return UpdateResult("index run", stats.files, run.get("upserted", 0), run.get("deleted", 0),
+                        run.get("embedded", 0), duration_s=round(time.perf_counter() - started, 3))
+
+
+def _read_state(index_dir: Path, settings: Settings) -> _State | None:
+    """The live index, or None when an update cannot build on it (an index run must)."""
+    layout = IndexLayout(index_dir)
+    if not layout.is_index() or not layout.catalog.is_file():
+        return None
+    try:
+        stats = read_stats(index_dir)
+    except DatabaseError:
+        return None
+    manifest = Manifest.load(index_dir)
+    if (manifest is None or stats.dense_coverage < 1.0 or stats.chroma_url or settings.chroma_url
+            or stats.redaction_version != REDACTION_VERSION or stats.text_budget != settings.embed_code_chars
+            or manifest.model != stats.model or (settings.english_model and
+                                                 settings.english_model != recorded_english_key(index_dir))):
+        return None
+    return _State(stats, manifest, load_catalog(index_dir), load_delta(index_dir))
+
+
+def _changed_paths(root: Path, manifest: Manifest, changed: Iterable[str] | None) -> set[str]:
+    """Rel paths to look at: those given that the index reads (or held), else every file."""
+    if changed is None:
+        on_disk = {f.rel_path for f in list_python_files(root)}
+        return on_disk | (set(manifest.files) - on_disk)
+    accepts = indexed_path_filter(root)
+    paths = set()
+    for item in changed:
+        path = Path(item) if Path(item).is_absolute() else root / item
+        rel = path.resolve().relative_to(root).as_posix() if path.resolve().is_relative_to(root) else None
+        if rel is not None and (rel in manifest.files or accepts(path)):
+            paths.add(rel)
+    return paths
+
+
+def _read(root: Path, rel_path: str, max_file_bytes: int) -> FileChunks | None:
+    """The file chunked, or None when it is gone (or no longer indexed)."""
+    path = root / rel_path
+    if not path.is_file() or path.is_symlink() or not indexed_path_filter(root)(path):
+        return None
+    return chunk_one_file(path, rel_path, max_file_bytes)
+
+
+def _differs(file: FileChunks | None, indexed_hash: str | None) -> bool:
+    current = file.file_hash if file is not None else None
+    return current != indexed_hash
+
+
+def _apply(root: Path, settings: Settings, state: _State, files: Mapping[str, FileChunks | None],
+           embedder: Embedder | None, started: float) -> UpdateResult | None:
+    """Re-chunk, embed, rebuild the sidecars aside and swap; None: too large for an update."""
+    index_dir, timings = settings.index_dir, {}
+    kept = [e for e in state.catalog if e.chunk.path not in files]
+    new_chunks = [c for f in files.values() if f is not None for c in f.chunks]
+    texts = {c.chunk_id: embedding_text(c, settings.embed_code_chars) for c in new_chunks}
+    entries = sorted([*kept, *(CatalogEntry(c, text_hash(texts[c.chunk_id])) for c in new_chunks)],
+                     key=lambda e: (e.chunk.path, e.chunk.start_line, e.chunk.chunk_id))
+    kept_ids = {e.chunk.chunk_id for e in kept}
+    fingerprints = {cid: fp for cid, fp in state.manifest.chunks.items() if cid in kept_ids}
+    fingerprints.update({c.chunk_id: chunk_fingerprint(c, text_hash(texts[c.chunk_id])) for c in new_chunks})
+    upsert = [c for c in new_chunks if state.manifest.chunks.get(c.chunk_id) != fingerprints[c.chunk_id]]
+    deleted = sorted(set(state.manifest.chunks) - set(fingerprints))
+    delta_ids = (set(state.delta.chunk_ids) | {c.chunk_id for c in upsert}) & set(fingerprints)
+    if len(delta_ids) > max(MAX_DELTA_MIN, MAX_DELTA_SHARE * len(entries)):
+        return None
+    mark = time.perf_counter()
+    vectors, embedded = _vectors(settings, state, upsert, texts, embedder)
+    timings["embedding"] = round(time.perf_counter() - mark, 3)
+    delta = _next_delta(state.delta, delta_ids, vectors, deleted)
+    # Only the deferred code graph reads every file's text (refresh_deferred); the rest, the chunks.
+    sources = {p: f.text for p, f in files.items() if f is not None and f.text is not None}
+    build_dir = fresh_build_dir(index_dir, copy_from=index_dir, link=vector_store_entries(index_dir))
+    try:
+        _write(build_dir, settings, state, entries, sources, fingerprints, files, delta, timings)
+        stats = _next_stats(state, entries, files, run={
+            "mode": "update", "upserted": len(upsert), "deleted": len(deleted), "files": len(files),
+            "unchanged": len(entries) - len(upsert), "embedded": embedded, DEFERRED: True},
+            timings=timings, started=started)
+        write_stats(build_dir, stats)
+        swap_into_place(build_dir, index_dir)
+    except BaseException:
+        shutil.rmtree(build_dir, ignore_errors=True)
+        raise
+    warnings = tuple(w for f in files.values() if f is not None for w in f.warnings)
+    return UpdateResult("update", len(files), len(upsert), len(deleted), embedded, warnings,
+                        stats.duration_s, timings)
+
+
+def _vectors(settings: Settings, state: _State, upsert: list[Chunk], texts: Mapping[str, str],
+             embedder: Embedder | None) -> tuple[dict[str, np.ndarray], int]:
+    """e5 vectors of the changed chunks (cached; the model loads only for new text)."""
+    if not upsert:
+        return {}, 0
+    embedder = embedder or load_embedder(state.stats.model)  # lazy: its engines load on first use
+    cache = EmbeddingCache(IndexLayout(settings.index_dir).embedding_cache, state.stats.model)
+    try:
+        vectors, embedded = embed_texts([texts[c.chunk_id] for c in upsert], embedder,
+                                        settings.with_overrides(show_progress=False), cache)
+    finally:
+        cache.close()
+    return dict(zip((c.chunk_id for c in upsert), vectors, strict=True)), embedded
+
+
+def _next_delta(previous: Delta, ids: set[str], fresh: Mapping[str, np.ndarray], deleted: list[str]) -> Delta:
+    old = dict(zip(previous.chunk_ids, previous.vectors, strict=True))
+    order = sorted(ids)
+    dim = next(iter(fresh.values())).shape[0] if fresh else (previous.vectors.shape[1] if old else 0)
+    rows = [fresh[i] if i in fresh else old[i] for i in order]
+    vectors = np.stack(rows).astype(np.float32) if rows else np.zeros((0, dim), dtype=np.float32)
+    removed = sorted((set(previous.removed) | set(deleted)) - ids)
+    return Delta(tuple(order), vectors, tuple(removed))
+
+
+def vector_store_entries(index_dir: Path) -> frozenset[str]:
+    """The top-level entries of an index folder that are ChromaDB's: everything that is not a
+    sidecar, the metadata, the manifest, the catalog or the delta."""
+    layout = IndexLayout(index_dir)
+    ours = {p.name for s in SIDECARS for p in s.paths(layout)}
+    ours |= {layout.metadata.name, layout.manifest.name, layout.catalog.name, layout.delta.name,
+             layout.collections.name}
+    return frozenset(p.name for p in index_dir.iterdir() if p.name not in ours and not p.name.endswith(".tmp"))
+
+
+def _sources(root: Path, entries: list[CatalogEntry], files: Mapping[str, FileChunks | None],
+             max_file_bytes: int) -> dict[str, str]:
+    """Every indexed file's masked text (the code graph reads them all): the changed ones as
+    just read, the others from disk, masked once per content in this process."""
+    sources: dict[str, str] = {p: f.text for p, f in files.items() if f is not None and f.text is not None}
+    for path in sorted({e.chunk.path for e in entries} - set(files)):
+        text = masked_text(root / path, max_file_bytes)
+        if text is not None:
+            sources[path] = text
+    return sources
+
+
+def masked_text(path: Path, max_file_bytes: int) -> str | None:
+    """The file's text with secrets masked, as an index run reads it; None when skipped."""
+    try:
+        if path.stat().st_size > max_file_bytes:
+            return None
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    key = (str(path), file_hash(raw))
+    if key not in _MASKED:
+        text = read_source_text(raw)
+        if len(_MASKED) > _MASKED_LIMIT:
+            _MASKED.clear()
+        _MASKED[key] = redact(text).text if text is not None else None
+    return _MASKED[key]
+
+
+def prewarm(chunks: Sequence[Chunk]) -> None:
+    """Fill what updates remember per chunk (terms, bridge words, English text) for these chunks
+    now, so a watcher's first update is as quick as the later ones (on pydantic the first took
+    50 s on a loaded machine, the next 8 s). The watcher calls it slice by slice between updates."""
+    for sidecar in SIDECARS:
+        if sidecar.prewarm is not None:
+            sidecar.prewarm(chunks)
+
+
+def refresh_deferred(source: Path, settings: Settings, still_wanted: Callable[[], bool] = lambda: True,
+                     lock_wait_s: float = LOCK_WAIT_S) -> bool:
+    """After an update: rebuild the sidecars it left for later (the code graph) and swap them in.
+    They are built without the writer's lock (seconds on pydantic), so an update that comes
+    meanwhile is not held up: then (or when `still_wanted()` says no) the work is dropped and
+    the next quiet moment does it again. False when nothing was swapped in."""
+    index_dir, layout = settings.index_dir, IndexLayout(settings.index_dir)
+    try:
+        stats, seen = read_stats(index_dir), _metadata_identity(index_dir)
+    except DatabaseError:
+        return False
+    if not (stats.run or {}).get(DEFERRED) or not layout.catalog.is_file():
+        return False
+    entries = load_catalog(index_dir)
+    later = [s for s in SIDECARS if s.after_update]
+    work = fresh_build_dir(index_dir, copy_from=None)  # a killed run's leftover is cleaned like a build's
+    try:
+        sources = _sources(source.resolve(), entries, {}, settings.max_file_bytes)
+        for sidecar in later:
+            sidecar.build(SidecarInput(work, [e.chunk for e in entries], sources))
+        if not still_wanted():
+            return False
+        with index_lock(index_dir, wait_s=lock_wait_s):
+            if _metadata_identity(index_dir) != seen:  # an update swapped in meanwhile: it waits again
+                return False
+            _swap_in_rebuilt(index_dir, work, later, stats)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return True
+
+
+def _swap_in_rebuilt(index_dir: Path, work: Path, rebuilt: list[Sidecar], stats: IndexStats) -> None:
+    """The live index with the rebuilt sidecars' files from `work`; everything else hard-linked."""
+    built, live = IndexLayout(work), IndexLayout(index_dir)
+    names = {p.name for s in rebuilt for p in s.paths(live)}
+    build_dir = fresh_build_dir(index_dir, copy_from=index_dir,
+                                link=frozenset(p.name for p in index_dir.iterdir()) - names - {live.metadata.name})
+    try:
+        for sidecar in rebuilt:
+            for made, target in zip(sidecar.paths(built), sidecar.paths(IndexLayout(build_dir)), strict=True):
+                if target.is_dir():
+                    shutil.rmtree(target)
+                if made.exists():
+                    os.replace(made, target)
+        write_stats(build_dir, replace(stats, run={**stats.run, DEFERRED: False}))
+        swap_into_place(build_dir, index_dir)
+    except BaseException:
+        shutil.rmtree(build_dir, ignore_errors=True)
+        raise
+
+
+def _metadata_identity(index_dir: Path) -> tuple[int, int]:
+    stat = IndexLayout(index_dir).metadata.stat()
+    return stat.st_ino, stat.st_mtime_ns
+
+
+def _write(build_dir: Path, settings: Settings, state: _State, entries: list[CatalogEntry], sources: dict[str, str],
+           fingerprints: dict[str, str], files: Mapping[str, FileChunks | None], delta: Delta,
+           timings: dict[str, float]) -> None:
+    """The new catalog, delta, sidecars and manifest into the build folder."""
+    index_dir = settings.index_dir
+    english_key = recorded_english_key(index_dir) or ENGLISH_MODEL_KEYS[0]
+    save_catalog(build_dir, entries)
+    save_delta(build_dir, delta)
+    sidecar_input = SidecarInput(build_dir, [e.chunk for e in entries], sources,
+                                 IndexLayout(index_dir).embedding_cache, index_model=state.stats.model,
+                                 text_hashes={e.chunk.chunk_id: e.text_hash for e in entries},
+                                 english_model=english_key, changed_paths=frozenset(files))
+    for sidecar in SIDECARS:
+        if sidecar.after_update:
+            continue  # refresh_deferred rebuilds it after the swap
+        mark = time.perf_counter()
+        sidecar.build(sidecar_input)
+        timings[f"sidecar:{sidecar.name}"] = round(time.perf_counter() - mark, 3)
+    file_hashes = {p: h for p, h in state.manifest.files.items() if p not in files}
+    file_hashes.update({p: f.file_hash for p, f in files.items() if f is not None and f.file_hash is not None})
+    Manifest(model=state.stats.model, files=dict(sorted(file_hashes.items())), chunks=fingerprints,
+             sidecars=recorded_sidecars(english_key)).save(build_dir)
+
+
+def _next_stats(state: _State, entries: list[CatalogEntry], files: Mapping[str, FileChunks | None], run: dict,
+                timings: dict[str, float], started: float) -> IndexStats:
+    """The metadata after the update: counts from the catalog, each changed file's warnings
+    replacing its old ones."""
+    stale = tuple(f"{path}:" for path in files)
+    warnings = [w for w in state.stats.warnings if not w.startswith(stale)]
+    warnings += [w for f in files.values() if f is not None for w in f.warnings]
+    file_count = state.stats.files + sum(1 for p, f in files.items() if f is not None and p not in state.manifest.files)
+    file_count -= sum(1 for p, f in files.items() if f is None and p in state.manifest.files)
+    chunks = [e.chunk for e in entries]
+    return replace(state.stats, files=file_count, total_chunks=len(chunks), chunks_per_kind=_count_kinds(chunks),
+                   indexed_at=_now(), warnings=warnings, run=run, timings_s=timings,
+                   duration_s=round(time.perf_counter() - started, 3))

@@ -1,0 +1,259 @@
+"""Watch mode: the index follows a folder source within seconds of a save.
+
+`watchfiles` (inotify on Linux; no polling loop of ours) reports changed paths; bursts (a
+formatter touching 50 files, a `git checkout`) arrive as one set and become one incremental
+update (update.py). Only what an index run would read counts: `.py` files outside skipped
+folders and `.gitignore` (source.py's rules); a `.gitignore` or a folder that changes means
+"compare every file" (cheap: hashes, no chunking of unchanged files).
+
+The watcher records what it is doing in a small status file beside the index (layout.py:
+`status`), so `stats`, MCP `index_status` and the page show "up to date" or "updating N files",
+the time of the last update and the last error, from any process. A failed update is recorded
+and the watcher goes on; a file that cannot be parsed is a warning of the update, never a stop.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable
+from contextlib import suppress
+from dataclasses import asdict, dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from codelens.embedding import Embedder
+from codelens.errors import CodeLensError, SourceError
+from codelens.index.layout import IndexLayout
+from codelens.index.progressive import load_catalog
+from codelens.index.update import UpdateResult, prewarm, refresh_deferred, update_index
+from codelens.ingest.source import SKIP_DIRS, indexed_path_filter
+from codelens.settings import Settings
+
+DEBOUNCE_MS = 1600  # the longest a burst is gathered before it is handed on
+STEP_MS = 100  # quiet this long after a change: the burst is over
+RUST_TIMEOUT_MS = 5000  # the watcher wakes this often when nothing happens (to see a stop)
+PREWARM_SLICE = 200  # chunks prewarmed between two chances for an update to run
+QUIET_S = 5.0  # no change for this long: the code graph an update left for later is rebuilt (a burst of
+# edits, a formatter or an agent, must not compete with it for the interpreter)
+UP_TO_DATE, UPDATING, STARTING, STOPPED = "up to date", "updating", "starting", "stopped"
+
+
+@dataclass(frozen=True)
+class WatchStatus:
+    state: str  # UP_TO_DATE, UPDATING, STARTING or STOPPED
+    source: str
+    pid: int = 0
+    pending_files: int = 0  # while updating: how many files
+    last_update: str = ""  # ISO time of the last finished update (or check that found nothing)
+    last_duration_s: float = 0.0
+    last_error: str = ""  # the last failed update's message ("" once one succeeds again)
+    last_warnings: tuple[str, ...] = ()  # the last update's warnings (a file that did not parse)
+    updates: int = 0  # updates applied since the watcher started
+
+    def line(self) -> str:
+        """One line for `stats`, `index_status` and the page."""
+        if self.state == UPDATING and not self.pending_files:
+            head = "updating (checking every file)"
+        elif self.state == UPDATING:
+            head = f"updating {self.pending_files} file{'s' if self.pending_files != 1 else ''}"
+        else:
+            head = self.state
+        parts = [f"watch: {head}"]
+        if self.last_update:
+            parts.append(f"last update {self.last_update}")
+        if self.last_error:
+            parts.append(f"last error: {self.last_error}")
+        if self.last_warnings:
+            parts.append(f"{len(self.last_warnings)} warnings (e.g. {self.last_warnings[0]})")
+        return ", ".join(parts)
+
+
+def read_watch_status(index_dir: Path) -> WatchStatus | None:
+    """The status a live watcher of this index wrote, or None (nobody watches it)."""
+    try:
+        raw = json.loads(IndexLayout(index_dir).status.read_text(encoding="utf-8"))
+        status = WatchStatus(**{**raw, "last_warnings": tuple(raw.get("last_warnings", ()))})
+        if status.state != STOPPED:
+            os.kill(status.pid, 0)
+    except (OSError, ValueError, TypeError):  # no file, a dead watcher, or another format
+        return None
+    return status if status.state != STOPPED else None
+
+
+def watch_filter(root: Path) -> Callable[[object, str], bool]:
+    """The `watchfiles` filter: indexed `.py` files, `.gitignore`, and folders (no suffix)."""
+    accepts = indexed_path_filter(root)
+    resolved = root.resolve()
+
+    def keep(_change: object, path: str) -> bool:
+        candidate = Path(path)
+        try:
+            parts = candidate.resolve().relative_to(resolved).parts
+        except ValueError:
+            return False
+        if any(part in SKIP_DIRS for part in parts):
+            return False
+        return candidate.name == ".gitignore" or candidate.suffix == "" or accepts(candidate)
+
+    return keep
+
+
+def paths_to_update(changed: Iterable[str]) -> list[str] | None:
+    """The files an update looks at; None (every file) when a .gitignore or a folder changed."""
+    paths = sorted(set(changed))
+    if any(Path(p).name == ".gitignore" or Path(p).suffix == "" for p in paths):
+        return None
+    return paths
+
+
+@dataclass
+class IndexWatcher:
+    """Keeps the index of `settings` fresh with the folder `source`, on a thread of its own
+    (`start`/`stop`) or in the foreground (`run`)."""
+
+    source: Path
+    settings: Settings
+    embedder: Embedder | None = None  # its own: the searcher's may be busy on another thread
+    on_update: Callable[[UpdateResult], None] | None = None
+    debounce_ms: int = DEBOUNCE_MS
+    status: WatchStatus = field(init=False)
+
+    def __post_init__(self) -> None:
+        if not self.source.is_dir():
+            raise SourceError(f"cannot watch {self.source}: only a folder source is watched (a zip never "
+                              "changes) - index a folder with --source, or run without --watch")
+        self.source = self.source.resolve()
+        self.status = WatchStatus(STARTING, str(self.source), os.getpid())
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._updating = threading.Lock()
+        self._deferred = threading.Event()  # an update left the code graph for later
+        self._last_change = 0.0
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self) -> None:
+        """Watch on a thread of its own (again after a stop; nothing when already watching)."""
+        if self.running:
+            return
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self.run, name="codelens-watch", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+    def run(self) -> None:
+        """Catch up with what changed while nobody watched, then follow every change until stop."""
+        import watchfiles
+
+        self._publish(self.status)
+        # Catch up on a thread of its own while watching starts at once: a save made meanwhile
+        # is seen, and its update waits for the catch-up (one update at a time).
+        threading.Thread(target=self._catch_up, name="codelens-catch-up", daemon=True).start()
+        threading.Thread(target=self._deferred_loop, name="codelens-graph", daemon=True).start()
+        try:
+            for changes in watchfiles.watch(self.source, watch_filter=watch_filter(self.source),
+                                            debounce=self.debounce_ms, step=STEP_MS, stop_event=self._stop,
+                                            rust_timeout=RUST_TIMEOUT_MS, raise_interrupt=False):
+                self._last_change = time.monotonic()
+                self.update(paths_to_update(path for _, path in changes))
+        finally:
+            self._publish(replace(self.status, state=STOPPED))
+
+    def _deferred_loop(self) -> None:
+        """Rebuild what updates leave for later (the code graph) once the folder is quiet; the work
+        is dropped when a change comes meanwhile, so it never holds up an update."""
+        while not self._stop.is_set():
+            if not self._deferred.wait(timeout=1.0):
+                continue
+            if time.monotonic() - self._last_change < QUIET_S:
+                self._stop.wait(QUIET_S / 4)
+                continue
+            self._deferred.clear()
+            started = self._last_change
+            try:
+                refresh_deferred(self.source, self.settings, still_wanted=lambda s=started: self._last_change == s)
+            except (CodeLensError, OSError, ValueError, RuntimeError) as exc:
+                self._publish(replace(self.status, last_error=f"code graph: {exc}"))
+            if self._last_change != started:
+                self._deferred.set()  # changed meanwhile: again at the next quiet moment
+
+    def _catch_up(self) -> None:
+        """What changed while nobody watched, then what updates remember per chunk (so the first
+        update is as quick as the later ones)."""
+        self.update(None)
+        self._deferred.set()  # a watcher killed before its code graph left one to rebuild
+        with suppress(CodeLensError, OSError, ValueError):  # a cache: may fail safely
+            chunks = [e.chunk for e in load_catalog(self.settings.index_dir)]
+            for start in range(0, len(chunks), PREWARM_SLICE):
+                if self._stop.is_set():
+                    return
+                with self._updating:  # slice by slice: an update never waits long for it
+                    prewarm(chunks[start : start + PREWARM_SLICE])
+
+    def update(self, paths: list[str] | None) -> UpdateResult | None:
+        """One incremental update (None: compare every file); failures are recorded, not raised."""
+        with self._updating:
+            return self._update(paths)
+
+    def _update(self, paths: list[str] | None) -> UpdateResult | None:
+        self._publish(replace(self.status, state=UPDATING, pending_files=len(paths) if paths is not None else 0))
+        started = time.perf_counter()
+        try:
+            if self.embedder is None:  # one for every update: its engines load once
+                from codelens.embedding import load_embedder
+                from codelens.index.metadata import read_stats
+
+                self.embedder = load_embedder(read_stats(self.settings.index_dir).model)
+            result = update_index(self.source, self.settings, paths, embedder=self.embedder)
+            if self.on_update is not None:
+                self.on_update(result)
+            self._last_change = time.monotonic()
+            self._deferred.set()  # the code graph follows in a quiet moment (searches have the code now)
+        except (CodeLensError, OSError, ValueError, RuntimeError) as exc:
+            self._publish(replace(self.status, state=UP_TO_DATE, pending_files=0, last_error=str(exc),
+                                  last_update=_now(), last_duration_s=round(time.perf_counter() - started, 2)))
+            return None
+        applied = self.status.updates + (result.mode != "unchanged")
+        self._publish(replace(self.status, state=UP_TO_DATE, pending_files=0, last_update=_now(), last_error="",
+                              last_duration_s=result.duration_s, last_warnings=result.warnings, updates=applied))
+        return result
+
+    def _publish(self, status: WatchStatus) -> None:
+        self.status = status
+        target = IndexLayout(self.settings.index_dir).status
+        temporary = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+        try:
+            temporary.write_text(json.dumps(asdict(status)), encoding="utf-8")
+            os.replace(temporary, target)
+        except OSError:  # a status file is a courtesy: the watcher goes on without one
+            pass
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def watcher_for(settings: Settings, embedder: Embedder | None = None,
+                on_update: Callable[[UpdateResult], None] | None = None) -> tuple[IndexWatcher | None, str]:
+    """A watcher for the folder the index was built from, or (None, why not): a zip source,
+    a source that is gone, or no index yet."""
+    from codelens.index.metadata import read_stats
+
+    try:
+        source = Path(read_stats(settings.index_dir).source)
+    except CodeLensError as exc:
+        return None, f"not watching: {exc}"
+    if not source.is_dir():
+        what = "a zip never changes" if source.is_file() else "it is not there any more"
+        return None, f"not watching {source}: {what}"
+    return IndexWatcher(source, settings, embedder=embedder, on_update=on_update), f"watching {source.resolve()}"
