@@ -1,8 +1,9 @@
 """Shared fixtures and helpers: the real e5 embedder, a mini project index, the demo index,
 a CLI runner, free ports, and chunk records for unit tests.
 
-Tiers: `make test-fast` runs what is not marked `slow` (builds the demo index or runs the
-real models over many texts) or `browser`; `make test` runs everything.
+Tiers: `make test-fast` runs what is not marked `slow` (builds the demo index, runs the
+real models over many texts, or needs torch: the st: backend and the reference vectors) or
+`browser`; `make test` runs everything.
 """
 
 from __future__ import annotations

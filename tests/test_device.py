@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-import torch
+import pytest
 
 from codelens.embedding import SentenceTransformerEmbedder, torch_device
 
+# torch and a sentence-transformers model: the optional st: backend, in the full tier only
+pytestmark = pytest.mark.slow
+
 
 def test_device_follows_torch_unless_the_user_chose_one(monkeypatch) -> None:
+    import torch
+
     monkeypatch.delenv("CODELENS_DEVICE", raising=False)
     assert torch_device() == ("cuda" if torch.cuda.is_available() else "cpu")
     monkeypatch.setenv("CODELENS_DEVICE", "cpu")

@@ -154,6 +154,7 @@ def test_model_mismatch_is_a_clear_error(mini_index) -> None:
         Searcher(mini_index.with_overrides(model="st:all-MiniLM-L6-v2"))
 
 
+@pytest.mark.slow  # imports torch and loads a sentence-transformers model
 def test_sentence_transformers_backend_from_a_packaged_model(tmp_path: Path, mini_project: Path) -> None:
     from codelens.embedding import load_embedder
 

@@ -27,7 +27,7 @@ from codelens.index.store import VectorStore
 from codelens.ingest.chunker import chunk_file
 from codelens.ingest.codebase import chunk_codebase
 from codelens.search import english as english_leg
-from codelens.search.filters import SearchFilters
+from codelens.search.filters import SearchFilters, UnknownPathPrefix
 from codelens.search.searcher import Searcher
 from codelens.settings import COLLECTION_NAME, DEFAULT_MODEL
 from tests.conftest import PROJECT_ROOT, settings_for
@@ -138,7 +138,8 @@ def test_removing_a_file_deletes_its_chunks(project: Path, tmp_path: Path, embed
                          "unchanged": 10 - storage_chunks, "embedded": 0}
     assert stats.total_chunks == VectorStore(settings.db_path, COLLECTION_NAME).count() == 10 - storage_chunks
     searcher = Searcher(settings, embedder=embedder)
-    assert searcher.search("database repository", k=5, filters=SearchFilters(path_prefix="pkg/storage")) == []
+    with pytest.raises(UnknownPathPrefix, match="no indexed path starts with 'pkg/storage'"):  # no chunk left there
+        searcher.search("database repository", k=5, filters=SearchFilters(path_prefix="pkg/storage"))
 
 
 def test_renaming_a_file_moves_its_chunks_and_renaming_back_embeds_nothing(

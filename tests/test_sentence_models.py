@@ -41,6 +41,7 @@ def both(request) -> tuple[np.ndarray, np.ndarray, int]:
     return ours.embed_queries(TEXTS), _reference(request.param).embed_queries(TEXTS), ours.dim
 
 
+@pytest.mark.slow  # torch and sentence-transformers as the reference
 def test_numpy_model_matches_sentence_transformers(both) -> None:
     ours, reference, dim = both
     assert ours.shape == reference.shape == (len(TEXTS), dim)
@@ -48,6 +49,7 @@ def test_numpy_model_matches_sentence_transformers(both) -> None:
     assert cosines.min() >= 0.9999, cosines
 
 
+@pytest.mark.slow  # torch and sentence-transformers as the reference
 def test_numpy_model_vectors_are_unit_length_and_distinct(both) -> None:
     ours, _, _ = both
     assert np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
