@@ -1,13 +1,15 @@
 """Concurrent clients against `codelens serve` and the MCP HTTP transport (issue 22).
 
     python bench/load.py --db PATH [--clients 1 8 32] [--searches N] [--target serve|mcp ...] [--beside-index]
+                         [--edit-every S]
 
 Each client asks the sample queries and the evaluation questions in its own order, back to back
 (no think time), until N searches are done in all. `serve` is driven through the stdlib client the
 CLI uses; MCP through the SDK's streamable-HTTP client, one session per client. `--beside-index`
 repeats every run while an index run of another codebase (../shared/corpora/gymhero_2026.zip)
-embeds beside the server. Prints throughput, p50/p95/p99 latency, errors (must be 0) and the
-server's peak RSS.
+embeds beside the server. `--edit-every S` (an index of a folder: the servers watch it) edits one
+of its Python files every S seconds during each run, so the watcher's updates swap indexes under
+the load. Prints throughput, p50/p95/p99 latency, errors (must be 0) and the server's peak RSS.
 """
 
 from __future__ import annotations
@@ -57,6 +59,38 @@ def index_run_beside(enabled: bool, work: Path) -> Iterator[None]:
     finally:
         os.killpg(runner.pid, 9)
         runner.wait()
+
+
+@contextmanager
+def edits_beside(db: Path, every_s: float) -> Iterator[None]:
+    """Append a function to one file of the indexed folder every `every_s` seconds (0: none)."""
+    if not every_s:
+        yield
+        return
+    from codelens.index.metadata import read_stats
+
+    source = Path(read_stats(db).source)
+    if not source.is_dir():
+        raise SystemExit(f"--edit-every needs an index of a folder; {source} is not one")
+    target = sorted(source.rglob("*.py"))[0]
+    original = target.read_text(encoding="utf-8")
+    stop = threading.Event()
+
+    def edit() -> None:
+        number = 0
+        while not stop.wait(every_s):
+            number += 1
+            addition = f"\n\ndef load_bench_edit_{number}():\n    return {number}\n"
+            target.write_text(original + addition, encoding="utf-8")
+
+    thread = threading.Thread(target=edit, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+        target.write_text(original, encoding="utf-8")
 
 
 @contextmanager
@@ -165,6 +199,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--searches", type=int, default=640, help="searches per run, over all clients")
     parser.add_argument("--target", action="append", choices=("serve", "mcp"), help="default: both")
     parser.add_argument("--beside-index", action="store_true", help="also run every load beside an index run")
+    parser.add_argument("--edit-every", type=float, default=0.0, help="edit a watched file every S seconds")
     args = parser.parse_args(argv)
     queries = questions()
     rows = []
@@ -172,7 +207,8 @@ def main(argv: list[str] | None = None) -> None:
         work = Path(tmp)
         for target in args.target or ["serve", "mcp"]:
             for beside in (False, True) if args.beside_index else (False,):
-                with server_process(target, args.db, work) as (server, url), index_run_beside(beside, work):
+                with (server_process(target, args.db, work) as (server, url), index_run_beside(beside, work),
+                      edits_beside(args.db, args.edit_every)):
                     for clients in args.clients:
                         started, load = time.perf_counter(), os.getloadavg()[0]
                         if target == "serve":
@@ -180,7 +216,9 @@ def main(argv: list[str] | None = None) -> None:
                         else:
                             latencies, errors = drive_mcp(url, clients, args.searches, queries)
                         wall = time.perf_counter() - started
-                        rows.append([target, "index run beside" if beside else "no index run", clients, len(latencies),
+                        machine = "index run beside" if beside else "no index run"
+                        machine += f", an edit every {args.edit_every:g} s" if args.edit_every else ""
+                        rows.append([target, machine, clients, len(latencies),
                                      round(len(latencies) / wall, 1), round(percentile(latencies, 50), 1),
                                      round(percentile(latencies, 95), 1), round(percentile(latencies, 99), 1),
                                      errors, round(peak_rss_mb(server.pid)), f"{load:.1f}"])
