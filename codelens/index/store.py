@@ -142,7 +142,7 @@ def _wait_for_unlocked(database: Path) -> None:
             connection.execute("ROLLBACK")
         finally:
             connection.close()
-    except sqlite3.OperationalError as exc:
+    except sqlite3.DatabaseError as exc:
         if "locked" not in str(exc):
             return  # damage and the like: ChromaDB's own open reports it
         raise DatabaseError(f"{database} has been locked by another process for {LOCK_WAIT_S:.0f} s - close whatever "
