@@ -172,7 +172,7 @@ def test_index_status(demo_server: Client, demo_index) -> None:
     ("search", {"query": "   "}, "empty query - ask a question"),
     ("search", {"query": "token", "k": 51}, "less than or equal to 50"),
     ("search", {"query": "token", "k": 0}, "greater than or equal to 1"),
-    ("search", {"query": "token", "kind": "lambda"}, "'function', 'method', 'class' or 'module'"),
+    ("search", {"query": "token", "kind": "lambda"}, "'function', 'method', 'class', 'module', 'doc', 'config' or 'text'"),
     ("search", {"query": "token", "path": "src/"}, "no indexed file path starts with 'src/'"),
     ("callers", {"target": "verify_pasword"}, "did you mean: verify_password"),
     ("callers", {"target": ""}, "empty target"),
