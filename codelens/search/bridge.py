@@ -134,13 +134,9 @@ _ENGLISH_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 
 def bridge_vocabulary(chunks: Iterable[Chunk], min_length: int = 3, limit: int = BRIDGE_MAX_WORDS) -> list[str]:
     """The words a Russian question may be bridged to: the plain English words the code is
-    made of, unstemmed (whole words embed better than stems), the most widespread first kept.
-    Documentation prose is left out, as BM25 leaves it out (`lexical.lexical_chunks`): its words
-    are no BM25 terms, and embedding them cost the demo ~10% more index time."""
+    made of, unstemmed (whole words embed better than stems), the most widespread first kept."""
     spread: dict[str, int] = {}
     for chunk in chunks:
-        if chunk.kind == "doc":
-            continue
         words: set[str] = set()
         for token in _ENGLISH_WORD.findall(f"{chunk.path} {chunk.symbol} {chunk.code}"):
             words.update(p for p in split_identifier(token)
