@@ -212,6 +212,12 @@ STAGES.update({
     # the shipped stages' other settings, measured against them (bench/RESULTS.md)
     "kind-prior.7": lambda c: KindPrior(c.index.chunks, weight=0.7),
     "kind-prior.95": lambda c: KindPrior(c.index.chunks, weight=0.95),
+    "kind-prior-doc.6": lambda c: KindPrior(c.index.chunks, doc_weight=0.6),
+    "kind-prior-doc.5": lambda c: KindPrior(c.index.chunks, doc_weight=0.5),
+    "kind-prior-doc.4": lambda c: KindPrior(c.index.chunks, doc_weight=0.4),
+    "kind-prior.7-doc.5": lambda c: KindPrior(c.index.chunks, weight=0.7, doc_weight=0.5),
+    "kind-prior-doc.2": lambda c: KindPrior(c.index.chunks, doc_weight=0.2),
+    "kind-prior0": lambda c: KindPrior(c.index.chunks, weight=0.0),  # every other file after the code
     "symbol-bare": lambda c: SymbolIntent(c.index, c.accept, contained=False),
     "diverse": lambda c: FileDiversity(c.index.chunks),
     "diverse.7": lambda c: FileDiversity(c.index.chunks, decay=0.7),

@@ -295,10 +295,15 @@ def test_demo_login_chain(demo_graph: CodeGraph) -> None:
 
 
 def test_demo_graph_covers_every_chunk_and_file(demo_chunks, demo_graph: CodeGraph) -> None:
-    assert {c.chunk_id for c in demo_chunks.chunks} <= set(demo_graph.nodes)
-    assert set(demo_chunks.sources) <= set(demo_graph.nodes)
+    code = [c for c in demo_chunks.chunks if c.is_code]
+    assert {c.chunk_id for c in code} <= set(demo_graph.nodes)
+    python_files = {path for path in demo_chunks.sources if path.endswith(".py")}
+    assert python_files <= set(demo_graph.nodes)
+    # the graph is Python only: the README, the compose file and their pieces are no nodes
+    assert len(code) < len(demo_chunks.chunks)
+    assert not {n.path for n in demo_graph.nodes.values() if n.path and not n.path.endswith(".py")}
     counts = demo_graph.count_edges()
-    assert counts["contains"] == len(demo_chunks.chunks)  # every chunk has exactly one parent
+    assert counts["contains"] == len(code)  # every chunk has exactly one parent
     assert all(counts[kind] > 0 for kind in ("calls", "inherits", "imports", "decorates"))
 
 

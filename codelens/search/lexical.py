@@ -70,7 +70,7 @@ class LexicalIndex:
 
     @classmethod
     def from_chunks(cls, chunks: Iterable[Chunk]) -> LexicalIndex:
-        chunks = list(chunks)
+        chunks = lexical_chunks(chunks)
         return cls.build([c.chunk_id for c in chunks], [chunk_terms(c) for c in chunks])
 
     def document_frequency(self, term: str) -> int:
@@ -130,12 +130,21 @@ def file_words_index(chunks: Iterable[Chunk], terms: Sequence[Sequence[str]] | N
     paths. Chunks without a path (snippet corpora) have no file. `terms`: each chunk's
     `chunk_terms`, when the caller has them already."""
     chunks = list(chunks)
+    if terms is None:
+        chunks = lexical_chunks(chunks)
     by_path: dict[str, list[str]] = {}
     for chunk, words in zip(chunks, terms if terms is not None else map(chunk_terms, chunks), strict=True):
         if chunk.path:
             by_path.setdefault(chunk.path, []).extend(words)
     paths = sorted(by_path)
     return LexicalIndex.build(paths, [by_path[p] for p in paths])
+
+
+def lexical_chunks(chunks: Iterable[Chunk]) -> list[Chunk]:
+    """The chunks BM25 holds: all but documentation prose. A document describes the code in the
+    words questions use, so in BM25 it outranks the code on almost any question (measured on
+    Flask's 770 reST pieces: BM25 alone Hit@5 0.854 -> 0.625); the dense leg still finds it."""
+    return [chunk for chunk in chunks if chunk.kind != "doc"]
 
 
 def load_file_words(folder: Path) -> LexicalIndex | None:
@@ -186,7 +195,7 @@ class LexicalRetriever:
 def build_lexical_sidecars(build: SidecarInput) -> None:
     """Sidecar builder for the indexer: the BM25 index of every chunk, and of every file
     (the `file-words` ranking stage), inside the index folder; each chunk is tokenized once."""
-    chunks = list(build.chunks)
+    chunks = lexical_chunks(build.chunks)
     terms = [chunk_terms(c) for c in chunks]
     LexicalIndex.build([c.chunk_id for c in chunks], terms).save(build.build_dir)
     file_words_index(chunks, terms).save_to(IndexLayout(build.build_dir).file_words)

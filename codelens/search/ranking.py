@@ -323,12 +323,17 @@ class KindPrior:
 
     chunks: Mapping[str, Chunk]
     weight: float = 0.85
+    doc_weight: float | None = None  # documents' own weight (None: `weight`)
 
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
-        others = {f.chunk_id for f in fused if (c := self.chunks.get(f.chunk_id)) is not None and not c.is_code}
-        if not others:
+        factors = {f.chunk_id: self._factor(c) for f in fused
+                   if (c := self.chunks.get(f.chunk_id)) is not None and not c.is_code}
+        if not factors:
             return fused
-        return rescore(fused, {f.chunk_id: f.score * self.weight if f.chunk_id in others else f.score for f in fused})
+        return rescore(fused, {f.chunk_id: f.score * factors.get(f.chunk_id, 1.0) for f in fused})
+
+    def _factor(self, chunk: Chunk) -> float:
+        return self.doc_weight if chunk.kind == "doc" and self.doc_weight is not None else self.weight
 
 
 def _path_terms(path: str) -> set[str]:
