@@ -64,7 +64,11 @@ def test_the_filter_keeps_what_an_index_run_reads(tmp_path: Path) -> None:
     keep = watch_filter(tmp_path)
     assert keep(None, str(tmp_path / "pkg" / "a.py"))
     assert keep(None, str(tmp_path / ".gitignore"))
-    for ignored in (".git/index", ".venv/lib/x.py", "generated/x.py", "notes.txt", "pkg/__pycache__/a.py"):
+    assert keep(None, str(tmp_path / "notes.txt"))  # documents and configuration are read too
+    (tmp_path / "chroma_db").mkdir()
+    (tmp_path / "chroma_db" / "index_metadata.json").write_text("{}")
+    for ignored in (".git/index", ".venv/lib/x.py", "generated/x.py", "logo.png", "pkg/__pycache__/a.py",
+                    "chroma_db/manifest.json"):  # an index inside the source is never the source
         assert not keep(None, str(tmp_path / ignored)), ignored
     assert paths_to_update(["/p/a.py", "/p/b.py"]) == ["/p/a.py", "/p/b.py"]
     assert paths_to_update(["/p/a.py", "/p/.gitignore"]) is None  # the rules changed: every file

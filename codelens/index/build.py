@@ -268,7 +268,7 @@ def _previous_index(index_dir: Path, model_id: str, full: bool,
     manifest = Manifest.load(index_dir)
     if full or manifest is None or manifest.model != model_id or stats.model != model_id:
         return stats, None
-    if not chroma_url and not is_partial(stats) and vectors_damaged(index_dir, stats.collection):
+    if not chroma_url and not is_partial(stats) and vectors_damaged(index_dir):
         return stats, None  # the vectors cannot be copied forward: rebuild them (from the embedding cache)
     if stats.redaction_version != REDACTION_VERSION:
         return stats, None  # stored under older masking rules: rebuild in full so no old text survives

@@ -43,23 +43,16 @@ def damaged_sidecars(index_dir: Path) -> list[str]:
     return damaged
 
 
-def vectors_damaged(index_dir: Path, collection: str) -> str | None:
-    """Why the ChromaDB vectors of index_dir cannot serve (None when they can): the store does not
-    open or cannot count its rows."""
-    from codelens.errors import CodeLensError
-    from codelens.index.store import VectorStore
-
+def vectors_damaged(index_dir: Path) -> str | None:
+    """Why the ChromaDB file of index_dir cannot serve (None when it can): read-only through SQLite
+    itself, since ChromaDB writes to its files as it opens them (an unchanged run touches nothing)."""
+    database = index_dir / "chroma.sqlite3"
     try:
-        store = VectorStore(index_dir, collection)
-        try:
-            count = store.count()
-        finally:
-            store.close()
-    except CodeLensError as exc:
-        return str(exc)
-    except Exception as exc:  # chromadb raises many types on a damaged folder
-        return f"{type(exc).__name__}: {exc}"
-    return None if count >= 0 else f"{count} vectors"
+        with closing(sqlite3.connect(f"{database.resolve().as_uri()}?mode=ro", uri=True, timeout=10)) as connection:
+            connection.execute("SELECT count(*) FROM embeddings").fetchone()
+    except sqlite3.Error as exc:
+        return f"{database}: {exc}"
+    return None
 
 
 def _open_graph(index_dir: Path) -> object:
