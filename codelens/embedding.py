@@ -136,8 +136,9 @@ def tune_threads_for_search() -> None:
 
     Spinning threads are a few ms faster on an idle machine and collapse on a busy one: a
     spinning thread burns the time slice its partner needs. `bench/contention.py` measures
-    every entry point quiet and beside CPU hogs (bench/RESULTS.md, issue 22): the CLI's `eval`
-    went from a median of 133 ms passive to 3,429 ms spinning with an index run beside it.
+    every entry point quiet and beside CPU hogs (bench/RELIABILITY.md): beside the hogs, passive
+    p50 is 2.0-2.6x its quiet p50 at every entry point, spinning 4-98x (eval 197 vs 6,733 ms);
+    quiet, passive costs 2-15 ms p50.
     One OpenBLAS thread: a multi-threaded BLAS call on a large matrix fights e5's threads for
     the two cores (pydantic p95 124 -> 30 ms). A value the user set always wins."""
     from codelens.encoder import blas_threads
