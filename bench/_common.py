@@ -53,3 +53,13 @@ def run_measured(command: Sequence[str]) -> tuple[float, float, str]:
 
 def read_metadata(db_path: Path) -> dict:
     return json.loads((db_path / "index_metadata.json").read_text(encoding="utf-8"))
+
+
+def index_runs_in_a_loop(work: Path, source: Path | None = None) -> subprocess.Popen:
+    """An index run of another codebase (gymhero_2026 by default) restarted whenever it ends, each
+    into a fresh folder (nothing cached): CPU load of the kind a developer's machine has beside us.
+    Stop it with os.killpg(process.pid, 9)."""
+    source = source or SHARED / "corpora" / "gymhero_2026.zip"
+    loop = (f"i=0; while true; do i=$((i+1)); {sys.executable} {PROJECT_ROOT / 'index.py'} --source {source} "
+            f"--db {work}/beside_$i --full --quiet >/dev/null 2>&1; rm -rf {work}/beside_$i {work}/.beside_$i*; done")
+    return subprocess.Popen(["bash", "-c", loop], start_new_session=True)

@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from _common import PROJECT_ROOT, SHARED, percentile, print_table
+from _common import PROJECT_ROOT, index_runs_in_a_loop, percentile, print_table
 
 POLICIES = {
     "shipped": {},
@@ -41,7 +41,6 @@ POLICIES = {
 }
 ENTRIES = ("library", "eval", "cli", "serve", "mcp", "app")
 CLI_QUERIES = ("how is the password hashed", "как хешируется пароль пользователя")
-HOG_SOURCE = SHARED / "corpora" / "gymhero_2026.zip"
 
 
 def policy_env(policy: str) -> dict[str, str]:
@@ -55,10 +54,7 @@ def cpu_hogs(enabled: bool, work: Path) -> Iterator[None]:
     if not enabled:
         yield
         return
-    index_loop = (f"i=0; while true; do i=$((i+1)); {sys.executable} {PROJECT_ROOT / 'index.py'} --source "
-                  f"{HOG_SOURCE} --db {work}/hog_$i --full --quiet >/dev/null 2>&1; rm -rf {work}/hog_$i "
-                  f"{work}/.hog_$i*; done")
-    hogs = [subprocess.Popen(["bash", "-c", index_loop], start_new_session=True)]
+    hogs = [index_runs_in_a_loop(work)]
     hogs += [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True) for _ in range(2)]
     time.sleep(8)  # the index run past its start-up, into chunking and embedding
     try:

@@ -27,9 +27,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from _common import PROJECT_ROOT, SHARED, percentile, print_table
-
-HOG_SOURCE = SHARED / "corpora" / "gymhero_2026.zip"
+from _common import PROJECT_ROOT, index_runs_in_a_loop, percentile, print_table
 
 
 def questions() -> list[str]:
@@ -50,9 +48,7 @@ def index_run_beside(enabled: bool, work: Path) -> Iterator[None]:
     if not enabled:
         yield
         return
-    loop = (f"i=0; while true; do i=$((i+1)); {sys.executable} {PROJECT_ROOT / 'index.py'} --source {HOG_SOURCE} "
-            f"--db {work}/beside_$i --full --quiet >/dev/null 2>&1; rm -rf {work}/beside_$i {work}/.beside_$i*; done")
-    runner = subprocess.Popen(["bash", "-c", loop], start_new_session=True)
+    runner = index_runs_in_a_loop(work)
     time.sleep(8)  # past start-up, into embedding
     try:
         yield
