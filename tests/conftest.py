@@ -108,6 +108,16 @@ def demo_searcher(demo_index, embedder) -> Searcher:
 
 
 @pytest.fixture()
+def indexed_copy(tmp_path, mini_project, embedder) -> tuple[Path, Settings]:
+    """A copy of the mini project in a folder of its own, indexed: (the folder, its settings), to edit."""
+    project = tmp_path / "project"
+    shutil.copytree(mini_project, project)
+    settings = settings_for(tmp_path / "db")
+    build_index(project, settings, embedder=embedder)
+    return project, settings
+
+
+@pytest.fixture()
 def two_codebases(tmp_path, mini_project, embedder) -> Path:
     """A --db holding the mini project at its root and a one-file project as collection "billing"."""
     db = tmp_path / "chroma_db"

@@ -3,10 +3,7 @@ files untouched; the delta folded by the next index run; stale files marked."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
-
-import pytest
 
 from codelens.index.build import build_index
 from codelens.index.delta import load_delta
@@ -15,7 +12,6 @@ from codelens.index.layout import IndexLayout
 from codelens.index.metadata import read_stats
 from codelens.index.update import refresh_deferred, update_index, vector_store_entries
 from codelens.search.searcher import Searcher
-from tests.conftest import settings_for
 
 NEW_FILE = '''"""Shipping rates."""
 
@@ -24,15 +20,6 @@ def shipping_cost(weight_kg: float, distance_km: float) -> float:
     """The price of shipping a parcel: weight times distance times the courier's rate."""
     return weight_kg * distance_km * 0.07
 '''
-
-
-@pytest.fixture()
-def indexed(tmp_path: Path, mini_project: Path, embedder):
-    project = tmp_path / "project"
-    shutil.copytree(mini_project, project)
-    settings = settings_for(tmp_path / "db")
-    build_index(project, settings, embedder=embedder)
-    return project, settings
 
 
 def _ids(settings, embedder) -> set[str]:
@@ -44,8 +31,8 @@ def _chroma_inodes(db: Path) -> dict[str, int]:
             for name in vector_store_entries(db) for p in [db / name, *(db / name).rglob("*")] if p.is_file()}
 
 
-def test_an_edit_is_searchable_and_chromadb_is_left_alone(indexed, embedder) -> None:
-    project, settings = indexed
+def test_an_edit_is_searchable_and_chromadb_is_left_alone(indexed_copy, embedder) -> None:
+    project, settings = indexed_copy
     before = _chroma_inodes(settings.index_dir)
     auth = project / "pkg" / "auth.py"
     auth.write_text(auth.read_text().replace("hashlib.sha256(password.encode()).hexdigest()",
@@ -64,8 +51,8 @@ def test_an_edit_is_searchable_and_chromadb_is_left_alone(indexed, embedder) -> 
     assert not refresh_deferred(project, settings)  # nothing waits any more
 
 
-def test_add_delete_and_rename(indexed, embedder) -> None:
-    project, settings = indexed
+def test_add_delete_and_rename(indexed_copy, embedder) -> None:
+    project, settings = indexed_copy
     (project / "pkg" / "shipping.py").write_text(NEW_FILE)
     update_index(project, settings, [str(project / "pkg" / "shipping.py")], embedder=embedder)
     searcher = Searcher(settings, embedder=embedder)
@@ -87,24 +74,24 @@ def test_add_delete_and_rename(indexed, embedder) -> None:
     assert read_stats(settings.index_dir).files == 4  # pkg/: __init__, auth, rates; tests/: one
 
 
-def test_unchanged_and_ignored_paths_do_nothing(indexed, embedder) -> None:
-    project, settings = indexed
+def test_unchanged_and_ignored_paths_do_nothing(indexed_copy, embedder) -> None:
+    project, settings = indexed_copy
     (project / "node_modules" / "lib" / "new.py").write_text("def skipped_too():\n    return 1\n")
     result = update_index(project, settings, ["pkg/auth.py", "node_modules/lib/new.py", "README.md"],
                           embedder=embedder)
     assert result.mode == "unchanged"
 
 
-def test_an_unparsable_file_is_a_warning(indexed, embedder) -> None:
-    project, settings = indexed
+def test_an_unparsable_file_is_a_warning(indexed_copy, embedder) -> None:
+    project, settings = indexed_copy
     (project / "pkg" / "broken.py").write_text("def broken(:\n    return\n\ndef fine():\n    return 2\n")
     result = update_index(project, settings, ["pkg/broken.py"], embedder=embedder)
     assert result.mode == "update"
     assert read_stats(settings.index_dir).total_chunks >= 10
 
 
-def test_the_next_index_run_folds_the_delta_into_chromadb(indexed, embedder) -> None:
-    project, settings = indexed
+def test_the_next_index_run_folds_the_delta_into_chromadb(indexed_copy, embedder) -> None:
+    project, settings = indexed_copy
     (project / "pkg" / "shipping.py").write_text(NEW_FILE)
     (project / "pkg" / "storage.py").unlink()
     update_index(project, settings, None, embedder=embedder)  # None: compare every file
@@ -117,8 +104,8 @@ def test_the_next_index_run_folds_the_delta_into_chromadb(indexed, embedder) -> 
     assert searcher.search("shipping price of a parcel", k=1)[0].chunk_id == "pkg/shipping.py::shipping_cost"
 
 
-def test_file_check_says_when_the_disk_changed(indexed, embedder) -> None:
-    project, settings = indexed
+def test_file_check_says_when_the_disk_changed(indexed_copy, embedder) -> None:
+    project, settings = indexed_copy
     searcher = Searcher(settings, embedder=embedder)
     hit = searcher.search("hash a password", k=1)[0]
     check = FileCheck(project, searcher.file_hashes)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -16,11 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from codelens.index.build import build_index
 from codelens.index.layout import IndexLayout
 from codelens.index.watch import UP_TO_DATE, IndexWatcher, paths_to_update, read_watch_status, watch_filter
 from codelens.search.searcher import Searcher
-from tests.conftest import PROJECT_ROOT, run_cli, settings_for
+from tests.conftest import PROJECT_ROOT, run_cli
 from tests.test_incremental import leftovers
 from tests.test_mcp import serving, text
 
@@ -45,15 +43,6 @@ def eventually(condition: Callable[[], object], timeout: float = WAIT_S, interva
     raise AssertionError("the watcher did not catch up in time")
 
 
-@pytest.fixture()
-def watched(tmp_path: Path, mini_project: Path, embedder):
-    project = tmp_path / "project"
-    shutil.copytree(mini_project, project)
-    settings = settings_for(tmp_path / "db")
-    build_index(project, settings, embedder=embedder)
-    return project, settings
-
-
 def top_hit(settings, embedder, query: str):
     hits = Searcher(settings, embedder=embedder).search(query, k=1)
     return hits[0] if hits else None
@@ -75,8 +64,8 @@ def test_the_filter_keeps_what_an_index_run_reads(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_a_real_watcher_follows_edit_add_rename_and_delete(watched, embedder) -> None:
-    project, settings = watched
+def test_a_real_watcher_follows_edit_add_rename_and_delete(indexed_copy, embedder) -> None:
+    project, settings = indexed_copy
     watcher = IndexWatcher(project, settings, embedder=embedder)
     watcher.start()
     try:
@@ -117,8 +106,8 @@ def _status(db: Path) -> dict:
 
 
 @pytest.mark.slow
-def test_kill_9_during_an_update_leaves_a_searchable_index(watched, embedder) -> None:
-    project, settings = watched
+def test_kill_9_during_an_update_leaves_a_searchable_index(indexed_copy, embedder) -> None:
+    project, settings = indexed_copy
     db = settings.db_path
     env = {**{k: v for k, v in os.environ.items() if k != "CODELENS_DB"}, "PYTHONPATH": str(PROJECT_ROOT)}
     process = subprocess.Popen([sys.executable, "index.py", "--source", str(project), "--db", str(db), "--quiet",
@@ -146,8 +135,8 @@ def test_kill_9_during_an_update_leaves_a_searchable_index(watched, embedder) ->
 
 
 @pytest.mark.slow
-def test_mcp_follows_edits_and_marks_stale_files(watched, tmp_path: Path) -> None:
-    project, settings = watched
+def test_mcp_follows_edits_and_marks_stale_files(indexed_copy, tmp_path: Path) -> None:
+    project, settings = indexed_copy
     with serving(["--db", str(settings.db_path), "--no-watch"], tmp_path / "unwatched.log") as client:
         auth = project / "pkg" / "auth.py"
         auth.write_text(auth.read_text() + "\n\ndef logout(session):\n    session.clear()\n")
@@ -175,12 +164,12 @@ def test_mcp_follows_edits_and_marks_stale_files(watched, tmp_path: Path) -> Non
 
 
 @pytest.mark.slow
-def test_the_app_watches_marks_stale_cards_and_has_a_switch(watched, monkeypatch) -> None:
+def test_the_app_watches_marks_stale_cards_and_has_a_switch(indexed_copy, monkeypatch) -> None:
     from streamlit.testing.v1 import AppTest
 
     from tests.test_app import APP, cards, search, until_warm
 
-    project, settings = watched
+    project, settings = indexed_copy
     monkeypatch.setenv("CODELENS_DB", str(settings.db_path))
     monkeypatch.delenv("CODELENS_MODEL", raising=False)
     app = until_warm(AppTest.from_file(APP, default_timeout=120).run())
