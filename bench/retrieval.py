@@ -17,6 +17,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +40,7 @@ from codelens.search.dense import MatrixDenseRetriever
 from codelens.search.english import DEFAULT_ENGLISH_MODEL, EnglishVectors, EnsembleDense, load_english_model
 from codelens.search.english import english_model as english_spec
 from codelens.search.file_vectors import FileVectors
+from codelens.search.filters import ChunkScope, SearchFilters
 from codelens.search.lexical import LexicalIndex, LexicalRetriever, file_words_index
 from codelens.search.pipeline import HybridPipeline, shipped_pipeline
 from codelens.search.query import Fusion, Query
@@ -93,9 +95,10 @@ class BenchCorpus:
             self._file_words = file_words_index(self.chunks.values())
         return self._file_words
 
-    def searchable(self, chunk_id: str) -> bool:
-        chunk = self.chunks.get(chunk_id)
-        return chunk is not None and not chunk.is_test
+    @cached_property
+    def searchable(self) -> ChunkScope:
+        """What a search without filters may return (no tests), as the Searcher scopes it."""
+        return ChunkScope(SearchFilters(), self.chunks)
 
     def bridge(self) -> WordBridge:
         if self.bridge_words is None:
@@ -133,7 +136,7 @@ PipelineFactory = Callable[[BenchCorpus], HybridPipeline]
 
 
 def _dense(corpus: BenchCorpus) -> MatrixDenseRetriever:
-    return MatrixDenseRetriever(corpus.dense_ids, corpus.vectors)
+    return MatrixDenseRetriever(corpus.dense_ids, corpus.vectors, corpus.searchable)
 
 
 def _lexical(corpus: BenchCorpus, bridge: bool = False) -> LexicalRetriever:

@@ -7,11 +7,12 @@ from typing import ClassVar
 import numpy as np
 import pytest
 
+from codelens.chunk import CODE_KINDS, FILE_KINDS
 from codelens.search.bridge import WordBridge, bridge_vocabulary, pseudo_english
 from codelens.search.dense import ChromaDenseRetriever, MatrixDenseRetriever
 from codelens.search.english import EnglishVectors, EnsembleDense
 from codelens.search.filters import ChunkScope, SearchFilters
-from codelens.search.fusion import convex_fusion
+from codelens.search.fusion import ABOVE_CODE, convex_fusion
 from codelens.search.glossary import glossary_words
 from codelens.search.lexical import LONG_QUESTION_TERMS, LexicalIndex, LexicalRetriever
 from codelens.search.pipeline import HybridPipeline, shipped_pipeline
@@ -203,14 +204,20 @@ def test_searcher_filters_apply_to_lexical_hits_too(mini_searcher) -> None:
 def test_dense_leg_filters_what_it_fetched_and_is_exact_when_too_few_pass(demo_searcher, embedder) -> None:
     """The searcher filters the nearest ids itself; under a filter that few chunks pass (classes)
     the leg takes the exact cosine over the filtered vectors. Both give what a filtered ChromaDB
-    query gives."""
+    query gives: over the demo's code and files, the n nearest code chunks and the files' chunks
+    at least as near as the n-th of them, with the code's range as the scale."""
     searcher = demo_searcher
     vector = embedder.embed_queries(["user account model"])[0]
     for filters, n in ((SearchFilters(), 20), (SearchFilters(kinds=("class",)), 50)):
         scope = ChunkScope(filters, searcher.chunks)
         leg = ChromaDenseRetriever(searcher.store, scope).retrieve(Query("q", vector), n)
-        expected = searcher.store.nearest(vector, n, kinds=filters.kinds, include_tests=filters.include_tests)
-        assert len(leg.candidates) == n
+        kinds = filters.kinds or CODE_KINDS
+        expected = searcher.store.nearest(vector, n, kinds=kinds, include_tests=filters.include_tests)
+        if not filters.kinds:
+            assert scope.mixed and leg.scale == pytest.approx((expected[-1][1], expected[0][1]))
+            files = searcher.store.nearest(vector, n, kinds=FILE_KINDS, include_tests=filters.include_tests)
+            expected = sorted([*expected, *(f for f in files if f[1] >= expected[-1][1])], key=lambda e: -e[1])
+        assert sum(searcher.chunks[c.chunk_id].is_code for c in leg.candidates) == n
         assert [c.chunk_id for c in leg.candidates] == [chunk_id for chunk_id, _ in expected]
         assert [c.score for c in leg.candidates] == pytest.approx([similarity for _, similarity in expected])
 
@@ -307,3 +314,43 @@ def test_every_leg_takes_its_n_best_inside_the_filter() -> None:
                              lambda text: _unit(0, 0, 1, 0), accept=only_db).retrieve(query, 2)
     assert [c.chunk_id for c in ensemble.candidates] == [IDS[2]]
     assert list(top_n(np.array([0.9, 0.1, 0.5, 0.7]), 2, np.array([False, True, True, False]))) == [2, 1]
+
+
+def test_code_is_ranked_alone_and_files_land_on_its_scale() -> None:
+    """Beside documents and configuration, every leg keeps the n best code chunks and the scale
+    they had in an index of code alone; a file's chunk is kept when it reaches the n-th code
+    score, and fusion places it on the code's scale (above 1 when it beats all code)."""
+    readme = make_chunk("README.md::Setup > Database", "Set DATABASE_URL to the connection string.", kind="doc")
+    compose = make_chunk("docker-compose.yaml::services.db", "db:\n  image: postgres\n", kind="config")
+    chunks = [*CHUNKS, readme, compose]
+    ids = [c.chunk_id for c in chunks]
+    scope = ChunkScope(SearchFilters(), {c.chunk_id: c for c in chunks})
+    assert scope.mixed
+    vectors = np.eye(6, dtype=np.float32)
+    query = Query.from_text("database connection", _unit(0.5, 0.1, 0.6, 0.2, 0.7, 0.05))
+    code_alone = MatrixDenseRetriever(IDS, vectors[:4, :], None).retrieve(query, 2)
+    mixed = MatrixDenseRetriever(ids, vectors, scope).retrieve(query, 2)
+    assert [c.chunk_id for c in code_alone.candidates] == [IDS[2], IDS[0]]
+    # compose (0.05) is below the 2nd code chunk: left out; the README (0.7) beats all code
+    assert [c.chunk_id for c in mixed.candidates] == [readme.chunk_id, IDS[2], IDS[0]]
+    assert mixed.scale == pytest.approx((code_alone.candidates[-1].score, code_alone.candidates[0].score))
+    fused = {f.chunk_id: f.score for f in convex_fusion([mixed])}
+    assert fused[IDS[2]] == pytest.approx(1.0) and fused[IDS[0]] == pytest.approx(0.0)
+    assert 1.0 + ABOVE_CODE < (0.7 - 0.5) / (0.6 - 0.5)  # the README is held to the cap
+    assert fused[readme.chunk_id] == pytest.approx(1.0 + ABOVE_CODE)
+    # a scope of one population (a kind filter) is ranked as before
+    only_docs = ChunkScope(SearchFilters(kinds=("doc", "config")), {c.chunk_id: c for c in chunks})
+    docs = MatrixDenseRetriever(ids, vectors, only_docs).retrieve(query, 1)
+    assert not only_docs.mixed and docs.scale is None and [c.chunk_id for c in docs.candidates] == [readme.chunk_id]
+
+
+def test_bridge_vocabulary_takes_code_headings_and_configuration_without_comments() -> None:
+    """Russian words cross to the code's words, to a document's headings (not its prose) and to
+    configuration lines (not their comments)."""
+    code = make_chunk("app/db.py::connect", "def connect(url):\n    engine = make(url)\n")
+    readme = make_chunk("README.md::Deployment", "Everybody should remember the firewall.", kind="doc")
+    compose = make_chunk("docker-compose.yaml::services.postgres",
+                         "# explanatory commentary here\npostgres:\n  ports: [5432]\n", kind="config")
+    words = set(bridge_vocabulary([code, readme, compose]))
+    assert {"connect", "engine", "deployment", "postgres", "ports", "services"} <= words
+    assert not words & {"everybody", "remember", "firewall", "explanatory", "commentary"}

@@ -12,8 +12,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from codelens.index.store import VectorStore
-from codelens.search.filters import Accept, chunk_mask
-from codelens.search.query import Candidate, LegResult, Query, top_n
+from codelens.search.filters import Accept, code_first, mixed_scope, split_top_n
+from codelens.search.query import Candidate, LegResult, Query
 
 
 class MatrixDenseRetriever:
@@ -36,9 +36,9 @@ class MatrixDenseRetriever:
         if query.vector is None or not self.chunk_ids:
             return LegResult(self.name, (), 0.0)
         similarities = self.vectors @ np.asarray(query.vector, dtype=np.float32)
-        order = top_n(similarities, n, chunk_mask(self.accept, self.chunk_ids))
+        order = split_top_n(similarities, n, self.accept, self.chunk_ids)
         kept = [Candidate(self.chunk_ids[i], float(similarities[i]), float(similarities[i])) for i in order]
-        return LegResult(self.name, tuple(kept), self.weight)
+        return code_first(self.name, kept, n, self.accept, self.weight)
 
 
 # Every vector of the collection, (ids, matrix), loaded when first needed (see ChromaDenseRetriever).
@@ -60,18 +60,26 @@ class ChromaDenseRetriever:
         self.store = store
         self.all_vectors = all_vectors or store.all_vectors
         self.hidden = hidden  # ids whose ChromaDB rows are stale (an update's delta holds their vectors)
-        self.accept = accept if not hidden else (lambda chunk_id: chunk_id not in hidden and accept(chunk_id))
+        self.accept = accept
+
+    def _accepts(self, chunk_id: str) -> bool:
+        return chunk_id not in self.hidden and self.accept(chunk_id)
 
     def retrieve(self, query: Query, n: int) -> LegResult:
         if query.vector is None:
             return LegResult(self.name, ())
         asked = n * 2 + len(self.hidden)
         nearest = self.store.nearest(query.vector, asked)
-        kept = [(i, s) for i, s in nearest if self.accept(i)]
-        if len(kept) >= n or len(nearest) < asked:  # the n nearest inside the filter, or all there are
-            return LegResult(self.name, tuple(Candidate(i, s, s) for i, s in kept[:n]))
+        kept = [Candidate(i, s, s) for i, s in nearest if self._accepts(i)]
+        # In a mixed scope the n nearest code chunks decide (the other files above them are among those fetched).
+        scope = mixed_scope(self.accept)
+        found = sum(map(scope.is_code, (c.chunk_id for c in kept))) if scope is not None else len(kept)
+        if found >= n or len(nearest) < asked:  # the n nearest inside the filter, or all there are
+            return code_first(self.name, kept, n, self.accept)
         chunk_ids, vectors = self.all_vectors()
-        return MatrixDenseRetriever(chunk_ids, vectors, self.accept).retrieve(query, n)
+        # the hidden rows are dropped after the cut: as many more are asked for
+        exact = MatrixDenseRetriever(chunk_ids, vectors, self.accept).retrieve(query, n + len(self.hidden))
+        return code_first(self.name, [c for c in exact.candidates if c.chunk_id not in self.hidden], n, self.accept)
 
 
 class OverlaidDense:
@@ -86,5 +94,4 @@ class OverlaidDense:
 
     def retrieve(self, query: Query, n: int) -> LegResult:
         merged = [*self.base.retrieve(query, n).candidates, *self.delta.retrieve(query, n).candidates]
-        merged.sort(key=lambda c: c.score, reverse=True)
-        return LegResult(self.name, tuple(merged[:n]))
+        return code_first(self.name, merged, n, self.base.accept)

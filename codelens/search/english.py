@@ -28,8 +28,8 @@ from codelens.index.sidecar import Sidecar, SidecarInput
 from codelens.ingest.embed_text import DEFAULT_TEXT_BUDGET, embedding_text
 from codelens.search.bridge import WordBridge, crossed
 from codelens.search.dense import MatrixDenseRetriever
-from codelens.search.filters import chunk_mask
-from codelens.search.query import Candidate, LegResult, Query, Retriever, top_n
+from codelens.search.filters import code_first, mixed_scope, split_top_n
+from codelens.search.query import Candidate, LegResult, Query, Retriever
 from codelens.settings import ENGLISH_MODEL_KEYS
 
 # MiniLM's share: 0.1 for a Russian question's pseudo-English words, 0.2 for an English
@@ -215,12 +215,18 @@ class EnsembleDense:
             return first
         text, e5_weight = second_question
         cosines = {c.chunk_id: c.score for c in first.candidates}
-        floor = min(cosines.values())
+        # the weakest fetched cosine (of code, in a scope of code and other files: see code_first)
+        floor = first.scale[0] if first.scale is not None else min(cosines.values())
         similarities = self.second.vectors @ self.embed_query(text)
         pool = [c.chunk_id for c in first.candidates]
         # the second model's n best inside the filter that the first leg did not fetch
-        best = top_n(similarities, n + len(pool), chunk_mask(self.accept, self.second.chunk_ids))
-        pool += [c for c in (self.second.chunk_ids[i] for i in best) if c not in cosines][:n]
+        best = split_top_n(similarities, n + len(pool), self.accept, self.second.chunk_ids)
+        unfetched = [c for c in (self.second.chunk_ids[i] for i in best) if c not in cosines]
+        scope = mixed_scope(self.accept)
+        if scope is None:
+            pool += unfetched[:n]
+        else:  # n of code and n of the other files, as split_top_n found them
+            pool += [c for c in unfetched if scope.is_code(c)][:n] + [c for c in unfetched if not scope.is_code(c)][:n]
         scored = []
         for chunk_id in pool:
             position = self.positions.get(chunk_id)
@@ -228,8 +234,7 @@ class EnsembleDense:
             cosine = cosines.get(chunk_id, floor)
             score = e5_weight * cosine + (1.0 - e5_weight) * second
             scored.append(Candidate(chunk_id, score, cosine if chunk_id in cosines else None))
-        scored.sort(key=lambda c: (-c.score, c.chunk_id))
-        return LegResult(self.name, tuple(scored[:n]), first.weight)
+        return code_first(self.name, scored, n, self.accept, first.weight)
 
 
 ENGLISH_SIDECAR = Sidecar("build_english_sidecar", build_english_sidecar, lambda layout: (layout.english,),

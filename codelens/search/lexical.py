@@ -20,8 +20,8 @@ from codelens.chunk import MODULE_SYMBOL, Chunk
 from codelens.index.layout import LEXICAL_IDS_FILE, IndexLayout
 from codelens.index.sidecar import Sidecar, SidecarInput
 from codelens.search.bridge import WordBridge, bridged_terms, crossed
-from codelens.search.filters import chunk_mask
-from codelens.search.query import Candidate, LegResult, Query, top_n
+from codelens.search.filters import code_first, split_top_n
+from codelens.search.query import Candidate, LegResult, Query
 from codelens.search.terms import term_stats, tokenize
 
 # Bump when tokenization or the indexed fields change: older sidecars are then rebuilt.
@@ -185,11 +185,11 @@ class LexicalRetriever:
             return LegResult(self.name, (), 0.0)
         scores = self.index.scores(weighted)
         ids = self.index.chunk_ids
-        order = top_n(scores, n, chunk_mask(self.accept, ids))
+        order = split_top_n(scores, n, self.accept, ids)
         candidates = [Candidate(ids[i], float(scores[i])) for i in order if scores[i] > 0]
         short_english = not query.russian and len(set(query.terms)) <= LONG_QUESTION_TERMS
         scale = self.english_scale if short_english else 1.0
-        return LegResult(self.name, tuple(candidates), coverage * scale)
+        return code_first(self.name, candidates, n, self.accept, coverage * scale)
 
 
 def build_lexical_sidecars(build: SidecarInput) -> None:

@@ -66,11 +66,13 @@ class Candidate:
 
 @dataclass(frozen=True)
 class LegResult:
-    """One retriever's answer: candidates best first, and its weight for this query (0-1)."""
+    """One retriever's answer: candidates best first, and its weight for this query (0-1).
+    `scale`: the (low, high) scores fusion normalises by (None: the candidates' own range)."""
 
     name: str
     candidates: tuple[Candidate, ...]
     weight: float = 1.0
+    scale: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
