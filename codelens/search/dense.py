@@ -68,11 +68,12 @@ class ChromaDenseRetriever:
     def retrieve(self, query: Query, n: int) -> LegResult:
         if query.vector is None:
             return LegResult(self.name, ())
-        asked = n * 2 + len(self.hidden)
+        # In a mixed scope the n nearest code chunks decide (the other files above them are among
+        # those fetched): documents near the question take places, so more are asked for.
+        scope = mixed_scope(self.accept)
+        asked = n * (2 if scope is None else 4) + len(self.hidden)
         nearest = self.store.nearest(query.vector, asked)
         kept = [Candidate(i, s, s) for i, s in nearest if self._accepts(i)]
-        # In a mixed scope the n nearest code chunks decide (the other files above them are among those fetched).
-        scope = mixed_scope(self.accept)
         found = sum(map(scope.is_code, (c.chunk_id for c in kept))) if scope is not None else len(kept)
         if found >= n or len(nearest) < asked:  # the n nearest inside the filter, or all there are
             return code_first(self.name, kept, n, self.accept)
