@@ -17,6 +17,17 @@ import pandas as pd
 import streamlit as st
 
 from codelens.answer.llm import HOW_TO_ENABLE, ChatClient, LLMConfig
+from codelens.app.highlight import code_view, has_real_line_numbers, query_terms, render_html, render_segments
+from codelens.app.self_demo import is_own_source, own_source
+from codelens.app.ui import (
+    QUESTIONS_FILE,
+    chunks_per_file,
+    evaluation_frame,
+    example_path_prefix,
+    questions_for_index,
+    sample_queries,
+)
+from codelens.app.warm import WarmIndex
 from codelens.chunk import CODE_KINDS, KINDS, Chunk
 from codelens.embedding import Embedder, load_embedder, tune_threads_for_search
 from codelens.errors import CodeLensError, IndexNotFound, ModelMismatch
@@ -24,7 +35,6 @@ from codelens.evaluation import load_questions, parse_questions_file, score_pred
 from codelens.exposure import EXPOSED_WARNING, allowed_roots, check_index_source, is_loopback
 from codelens.graph.model import CodeGraph
 from codelens.graph.query import callees, callers, neighbourhood_dot
-from codelens.highlight import code_view, has_real_line_numbers, query_terms, render_html, render_segments
 from codelens.index.build import build_index
 from codelens.index.folder import named_collections
 from codelens.index.freshness import FileCheck, source_folder
@@ -33,17 +43,7 @@ from codelens.index.watch import IndexWatcher, read_watch_status, watcher_for
 from codelens.open_index import OpenIndex
 from codelens.search.filters import SearchFilters
 from codelens.search.searcher import WARM_UP_QUERIES, Hit
-from codelens.self_demo import is_own_source, own_source
-from codelens.serve.warm import WarmIndex
 from codelens.settings import Settings, default_source
-from codelens.ui import (
-    QUESTIONS_FILE,
-    chunks_per_file,
-    evaluation_frame,
-    example_path_prefix,
-    questions_for_index,
-    sample_queries,
-)
 
 RESULTS_FILE = Path("results.json")  # like `python -m codelens eval`: in the working directory
 EVAL_K = 5
@@ -75,7 +75,7 @@ def get_embedder(model_id: str) -> Embedder:
 def get_index(_settings: Settings, index_dir: str, model: str, source: str) -> WarmIndex:
     """One open index per folder and source (a rebuild from the page clears it); an update of the
     watcher is picked up by `OpenIndex.refresh` without a new warm-up. It opens and warms up in
-    the background while the page renders (codelens/serve/warm.py)."""
+    the background while the page renders (codelens/app/warm.py)."""
     return WarmIndex(_settings)
 
 

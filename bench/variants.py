@@ -1,7 +1,12 @@
 """Retrieval ideas that were measured and did not ship, kept for the benchmark to compare
-against (bench/retrieval.py --variants): RRF, z-score fusion, single-leg baselines,
-down-ranking trivial code, and code-graph expansion and boosting of the fused list.
-Each one's numbers are in bench/RESULTS.md.
+against (bench/retrieval.py --variants, --ranking): RRF, z-score fusion, single-leg baselines,
+down-ranking trivial code, code-graph expansion and boosting of the fused list, and the other
+settings of the shipped ranking stages. Each one's numbers are in bench/RESULTS.md.
+
+The product's ranking stages (codelens/search/ranking.py) carry only what the Searcher runs. The
+knobs measured against them live here, as subclasses that override one method each, and
+`BENCH_STAGES` names them beside the shipped ones. The Searcher reaches them through its one
+seam, `Searcher.ranking(context)`, which `VariantSearcher` overrides.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import numpy as np
 from codelens.chunk import Chunk
 from codelens.graph.model import CodeGraph, Node
 from codelens.search.fusion import ordered
-from codelens.search.query import Fused, Fusion, LegResult, Query
+from codelens.search.query import Fused, Fusion, LegResult, Query, Stage
 from codelens.search.ranking import (
     STAGES,
     FileDiversity,
@@ -22,9 +27,14 @@ from codelens.search.ranking import (
     FileWords,
     KindPrior,
     PathSignal,
+    RankingIndex,
+    StageContext,
+    StageFactory,
     SymbolIntent,
     rescore,
+    stages_by_name,
 )
+from codelens.search.searcher import Searcher
 from codelens.search.terms import tokenize
 
 RRF_K = 60
@@ -208,27 +218,70 @@ class FileEvidence:
         return chunk.path if chunk is not None else ""
 
 
-STAGES.update({
-    # the shipped stages' other settings, measured against them (bench/RESULTS.md)
+# ------------------------------------------------------------ the shipped stages' other settings
+
+
+@dataclass(frozen=True)
+class BareSymbolIntent(SymbolIntent):
+    """symbol, for a question that is an identifier only: names inside a longer question pin nothing."""
+
+    def _names(self, query: Query) -> list[str]:
+        return [query.identifier] if query.identifier else []
+
+
+@dataclass(frozen=True)
+class FileDiversityVariant(FileDiversity):
+    """FileDiversity with three knobs measured against the shipped setting (bench/RESULTS.md)."""
+
+    free: int = 0  # chunks of one file listed before the decay starts
+    by_definition: bool = False  # group by top-level definition (a class and its methods), not by file
+    keep: int = 0  # the first `keep` results stay as fused
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        bar = self.close * fused[0].score if fused else 0.0
+        return self._place(fused[: self.keep], fused[self.keep : self.window], bar) + fused[self.window :]
+
+    def _group(self, item: Fused) -> str:
+        path = super()._group(item)
+        if not path or not self.by_definition:
+            return path
+        return f"{path}::{self.chunks[item.chunk_id].symbol.split('.', 1)[0]}"
+
+    def _score(self, item: Fused, per_file: Mapping[str, int]) -> float:
+        return item.score * self.decay ** max(0, per_file.get(self._group(item), 0) - self.free)
+
+
+@dataclass(frozen=True)
+class KindPriorByDoc(KindPrior):
+    """kind-prior with a weight of its own for documents (`doc`), the rest keeping `weight`."""
+
+    doc_weight: float = 0.5
+
+    def _factor(self, chunk: Chunk) -> float:
+        return self.doc_weight if chunk.kind == "doc" else self.weight
+
+
+# Every stage the benchmark can name: the shipped ones (ranking.STAGES) and these.
+BENCH_STAGES: dict[str, StageFactory] = {**STAGES, **{
     "kind-prior.7": lambda c: KindPrior(c.index.chunks, weight=0.7),
     "kind-prior.95": lambda c: KindPrior(c.index.chunks, weight=0.95),
-    "kind-prior-doc.6": lambda c: KindPrior(c.index.chunks, doc_weight=0.6),
-    "kind-prior-doc.5": lambda c: KindPrior(c.index.chunks, doc_weight=0.5),
-    "kind-prior-doc.4": lambda c: KindPrior(c.index.chunks, doc_weight=0.4),
-    "kind-prior.7-doc.5": lambda c: KindPrior(c.index.chunks, weight=0.7, doc_weight=0.5),
-    "kind-prior-doc.2": lambda c: KindPrior(c.index.chunks, doc_weight=0.2),
+    "kind-prior-doc.6": lambda c: KindPriorByDoc(c.index.chunks, doc_weight=0.6),
+    "kind-prior-doc.5": lambda c: KindPriorByDoc(c.index.chunks, doc_weight=0.5),
+    "kind-prior-doc.4": lambda c: KindPriorByDoc(c.index.chunks, doc_weight=0.4),
+    "kind-prior.7-doc.5": lambda c: KindPriorByDoc(c.index.chunks, weight=0.7, doc_weight=0.5),
+    "kind-prior-doc.2": lambda c: KindPriorByDoc(c.index.chunks, doc_weight=0.2),
     "kind-prior0": lambda c: KindPrior(c.index.chunks, weight=0.0),  # every other file after the code
-    "symbol-bare": lambda c: SymbolIntent(c.index, c.accept, contained=False),
+    "symbol-bare": lambda c: BareSymbolIntent(c.index, c.accept),
     "diverse": lambda c: FileDiversity(c.index.chunks),
     "diverse.7": lambda c: FileDiversity(c.index.chunks, decay=0.7),
     "diverse.3": lambda c: FileDiversity(c.index.chunks, decay=0.3),
     "diverse.8": lambda c: FileDiversity(c.index.chunks, decay=0.8),
-    "diverse-2free": lambda c: FileDiversity(c.index.chunks, free=1),
-    "diverse-3free": lambda c: FileDiversity(c.index.chunks, free=2),
-    "diverse-def": lambda c: FileDiversity(c.index.chunks, by_definition=True),
-    "diverse-keep3": lambda c: FileDiversity(c.index.chunks, keep=3),
-    "diverse-keep5": lambda c: FileDiversity(c.index.chunks, keep=5),  # shipped until session 5
-    "diverse-keep4": lambda c: FileDiversity(c.index.chunks, keep=4),
+    "diverse-2free": lambda c: FileDiversityVariant(c.index.chunks, free=1),
+    "diverse-3free": lambda c: FileDiversityVariant(c.index.chunks, free=2),
+    "diverse-def": lambda c: FileDiversityVariant(c.index.chunks, by_definition=True),
+    "diverse-keep3": lambda c: FileDiversityVariant(c.index.chunks, keep=3),
+    "diverse-keep5": lambda c: FileDiversityVariant(c.index.chunks, keep=5),  # shipped until session 5
+    "diverse-keep4": lambda c: FileDiversityVariant(c.index.chunks, keep=4),
     "diverse-close.6": lambda c: FileDiversity(c.index.chunks, close=0.6, guarded=4),
     "diverse-close.8": lambda c: FileDiversity(c.index.chunks, close=0.8, guarded=4),
     "file-words.5": lambda c: FileWords(c.index.chunks, c.file_words, weight=0.5),
@@ -241,4 +294,20 @@ STAGES.update({
     "files": lambda c: FileEvidence(c.index.chunks),
     "files.05": lambda c: FileEvidence(c.index.chunks, weight=0.05),
     "files.2": lambda c: FileEvidence(c.index.chunks, weight=0.2),
-})
+}}
+
+
+def bench_stages(index: RankingIndex, names: Sequence[str], **context: object) -> tuple[Stage, ...]:
+    """ranking.ranking_stages over BENCH_STAGES: the named stages, shipped or not, in order."""
+    return stages_by_name(StageContext(index, **context), names, BENCH_STAGES)
+
+
+class VariantSearcher(Searcher):
+    """The real Searcher with another ranking after fusion: `names` (None: the shipped one)."""
+
+    names: tuple[str, ...] | None = None
+
+    def ranking(self, context: StageContext) -> tuple[Stage, ...]:
+        if self.names is None:
+            return super().ranking(context)
+        return stages_by_name(context, self.names, BENCH_STAGES)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 CODE_KINDS = ("function", "method", "class", "module")  # Python: the code graph's kinds
@@ -45,6 +46,17 @@ class Chunk:
     @property
     def name(self) -> str:
         return self.symbol.rsplit(".", 1)[-1]
+
+
+def span_segments(code: str, line_spans: Sequence[tuple[int, int]]) -> list[tuple[str, int]]:
+    """A module chunk joins separate statements: split its code back into (segment, first real line)."""
+    lines = code.splitlines()
+    segments, position = [], 0
+    for start, end in line_spans:
+        count = end - start + 1
+        segments.append(("\n".join(lines[position : position + count]), start))
+        position += count
+    return segments
 
 
 @dataclass

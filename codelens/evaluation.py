@@ -41,14 +41,6 @@ def reciprocal_rank(predicted: Sequence[str], relevant: Sequence[str], k: int = 
     return 0.0
 
 
-def recall_at_k(predicted: Sequence[str], relevant: Sequence[str], k: int = 5) -> float:
-    """R@k = |relevant in top k| / |relevant| (0 when nothing is relevant)."""
-    relevant_set = set(relevant)
-    if not relevant_set:
-        return 0.0
-    return len(set(predicted[:k]) & relevant_set) / len(relevant_set)
-
-
 def mean(values: Sequence[float]) -> float:
     """Arithmetic mean, 0 for no values (MRR@k = mean of reciprocal_rank(..., k) over queries)."""
     return sum(values) / len(values) if values else 0.0

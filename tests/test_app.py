@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from codelens.app.highlight import code_view, has_real_line_numbers, query_terms, render_html
+from codelens.cli.score import main as score_main
 from codelens.evaluation import load_questions
-from codelens.highlight import code_view, has_real_line_numbers, query_terms, render_html
-from codelens.scoring import main as score_main
 from tests.conftest import PROJECT_ROOT
 
 APP = str(PROJECT_ROOT / "app.py")
@@ -256,7 +256,7 @@ def test_answer_panel_marks_verified_and_invented_citations(monkeypatch, demo_in
 
 
 def test_module_chunks_with_gaps_show_each_block_with_its_real_lines() -> None:
-    from codelens.highlight import render_segments
+    from codelens.app.highlight import render_segments
     from codelens.ingest.chunker import chunk_file
 
     text = "X = 1\nimport os\n\n\ndef f():\n    pass\n\n\nY = 2; Z = 3\n"

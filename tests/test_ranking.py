@@ -28,7 +28,7 @@ from codelens.search.terms import bare_identifier, code_identifiers
 from tests.conftest import PROJECT_ROOT
 
 sys.path.insert(0, str(PROJECT_ROOT / "bench"))
-from variants import ClassMethodDedup, FileEvidence
+from variants import BareSymbolIntent, ClassMethodDedup, FileDiversityVariant, FileEvidence, bench_stages
 
 
 def chunk(chunk_id: str, kind: str = "function", is_test: bool = False) -> Chunk:
@@ -95,7 +95,7 @@ def test_a_sentence_is_left_alone_unless_it_names_code() -> None:
     assert order(SymbolIntent(INDEX), "how is a response built", MEMBERS_FIRST) == [f.chunk_id for f in MEMBERS_FIRST]
     assert order(SymbolIntent(INDEX), "where does jar_from_dict read cookies", MEMBERS_FIRST)[0] == (
         "pkg/cookies.py::jar_from_dict")
-    bare_only = SymbolIntent(INDEX, contained=False)
+    bare_only = BareSymbolIntent(INDEX)
     unchanged = [f.chunk_id for f in MEMBERS_FIRST]
     assert order(bare_only, "where does jar_from_dict read cookies", MEMBERS_FIRST) == unchanged
 
@@ -120,7 +120,8 @@ def test_file_diversity_keeps_the_head_as_fused() -> None:
     items = fused(("a.py::x", 1.0), ("a.py::y", 0.9), ("a.py::z", 0.8), ("b.py::w", 0.6), ("a.py::v", 0.5))
     chunks = {c: chunk(c) for c in ["a.py::x", "a.py::y", "a.py::z", "b.py::w", "a.py::v"]}
     # the first two stay; below them a.py's third chunk (x 0.25) falls under b.py's first
-    assert order(FileDiversity(chunks, keep=2), "q", items) == ["a.py::x", "a.py::y", "b.py::w", "a.py::z", "a.py::v"]
+    assert order(FileDiversityVariant(chunks, keep=2), "q", items) == [
+        "a.py::x", "a.py::y", "b.py::w", "a.py::z", "a.py::v"]
 
 
 def test_file_diversity_lifts_only_close_runners_up_into_the_first_places() -> None:
@@ -131,7 +132,7 @@ def test_file_diversity_lifts_only_close_runners_up_into_the_first_places() -> N
         "a.py::x", "c.py::u", "a.py::y", "a.py::z", "b.py::w"]
     assert order(FileDiversity(chunks), "q", items) == ["a.py::x", "c.py::u", "b.py::w", "a.py::y", "a.py::z"]
     (shipped,) = ranking_stages(INDEX, ["diverse-close"])
-    assert (shipped.close, shipped.guarded, shipped.decay, shipped.keep) == (0.7, 4, 0.5, 0)
+    assert (type(shipped), shipped.close, shipped.guarded, shipped.decay) == (FileDiversity, 0.7, 4, 0.5)
 
 
 def test_file_diversity_never_groups_pathless_snippets() -> None:
@@ -166,9 +167,11 @@ def test_a_method_below_its_class_sinks() -> None:
 
 
 def test_stages_by_name() -> None:
-    assert [type(s).__name__ for s in ranking_stages(INDEX, ["diverse", "symbol"])] == ["FileDiversity", "SymbolIntent"]
+    assert [type(s).__name__ for s in bench_stages(INDEX, ["diverse", "symbol"])] == ["FileDiversity", "SymbolIntent"]
     with pytest.raises(ValueError, match="choose from"):
         ranking_stages(INDEX, ["nope"])
+    with pytest.raises(ValueError, match="choose from"):
+        ranking_stages(INDEX, ["diverse"])  # a variant: the benchmark's, not the product's
 
 
 def test_path_signal_reaches_english_file_names_from_russian_words(embedder) -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from codelens.cli.score import main
 from codelens.errors import EXIT_BAD_INPUT
-from codelens.scoring import main
 from tests.conftest import PROJECT_ROOT
 
 QUESTIONS = {"questions": [

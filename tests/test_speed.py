@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from codelens.app.self_demo import best_questions_file, own_source, questions_fit
+from codelens.app.warm import WarmIndex
 from codelens.evaluation import load_questions
 from codelens.ingest.chunker import chunk_file
-from codelens.self_demo import best_questions_file, own_source, questions_fit
 from codelens.serve.client import announcement_file, find_server
-from codelens.serve.warm import WarmIndex
 from tests.conftest import PROJECT_ROOT
 
 QUERY = "hash a password"

@@ -119,7 +119,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     settings = settings_of(args)
     source = args.source or default_source()
     if source is None:  # a clone anywhere else: CodeLens's own package is the demo
-        from codelens.self_demo import own_source
+        from codelens.app.self_demo import own_source
 
         source = own_source()
         print(f"No codebase_python.zip here or in ../shared: indexing CodeLens's own source ({source}) "

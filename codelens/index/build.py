@@ -291,6 +291,6 @@ def _now() -> str:
 
 
 def _count_kinds(chunks: Sequence[Chunk]) -> dict[str, int]:
-    """Every code kind, and the kinds of other files' pieces when there are any (DESIGN.md)."""
+    """Every code kind, and the other files' kinds when there are any (index_metadata.json's `chunks_per_kind`)."""
     counts = Counter(c.kind for c in chunks)
     return {kind: counts.get(kind, 0) for kind in CODE_KINDS} | {k: counts[k] for k in FILE_KINDS if counts[k]}

@@ -43,7 +43,7 @@ class IndexLayout:
 
     @property
     def metadata(self) -> Path:
-        """`index_metadata.json`: what the index holds (the DESIGN.md contract)."""
+        """`index_metadata.json`: what the index holds (a fixed contract: other tools read it)."""
         return self.root / METADATA_FILE
 
     @property

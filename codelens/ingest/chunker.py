@@ -1,7 +1,7 @@
 """Split a Python file into chunks: `ast` first, tree-sitter when `ast` cannot parse it.
 
 Both parsers produce the neutral `ParsedModule`; `chunks_from_parsed` turns it into
-chunks with the id contract of DESIGN.md, so both paths give identical chunk shapes.
+chunks with the same ids (`path::Qualified.name`, see chunk.py), so both paths give identical chunk shapes.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from codelens.chunk import MODULE_SYMBOL, Chunk
 from codelens.ingest.formats import FORMAT_LABELS, file_format
 
 # Embedding time grows with text length (measured: e5 ~33 texts/s at 50 tokens, ~6/s at 235,
-# ~2/s at 465 on 2 cores); DESIGN.md's measurements used ~600 characters. 700 keeps a little
+# ~2/s at 465 on 2 cores); the first measurements (bench/RESULTS.md) used ~600 characters. 700 keeps a little
 # more code after the header. Not yet swept with bench/retrieval.py: a candidate to tune.
 DEFAULT_TEXT_BUDGET = 700
 # The header is never cut to the budget, but a pathological one (a signature with a huge default)

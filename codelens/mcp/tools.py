@@ -13,7 +13,7 @@ from pathlib import Path
 from codelens.answer.ask import answer_question
 from codelens.answer.context import ChunkCatalog, Neighbours
 from codelens.answer.llm import ChatModel
-from codelens.chunk import KINDS, Chunk
+from codelens.chunk import KINDS, Chunk, span_segments
 from codelens.errors import BadInput, CodeLensError, IndexNotFound, SourceError
 from codelens.graph.codemap import code_map_data
 from codelens.graph.model import CodeGraph
@@ -32,7 +32,6 @@ from codelens.graph.query import (
     use_kinds,
 )
 from codelens.graph.store import GraphNotFound, load_graph
-from codelens.highlight import span_segments
 from codelens.index.freshness import NOTES, FileCheck, source_folder
 from codelens.index.manifest import files_beside_code
 from codelens.open_index import OpenIndex

@@ -22,8 +22,10 @@ fusion found; results stay chunks.
   a question that contains a code-shaped identifier (`ClientSession`, `model_post_init`)
   lifts that name's definitions to the top of the list as well.
 
-Other settings of these stages, and the ideas that did not ship (file-level evidence from the
-candidates' scores, class/method dedup), are registered by bench/variants.py.
+Only what the Searcher runs lives here. The other settings of these stages that were measured
+(other weights, a file's first chunks let through, grouping by top-level definition, a head
+kept as fused, pinning bare identifiers only) and the ideas that did not ship are
+bench/variants.py's: subclasses of these stages and its own registry of names.
 """
 
 from __future__ import annotations
@@ -116,7 +118,6 @@ class SymbolIntent:
 
     index: RankingIndex
     accept: Callable[[str], bool] | None = None
-    contained: bool = True  # also for identifiers inside a longer question
 
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
         pinned = self._pinned(query)
@@ -128,11 +129,13 @@ class SymbolIntent:
                 for i, c in enumerate(pinned)]
         return head + [f for f in fused if f.chunk_id not in set(pinned)]
 
+    def _names(self, query: Query) -> list[str]:
+        """The identifier the question is, else the code-shaped ones inside it."""
+        return [query.identifier] if query.identifier else list(query.code_identifiers)
+
     def _pinned(self, query: Query) -> list[str]:
-        bare = query.identifier
-        names = [bare] if bare else (list(query.code_identifiers) if self.contained else [])
         pinned: list[str] = []
-        for name in names:
+        for name in self._names(query):
             found = self.index.definitions(name) or self.index.definitions(name, exact_case=False)
             found = [c for c in found if self.accept is None or self.accept(c)]
             pinned += [c for c in _one_per_file(found, self.index.chunks)[:MAX_PINNED] if c not in pinned]
@@ -162,21 +165,22 @@ class FileDiversity:
     chunks: Mapping[str, Chunk]
     decay: float = 0.5
     window: int = 50  # only the head of the list is re-ranked; the tail keeps its order
-    free: int = 0  # chunks of one file listed before the decay starts
-    by_definition: bool = False  # group by top-level definition (a class and its methods), not by file
-    keep: int = 0  # the first `keep` results stay as fused
     close: float = 0.0
     guarded: int = 0
 
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
-        head, tail = list(fused[self.keep : self.window]), fused[self.window :]
-        placed: list[Fused] = list(fused[: self.keep])
+        bar = self.close * fused[0].score if fused else 0.0
+        return self._place([], fused[: self.window], bar) + fused[self.window :]
+
+    def _place(self, placed: Sequence[Fused], head: Sequence[Fused], bar: float) -> list[Fused]:
+        """`placed` (already listed: their files count) followed by `head` re-ranked greedily;
+        `bar` is the score a chunk needs to be lifted into the first `guarded` places."""
+        placed, head = list(placed), list(head)
         per_file: dict[str, int] = {}
         for item in placed:
-            path = self._path(item)
+            path = self._group(item)
             if path:
                 per_file[path] = per_file.get(path, 0) + 1
-        bar = self.close * fused[0].score if fused else 0.0
         while head:
             # head stays in fused order: its first item is the best not yet placed
             eligible = range(len(head))
@@ -185,19 +189,17 @@ class FileDiversity:
             best = max(eligible, key=lambda i: (self._score(head[i], per_file), -i))
             item = head.pop(best)
             placed.append(item)
-            path = self._path(item)
+            path = self._group(item)
             if path:
                 per_file[path] = per_file.get(path, 0) + 1
-        return placed + tail
+        return placed
 
-    def _path(self, item: Fused) -> str:
-        path = _file_of(self.chunks, item)
-        if not path or not self.by_definition:
-            return path
-        return f"{path}::{self.chunks[item.chunk_id].symbol.split('.', 1)[0]}"
+    def _group(self, item: Fused) -> str:
+        """What a chunk's listed neighbours share to count against it: its file ("" for none)."""
+        return _file_of(self.chunks, item)
 
     def _score(self, item: Fused, per_file: Mapping[str, int]) -> float:
-        return item.score * self.decay ** max(0, per_file.get(self._path(item), 0) - self.free)
+        return item.score * self.decay ** per_file.get(self._group(item), 0)
 
 
 @dataclass(frozen=True)
@@ -323,7 +325,6 @@ class KindPrior:
 
     chunks: Mapping[str, Chunk]
     weight: float = 0.85
-    doc_weight: float | None = None  # documents' own weight (None: `weight`)
 
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
         factors = {f.chunk_id: self._factor(c) for f in fused
@@ -333,7 +334,8 @@ class KindPrior:
         return rescore(fused, {f.chunk_id: f.score * factors.get(f.chunk_id, 1.0) for f in fused})
 
     def _factor(self, chunk: Chunk) -> float:
-        return self.doc_weight if chunk.kind == "doc" and self.doc_weight is not None else self.weight
+        """The share of its score a piece that is not code keeps."""
+        return self.weight
 
 
 def _path_terms(path: str) -> set[str]:
@@ -357,8 +359,10 @@ class StageContext:
     call_files: CallFiles | None = None  # the code graph's call neighbours, by file
 
 
-# Stages by name, for the Searcher and the benchmark (bench/variants.py adds the ones not shipped).
-STAGES: dict[str, Callable[[StageContext], Stage]] = {
+StageFactory = Callable[[StageContext], Stage]
+# The shipped stages by name (SHIPPED_RANKING orders them); bench/variants.py has its own registry
+# with these and the variants it compares.
+STAGES: Mapping[str, StageFactory] = {
     "symbol": lambda c: SymbolIntent(c.index, c.accept),
     "diverse-close": lambda c: FileDiversity(c.index.chunks, close=0.7, guarded=4),
     "path": lambda c: PathSignal(c.index.chunks, bridge=c.bridge),
@@ -370,13 +374,18 @@ STAGES: dict[str, Callable[[StageContext], Stage]] = {
 }
 
 
+def stages_by_name(context: StageContext, names: Sequence[str] = SHIPPED_RANKING,
+                   registry: Mapping[str, StageFactory] = STAGES) -> tuple[Stage, ...]:
+    """The named stages of `registry` in order; an unknown name is a ValueError naming the known ones."""
+    unknown = [n for n in names if n not in registry]
+    if unknown:
+        raise ValueError(f"unknown ranking stage(s) {unknown}: choose from {sorted(registry)}")
+    return tuple(registry[name](context) for name in names)
+
+
 def ranking_stages(index: RankingIndex, names: Sequence[str], accept: Callable[[str], bool] | None = None,
                    bridge: WordBridge | None = None, files: FileVectors | None = None,
                    coverage: float = 1.0, file_words: LexicalIndex | None = None,
                    call_files: CallFiles | None = None) -> tuple[Stage, ...]:
-    """The named stages in order (see STAGES); an unknown name is a ValueError naming the known ones."""
-    unknown = [n for n in names if n not in STAGES]
-    if unknown:
-        raise ValueError(f"unknown ranking stage(s) {unknown}: choose from {sorted(STAGES)}")
-    context = StageContext(index, accept, bridge, files, coverage, file_words, call_files)
-    return tuple(STAGES[name](context) for name in names)
+    """The named shipped stages in order over one index (see STAGES)."""
+    return stages_by_name(StageContext(index, accept, bridge, files, coverage, file_words, call_files), names)

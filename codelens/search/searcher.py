@@ -32,8 +32,8 @@ from codelens.search.file_vectors import FileVectors, load_file_vectors
 from codelens.search.filters import ChunkScope, SearchFilters, check_path_prefix
 from codelens.search.lexical import LexicalIndex, file_words_index, load_file_words
 from codelens.search.pipeline import HybridPipeline, shipped_pipeline
-from codelens.search.query import Fused, Query
-from codelens.search.ranking import SHIPPED_RANKING, RankingIndex, ranking_stages
+from codelens.search.query import Fused, Query, Stage
+from codelens.search.ranking import RankingIndex, StageContext, stages_by_name
 from codelens.settings import DEFAULT_MODEL, Settings
 
 
@@ -103,13 +103,10 @@ class Searcher:
     """Opens an index once (chunks, lexical index, sidecar vectors); each `search` embeds the
     question and runs the shipped pipeline (pipeline.py) over its legs."""
 
-    def __init__(self, settings: Settings, embedder: Embedder | None = None,
-                 ranking: tuple[str, ...] | None = None) -> None:
+    def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
         """Opens the index of settings.index_dir; ModelMismatch when settings.model (a model
-        asked for explicitly) or the embedder is not the index's model. `ranking` names the
-        stages of ranking.py to run (None: the shipped ones; the benchmark compares others)."""
+        asked for explicitly) or the embedder is not the index's model."""
         self.settings = settings
-        self.ranking = ranking
         tune_threads_for_search()
         self._open_index()
         if embedder is not None and embedder.model_id != self.stats.model:
@@ -274,11 +271,15 @@ class Searcher:
             dense = ChromaDenseRetriever(self.store, accept, self._collection_vectors)
         if self._ranking_index is None:
             self._ranking_index = RankingIndex.build(self.chunks)
-        names = SHIPPED_RANKING if self.ranking is None else self.ranking
-        stages = ranking_stages(self._ranking_index, names, accept, self.bridge, self.file_vectors,
-                                self.dense_coverage, self.file_words, self._call_files)
+        context = StageContext(self._ranking_index, accept, self.bridge, self.file_vectors, self.dense_coverage,
+                               self.file_words, self._call_files)
         return shipped_pipeline(dense, self.lexical, bridge=self.bridge, accept=accept, english=self._english,
-                                stages=stages)
+                                stages=self.ranking(context))
+
+    def ranking(self, context: StageContext) -> tuple[Stage, ...]:
+        """The ranking stages after fusion, built for one search: ranking.py's shipped ones. The
+        one seam for other rankings: bench/variants.py's VariantSearcher returns the ones it compares."""
+        return stages_by_name(context)
 
     def _call_files(self, chunk_ids: Sequence[str]) -> Mapping[str, frozenset[str]]:
         """The code graph's call neighbours of these chunks, by file (read per question, so it

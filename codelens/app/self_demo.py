@@ -15,7 +15,7 @@ from pathlib import Path
 
 from codelens.evaluation import Question
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 QUESTION_FILES = ("eval_questions.json", "eval_questions_codelens.json")
 # A questions file fits an index when at least this share of its gold ids are in it; the
 # rest may be code that moved since the questions were written.
@@ -24,7 +24,7 @@ FIT_THRESHOLD = 0.8
 
 def own_source() -> Path:
     """The `codelens` package folder of this checkout: real Python code on every machine."""
-    return Path(__file__).resolve().parent
+    return Path(__file__).resolve().parents[1]
 
 
 def is_own_source(recorded_source: str) -> bool:

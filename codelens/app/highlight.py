@@ -20,6 +20,7 @@ from pygments.lexer import Lexer
 from pygments.lexers import PythonLexer, get_lexer_by_name, get_lexer_for_filename
 from pygments.util import ClassNotFound
 
+from codelens.chunk import span_segments
 from codelens.ingest.formats import file_format
 
 PREVIEW_LINES = 14
@@ -145,17 +146,6 @@ def render_html(view: CodeView, terms: Sequence[str] = (), numbered: bool = True
     body = _SECRET.sub(lambda m: f'<span style="{SECRET_STYLE}" title="masked secret">{m.group(0)}</span>', body)
     body = body.replace('<pre style="', '<pre style="margin:0;padding:0.6rem 0.8rem;', 1)
     return f'<div class="codelens-code" style="{BOX_STYLE}">{body}</div>'
-
-
-def span_segments(code: str, line_spans: Sequence[tuple[int, int]]) -> list[tuple[str, int]]:
-    """A module chunk joins separate statements: split its code back into (segment, first real line)."""
-    lines = code.splitlines()
-    segments, position = [], 0
-    for start, end in line_spans:
-        count = end - start + 1
-        segments.append(("\n".join(lines[position : position + count]), start))
-        position += count
-    return segments
 
 
 def render_segments(code: str, line_spans: Sequence[tuple[int, int]], terms: Sequence[str],

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from codelens.app.self_demo import QUESTION_FILES, best_questions_file, questions_fit
 from codelens.errors import CodeLensError
 from codelens.evaluation import QuestionScore, load_questions
 from codelens.open_index import OpenIndex
-from codelens.self_demo import QUESTION_FILES, best_questions_file, questions_fit
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS_FILE = PROJECT_ROOT / "eval_questions.json"
 SAMPLE_QUERIES_FILE = PROJECT_ROOT / "sample_queries.txt"
 
