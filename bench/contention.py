@@ -11,7 +11,7 @@ per core. Entry points, each in fresh processes so the thread policy applies as 
 - serve:   `python -m codelens serve`, its searches through the stdlib client (the CLI's fast path);
 - mcp:     `python -m codelens mcp` over stdio, `search` calls through the SDK client;
 - app:     the Streamlit page in headless Chromium (bench/app_latency.py), search ms the page shows.
-Policies are environment variants of the OpenMP wait policy (codelens/embedding.py
+Policies are environment variants of the OpenMP wait policy (codelens/models/threads.py
 tune_threads_for_search): `shipped` (nothing set: the product's own choice), `spin` (libgomp's
 default spin count, what the CLI did before), `passive`, `short-spin`. The target: busy p50 within
 3x of quiet p50 for every entry point, and quiet p95 at most 100 ms for the warm ones.

@@ -13,10 +13,10 @@ from pathlib import Path
 import numpy as np
 
 from codelens.chunk import Chunk
-from codelens.embedding import Embedder
 from codelens.index.build import embed_texts
 from codelens.index.embed_cache import EmbeddingCache
 from codelens.ingest.chunker import chunk_file
+from codelens.models import Embedder
 from codelens.settings import Settings
 
 CACHE_DIR = Path(__file__).resolve().parent.parent / ".bench_cache"

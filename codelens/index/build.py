@@ -22,7 +22,6 @@ import numpy as np
 from tqdm import tqdm
 
 from codelens.chunk import CODE_KINDS, FILE_KINDS, Chunk
-from codelens.embedding import Embedder, load_embedder, normalize_model_id
 from codelens.errors import BadInput, DatabaseError
 from codelens.index.delta import Delta, load_delta
 from codelens.index.embed_cache import EmbeddingCache, embed_with_cache, text_hash
@@ -46,8 +45,9 @@ from codelens.index.store import VectorStore, drop_collections
 from codelens.ingest.codebase import ChunkedCodebase, chunk_source
 from codelens.ingest.embed_text import embedding_text
 from codelens.ingest.redaction import REDACTION_VERSION
+from codelens.models import ENGLISH_MODEL_KEYS, Embedder, load_embedder, normalize_model_id
 from codelens.search.english import recorded_english_key
-from codelens.settings import COLLECTION_NAME, ENGLISH_MODEL_KEYS, Settings
+from codelens.settings import COLLECTION_NAME, Settings
 
 ProgressCallback = Callable[[int, int], None]
 STORE_BATCH = 1000  # chunks per ChromaDB write (and progress step)

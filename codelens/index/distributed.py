@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from codelens.embedding import Embedder, load_embedder, release_freed_memory
 from codelens.errors import CodeLensError
 from codelens.index.embed_cache import EmbeddingCache, embed_with_cache
+from codelens.models import Embedder, load_embedder, release_freed_memory
 
 RAY_INSTALL_HINT = "pip install -r requirements-ray.txt"
 # Batches queued per actor: one embeds while the next is already on its way.

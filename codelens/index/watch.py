@@ -24,12 +24,12 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from codelens.embedding import Embedder
 from codelens.errors import CodeLensError, SourceError
 from codelens.index.layout import IndexLayout
 from codelens.index.progressive import load_catalog
 from codelens.index.update import UpdateResult, prewarm, refresh_deferred, update_index
 from codelens.ingest.source import SKIP_DIRS, indexed_path_filter
+from codelens.models import Embedder
 from codelens.settings import Settings
 
 DEBOUNCE_MS = 1600  # the longest a burst is gathered before it is handed on
@@ -210,8 +210,8 @@ class IndexWatcher:
         started = time.perf_counter()
         try:
             if self.embedder is None:  # one for every update: its engines load once
-                from codelens.embedding import load_embedder
                 from codelens.index.metadata import read_stats
+                from codelens.models import load_embedder
 
                 self.embedder = load_embedder(read_stats(self.settings.index_dir).model)
             result = update_index(self.source, self.settings, paths, embedder=self.embedder)

