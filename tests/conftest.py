@@ -11,13 +11,16 @@ gets a copy (`copy_index`).
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import socket
 import subprocess
 import sys
+import traceback
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
@@ -70,13 +73,52 @@ def zip_folder(folder: Path, target: Path) -> Path:
     return target
 
 
-def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None,
-            timeout: int = 300) -> subprocess.CompletedProcess:
-    """`python ARGS` in a fresh process from the project root, without the caller's CODELENS_DB."""
+def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: int = 300,
+            fresh_process: bool = False) -> subprocess.CompletedProcess:
+    """`python ARGS` (`index.py ...` or `-m codelens ...`) from the project root, without the
+    caller's CODELENS_DB: in a fresh process, or in the fast tier the same entry point in this
+    process (`in_process_cli`) unless fresh_process (a test about the process itself)."""
+    if fast_tier() and not fresh_process and cwd is None:
+        return in_process_cli(args, env or {})
     base = {key: value for key, value in os.environ.items() if key != "CODELENS_DB"}
     full_env = {**base, "PYTHONPATH": str(PROJECT_ROOT), **(env or {})}
     return subprocess.run([sys.executable, *args], cwd=cwd or PROJECT_ROOT, env=full_env,
                           capture_output=True, text=True, timeout=timeout)
+
+
+def in_process_cli(args: Sequence[str], env: dict[str, str]) -> subprocess.CompletedProcess:
+    """What `python ARGS` does, run in this process: the entry point index.py or
+    codelens/__main__.py calls, with stdout and stderr captured, the environment and the working
+    directory a child would have, no ChromaDB client left open by an earlier run, and an
+    uncaught exception printed as the traceback a process prints, exit status 1."""
+    from codelens.cli.main import index_main, main
+    from codelens.cli.search import search_through_server
+    from codelens.index.store import forget_open_indexes
+
+    if args[0] == "index.py":
+        def entry() -> int:
+            return index_main(list(args[1:]))
+    elif tuple(args[:2]) == ("-m", "codelens"):
+        def entry() -> int:
+            status = search_through_server(list(args[2:]))
+            return main(list(args[2:])) if status is None else status
+    else:
+        raise ValueError(f"no in-process entry point for {args!r}: pass fresh_process=True")
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, redirect_stdout(out), redirect_stderr(err):
+        patch.delenv("CODELENS_DB", raising=False)
+        for name, value in env.items():
+            patch.setenv(name, value)
+        patch.chdir(PROJECT_ROOT)
+        forget_open_indexes()
+        try:
+            status = entry()
+        except SystemExit as exc:  # argparse's usage errors
+            status = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+        except Exception:
+            traceback.print_exc()
+            status = 1
+    return subprocess.CompletedProcess([sys.executable, *args], status, out.getvalue(), err.getvalue())
 
 
 def free_port() -> int:

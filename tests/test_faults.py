@@ -38,6 +38,8 @@ def reindex(db: Path, source: Path, limit_bytes: int | None = None) -> subproces
     def limit() -> None:  # every write past limit_bytes fails with EFBIG, as on a full disk
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit_bytes, limit_bytes))
 
+    if not limit_bytes:
+        return run_cli("index.py", "--source", str(source), "--db", str(db), "--quiet", timeout=600)
     return subprocess.run([sys.executable, "index.py", "--source", str(source), "--db", str(db), "--quiet"],
                           cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=600,
                           preexec_fn=limit if limit_bytes else None)
@@ -126,6 +128,7 @@ def start_serve(db: Path, log: Path) -> subprocess.Popen:
     return process
 
 
+@pytest.mark.slow  # `serve` processes loading the models
 def test_a_second_server_on_one_index_says_why_it_does_not_start(own_index, tmp_path) -> None:
     db = own_index.db_path
     first = start_serve(db, tmp_path / "first.log")
@@ -141,6 +144,7 @@ def test_a_second_server_on_one_index_says_why_it_does_not_start(own_index, tmp_
     assert not announcement_file(db).exists()
 
 
+@pytest.mark.slow  # `serve` processes loading the models
 def test_the_index_deleted_under_a_running_server(own_index, tmp_path, mini_project, embedder) -> None:
     db = own_index.db_path
     server = start_serve(db, tmp_path / "serve.log")

@@ -266,7 +266,8 @@ def test_indexed_code_is_never_imported_or_executed(tmp_path: Path) -> None:
     (project / "pkg" / "spin.py").write_text("while True:\n    pass\n")
     (project / "pkg" / "codec.py").write_text("# -*- coding: evil_codec -*-\nx = 1\n")
     db = tmp_path / "db"
-    result = run_cli("index.py", "--source", str(project), "--db", str(db), "--quiet", timeout=240)
+    # a process of its own: a trap that ran would end it (os._exit)
+    result = run_cli("index.py", "--source", str(project), "--db", str(db), "--quiet", timeout=240, fresh_process=True)
     assert result.returncode == 0, result.stderr
     assert list(markers.iterdir()) == []
     assert read_stats(db).files == 9
