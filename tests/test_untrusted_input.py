@@ -250,6 +250,7 @@ def test_max_file_kb_flag_skips_big_files_with_a_warning(tmp_path: Path) -> None
 # --------------------------------------------------------- never executed
 
 
+@pytest.mark.slow  # a real index run in a child process, the models loaded there
 def test_indexed_code_is_never_imported_or_executed(tmp_path: Path) -> None:
     markers = tmp_path / "markers"
     markers.mkdir()
