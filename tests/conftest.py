@@ -21,6 +21,7 @@ import traceback
 import zipfile
 from collections.abc import Iterator, Sequence
 from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,7 @@ import pytest
 from codelens.chunk import Chunk
 from codelens.index.build import build_index
 from codelens.index.layout import IndexLayout
+from codelens.index.metadata import read_stats, write_stats
 from codelens.search.searcher import Searcher
 from codelens.settings import Settings
 from tests.recorded_vectors import Recorder, e5_embedder, fast_tier, recorded_models
@@ -194,11 +196,13 @@ def demo_searcher(demo_index, embedder) -> Searcher:
 
 @pytest.fixture()
 def indexed_copy(tmp_path, mini_project, mini_index) -> tuple[Path, Settings]:
-    """A copy of the mini project in a folder of its own and a copy of its index: (the folder,
-    its settings), to edit."""
+    """A copy of the mini project in a folder of its own and a copy of its index, recorded as
+    built from that folder (what a watcher follows): (the folder, its settings), to edit."""
     project = tmp_path / "project"
     shutil.copytree(mini_project, project)
-    return project, copy_index(mini_index, tmp_path / "db")
+    settings = copy_index(mini_index, tmp_path / "db")
+    write_stats(settings.index_dir, replace(read_stats(settings.index_dir), source=str(project)))
+    return project, settings
 
 
 @pytest.fixture()
