@@ -53,9 +53,10 @@ browser-deps:
 test: install-dev browser-deps
 	$(PY) -m pytest -q
 
-# The edit-test loop: everything but the tests that build the demo index or drive a browser.
+# The edit-test loop: everything but the slow tests (pyproject.toml's markers) and the browser;
+# each text embedded once per session and a tenth of the Hypothesis examples (tests/conftest.py).
 test-fast: install-dev
-	$(PY) -m pytest -q -m "not slow and not browser"
+	CODELENS_TEST_TIER=fast $(PY) -m pytest -q -m "not slow and not browser"
 
 lint: install-dev
 	$(VENV)/bin/ruff check .

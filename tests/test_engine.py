@@ -8,13 +8,12 @@ import shutil
 import zipfile
 from pathlib import Path
 
-import chromadb
 import pytest
 
 from codelens.errors import EXIT_BAD_INPUT, DatabaseError, IndexNotFound, ModelMismatch, SourceError
 from codelens.index.build import build_index
 from codelens.index.metadata import read_stats
-from codelens.index.store import SEARCH_EF
+from codelens.index.store import SEARCH_EF, open_client
 from codelens.ingest.codebase import chunk_codebase
 from codelens.ingest.source import list_python_files, open_codebase
 from codelens.search.filters import SearchFilters
@@ -80,7 +79,8 @@ def test_index_writes_metadata_and_cosine_collection(mini_index) -> None:
 
 
 def _search_breadth(db_path: Path) -> dict:
-    collection = chromadb.PersistentClient(str(db_path)).get_collection(read_stats(db_path).collection)
+    # the store's own client: a second PersistentClient on an open path with other settings is refused
+    collection = open_client(db_path).get_collection(read_stats(db_path).collection)
     return collection.configuration["hnsw"]
 
 
@@ -96,8 +96,7 @@ def test_an_index_with_chromadb_default_breadth_is_widened_by_its_next_run(tmp_p
     shutil.copytree(mini_project, project)
     settings = settings_for(tmp_path / "chroma_db")
     build_index(project, settings, embedder=embedder)
-    collection = chromadb.PersistentClient(str(settings.db_path)).get_collection(
-        read_stats(settings.db_path).collection)
+    collection = open_client(settings.db_path).get_collection(read_stats(settings.db_path).collection)
     collection.modify(configuration={"hnsw": {"ef_search": 100}})  # as indexes built before SEARCH_EF
     assert _search_breadth(settings.db_path)["ef_search"] == 100
     (project / "pkg" / "extra.py").write_text("def added():\n    return 1\n", encoding="utf-8")

@@ -63,7 +63,9 @@ def wait_healthy(port: int, timeout_s: float = 120.0) -> None:
             time.sleep(0.3)
 
 
-@pytest.mark.parametrize("host, expected", [(None, {"127.0.0.1"}), ("0.0.0.0", {"0.0.0.0"})])
+# each case starts the page as `make run` does, a streamlit process: the exposed one is in the slow tier
+@pytest.mark.parametrize("host, expected", [(None, {"127.0.0.1"}),
+                                            pytest.param("0.0.0.0", {"0.0.0.0"}, marks=pytest.mark.slow)])
 def test_make_run_listens_on_loopback_unless_asked(tmp_path, mini_index, host, expected) -> None:
     port = free_port()
     command = make_run_command(mini_index.db_path, port, host)
@@ -146,7 +148,8 @@ def mcp_request(port: int, host_header: str) -> int:
         connection.close()
 
 
-@pytest.mark.parametrize("host", ["127.0.0.1", "0.0.0.0"])
+# an MCP HTTP server process per case: the exposed one is in the slow tier
+@pytest.mark.parametrize("host", ["127.0.0.1", pytest.param("0.0.0.0", marks=pytest.mark.slow)])
 def test_mcp_http_refuses_a_foreign_host_header(tmp_path, mini_index, host) -> None:
     port = free_port()
     command = [sys.executable, "-m", "codelens", "mcp", "--db", str(mini_index.db_path), "--http", str(port),

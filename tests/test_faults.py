@@ -18,17 +18,15 @@ from codelens.index.build import build_index
 from codelens.index.embed_cache import EmbeddingCache, text_hash
 from codelens.index.layout import IndexLayout
 from codelens.serve.client import announcement_file, find_server, remote_search
-from tests.conftest import PROJECT_ROOT, run_cli, settings_for
+from tests.conftest import PROJECT_ROOT, copy_index, run_cli
 
 QUERY = "check the user's password"
 
 
 @pytest.fixture()
-def own_index(tmp_path, mini_project, embedder):
-    """A fresh mini index with its embedding cache, to damage at will."""
-    settings = settings_for(tmp_path / "chroma_db")
-    build_index(mini_project, settings, embedder=embedder)
-    return settings
+def own_index(tmp_path, mini_index):
+    """A copy of the mini index with its embedding cache, to damage at will."""
+    return copy_index(mini_index, tmp_path / "chroma_db")
 
 
 def search_symbols(db: Path) -> tuple[subprocess.CompletedProcess, list[str]]:
@@ -40,11 +38,14 @@ def reindex(db: Path, source: Path, limit_bytes: int | None = None) -> subproces
     def limit() -> None:  # every write past limit_bytes fails with EFBIG, as on a full disk
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit_bytes, limit_bytes))
 
+    if not limit_bytes:
+        return run_cli("index.py", "--source", str(source), "--db", str(db), "--quiet", timeout=600)
     return subprocess.run([sys.executable, "index.py", "--source", str(source), "--db", str(db), "--quiet"],
                           cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=600,
                           preexec_fn=limit if limit_bytes else None)
 
 
+@pytest.mark.slow  # two real index runs and three searches in child processes
 def test_a_write_failure_mid_run_keeps_the_index_and_the_finished_batches(own_index, tmp_path, mini_project) -> None:
     db = own_index.db_path
     _, before = search_symbols(db)
@@ -127,6 +128,7 @@ def start_serve(db: Path, log: Path) -> subprocess.Popen:
     return process
 
 
+@pytest.mark.slow  # `serve` processes loading the models
 def test_a_second_server_on_one_index_says_why_it_does_not_start(own_index, tmp_path) -> None:
     db = own_index.db_path
     first = start_serve(db, tmp_path / "first.log")
@@ -142,6 +144,7 @@ def test_a_second_server_on_one_index_says_why_it_does_not_start(own_index, tmp_
     assert not announcement_file(db).exists()
 
 
+@pytest.mark.slow  # `serve` processes loading the models
 def test_the_index_deleted_under_a_running_server(own_index, tmp_path, mini_project, embedder) -> None:
     db = own_index.db_path
     server = start_serve(db, tmp_path / "serve.log")
@@ -160,6 +163,7 @@ def test_the_index_deleted_under_a_running_server(own_index, tmp_path, mini_proj
         server.wait(timeout=30)
 
 
+@pytest.mark.slow  # waits out ChromaDB's lock timeout in a child process
 def test_chromadb_locked_by_another_process_is_a_clear_error_not_a_hang(own_index) -> None:
     db = own_index.db_path
     holder = sqlite3.connect(db / "chroma.sqlite3", isolation_level=None)

@@ -15,8 +15,9 @@ from codelens.chunk import KINDS
 from codelens.ingest.chunker import chunk_file
 from codelens.ingest.redaction import redact
 from codelens.ingest.source import read_source_text
+from tests.conftest import examples
 
-FUZZ = settings(max_examples=200, deadline=None, database=None,
+FUZZ = settings(max_examples=examples(200), deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 NAMES = ["f", "g", "run", "Login", "_private", "__init__", "token", "handler"]  # few: redefinitions happen
 SIMPLE = [

@@ -180,6 +180,7 @@ def test_full_flag_rebuilds_everything_from_the_cache(project: Path, tmp_path: P
 # ------------------------------------------------------------ kill -9
 
 
+@pytest.mark.slow  # kills real index runs (150 functions to embed)
 def test_kill_9_mid_run_keeps_the_old_index_and_the_next_run_resumes(tmp_path: Path, embedder) -> None:
     project = tmp_path / "project"
     write_generated(project / "core", 6, tag="core")
@@ -282,6 +283,7 @@ with open(out, "w") as log:
 """
 
 
+@pytest.mark.slow  # a searching process beside six real index runs
 def test_searches_keep_answering_while_runs_swap_indexes(tmp_path: Path, embedder) -> None:
     old_project, new_project = tmp_path / "old", tmp_path / "new"
     write_generated(old_project, 40)

@@ -205,6 +205,7 @@ def test_a_missing_index_is_reported_by_every_tool_until_one_is_built(tmp_path, 
     assert "not warmed up: no index in" in (tmp_path / "server.log").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow  # an MCP server process loading the models (one such test stays in the fast tier)
 def test_ask_answers_with_checked_citations_when_an_llm_is_configured(tmp_path, mini_index, stub) -> None:
     stub.queue(Reply("Passwords are checked in `pkg/auth.py:12-14` (`login`), see also `pkg/nowhere.py:3`."),
                Reply("Passwords are checked in `pkg/auth.py:12-14` (`login`)."))
@@ -220,6 +221,7 @@ def test_ask_answers_with_checked_citations_when_an_llm_is_configured(tmp_path, 
     assert len(stub.requests) == 2  # the invented citation made it answer again
 
 
+@pytest.mark.slow  # an MCP server process loading the models (one such test stays in the fast tier)
 def test_half_an_llm_configuration_is_reported_by_ask_not_by_a_crash(tmp_path, mini_index) -> None:
     env = {"CODELENS_LLM_MODEL": "qwen2.5-coder:7b"}  # no CODELENS_LLM_URL
     with serving(["--db", str(mini_index.db_path)], tmp_path / "server.log", env=env) as client:
@@ -229,6 +231,7 @@ def test_half_an_llm_configuration_is_reported_by_ask_not_by_a_crash(tmp_path, m
         assert not client.call("search", query="password").is_error
 
 
+@pytest.mark.slow  # an MCP server process loading the models (one such test stays in the fast tier)
 def test_reindex_only_with_the_flag_and_only_the_recorded_source(tmp_path, mini_index, copy_of) -> None:
     db = copy_of(mini_index.db_path)
     with serving(["--db", str(db), "--allow-reindex"], tmp_path / "server.log") as client:
@@ -242,6 +245,7 @@ def test_reindex_only_with_the_flag_and_only_the_recorded_source(tmp_path, mini_
         assert not client.call("search", query="password").is_error
 
 
+@pytest.mark.slow  # an MCP server process loading the models (one such test stays in the fast tier)
 def test_streamable_http(tmp_path, mini_index) -> None:
     port = _free_port()
     command = [sys.executable, "-m", "codelens", "mcp", "--db", str(mini_index.db_path), "--http", str(port)]

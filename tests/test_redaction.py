@@ -19,7 +19,7 @@ from codelens.ingest.codebase import chunk_codebase
 from codelens.ingest.redaction import REDACTION_VERSION, looks_random, redact, secret_kind_of_name, shannon_entropy
 from codelens.search.filters import SearchFilters
 from codelens.search.searcher import Searcher
-from tests.conftest import FIXTURES, settings_for
+from tests.conftest import FIXTURES, examples, settings_for
 
 SECRETS_PROJECT = FIXTURES / "secrets_project"
 # beside the project, not in it: a JSON file in the project is indexed now
@@ -216,7 +216,7 @@ _secretish = st.sampled_from([
 ])
 
 
-@settings(max_examples=200, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.one_of(_secretish, st.text(max_size=12)), max_size=30).map("".join))
 def test_redaction_never_raises_keeps_lines_and_is_idempotent(text: str) -> None:
     once = redact(text)

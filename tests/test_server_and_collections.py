@@ -19,7 +19,7 @@ from codelens.index.layout import IndexLayout
 from codelens.index.metadata import read_stats
 from codelens.index.store import open_client
 from codelens.search.searcher import Searcher
-from tests.conftest import DEMO_ZIP, PROJECT_ROOT, free_port, settings_for
+from tests.conftest import DEMO_ZIP, PROJECT_ROOT, free_port, run_cli, settings_for
 
 
 @pytest.fixture(scope="module")
@@ -70,6 +70,7 @@ def test_demo_in_server_mode_answers_like_the_embedded_index(chroma_url, demo_in
                [h.chunk_id for h in embedded.search(question.query, 5)], question.query
 
 
+@pytest.mark.slow  # a `chroma run` server process
 def test_server_rebuild_swaps_collections_and_drops_the_old_one(chroma_url, mini_project, embedder,
                                                                    tmp_path) -> None:
     settings = settings_for(tmp_path / "db").with_overrides(chroma_url=chroma_url)
@@ -83,10 +84,8 @@ def test_server_rebuild_swaps_collections_and_drops_the_old_one(chroma_url, mini
 
 
 def test_cli_with_an_unreachable_server_is_a_clear_error(tmp_path, mini_project) -> None:
-    result = subprocess.run(
-        [sys.executable, "index.py", "--source", str(mini_project), "--db", str(tmp_path / "db"), "--quiet",
-         "--chroma-url", f"http://127.0.0.1:{free_port()}"],
-        cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
+    result = run_cli("index.py", "--source", str(mini_project), "--db", str(tmp_path / "db"), "--quiet",
+                     "--chroma-url", f"http://127.0.0.1:{free_port()}")
     assert result.returncode == 4
     assert "cannot reach the ChromaDB server" in result.stderr and "chroma run" in result.stderr
     assert "Traceback" not in result.stderr

@@ -56,6 +56,7 @@ def server(mini_index):
         process.wait()
 
 
+@pytest.mark.slow  # a `serve` process and fresh CLI processes
 def test_search_uses_a_running_server_then_falls_back_when_it_stops(mini_index, server) -> None:
     db = mini_index.db_path
     assert find_server(db) is not None
@@ -72,6 +73,7 @@ def test_search_uses_a_running_server_then_falls_back_when_it_stops(mini_index, 
     assert "chromadb" in heavy_modules_after_search(db)
 
 
+@pytest.mark.slow  # a `serve` process and fresh CLI processes
 def test_server_keeps_the_cli_errors_and_filters(mini_index, server) -> None:
     db = mini_index.db_path
     mismatch = cli("search", QUERY, "--model", "st:some/other-model", db=db)

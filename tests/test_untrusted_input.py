@@ -25,7 +25,7 @@ from codelens.index.build import build_index
 from codelens.index.metadata import read_stats
 from codelens.ingest.codebase import chunk_codebase
 from codelens.ingest.source import ZipLimits, list_python_files, open_codebase, read_source_text
-from tests.conftest import run_cli, settings_for
+from tests.conftest import copy_index, run_cli, settings_for
 
 
 def one_error_line(result: subprocess.CompletedProcess) -> str:
@@ -250,6 +250,7 @@ def test_max_file_kb_flag_skips_big_files_with_a_warning(tmp_path: Path) -> None
 # --------------------------------------------------------- never executed
 
 
+@pytest.mark.slow  # a real index run in a child process, the models loaded there
 def test_indexed_code_is_never_imported_or_executed(tmp_path: Path) -> None:
     markers = tmp_path / "markers"
     markers.mkdir()
@@ -266,7 +267,8 @@ def test_indexed_code_is_never_imported_or_executed(tmp_path: Path) -> None:
     (project / "pkg" / "spin.py").write_text("while True:\n    pass\n")
     (project / "pkg" / "codec.py").write_text("# -*- coding: evil_codec -*-\nx = 1\n")
     db = tmp_path / "db"
-    result = run_cli("index.py", "--source", str(project), "--db", str(db), "--quiet", timeout=240)
+    # a process of its own: a trap that ran would end it (os._exit)
+    result = run_cli("index.py", "--source", str(project), "--db", str(db), "--quiet", timeout=240, fresh_process=True)
     assert result.returncode == 0, result.stderr
     assert list(markers.iterdir()) == []
     assert read_stats(db).files == 9
@@ -276,10 +278,9 @@ def test_indexed_code_is_never_imported_or_executed(tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def baseline(tmp_path_factory, embedder, mini_project) -> Path:
-    db = tmp_path_factory.mktemp("baseline") / "chroma_db"
-    build_index(mini_project, settings_for(db), embedder=embedder)
-    return db
+def baseline(tmp_path_factory, mini_index) -> Path:
+    """A copy of the mini index that the failed runs below must leave alone."""
+    return copy_index(mini_index, tmp_path_factory.mktemp("baseline") / "chroma_db").db_path
 
 
 def _bad_sources(root: Path, mini_project: Path) -> dict[str, Path]:
