@@ -63,12 +63,7 @@ class WordBridge:
         if todo and len(self.words):
             for word, vector in zip(todo, self.embed_words(todo), strict=True):
                 self._cache[word] = self._with_glossary(word, self._neighbours(vector))
-        merged: dict[str, float] = {}
-        for word in words:
-            for neighbour, weight in self._cache.get(word, {}).items():
-                term = index_term(neighbour)
-                merged[term] = max(merged.get(term, 0.0), weight)
-        return merged
+        return _stemmed(self._cache, words)
 
     def nearest(self, word: str) -> str | None:
         """The one code word closest to a Cyrillic word, if any is close enough."""
@@ -124,9 +119,14 @@ def crossed(query: Query, bridge: WordBridge | None) -> Query:
 def bridged_terms(query: Query, words: Iterable[str]) -> dict[str, float]:
     """Index terms for the given words of a crossed query: each word's code words stemmed, the
     highest weight kept per term."""
+    return _stemmed(query.bridged, words)
+
+
+def _stemmed(bridged: Mapping[str, Mapping[str, float]], words: Iterable[str]) -> dict[str, float]:
+    """The code words of these words as index terms, the highest weight kept per term."""
     merged: dict[str, float] = {}
     for word in words:
-        for neighbour, weight in query.bridged.get(word, {}).items():
+        for neighbour, weight in bridged.get(word, {}).items():
             term = index_term(neighbour)
             merged[term] = max(merged.get(term, 0.0), weight)
     return merged
