@@ -1,11 +1,6 @@
-import sys
+"""`python -m codelens ...`: the same entry as the `codelens` command."""
 
-from codelens.cli.search import search_through_server
+from codelens.cli.entry import main
 
-# `search` with a running `codelens serve` answers before the full CLI (and numpy) is imported.
-status = search_through_server(sys.argv[1:])
-if status is None:
-    from codelens.cli.main import main
-
-    status = main()
-raise SystemExit(status)
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -57,6 +57,9 @@ class Settings:
     # The English leg's second model (codelens/models/registry.py) for an index run: "minilm"
     # (fast) or "mpnet"; "": the one the index already has, else minilm.
     english_model: str = ""
+    # The project (repository or folder) the index was found for from the working directory
+    # (codelens/locations.py); None when --db, CODELENS_DB or ./chroma_db named the index.
+    project: Path | None = None
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:

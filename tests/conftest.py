@@ -17,6 +17,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import traceback
 import zipfile
 from collections.abc import Iterator, Sequence
@@ -39,6 +40,25 @@ FIXTURES = Path(__file__).parent / "fixtures"
 PROJECT_ROOT = Path(__file__).parent.parent
 DEMO_ZIP = PROJECT_ROOT.parent / "shared" / "codebase_python.zip"
 GYMHERO_2026_ZIP = PROJECT_ROOT.parent / "shared" / "corpora" / "gymhero_2026.zip"
+
+
+def pytest_configure(config) -> None:
+    """No test touches a real user folder: the user cache root (indexes, the shared embedding
+    cache) is a temporary folder, and the models' exported graphs live in pytest's cache (built
+    once, kept between runs of this checkout). Child processes inherit both."""
+    os.environ["CODELENS_CACHE_DIR"] = tempfile.mkdtemp(prefix="codelens-test-cache-")
+    cache = getattr(config, "cache", None)
+    if cache is not None and not os.environ.get("CODELENS_KEEP_MODEL_CACHE"):
+        os.environ["CODELENS_MODEL_CACHE"] = str(cache.mkdir("codelens_models"))
+
+
+@pytest.fixture(autouse=True)
+def user_cache(tmp_path_factory, monkeypatch) -> Path:
+    """Each test's own user cache root (codelens/locations.py), so indexes found from a working
+    directory and the shared caches never leak between tests."""
+    root = tmp_path_factory.mktemp("user_cache")
+    monkeypatch.setenv("CODELENS_CACHE_DIR", str(root))
+    return root
 
 
 def examples(full: int) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from codelens.locations import locate_index
 from codelens.settings import DEFAULT_DB, DEFAULT_MODEL, Settings
 
 EXIT_CODES_HELP = """exit codes: 0 ok, 1 error, 2 no index, 3 bad source, 4 bad --db,
@@ -11,7 +12,8 @@ EXIT_CODES_HELP = """exit codes: 0 ok, 1 error, 2 no index, 3 bad source, 4 bad 
 
 
 def add_location_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--db", default=None, help=f"index folder (default {DEFAULT_DB}, env CODELENS_DB)")
+    parser.add_argument("--db", default=None, help=f"index folder (env CODELENS_DB; default: {DEFAULT_DB} when it holds an index, else the index "
+                             "of the repository around the working directory, kept in the user cache)")
     parser.add_argument("--collection", default=None,
                         help="a named index in --db, for several codebases side by side "
                              "(env CODELENS_COLLECTION; default: the --db folder itself)")
@@ -38,10 +40,12 @@ def add_common(parser: argparse.ArgumentParser) -> None:
 
 
 def settings_of(args: argparse.Namespace) -> Settings:
-    """Defaults, then the environment, then the flags that were given."""
+    """Defaults, then the environment, then the flags that were given. Without --db or
+    CODELENS_DB the index is the one codelens/locations.py finds from the working directory."""
+    location = locate_index(getattr(args, "db", None))
     settings = Settings.from_env().with_overrides(
-        db_path=getattr(args, "db", None), collection=getattr(args, "collection", None),
-        chroma_url=getattr(args, "chroma_url", None),
+        db_path=location.index_dir, collection=getattr(args, "collection", None),
+        chroma_url=getattr(args, "chroma_url", None), project=location.project,
     )
     if getattr(args, "batch_size", None):
         settings = settings.with_overrides(batch_size=args.batch_size)

@@ -21,7 +21,7 @@ from codelens.cli.search import add_search_arguments, print_hits, search_request
 from codelens.errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, BadInput, CodeLensError
 from codelens.mcp.cli import MCP_COMMANDS, add_mcp_command
 from codelens.models import ENGLISH_MODEL_KEYS
-from codelens.settings import Settings, default_source
+from codelens.settings import DEFAULT_DB, Settings, default_source
 
 # A disk or quota that is full, or a file size limit: the run stops, nothing is lost (index/folder.py).
 _WRITE_FAILURES = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
@@ -75,10 +75,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def add_index_arguments(parser: argparse.ArgumentParser) -> None:
+def add_index_arguments(parser: argparse.ArgumentParser, positional: bool = True) -> None:
+    if positional:
+        parser.add_argument("path", nargs="?", type=Path, default=None,
+                            help="the repository, folder or zip to index (the same as --source)")
     parser.add_argument("--source", type=Path, default=None,
-                        help="zip file or folder to index (default: ./codebase_python.zip, "
-                             "else ../shared/codebase_python.zip, else CodeLens's own codelens/ package)")
+                        help="zip file or folder to index (default: the repository around the working "
+                             "directory; for index.py and an index in --db or ./chroma_db: the source it "
+                             "was built from, else ./codebase_python.zip, else ../shared/codebase_python.zip, "
+                             "else CodeLens's own codelens/ package)")
     parser.add_argument("--full", action="store_true",
                         help="rebuild from scratch instead of updating only what changed")
     parser.add_argument("--batch-size", type=int, default=None, help="chunks per embedding batch")
@@ -117,8 +122,16 @@ def _positive_int(text: str) -> int:
 def cmd_index(args: argparse.Namespace) -> int:
     from codelens.index.build import build_index
 
+    given = getattr(args, "path", None)
+    if given is not None and args.source is not None and given != args.source:
+        raise BadInput(f"two sources: {given} and --source {args.source} - give one")
+    args.source = args.source or given
     settings = settings_of(args)
-    source = args.source or default_source()
+    if settings.project is not None:  # no --db: the index of the project being indexed
+        settings = _project_index_settings(settings, args.source)
+        source = args.source or settings.project
+    else:
+        source = args.source or default_source()
     if source is None:  # a clone anywhere else: CodeLens's own package is the demo
         from codelens.app.self_demo import own_source
 
@@ -132,6 +145,19 @@ def cmd_index(args: argparse.Namespace) -> int:
     if args.watch:
         watch_forever(settings)
     return 0
+
+
+def _project_index_settings(settings: Settings, source: Path | None) -> Settings:
+    """`codelens index [PATH]` with no --db: PATH's own index in the user cache (or the index of
+    the project around the working directory), never a home folder or / by accident."""
+    from dataclasses import replace
+
+    from codelens.locations import index_for, is_too_broad
+
+    project = Path(source).expanduser().resolve() if source is not None else settings.project
+    if source is None and is_too_broad(project):
+        raise BadInput(f"{project} is not inside a repository - cd into one, or run: codelens index PATH")
+    return replace(settings, db_path=index_for(project), project=project)
 
 
 _FILE_KIND_LABELS = (("doc", "Docs"), ("config", "Config"), ("text", "Text"))
@@ -294,5 +320,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def index_main(argv: Sequence[str] | None = None) -> int:
-    """`python index.py [flags]`: the index command without the word."""
-    return main(["index", *(sys.argv[1:] if argv is None else argv)])
+    """`python index.py [flags]`: the index command without the word, into ./chroma_db unless
+    --db or CODELENS_DB says otherwise (the checkout's contract)."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    explicit = any(a == "--db" or a.startswith("--db=") for a in arguments) or os.environ.get("CODELENS_DB")
+    return main(["index", *([] if explicit else ["--db", DEFAULT_DB]), *arguments])

@@ -30,12 +30,11 @@ GRAPH_VERSION = 1
 
 
 def cache_root() -> Path:
-    """Where unpacked and exported models live: CODELENS_MODEL_CACHE, else
-    $XDG_CACHE_HOME/codelens, else ~/.cache/codelens."""
-    configured = os.environ.get("CODELENS_MODEL_CACHE")
-    if configured:
-        return Path(configured)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "codelens"
+    """Where unpacked and exported models live (codelens/locations.py: CODELENS_MODEL_CACHE,
+    else the user cache root)."""
+    from codelens.locations import model_cache
+
+    return model_cache()
 
 
 def graph_file(name: str, weights_version: str, build: Callable[[], bytes], int8: bool = False) -> Path:

@@ -1,0 +1,123 @@
+"""Where CodeLens keeps things on this machine, resolved in one place.
+
+One user cache root holds everything per user: the models' exported graphs (`onnx/`, MPNet's
+unpacked weights), every repository's index (`indexes/<name>-<hash>`) and, beside them, what
+is shared across indexes. The installed `codelens` command finds a repository's index from the
+working directory, so `cd myrepo && codelens search "..."` needs no flag:
+
+    --db / CODELENS_DB            an explicit index folder: always wins
+    ./chroma_db (holding an index) what `python index.py` and `make run` build in a checkout
+    the enclosing project         the nearest folder above the working directory that is a git
+                                  repository's root (a `.git` folder or file) or already has an
+                                  index; else the working directory itself
+
+Indexes live in the user cache, not in the repository: nothing appears in `git status`, a
+read-only checkout can be searched, the watcher never sees the index's own writes, and one
+place lists (`codelens repos`) and deletes (`codelens forget`) them. The key is the project's
+real path, so a symlinked or relative path finds the same index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+CACHE_VARIABLE = "CODELENS_CACHE_DIR"
+MODEL_CACHE_VARIABLE = "CODELENS_MODEL_CACHE"  # models only (older name, still honoured)
+CHECKOUT_DB = Path("chroma_db")  # `python index.py`'s default, relative to the working directory
+METADATA_NAME = "index_metadata.json"
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def cache_root(environ: dict[str, str] | None = None) -> Path:
+    """CODELENS_CACHE_DIR, else the platform's user cache folder + /codelens
+    ($XDG_CACHE_HOME or ~/.cache on Linux, ~/Library/Caches on macOS, %LOCALAPPDATA% on Windows)."""
+    env = os.environ if environ is None else environ
+    if env.get(CACHE_VARIABLE):
+        return Path(env[CACHE_VARIABLE]).expanduser()
+    if env.get("XDG_CACHE_HOME"):
+        return Path(env["XDG_CACHE_HOME"]).expanduser() / "codelens"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / "codelens"
+    if sys.platform == "win32" and env.get("LOCALAPPDATA"):
+        return Path(env["LOCALAPPDATA"]) / "codelens" / "Cache"
+    return Path.home() / ".cache" / "codelens"
+
+
+def model_cache(environ: dict[str, str] | None = None) -> Path:
+    """Exported ONNX graphs and unpacked weights: CODELENS_MODEL_CACHE, else the cache root."""
+    env = os.environ if environ is None else environ
+    if env.get(MODEL_CACHE_VARIABLE):
+        return Path(env[MODEL_CACHE_VARIABLE]).expanduser()
+    return cache_root(env)
+
+
+def indexes_root(environ: dict[str, str] | None = None) -> Path:
+    """Every project's index, one folder each."""
+    return cache_root(environ) / "indexes"
+
+
+def shared_embedding_cache(environ: dict[str, str] | None = None) -> Path:
+    """The machine-wide embedding cache every index run reads and fills."""
+    return cache_root(environ) / "embeddings.sqlite"
+
+
+def index_for(project: Path, environ: dict[str, str] | None = None) -> Path:
+    """The index folder of a project (a repository, a folder or a zip), keyed by its real path:
+    `<indexes>/<name>-<16 hex of sha256(real path)>`; the name only helps a person reading it."""
+    real = Path(project).expanduser().resolve()
+    digest = hashlib.sha256(str(real).encode("utf-8", errors="surrogateescape")).hexdigest()[:16]
+    name = _UNSAFE.sub("_", real.name or "root")[:40]
+    return indexes_root(environ) / f"{name}-{digest}"
+
+
+def project_root(start: Path, environ: dict[str, str] | None = None) -> Path:
+    """The project enclosing `start`: the nearest folder at or above it that is a git
+    repository's root or already has an index; `start` itself when there is none."""
+    start = Path(start).expanduser().resolve()
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists() or has_index(index_for(folder, environ)):
+            return folder
+    return start
+
+
+def has_index(index_dir: Path) -> bool:
+    return (Path(index_dir) / METADATA_NAME).is_file()
+
+
+def is_too_broad(folder: Path) -> bool:
+    """A folder no one means to index whole by accident: the file system's root or a home folder."""
+    real = Path(folder).resolve()
+    return real == Path(real.anchor) or real == Path.home().resolve()
+
+
+@dataclass(frozen=True)
+class IndexLocation:
+    """Which index a command uses and why."""
+
+    index_dir: Path
+    project: Path | None  # the project it indexes when found from the working directory; None for --db
+    how: str  # "explicit" (--db / CODELENS_DB), "checkout" (./chroma_db) or "project"
+
+    @property
+    def from_project(self) -> bool:
+        return self.how == "project"
+
+
+def locate_index(explicit_db: str | Path | None, cwd: Path | None = None,
+                 environ: dict[str, str] | None = None) -> IndexLocation:
+    """The index a command with these flags, run in `cwd`, uses (the table in this module's docstring)."""
+    env = os.environ if environ is None else environ
+    if explicit_db:
+        return IndexLocation(Path(explicit_db), None, "explicit")
+    if env.get("CODELENS_DB"):
+        return IndexLocation(Path(env["CODELENS_DB"]), None, "explicit")
+    cwd = Path.cwd() if cwd is None else Path(cwd)
+    if has_index(cwd / CHECKOUT_DB):
+        return IndexLocation(CHECKOUT_DB if cwd == Path.cwd() else cwd / CHECKOUT_DB, None, "checkout")
+    project = project_root(cwd, env)
+    return IndexLocation(index_for(project, env), project, "project")
