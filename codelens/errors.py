@@ -23,7 +23,9 @@ class IndexNotFound(CodeLensError):
     exit_code = EXIT_NO_INDEX
 
     def __init__(self, db_path: str) -> None:
-        super().__init__(f"no index in {db_path} - run: python index.py")
+        from codelens.locations import index_command
+
+        super().__init__(f"no index in {db_path} - run: {index_command(db_path)}")
         self.db_path = db_path
 
 

@@ -121,3 +121,20 @@ def locate_index(explicit_db: str | Path | None, cwd: Path | None = None,
         return IndexLocation(CHECKOUT_DB if cwd == Path.cwd() else cwd / CHECKOUT_DB, None, "checkout")
     project = project_root(cwd, env)
     return IndexLocation(index_for(project, env), project, "project")
+
+
+def index_command(index_dir: Path | str | None = None, flags: str = "") -> str:
+    """The command that (re)builds the index in `index_dir`, as a message tells it: an index in
+    the user cache is a repository's (`codelens index`, run in it), any other one a --db."""
+    tail = f" {flags}" if flags else ""
+    if index_dir is not None:
+        folder = Path(index_dir).expanduser()
+        try:
+            in_cache = folder.resolve().is_relative_to(indexes_root().resolve())
+        except OSError:
+            in_cache = False
+        if in_cache:
+            return f"codelens index{tail} (in the repository)"
+        if folder != CHECKOUT_DB and folder.resolve() != (Path.cwd() / CHECKOUT_DB).resolve():
+            return f"python index.py --db {folder}{tail}"
+    return f"python index.py{tail}"

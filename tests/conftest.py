@@ -43,10 +43,11 @@ GYMHERO_2026_ZIP = PROJECT_ROOT.parent / "shared" / "corpora" / "gymhero_2026.zi
 
 
 def pytest_configure(config) -> None:
-    """No test touches a real user folder: the user cache root (indexes, the shared embedding
-    cache) is a temporary folder, and the models' exported graphs live in pytest's cache (built
+    """No test touches a real user folder and none leaves a server running: the user cache root
+    (indexes, the shared embedding cache) is a temporary folder, searches start no background server, and the models' exported graphs live in pytest's cache (built
     once, kept between runs of this checkout). Child processes inherit both."""
     os.environ["CODELENS_CACHE_DIR"] = tempfile.mkdtemp(prefix="codelens-test-cache-")
+    os.environ["CODELENS_AUTOSERVE"] = "0"  # no search leaves a background server behind (test_project.py starts one)
     cache = getattr(config, "cache", None)
     if cache is not None and not os.environ.get("CODELENS_KEEP_MODEL_CACHE"):
         os.environ["CODELENS_MODEL_CACHE"] = str(cache.mkdir("codelens_models"))

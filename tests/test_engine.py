@@ -207,7 +207,7 @@ def test_cli_search_without_index_exits_2_with_one_line(tmp_path: Path) -> None:
     result = run_cli("-m", "codelens", "search", "x", "--db", str(tmp_path / "nothing"))
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
-        f"error: no index in {tmp_path / 'nothing'} - run: python index.py"]
+        f"error: no index in {tmp_path / 'nothing'} - run: python index.py --db {tmp_path / 'nothing'}"]
 
 
 def test_cli_index_bad_sources(tmp_path: Path) -> None:

@@ -12,8 +12,10 @@ EXIT_CODES_HELP = """exit codes: 0 ok, 1 error, 2 no index, 3 bad source, 4 bad 
 
 
 def add_location_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--db", default=None, help=f"index folder (env CODELENS_DB; default: {DEFAULT_DB} when it holds an index, else the index "
-                             "of the repository around the working directory, kept in the user cache)")
+    parser.add_argument("--db", default=None,
+                        help=f"index folder (env CODELENS_DB; default: {DEFAULT_DB} when it holds an index, "
+                             "else the index of the repository around the working directory, kept in the user "
+                             "cache)")
     parser.add_argument("--collection", default=None,
                         help="a named index in --db, for several codebases side by side "
                              "(env CODELENS_COLLECTION; default: the --db folder itself)")

@@ -63,8 +63,24 @@ def build_parser() -> argparse.ArgumentParser:
         description="A resident search process on 127.0.0.1: `python -m codelens search` uses it while it "
                     "runs and searches in-process when it does not. Ctrl-C or SIGTERM stops it.")
     serve.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free one)")
+    serve.add_argument("--stop", action="store_true", help="stop the server of this index (one a search started "
+                                                          "in the background, or one started by hand)")
+    # What a search in a repository starts (cli/project.py): builds a missing index, checks the
+    # folder before every search, exits after 15 idle minutes.
+    serve.add_argument("--background", action="store_true", help=argparse.SUPPRESS)
+    serve.add_argument("--project", type=Path, default=None, help=argparse.SUPPRESS)
     add_watch_argument(serve)
     add_common(serve)
+
+    repos = commands.add_parser("repos", help="list the indexes on this machine (repository, size, last update)",
+                                description="Every index kept in the user cache: the repository or folder it "
+                                            "indexes, its size on disk, when it was last updated, whether a "
+                                            "server is running for it.")
+    repos.add_argument("--json", action="store_true")
+    forget = commands.add_parser("forget", help="delete the index of a repository (stops its server first)",
+                                 description="Delete the index kept in the user cache for PATH (default: the "
+                                             "repository around the working directory).")
+    forget.add_argument("path", nargs="?", type=Path, default=None)
 
     stats = commands.add_parser("stats", help="show what the index holds")
     stats.add_argument("--json", action="store_true")
@@ -211,6 +227,10 @@ def format_summary(stats, db_path: Path) -> str:
 
 def cmd_search(args: argparse.Namespace) -> int:
     settings = settings_of(args)
+    if settings.project is not None:  # found from the working directory: built on first use, never stale
+        from codelens.cli.project import prepare_search
+
+        prepare_search(settings, args.query)
     hits = _search_on_server(args, settings)
     if hits is None:  # no `codelens serve` for this index: search in this process
         from codelens.search.filters import SearchFilters
@@ -227,6 +247,12 @@ def cmd_search(args: argparse.Namespace) -> int:
             print(f"warning: damaged index parts left out of this search: {', '.join(searcher.damaged)}; "
                   f"{REPAIR_HINT}", file=sys.stderr)
     print_hits(hits, args.json)
+    if settings.project is not None:  # the next search here answers from a warm process
+        from codelens.cli.project import autoserve_enabled, start_background_server
+
+        if autoserve_enabled():
+            sys.stdout.flush()
+            start_background_server(settings)
     return 0
 
 
@@ -241,9 +267,51 @@ def _search_on_server(args: argparse.Namespace, settings: Settings) -> list[dict
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
     from codelens.serve.server import serve
 
-    serve(settings_of(args), port=args.port, on_ready=lambda line: print(line, flush=True), watch=args.watch)
+    settings = settings_of(args)
+    if args.stop:
+        from codelens.serve.lifetime import stop_server
+
+        pid = stop_server(settings.index_dir, settings.chroma_url)
+        print(f"stopped the server of {settings.index_dir} (process {pid})" if pid
+              else f"no server is running for {settings.index_dir}")
+        return 0
+    if args.project is not None:
+        settings = replace(settings, project=args.project.resolve())
+    serve(settings, port=args.port, on_ready=lambda line: print(line, flush=True), watch=args.watch,
+          background=args.background)
+    return 0
+
+
+def cmd_repos(args: argparse.Namespace) -> int:
+    from codelens.index.user_indexes import list_indexes
+
+    indexes = list_indexes()
+    if args.json:
+        print(json.dumps([entry.to_json() for entry in indexes], ensure_ascii=False, indent=2))
+        return 0
+    if not indexes:
+        print("no indexes yet: run codelens search or codelens index inside a repository")
+    for entry in indexes:
+        print(entry.line())
+    return 0
+
+
+def cmd_forget(args: argparse.Namespace) -> int:
+    from codelens.index.user_indexes import forget_index
+
+    target = args.path
+    if target is None:
+        settings = settings_of(args)
+        if settings.project is None:
+            raise BadInput(f"the index here is {settings.index_dir}, not one kept in the user cache - "
+                           "delete that folder yourself, or pass the repository: codelens forget PATH")
+        target = settings.project
+    removed = forget_index(target)
+    print(f"deleted the index of {target.resolve()} ({removed})")
     return 0
 
 
@@ -291,7 +359,7 @@ def watch_line(index_dir: Path) -> str:
 
 
 COMMANDS = {"index": cmd_index, "search": cmd_search, "eval": cmd_eval, "stats": cmd_stats, "ask": cmd_ask,
-            "serve": cmd_serve}
+            "serve": cmd_serve, "repos": cmd_repos, "forget": cmd_forget}
 COMMANDS.update(GRAPH_COMMANDS)
 COMMANDS.update(MCP_COMMANDS)
 

@@ -23,6 +23,7 @@ from codelens.graph.model import CodeGraph, Edge, Node, build_graph
 from codelens.index.layout import IndexLayout
 from codelens.index.metadata import is_codelens_index
 from codelens.index.sidecar import Sidecar, SidecarInput
+from codelens.locations import index_command
 
 GRAPH_FORMAT = "1"
 
@@ -48,7 +49,7 @@ class GraphNotFound(CodeLensError):
     def __init__(self, db_path: Path) -> None:
         super().__init__(
             f"the index in {db_path} has no code graph (it was built before graphs existed) - "
-            f"rebuild it: python index.py --db {db_path} --full"
+            f"rebuild it: {index_command(db_path, '--full')}"
         )
 
 
@@ -112,13 +113,14 @@ def _load(path: str, inode: int, mtime_ns: int, size: int) -> CodeGraph:
             if meta.get("format") != GRAPH_FORMAT:
                 raise DatabaseError(
                     f"{path} has graph format {meta.get('format')!r}, this CodeLens reads {GRAPH_FORMAT} "
-                    "- rebuild: python index.py --full"
+                    f"- rebuild: {index_command(Path(path).parent, '--full')}"
                 )
             nodes = [Node(*row[:6], is_test=bool(row[6]), summary=row[7])
                      for row in connection.execute("SELECT * FROM nodes")]
             edges = [Edge(*row) for row in connection.execute("SELECT * FROM edges")]
     except sqlite3.Error as exc:
-        raise DatabaseError(f"{path} is unreadable ({exc}) - rebuild: python index.py --full") from exc
+        rebuild = index_command(Path(path).parent, "--full")
+        raise DatabaseError(f"{path} is unreadable ({exc}) - rebuild: {rebuild}") from exc
     return CodeGraph.from_parts(nodes, edges)
 
 

@@ -158,6 +158,12 @@ class IndexLayout:
         return self.parent / f".{self.root.name}.status.json"
 
     @property
+    def file_stats(self) -> Path:
+        """Each indexed file's size and mtime when its content was last seen to match the index:
+        the CLI's freshness check (index/fresh.py) reads only these while nothing changed."""
+        return self.parent / f".{self.root.name}.filestats.json"
+
+    @property
     def build_prefix(self) -> str:
         """Name prefix of the folders a run builds in before the swap."""
         return f".{self.root.name}.building-"

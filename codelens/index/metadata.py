@@ -9,6 +9,7 @@ from pathlib import Path
 
 from codelens.errors import DatabaseError, IndexNotFound
 from codelens.index.layout import IndexLayout
+from codelens.locations import index_command
 
 FORMAT_VERSION = 1
 
@@ -52,19 +53,19 @@ def read_stats(db_path: Path) -> IndexStats:
     try:
         raw = json.loads(target.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:  # ValueError: not UTF-8, or not JSON
-        raise DatabaseError(f"{target} is unreadable ({exc}) - rebuild: python index.py --full") from exc
+        raise DatabaseError(f"{target} is unreadable ({exc}) - rebuild: {index_command(db_path, '--full')}") from exc
     if not isinstance(raw, dict):
-        raise DatabaseError(f"{target} is not an index description - rebuild: python index.py --full")
+        raise DatabaseError(f"{target} is not an index description - rebuild: {index_command(db_path, '--full')}")
     if raw.get("format_version") != FORMAT_VERSION:
         raise DatabaseError(
             f"the index in {db_path} has format {raw.get('format_version')!r}, this CodeLens "
-            f"reads format {FORMAT_VERSION} - rebuild: python index.py --full"
+            f"reads format {FORMAT_VERSION} - rebuild: {index_command(db_path, '--full')}"
         )
     known = IndexStats.__dataclass_fields__
     try:
         return IndexStats(**{key: value for key, value in raw.items() if key in known})
     except TypeError as exc:  # a field missing
-        raise DatabaseError(f"{target} is incomplete ({exc}) - rebuild: python index.py --full") from exc
+        raise DatabaseError(f"{target} is incomplete ({exc}) - rebuild: {index_command(db_path, '--full')}") from exc
 
 
 def is_codelens_index(db_path: Path) -> bool:

@@ -74,7 +74,7 @@ def coverage_line(stats: IndexStats) -> str:
     line = f"Dense coverage: {stats.dense_coverage:.0%} ({embedded}/{stats.total_chunks} chunks)"
     if is_partial(stats):
         line += (" - search uses these vectors plus keywords for the rest; "
-                 "an index run is adding them (or was stopped: run python index.py to finish)")
+                 "an index run is adding them (or was stopped: run the index command again to finish)")
     return line
 
 

@@ -23,9 +23,11 @@ from pathlib import Path
 
 from codelens.chunk import KINDS
 from codelens.errors import BadInput, CodeLensError
+from codelens.index.layout import IndexLayout
 from codelens.search.filters import SearchFilters
 from codelens.search.searcher import Searcher
 from codelens.serve.client import SERVE_HOST, announcement_file, find_server
+from codelens.serve.lifetime import IdleTimer, ServeLock, holder_pid, idle_exit_s
 from codelens.serve.worker import ModelThread
 from codelens.settings import Settings
 
@@ -71,9 +73,10 @@ def _same_token(given: object, token: str) -> bool:
 
 
 def _handler(searcher: Searcher, token: str, requested_model_ok: Callable[[str | None], None],
-             models: ModelThread) -> type:
+             models: ModelThread, before_search: Callable[[], None] = lambda: None) -> type:
     def answer(request: dict) -> dict:
         requested_model_ok(request.get("model"))
+        before_search()
         return search_payload(searcher, request)
 
     class Handler(BaseHTTPRequestHandler):
@@ -114,32 +117,66 @@ def _handler(searcher: Searcher, token: str, requested_model_ok: Callable[[str |
     return Handler
 
 
-def serve(settings: Settings, port: int = 0, on_ready: Callable[[str], None] = print, watch: bool = True) -> None:
+def serve(settings: Settings, port: int = 0, on_ready: Callable[[str], None] = print, watch: bool = True,
+          background: bool = False) -> None:
     """Open the index, warm up, announce, answer until SIGTERM or Ctrl-C; then withdraw. With
-    `watch`, a folder source is followed (index/watch.py): searches switch to each update's index."""
+    `watch`, a folder source is followed (index/watch.py): searches switch to each update's index.
+    `background` is the server a search starts in a repository (cli/project.py): it builds the
+    index when there is none, brings it up to date with the folder before every search, and
+    exits after 15 minutes (lifetime.idle_exit_s) without a request; a second one for the same index leaves at once."""
+    lock = ServeLock(settings.index_dir, settings.chroma_url)
+    if not lock.acquire():
+        if background:
+            return  # another search started one a moment ago: it serves
+        running = find_server(settings.index_dir, settings.chroma_url)
+        where = f" on http://{SERVE_HOST}:{running.port}" if running else " (it is still starting)"
+        raise CodeLensError(f"{settings.index_dir} is already served by process "
+                            f"{running.pid if running else holder_pid(settings.index_dir, settings.chroma_url)}"
+                            f"{where}: searches use it; stop it first (codelens serve --stop)")
+    try:
+        _serve_locked(settings, port, on_ready, watch, background)
+    finally:
+        lock.release()
+
+
+def _serve_locked(settings: Settings, port: int, on_ready: Callable[[str], None], watch: bool,
+                  background: bool) -> None:
     from codelens.errors import ModelMismatch
     from codelens.models import normalize_model_id, tune_threads_for_search
 
-    running = find_server(settings.index_dir, settings.chroma_url)
-    if running is not None:  # a second server would take over the announcement, then withdraw it
-        raise CodeLensError(f"{settings.index_dir} is already served by process {running.pid} on "
-                            f"http://{SERVE_HOST}:{running.port}: searches use it; stop it first to start another")
+    signal.signal(signal.SIGTERM, _stop)
+    if background and settings.project is not None and not IndexLayout(settings.index_dir).is_index():
+        from codelens.index.build import build_index
+
+        on_ready(f"indexing {settings.project}")
+        build_index(settings.project, settings.with_overrides(show_progress=False))
     tune_threads_for_search()
     models = ModelThread()
     searcher = models.call(Searcher, settings)
     models.call(searcher.warm_up)
+    idle: IdleTimer | None = None  # a background server's, set once the HTTP server exists
+
+    def before_search() -> None:
+        if idle is not None:
+            idle.touch()
+        if background and settings.project is not None:
+            from codelens.cli.project import refresh_index
+
+            refresh_index(settings, embedder=searcher.embedder)
 
     def requested_model_ok(model: str | None) -> None:
         if model and normalize_model_id(model) != searcher.model:
             raise ModelMismatch(searcher.model, model)
 
     token = secrets.token_hex(16)
-    server = _Server((SERVE_HOST, port), _handler(searcher, token, requested_model_ok, models))
+    server = _Server((SERVE_HOST, port), _handler(searcher, token, requested_model_ok, models, before_search))
+    if background:
+        idle = IdleTimer(idle_exit_s(), server.shutdown)
+        idle.start()
     chroma_url = settings.chroma_url
     announcement = announcement_file(settings.index_dir, chroma_url)
     _announce(announcement, {"port": server.server_address[1], "token": token, "pid": os.getpid(),
                              "index_dir": str(Path(settings.index_dir).resolve()), "chroma_url": chroma_url})
-    signal.signal(signal.SIGTERM, _stop)
     on_ready(f"serving {settings.index_dir} on http://{SERVE_HOST}:{server.server_address[1]} "
              f"(model {searcher.model}); `python -m codelens search` now uses it. Ctrl-C stops.")
     watcher = _start_watching(settings, on_ready) if watch else None
