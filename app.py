@@ -503,6 +503,9 @@ with index_tab:
     st.markdown(f"**Модель:** `{stats.model}` · **построен:** {stats.indexed_at} · "
                 f"**за** {stats.duration_s:.1f} с · **источник:** `{stats.source}`")
     st.progress(stats.dense_coverage, text=f"Смысловые векторы (dense coverage): {stats.dense_coverage:.0%}")
+    if stats.test_coverage < 1.0:  # index/test_vectors.py: they follow the complete index
+        st.progress(stats.test_coverage, text=f"Векторы тестов (test coverage): {stats.test_coverage:.0%} - "
+                    "поиск без тестов уже полный; тесты пока находятся по ключевым словам")
     if stats.secrets_masked:
         masked = ", ".join(f"{kind}: {count}" for kind, count in stats.secrets_masked.items())
         st.markdown(f":material/lock: **Секреты замаскированы** перед индексацией: "

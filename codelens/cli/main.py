@@ -199,6 +199,7 @@ def update_line(result) -> str:
 
 def format_summary(stats, db_path: Path) -> str:
     from codelens.index.progressive import coverage_line
+    from codelens.index.test_vectors import pending_tests_line
 
     kinds = stats.chunks_per_kind
     lines = [
@@ -211,6 +212,8 @@ def format_summary(stats, db_path: Path) -> str:
         f"Time: {stats.duration_s:.1f} s",
     ]
     lines.append(coverage_line(stats))
+    if stats.test_coverage < 1.0:
+        lines.append(pending_tests_line(stats, db_path))
     run = stats.run or {}
     if run:
         lines.append(f"Run: {run.get('mode')}  embedded: {run.get('embedded', 0)}  "
@@ -231,6 +234,10 @@ def cmd_search(args: argparse.Namespace) -> int:
         from codelens.cli.project import prepare_search
 
         prepare_search(settings, args.query)
+    if args.include_tests:  # an index whose test vectors follow: finished first (index/test_vectors.py)
+        from codelens.index.test_vectors import finish_before_search
+
+        finish_before_search(settings, lambda line: print(line, file=sys.stderr))
     hits = _search_on_server(args, settings)
     if hits is None:  # no `codelens serve` for this index: search in this process
         from codelens.search.filters import SearchFilters

@@ -42,6 +42,12 @@ from codelens.index.progressive import (
 from codelens.index.registry import SIDECARS, sidecar_names
 from codelens.index.sidecar import SidecarBuilder, SidecarInput
 from codelens.index.store import VectorStore, drop_collections
+from codelens.index.test_vectors import (
+    FINISH_LOCK_WAIT_S,
+    deferred_tests,
+    finish_test_vectors,
+    tests_share_with_vectors,
+)
 from codelens.ingest.codebase import ChunkedCodebase, chunk_source
 from codelens.ingest.embed_text import embedding_text
 from codelens.ingest.redaction import REDACTION_VERSION
@@ -124,17 +130,22 @@ def build_index(
                 return _record_unchanged_run(index_dir, started, run)
             chunked.warnings.append(f"damaged index parts rebuilt: {', '.join(damaged)}")
 
+        # A server-side build fills a new collection: every chunk goes in, from the cache
+        # where it can. An embedded build updates a copy of the folder: only the changes.
+        to_store = chunked.chunks if settings.chroma_url else plan.upsert
+        # Test chunks whose vectors follow the swap (test_vectors.py): left out of this index's
+        # vectors and manifest, so nothing is lost if the run stops before they are in.
+        deferred = deferred_tests(to_store, texts, index_dir, model_id, settings)
+        to_store = [c for c in to_store if c.chunk_id not in deferred]
+
         if settings.progressive and not settings.chroma_url and previous is None and (
                 old_stats is None or is_partial(old_stats)):
             embedder = _searchable_first(
                 PhaseOne(index_dir, chunked.chunks, texts, hashes, chunked.sources,
                          _stats(source, chunked, model_id, settings, run, dense_coverage=0.0),
                          settings.show_progress),
-                embedder, settings, timings, run, on_progress, started)
+                embedder, settings, timings, run, on_progress, started, tests=not deferred)
 
-        # A server-side build fills a new collection: every chunk goes in, from the cache
-        # where it can. An embedded build updates a copy of the folder: only the changes.
-        to_store = chunked.chunks if settings.chroma_url else plan.upsert
         mark = time.perf_counter()
         embedder = embedder or load_embedder(model_id)
         cache = EmbeddingCache(IndexLayout(index_dir).embedding_cache, model_id)
@@ -153,8 +164,8 @@ def build_index(
         build_dir = fresh_build_dir(index_dir, copy_from=copy_from)
         try:
             store = VectorStore(build_dir, collection, create=True, chroma_url=settings.chroma_url)
-            if not settings.chroma_url:
-                store.delete(plan.delete)
+            if not settings.chroma_url:  # a deferred test chunk's old vector goes too: it is not current
+                store.delete(sorted({*plan.delete, *deferred}) if previous is not None else plan.delete)
             with tqdm(total=len(to_store), unit="chunk", desc="Storing",
                       disable=not settings.show_progress or len(to_store) < STORE_PROGRESS_MIN) as bar:
                 for start in range(0, len(to_store), STORE_BATCH):
@@ -166,17 +177,21 @@ def build_index(
             sidecar_input = SidecarInput(build_dir, chunked.chunks, chunked.sources,
                                          IndexLayout(index_dir).embedding_cache, settings.show_progress,
                                          index_model=model_id, text_hashes=hashes,
-                                         english_model=english_key)
+                                         english_model=english_key, without_vectors=deferred)
             for sidecar in SIDECARS:
                 sidecar_started = time.perf_counter()
                 sidecar.build(sidecar_input)
                 timings[f"sidecar:{sidecar.name}"] = round(time.perf_counter() - sidecar_started, 2)
-            Manifest(model=model_id, files=chunked.file_hashes, chunks=fingerprints,
+            with_vectors = {k: v for k, v in fingerprints.items() if k not in deferred}
+            Manifest(model=model_id, files=chunked.file_hashes, chunks=with_vectors,
                      sidecars=names).save(build_dir)
             timings["storing"] = round(time.perf_counter() - mark, 2)
+            if deferred:
+                timings["complete"] = round(time.perf_counter() - started, 2)  # default searches: the full index
             stats = _stats(source, chunked, model_id, settings, run, collection=collection,
                            duration_s=round(time.perf_counter() - started, 2), timings_s=timings,
-                           chroma_url=settings.chroma_url, index_uid=index_uid)
+                           chroma_url=settings.chroma_url, index_uid=index_uid,
+                           test_coverage=tests_share_with_vectors(chunked.chunks, with_vectors))
             write_stats(build_dir, stats)
             swap_into_place(build_dir, index_dir)
         except BaseException:
@@ -186,6 +201,12 @@ def build_index(
             raise
     if settings.chroma_url:  # the previous build's collection and any a killed run left behind
         drop_collections(settings.chroma_url, _server_prefix(index_uid), keep=collection)
+    if deferred:  # the complete index is in: now its test chunks' vectors (outside the lock: it takes it)
+        if settings.show_progress:
+            tqdm.write(f"Complete for searches (tests left out) in {timings['complete']:.1f} s; "
+                       f"the vectors of {len(deferred)} test chunks follow: {index_dir}")
+        stats = finish_test_vectors(index_dir, settings, embedder, on_progress, started,
+                                    lock_wait_s=FINISH_LOCK_WAIT_S) or stats
     return stats
 
 
@@ -212,7 +233,8 @@ def recorded_sidecars(english_key: str) -> list[str]:
 
 
 def _searchable_first(phase: PhaseOne, embedder: Embedder | None, settings: Settings, timings: dict,
-                      run: dict, on_progress: ProgressCallback | None, started: float) -> Embedder | None:
+                      run: dict, on_progress: ProgressCallback | None, started: float,
+                      tests: bool = True) -> Embedder | None:
     """A cold build with vectors to embed: swap in a searchable partial index at once, then
     embed batch by batch into the cache (see progressive.py); the normal build then finds
     every vector cached. Returns the embedder it loaded (None when nothing was missing)."""
@@ -224,7 +246,7 @@ def _searchable_first(phase: PhaseOne, embedder: Embedder | None, settings: Sett
         tqdm.write(f"Searchable now (keywords, code graph); dense vectors follow: {phase.index_dir}")
     mark = time.perf_counter()
     embedder = embedder or load_embedder(phase.stats.model)
-    run["embedded"] += embed_progressively(phase, embedder, settings.batch_size, on_progress)
+    run["embedded"] += embed_progressively(phase, embedder, settings.batch_size, on_progress, tests=tests)
     timings["dense_batches"] = round(time.perf_counter() - mark, 2)
     return embedder
 

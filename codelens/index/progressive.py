@@ -145,9 +145,10 @@ def publish_searchable(phase: PhaseOne) -> float:
 
 
 def embed_progressively(phase: PhaseOne, embedder: Embedder, batch_size: int,
-                        on_progress: Callable[[int, int], None] | None = None) -> int:
+                        on_progress: Callable[[int, int], None] | None = None, tests: bool = True) -> int:
     """Embed every chunk the cache lacks, code before tests, each batch committed to the cache
-    and the live index's coverage updated. Returns how many texts were embedded."""
+    and the live index's coverage updated. Returns how many texts were embedded. tests False:
+    the test chunks' vectors follow the complete index (test_vectors.py)."""
     cache = EmbeddingCache(IndexLayout(phase.index_dir).embedding_cache, embedder.model_id)
     total = len(phase.chunks)
     covered = total - missing_vectors(phase.index_dir, embedder.model_id, phase.hashes)
@@ -165,7 +166,7 @@ def embed_progressively(phase: PhaseOne, embedder: Embedder, batch_size: int,
 
     try:
         add_word_bridge(phase)
-        for group in (False, True):  # non-test code first: it answers most questions
+        for group in (False, True) if tests else (False,):  # non-test code first: it answers most questions
             texts = [phase.texts[c.chunk_id] for c in phase.chunks if c.is_test == group]
             _, count = embed_with_cache(texts, embedder.embed_passages, embedder.dim, cache, batch_size,
                                         desc="Dense vectors" + (" (tests)" if group else ""),

@@ -36,6 +36,9 @@ class SidecarInput:
     # An incremental update's changed files (rel paths; None: every file may have changed):
     # a builder may then reuse what the build folder (a copy of the index) holds for the rest.
     changed_paths: frozenset[str] | None = None
+    # Chunks whose vectors follow the swap (index/test_vectors.py): the sidecars of per-chunk
+    # vectors (English vectors, file means) leave them out until they are in.
+    without_vectors: frozenset[str] = frozenset()
 
     def embed(self, texts: Sequence[str], model: str, embed: Callable[[list[str]], np.ndarray], dim: int,
               batch_size: int, desc: str, unit: str = "chunk") -> np.ndarray:

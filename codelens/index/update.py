@@ -36,6 +36,7 @@ from codelens.index.metadata import IndexStats, read_stats, write_stats
 from codelens.index.progressive import CatalogEntry, load_catalog, save_catalog
 from codelens.index.registry import SIDECARS
 from codelens.index.sidecar import Sidecar, SidecarInput
+from codelens.index.test_vectors import tests_share_with_vectors
 from codelens.ingest.codebase import FileChunks, chunk_one_file
 from codelens.ingest.embed_text import embedding_text
 from codelens.ingest.redaction import REDACTION_VERSION, redact
@@ -182,6 +183,8 @@ def _apply(root: Path, settings: Settings, state: _State, files: Mapping[str, Fi
             "mode": "update", "upserted": len(upsert), "deleted": len(deleted), "files": len(files),
             "unchanged": len(entries) - len(upsert), "embedded": embedded, DEFERRED: True},
             timings=timings, started=started)
+        # test chunks whose vectors still follow (test_vectors.py) have no fingerprint: still pending
+        stats = replace(stats, test_coverage=tests_share_with_vectors((e.chunk for e in entries), fingerprints))
         write_stats(build_dir, stats)
         swap_into_place(build_dir, index_dir)
     except BaseException:
@@ -332,7 +335,8 @@ def _write(build_dir: Path, settings: Settings, state: _State, entries: list[Cat
     sidecar_input = SidecarInput(build_dir, [e.chunk for e in entries], sources,
                                  IndexLayout(index_dir).embedding_cache, index_model=state.stats.model,
                                  text_hashes={e.chunk.chunk_id: e.text_hash for e in entries},
-                                 english_model=english_key, changed_paths=frozenset(files))
+                                 english_model=english_key, changed_paths=frozenset(files),
+                                 without_vectors=frozenset(e.chunk.chunk_id for e in entries) - fingerprints.keys())
     for sidecar in SIDECARS:
         if sidecar.after_update:
             continue  # refresh_deferred rebuilds it after the swap

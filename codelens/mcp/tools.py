@@ -374,7 +374,9 @@ def _status_text(data: dict) -> str:
         f"dense coverage: e5 {dense['e5_vectors']}/{dense['chunks']} ({100 * dense['e5_vectors'] / chunks:.0f}%), "
         f"{dense.get('english_model') or 'English model'} {dense['minilm_vectors']}/{dense['chunks']} "
         f"({100 * dense['minilm_vectors'] / chunks:.0f}%), "
-        f"RU->EN bridge {dense['bridge_words']} words",
+        f"RU->EN bridge {dense['bridge_words']} words"
+        + (f", test vectors {dense['test_vectors']}/{dense['test_chunks']} (the rest follow; default searches "
+           "leave tests out)" if dense.get("test_vectors", 0) < dense.get("test_chunks", 0) else ""),
         f"code graph: {graph['nodes']} nodes, {sum(graph['edges'].values())} edges" if graph
         else "code graph: none (rebuild the index with --full to get callers, callees, deps, code_map)",
         "ask: on" if data["ask_enabled"] else "ask: off (set CODELENS_LLM_URL and CODELENS_LLM_MODEL, restart)",

@@ -96,7 +96,8 @@ def build_english_sidecar(build: SidecarInput) -> None:
     starts as its copy, when it used the same model) or the embedding cache; the rest are
     embedded in cached batches (resumable)."""
     model = english_model(build.english_model)
-    texts = [_english_text(c) for c in build.chunks]
+    chunks = [c for c in build.chunks if c.chunk_id not in build.without_vectors]
+    texts = [_english_text(c) for c in chunks]
     hashes = [text_hash(t) for t in texts]
     previous = load_english_vectors(build.build_dir)
     known = dict(zip(previous[1], previous[2], strict=True)) if previous and previous[3] == model else {}
@@ -108,7 +109,7 @@ def build_english_sidecar(build: SidecarInput) -> None:
                               _BATCH, "English vectors")
         known.update(zip(missing, vectors, strict=True))
     vectors = np.stack([known[h] for h in hashes]) if hashes else np.zeros((0, model.dim), dtype=np.float32)
-    save_english_vectors(build.build_dir, [c.chunk_id for c in build.chunks], hashes, vectors, model.name)
+    save_english_vectors(build.build_dir, [c.chunk_id for c in chunks], hashes, vectors, model.name)
 
 
 @dataclass(frozen=True)

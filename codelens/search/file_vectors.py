@@ -71,7 +71,8 @@ def build_file_vectors_sidecar(build: SidecarInput) -> None:
         return
     cached = read_cached_vectors(build.cache_path, build.index_model, list(set(build.text_hashes.values())))
     by_id = {c.chunk_id: c for c in build.chunks}
-    vectors = {chunk_id: cached[h] for chunk_id, h in build.text_hashes.items() if h in cached}
+    vectors = {chunk_id: cached[h] for chunk_id, h in build.text_hashes.items()
+               if h in cached and chunk_id not in build.without_vectors}
     files = FileVectors.from_chunks(by_id, vectors)
     if files.paths:
         save_file_vectors(build.build_dir, files)

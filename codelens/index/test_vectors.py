@@ -1,0 +1,191 @@
+"""Test chunks' vectors off the critical path: a complete index first, its test vectors after.
+
+Every search leaves test code out by default (`SearchFilters.include_tests`), yet the test
+chunks' e5 and English-model vectors were about 30% of a first index's embedding (issue 31). An
+index run with many test vectors to embed (`deferred_tests`) stores the other chunks' vectors and
+swaps in a complete index whose metadata says `test_coverage` < 1: a default search over it is
+the search over the full index. `finish_test_vectors` then embeds the test chunks (each batch
+committed to the embedding cache), upserts them into a copy of the folder with the vector
+sidecars (English vectors, file means) rebuilt, and swaps that in with `test_coverage` 1.
+
+Nothing is lost on a kill: the manifest records a fingerprint only for chunks whose vectors the
+index holds, so a run stopped before its test vectors are in leaves a complete index whose
+manifest lacks the test chunks. The next index run sees them as changed and embeds them (what
+was embedded before is in the cache), and never calls that index unchanged. The finisher needs
+only the index folder (catalog, manifest, metadata): the index run calls it right after its
+swap, and an `--include-tests` search over an index whose test vectors are missing calls it first.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from codelens.chunk import Chunk
+from codelens.errors import DatabaseError
+from codelens.index.embed_cache import EmbeddingCache, read_cached_vectors, text_hash
+from codelens.index.folder import fresh_build_dir, index_lock, recover_interrupted_swap, swap_into_place
+from codelens.index.layout import IndexLayout
+from codelens.index.manifest import Manifest, chunk_fingerprint
+from codelens.index.metadata import IndexStats, read_stats, write_stats
+from codelens.index.progressive import CatalogEntry, load_catalog
+from codelens.index.sidecar import SidecarInput
+from codelens.index.store import VectorStore
+from codelens.ingest.embed_text import embedding_text
+from codelens.models import ENGLISH_MODEL_KEYS, Embedder, load_embedder
+from codelens.search.english import ENGLISH_SIDECAR, recorded_english_key
+from codelens.search.file_vectors import FILE_VECTORS_SIDECAR
+from codelens.settings import Settings
+
+# The sidecars that hold something per chunk vector: the ones the test vectors change.
+VECTOR_SIDECARS = (ENGLISH_SIDECAR, FILE_VECTORS_SIDECAR)
+FINISH_LOCK_WAIT_S = 600.0  # a search waits this long for an index run (which finishes them itself)
+
+
+def deferred_tests(chunks: Sequence[Chunk], texts: Mapping[str, str], index_dir: Path, model: str,
+                   settings: Settings) -> frozenset[str]:
+    """The test chunks among those an index run is about to store whose vectors should follow
+    the swap: those the cache has no vector for, when at least `progressive_min_chunks` of them
+    (fewer embed in seconds: one swap). None for a server-side build (built in one piece) or
+    with CODELENS_PROGRESSIVE=0."""
+    if not settings.progressive or settings.chroma_url:
+        return frozenset()
+    tests = [c for c in chunks if c.is_test]
+    if len(tests) < max(1, settings.progressive_min_chunks):
+        return frozenset()
+    hashes = {c.chunk_id: text_hash(texts[c.chunk_id]) for c in tests}
+    cached = read_cached_vectors(IndexLayout(index_dir).embedding_cache, model, list(set(hashes.values())))
+    missing = frozenset(chunk_id for chunk_id, h in hashes.items() if h not in cached)
+    return missing if len(missing) >= max(1, settings.progressive_min_chunks) else frozenset()
+
+
+def tests_share_with_vectors(chunks: Iterable[Chunk], with_vectors: Collection[str]) -> float:
+    """Share of the test chunks whose vectors the index holds (1.0 with no test chunk); below 1
+    whenever one is missing, however many there are."""
+    tests = [c.chunk_id for c in chunks if c.is_test]
+    if not tests:
+        return 1.0
+    covered = sum(1 for chunk_id in tests if chunk_id in with_vectors)
+    return 1.0 if covered == len(tests) else min(round(covered / len(tests), 4), 0.9999)
+
+
+def pending_tests(index_dir: Path) -> list[CatalogEntry]:
+    """The catalog's chunks whose vectors the complete index in index_dir lacks (those the
+    manifest has no fingerprint for); empty when its metadata says none are missing."""
+    try:
+        if read_stats(index_dir).test_coverage >= 1.0:
+            return []
+        manifest = Manifest.load(index_dir)
+        catalog = load_catalog(index_dir)
+    except (DatabaseError, OSError, ValueError, KeyError, TypeError):
+        return []
+    if manifest is None:
+        return []
+    return [e for e in catalog if e.chunk.chunk_id not in manifest.chunks]
+
+
+def pending_tests_line(stats: IndexStats, index_dir: Path | None = None) -> str:
+    """One line for `stats` and the index summary while test vectors are missing ("" when none
+    are): the share the index holds and, given its folder, how many the cache holds already
+    (an index run embedding them now: its progress; stopped: what the next run need not embed)."""
+    if stats.test_coverage >= 1.0:
+        return ""
+    counts = ""
+    if index_dir is not None:
+        pending, tests = pending_tests(index_dir), _test_chunks(index_dir)
+        cached = read_cached_vectors(IndexLayout(index_dir).embedding_cache, stats.model,
+                                     [e.text_hash for e in pending])
+        ready = sum(1 for e in pending if e.text_hash in cached)
+        counts = f" ({tests - len(pending)}/{tests} test chunks" + (f", {ready} more embedded" if ready else "") + ")"
+    return (f"Test vectors: {stats.test_coverage:.0%}{counts} - default searches leave tests out and are "
+            "complete; --include-tests finds the rest by keywords until they are in (an index run adds "
+            "them; if it was stopped, run the index command again)")
+
+
+def _test_chunks(index_dir: Path) -> int:
+    try:
+        return sum(1 for e in load_catalog(index_dir) if e.chunk.is_test)
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0
+
+
+def finish_test_vectors(index_dir: Path, settings: Settings, embedder: Embedder | None = None,
+                        on_progress: Callable[[int, int], None] | None = None, started: float | None = None,
+                        lock_wait_s: float = 0.0) -> IndexStats | None:
+    """Embed the test chunks the index in index_dir has no vectors for and swap in the index
+    with them (see the module's docstring). None when none were missing. `started`: the
+    index run's clock, for its duration; `lock_wait_s`: how long to wait for another writer."""
+    with index_lock(index_dir, wait_s=lock_wait_s):
+        recover_interrupted_swap(index_dir)
+        pending = pending_tests(index_dir)
+        if not pending:
+            return None
+        mark = time.perf_counter()
+        stats, manifest = read_stats(index_dir), Manifest.load(index_dir)
+        texts = [embedding_text(e.chunk, stats.text_budget) for e in pending]
+        vectors, embedded = _embed(index_dir, stats.model, texts, embedder, settings, on_progress)
+        build_dir = fresh_build_dir(index_dir, copy_from=index_dir)
+        try:
+            store = VectorStore(build_dir, stats.collection, create=True)
+            store.upsert([e.chunk for e in pending], vectors)
+            store.close()
+            catalog = load_catalog(index_dir)
+            _rebuild_vector_sidecars(index_dir, build_dir, stats.model, catalog, settings.show_progress)
+            chunks = {**manifest.chunks, **{e.chunk.chunk_id: chunk_fingerprint(e.chunk, text_hash(text))
+                                            for e, text in zip(pending, texts, strict=True)}}
+            replace(manifest, chunks=chunks).save(build_dir)
+            timings = {**stats.timings_s, "test_vectors": round(time.perf_counter() - mark, 2)}
+            run = {**stats.run, "embedded": stats.run.get("embedded", 0) + embedded}
+            finished = replace(stats, test_coverage=tests_share_with_vectors((e.chunk for e in catalog), chunks),
+                               run=run, timings_s=timings,
+                               duration_s=round(time.perf_counter() - started, 2) if started else stats.duration_s)
+            write_stats(build_dir, finished)
+            swap_into_place(build_dir, index_dir)
+        except BaseException:
+            shutil.rmtree(build_dir, ignore_errors=True)
+            raise
+    return finished
+
+
+def _embed(index_dir: Path, model: str, texts: list[str], embedder: Embedder | None, settings: Settings,
+           on_progress: Callable[[int, int], None] | None):
+    from codelens.index.build import embed_texts  # build.py calls this module after its swap
+
+    embedder = embedder or load_embedder(model)
+    cache = EmbeddingCache(IndexLayout(index_dir).embedding_cache, model)
+    try:
+        return embed_texts(texts, embedder, settings, cache, on_progress)
+    finally:
+        cache.close()
+
+
+def _rebuild_vector_sidecars(index_dir: Path, build_dir: Path, model: str, catalog: Sequence[CatalogEntry],
+                             show_progress: bool) -> None:
+    """The English vectors and file means with every chunk's vector: each reuses what the copy
+    holds (or the cache has) and embeds only the test chunks' text."""
+    sidecar_input = SidecarInput(build_dir, [e.chunk for e in catalog], {}, IndexLayout(index_dir).embedding_cache,
+                                 show_progress, index_model=model,
+                                 text_hashes={e.chunk.chunk_id: e.text_hash for e in catalog},
+                                 english_model=recorded_english_key(index_dir) or ENGLISH_MODEL_KEYS[0])
+    for sidecar in VECTOR_SIDECARS:
+        sidecar.build(sidecar_input)
+
+
+def finish_before_search(settings: Settings, say: Callable[[str], None]) -> None:
+    """Before an --include-tests search: the test vectors the index lacks, embedded now (saying
+    so); when another writer holds the index (an index run, which adds them itself), the search
+    goes on and finds those chunks by keywords, and says that instead."""
+    from codelens.index.folder import IndexBusy
+
+    pending = pending_tests(settings.index_dir)
+    if not pending:
+        return
+    say(f"codelens: finishing the vectors of {len(pending)} test chunks…")
+    try:
+        finish_test_vectors(settings.index_dir, settings.with_overrides(show_progress=False))
+    except IndexBusy:
+        say(f"codelens: an index run is writing {settings.index_dir} and adds them: this search finds "
+            f"those {len(pending)} test chunks by keywords only")
