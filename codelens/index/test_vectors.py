@@ -19,13 +19,14 @@ swap, and an `--include-tests` search over an index whose test vectors are missi
 from __future__ import annotations
 
 import shutil
+import tempfile
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from codelens.chunk import Chunk
-from codelens.errors import DatabaseError
+from codelens.errors import CodeLensError
 from codelens.index.embed_cache import EmbeddingCache, read_cached_vectors, text_hash
 from codelens.index.folder import fresh_build_dir, index_lock, recover_interrupted_swap, swap_into_place
 from codelens.index.layout import IndexLayout
@@ -80,7 +81,7 @@ def pending_tests(index_dir: Path) -> list[CatalogEntry]:
             return []
         manifest = Manifest.load(index_dir)
         catalog = load_catalog(index_dir)
-    except (DatabaseError, OSError, ValueError, KeyError, TypeError):
+    except (CodeLensError, OSError, ValueError, KeyError, TypeError):  # no index, or not one to finish
         return []
     if manifest is None:
         return []
@@ -116,37 +117,55 @@ def finish_test_vectors(index_dir: Path, settings: Settings, embedder: Embedder 
                         on_progress: Callable[[int, int], None] | None = None, started: float | None = None,
                         lock_wait_s: float = 0.0) -> IndexStats | None:
     """Embed the test chunks the index in index_dir has no vectors for and swap in the index
-    with them (see the module's docstring). None when none were missing. `started`: the
-    index run's clock, for its duration; `lock_wait_s`: how long to wait for another writer."""
+    with them (see the module's docstring). None when none were missing. The embedding needs
+    no lock (the cache takes concurrent writers), so a watcher's update is not held up by it;
+    the writer's lock is taken for the swap only (waiting up to lock_wait_s for another writer).
+    `started`: the index run's clock, for its duration."""
+    pending = pending_tests(index_dir)
+    if not pending:
+        return None
+    mark = time.perf_counter()
+    stats = read_stats(index_dir)
+    _, embedded = _embed(index_dir, stats.model, [embedding_text(e.chunk, stats.text_budget) for e in pending],
+                         embedder, settings, on_progress)
+    layout = IndexLayout(index_dir)
+    with tempfile.TemporaryDirectory(prefix=f"{layout.build_prefix}tests-", dir=layout.parent) as scratch:
+        # the English model's vectors into the cache now, outside the lock (the swap reads them back)
+        _rebuild_vector_sidecars(index_dir, Path(scratch), stats.model, load_catalog(index_dir), settings.show_progress)
     with index_lock(index_dir, wait_s=lock_wait_s):
         recover_interrupted_swap(index_dir)
-        pending = pending_tests(index_dir)
-        if not pending:
-            return None
-        mark = time.perf_counter()
-        stats, manifest = read_stats(index_dir), Manifest.load(index_dir)
-        texts = [embedding_text(e.chunk, stats.text_budget) for e in pending]
-        vectors, embedded = _embed(index_dir, stats.model, texts, embedder, settings, on_progress)
-        build_dir = fresh_build_dir(index_dir, copy_from=index_dir)
-        try:
-            store = VectorStore(build_dir, stats.collection, create=True)
-            store.upsert([e.chunk for e in pending], vectors)
-            store.close()
-            catalog = load_catalog(index_dir)
-            _rebuild_vector_sidecars(index_dir, build_dir, stats.model, catalog, settings.show_progress)
-            chunks = {**manifest.chunks, **{e.chunk.chunk_id: chunk_fingerprint(e.chunk, text_hash(text))
-                                            for e, text in zip(pending, texts, strict=True)}}
-            replace(manifest, chunks=chunks).save(build_dir)
-            timings = {**stats.timings_s, "test_vectors": round(time.perf_counter() - mark, 2)}
-            run = {**stats.run, "embedded": stats.run.get("embedded", 0) + embedded}
-            finished = replace(stats, test_coverage=tests_share_with_vectors((e.chunk for e in catalog), chunks),
-                               run=run, timings_s=timings,
-                               duration_s=round(time.perf_counter() - started, 2) if started else stats.duration_s)
-            write_stats(build_dir, finished)
-            swap_into_place(build_dir, index_dir)
-        except BaseException:
-            shutil.rmtree(build_dir, ignore_errors=True)
-            raise
+        return _swap_in(index_dir, settings, embedder, embedded, mark, started)
+
+
+def _swap_in(index_dir: Path, settings: Settings, embedder: Embedder | None, embedded: int, mark: float,
+             started: float | None) -> IndexStats | None:
+    """Under the writer's lock: the index with every pending test vector, swapped in."""
+    pending = pending_tests(index_dir)  # again: an update may have changed some meanwhile
+    if not pending:
+        return None
+    stats, manifest = read_stats(index_dir), Manifest.load(index_dir)
+    texts = [embedding_text(e.chunk, stats.text_budget) for e in pending]
+    vectors, more = _embed(index_dir, stats.model, texts, embedder, settings, None)  # cached by now
+    build_dir = fresh_build_dir(index_dir, copy_from=index_dir)
+    try:
+        store = VectorStore(build_dir, stats.collection, create=True)
+        store.upsert([e.chunk for e in pending], vectors)
+        store.close()
+        catalog = load_catalog(index_dir)
+        _rebuild_vector_sidecars(index_dir, build_dir, stats.model, catalog, settings.show_progress)
+        chunks = {**manifest.chunks, **{e.chunk.chunk_id: chunk_fingerprint(e.chunk, text_hash(text))
+                                        for e, text in zip(pending, texts, strict=True)}}
+        replace(manifest, chunks=chunks).save(build_dir)
+        timings = {**stats.timings_s, "test_vectors": round(time.perf_counter() - mark, 2)}
+        run = {**stats.run, "embedded": stats.run.get("embedded", 0) + embedded + more}
+        finished = replace(stats, test_coverage=tests_share_with_vectors((e.chunk for e in catalog), chunks),
+                           run=run, timings_s=timings,
+                           duration_s=round(time.perf_counter() - started, 2) if started else stats.duration_s)
+        write_stats(build_dir, finished)
+        swap_into_place(build_dir, index_dir)
+    except BaseException:
+        shutil.rmtree(build_dir, ignore_errors=True)
+        raise
     return finished
 
 
@@ -177,14 +196,16 @@ def _rebuild_vector_sidecars(index_dir: Path, build_dir: Path, model: str, catal
 def finish_before_search(settings: Settings, say: Callable[[str], None]) -> None:
     """Before an --include-tests search: the test vectors the index lacks, embedded now (saying
     so); when another writer holds the index (an index run, which adds them itself), the search
-    goes on and finds those chunks by keywords, and says that instead."""
+    goes on at once and finds those chunks by keywords, and says that instead."""
     from codelens.index.folder import IndexBusy
 
     pending = pending_tests(settings.index_dir)
     if not pending:
         return
-    say(f"codelens: finishing the vectors of {len(pending)} test chunks…")
     try:
+        with index_lock(settings.index_dir):  # free now? (an index run holding it adds them itself)
+            pass
+        say(f"codelens: finishing the vectors of {len(pending)} test chunks…")
         finish_test_vectors(settings.index_dir, settings.with_overrides(show_progress=False))
     except IndexBusy:
         say(f"codelens: an index run is writing {settings.index_dir} and adds them: this search finds "

@@ -27,7 +27,7 @@ from pathlib import Path
 from codelens.errors import CodeLensError, SourceError
 from codelens.index.layout import IndexLayout
 from codelens.index.progressive import load_catalog
-from codelens.index.update import UpdateResult, prewarm, refresh_deferred, update_index
+from codelens.index.update import LOCK_WAIT_S, UpdateResult, prewarm, refresh_deferred, update_index
 from codelens.ingest.source import SKIP_DIRS, indexed_path_filter
 from codelens.models import Embedder
 from codelens.settings import Settings
@@ -192,6 +192,7 @@ class IndexWatcher:
         update is as quick as the later ones)."""
         self.update(None)
         self._deferred.set()  # a watcher killed before its code graph left one to rebuild
+        self._finish_test_vectors()
         with suppress(CodeLensError, OSError, ValueError):  # a cache: may fail safely
             chunks = [e.chunk for e in load_catalog(self.settings.index_dir)]
             for start in range(0, len(chunks), PREWARM_SLICE):
@@ -199,6 +200,18 @@ class IndexWatcher:
                     return
                 with self._updating:  # slice by slice: an update never waits long for it
                     prewarm(chunks[start : start + PREWARM_SLICE])
+
+    def _finish_test_vectors(self) -> None:
+        """The test vectors an index run stopped before adding (index/test_vectors.py): embedded
+        without holding updates up (the writer's lock is taken for the swap only), with an
+        embedder of their own (the updates' may be busy on the watch thread)."""
+        from codelens.index.test_vectors import finish_test_vectors
+
+        try:
+            finish_test_vectors(self.settings.index_dir, self.settings.with_overrides(show_progress=False),
+                                lock_wait_s=LOCK_WAIT_S)
+        except (CodeLensError, OSError, ValueError, RuntimeError) as exc:
+            self._publish(replace(self.status, last_error=f"test vectors: {exc}"))
 
     def update(self, paths: list[str] | None) -> UpdateResult | None:
         """One incremental update (None: compare every file); failures are recorded, not raised."""
