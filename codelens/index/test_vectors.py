@@ -43,14 +43,14 @@ from codelens.settings import Settings
 
 # The sidecars that hold something per chunk vector: the ones the test vectors change.
 VECTOR_SIDECARS = (ENGLISH_SIDECAR, FILE_VECTORS_SIDECAR)
-FINISH_LOCK_WAIT_S = 600.0  # a search waits this long for an index run (which finishes them itself)
+FINISH_LOCK_WAIT_S = 600.0  # an index run waits this long for a watcher's update before swapping its tests in
 
 
 def deferred_tests(chunks: Sequence[Chunk], texts: Mapping[str, str], index_dir: Path, model: str,
                    settings: Settings) -> frozenset[str]:
     """The test chunks among those an index run is about to store whose vectors should follow
     the swap: those the cache has no vector for, when at least `progressive_min_chunks` of them
-    (fewer embed in seconds: one swap). None for a server-side build (built in one piece) or
+    (fewer embed in seconds: one swap). Empty for a server-side build (built in one piece) or
     with CODELENS_PROGRESSIVE=0."""
     if not settings.progressive or settings.chroma_url:
         return frozenset()
@@ -102,8 +102,8 @@ def pending_tests_line(stats: IndexStats, index_dir: Path | None = None) -> str:
         ready = sum(1 for e in pending if e.text_hash in cached)
         counts = f" ({tests - len(pending)}/{tests} test chunks" + (f", {ready} more embedded" if ready else "") + ")"
     return (f"Test vectors: {stats.test_coverage:.0%}{counts} - default searches leave tests out and are "
-            "complete; --include-tests finds the rest by keywords until they are in (an index run adds "
-            "them; if it was stopped, run the index command again)")
+            "complete; test chunks are found by keywords until their vectors are in (an index run, a "
+            "watcher or `search --include-tests` adds them)")
 
 
 def _test_chunks(index_dir: Path) -> int:
