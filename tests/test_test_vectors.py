@@ -108,6 +108,7 @@ def test_index_is_complete_for_default_searches_before_its_test_vectors_and_the_
     final = build_index(project, settings, embedder=resumed)  # not "unchanged": the test vectors are missing
     assert set(resumed.embedded) == tests - set(stopped.embedded)  # only what the stopped run had not
     assert final.test_coverage == 1.0 and final.run["mode"] == "incremental"
+    assert "complete" not in final.timings_s  # only test vectors to add: one swap, none deferred
     assert VectorStore(db, final.collection).count() == final.total_chunks
     assert set(load_english_vectors(db)[0]) >= {c.chunk_id for c in catalog_tests}
     assert set(Manifest.load(db).chunks) == set(Manifest.load(full_db).chunks)

@@ -50,12 +50,13 @@ def deferred_tests(chunks: Sequence[Chunk], texts: Mapping[str, str], index_dir:
                    settings: Settings) -> frozenset[str]:
     """The test chunks among those an index run is about to store whose vectors should follow
     the swap: those the cache has no vector for, when at least `progressive_min_chunks` of them
-    (fewer embed in seconds: one swap). Empty for a server-side build (built in one piece) or
-    with CODELENS_PROGRESSIVE=0."""
+    (fewer embed in seconds: one swap), and other chunks to store besides. Empty for a
+    server-side build (built in one piece) or with CODELENS_PROGRESSIVE=0."""
     if not settings.progressive or settings.chroma_url:
         return frozenset()
     tests = [c for c in chunks if c.is_test]
-    if len(tests) < max(1, settings.progressive_min_chunks):
+    # nothing else to store (the run after one stopped before its tests): one swap
+    if len(tests) < max(1, settings.progressive_min_chunks) or len(tests) == len(chunks):
         return frozenset()
     hashes = {c.chunk_id: text_hash(texts[c.chunk_id]) for c in tests}
     cached = read_cached_vectors(IndexLayout(index_dir).embedding_cache, model, list(set(hashes.values())))
