@@ -9,6 +9,7 @@ size, file count and compression ratio, and nothing found is ever imported or ru
 from __future__ import annotations
 
 import errno
+import functools
 import io
 import stat
 import tokenize
@@ -269,9 +270,21 @@ def list_source_files(root: Path) -> list[SourceFile]:
 
 def _load_gitignore(root: Path) -> pathspec.PathSpec | None:
     gitignore = root / ".gitignore"
-    if gitignore.is_symlink() or not gitignore.is_file() or gitignore.stat().st_size > _MAX_GITIGNORE_BYTES:
+    try:
+        info = gitignore.lstat()
+    except OSError:
         return None
-    lines = gitignore.read_text(encoding="utf-8", errors="replace").splitlines()
+    if not stat.S_ISREG(info.st_mode) or info.st_size > _MAX_GITIGNORE_BYTES:
+        return None  # a symlink, a folder, or too large
+    return _compiled_gitignore(str(gitignore), info.st_size, info.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled_gitignore(path: str, _size: int, _mtime_ns: int) -> pathspec.PathSpec:
+    """Compiling a long .gitignore costs more than the walk it serves (~10 ms for 170 patterns):
+    a process that walks the same folder again (serve's check before each search) compiles it
+    once per version of the file."""
+    lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
     return pathspec.PathSpec.from_lines("gitignore", lines)
 
 

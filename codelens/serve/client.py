@@ -10,9 +10,9 @@ index) means "no server": the caller then searches in-process.
 from __future__ import annotations
 
 import hashlib
-import http.client
 import json
 import os
+import socket
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,19 +77,30 @@ def remote_search(address: ServerAddress, request: dict) -> list[dict] | None:
     """Hits from the server (hit dicts with rank and relevance), or None when it cannot be
     reached (the caller falls back). Errors the search itself raised come back as RemoteError."""
     body = json.dumps({**request, "token": address.token}).encode("utf-8")
-    connection = http.client.HTTPConnection(SERVE_HOST, address.port, timeout=CONNECT_TIMEOUT_S)
     try:
-        connection.connect()
-        connection.sock.settimeout(SEARCH_TIMEOUT_S)
-        connection.request("POST", "/search", body, {"Content-Type": "application/json"})
-        response = connection.getresponse()
-        payload = json.loads(response.read().decode("utf-8"))
-    except (OSError, http.client.HTTPException, ValueError):
+        status, raw = _post(address.port, "/search", body)
+        payload = json.loads(raw.decode("utf-8"))
+    except (OSError, ValueError, IndexError):
         return None
-    finally:
-        connection.close()
-    if response.status == 200 and isinstance(payload.get("hits"), list):
+    if not isinstance(payload, dict):
+        return None
+    if status == 200 and isinstance(payload.get("hits"), list):
         return payload["hits"]
     if "error" in payload:
         raise RemoteError(str(payload["error"]), int(payload.get("exit_code", 1)))
     return None
+
+
+def _post(port: int, path: str, body: bytes) -> tuple[int, bytes]:
+    """One HTTP/1.1 POST to the server on loopback: (status, body). A socket, not http.client:
+    that module's import (the email package) is most of a fast-path process's start-up."""
+    head = (f"POST {path} HTTP/1.1\r\nHost: {SERVE_HOST}:{port}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode("ascii")
+    with socket.create_connection((SERVE_HOST, port), timeout=CONNECT_TIMEOUT_S) as connection:
+        connection.settimeout(SEARCH_TIMEOUT_S)
+        connection.sendall(head + body)
+        received = []
+        while data := connection.recv(65536):
+            received.append(data)
+    header, _, payload = b"".join(received).partition(b"\r\n\r\n")
+    return int(header.split(b" ", 2)[1]), payload
