@@ -99,6 +99,7 @@ class Merge:
 
     text: str
     status: str
+    notes: tuple[str, ...] = ()  # what the user may want to change by hand in the entry
 
 
 def target_named(name: str) -> Target:
@@ -145,10 +146,32 @@ def merge_config(target: Target, scope: str, old_text: str | None, command: str,
     """The target's config file with CodeLens's server in it; `where` names the file in errors."""
     entry = server_entry(target, scope, command)
     if target.file_format == "json":
-        return merge_json(old_text, target.servers_key, SERVER_NAME, entry, where)
-    if target.file_format == "toml":
-        return merge_toml(old_text, target.servers_key, SERVER_NAME, entry, where)
-    return merge_yaml(old_text, target.servers_key, entry, where, header=CONTINUE_HEADER[scope])
+        merge = merge_json(old_text, target.servers_key, SERVER_NAME, entry, where)
+    elif target.file_format == "toml":
+        merge = merge_toml(old_text, target.servers_key, SERVER_NAME, entry, where)
+    else:
+        merge = merge_yaml(old_text, target.servers_key, entry, where, header=CONTINUE_HEADER[scope])
+    notes = leftover_notes(our_entry(target, merge.text))
+    return Merge(merge.text, merge.status, notes) if notes else merge
+
+
+def our_entry(target: Target, text: str) -> dict[str, Any]:
+    """CodeLens's entry as the agent will read it from the file's text."""
+    data = {"json": json.loads, "toml": tomllib.loads, "yaml": yaml.safe_load}[target.file_format](text) or {}
+    servers = data.get(target.servers_key) or {}
+    if isinstance(servers, list):
+        return next((item for item in servers if isinstance(item, dict) and item.get("name") == SERVER_NAME), {})
+    return servers.get(SERVER_NAME) or {}
+
+
+def leftover_notes(entry: Mapping[str, Any]) -> tuple[str, ...]:
+    """An older entry's PYTHONPATH (from running a checkout) would put that checkout's code ahead of the
+    installed package: it stays, since the user may mean it, but they hear about it."""
+    env = entry.get("env")
+    if isinstance(env, dict) and "PYTHONPATH" in env:
+        return (f"its env still sets PYTHONPATH={env['PYTHONPATH']} (for running a checkout): remove it to run "
+                "the installed codelens",)
+    return ()
 
 
 def merged_entry(old: Any, ours: dict[str, Any]) -> dict[str, Any]:

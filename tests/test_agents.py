@@ -149,7 +149,8 @@ def test_an_older_codelens_entry_is_brought_up_to_date_keeping_what_the_user_add
     servers = servers_in(name, path.read_text())
     entry = servers["codelens"]
     assert (entry["command"], entry["args"]) == ("codelens", ["mcp"])
-    assert entry["env"] == old["env"]  # the user's additions stay (PYTHONPATH is harmless once installed)
+    assert entry["env"] == old["env"]  # the user's additions stay, and a PYTHONPATH among them is pointed out
+    assert "note: its env still sets PYTHONPATH=/src/codelens" in out
     assert servers["other"]["command"] == "x"
     if name == "codex":
         assert "# the LLM for ask" in path.read_text()

@@ -44,6 +44,8 @@ def cmd_install_agent(args: argparse.Namespace) -> int:
     if merge.status != "unchanged":
         _write(path, merge.text)
     print(_report(target, args.scope, path, merge.status))
+    for note in merge.notes:
+        print(f"note: {note}")
     if args.scope == "project" and not has_index(index_for(project)):
         print(f"No index of {project} yet: run `codelens index` there (until then every tool says so).")
     return 0
