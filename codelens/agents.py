@@ -7,13 +7,13 @@ index of the repository around its working directory (codelens/locations.py), so
 that matters is which folder each agent starts it in. What each agent reads, and where it
 starts a stdio server, as looked up on 2026-12-02 (sources beside each target below):
 
-| agent       | project file                  | user file                         | servers live in      |
-|-------------|-------------------------------|-----------------------------------|----------------------|
-| Claude Code | .mcp.json                     | ~/.claude.json                    | "mcpServers" {name}  |
-| Cursor      | .cursor/mcp.json              | ~/.cursor/mcp.json                | "mcpServers" {name}  |
+| agent       | project file                       | user file                    | servers live in      |
+|-------------|------------------------------------|------------------------------|----------------------|
+| Claude Code | .mcp.json                          | ~/.claude.json               | "mcpServers" {name}  |
+| Cursor      | .cursor/mcp.json                   | ~/.cursor/mcp.json           | "mcpServers" {name}  |
 | Continue    | .continue/mcpServers/codelens.yaml | ~/.continue/config.yaml      | mcpServers: [- name] |
-| Codex CLI   | .codex/config.toml            | $CODEX_HOME/config.toml (~/.codex) | [mcp_servers.name]  |
-| VS Code     | .vscode/mcp.json              | the profile's User/mcp.json       | "servers" {name}     |
+| Codex CLI   | .codex/config.toml                 | $CODEX_HOME/config.toml      | [mcp_servers.name]   |
+| VS Code     | .vscode/mcp.json                   | the profile's User/mcp.json  | "servers" {name}     |
 
 A second run changes nothing; a run over an older CodeLens entry (say one that started the
 venv's python with --db) replaces the keys CodeLens writes and keeps any the user added to it

@@ -249,3 +249,12 @@ def test_the_toml_writer_escapes_what_it_writes() -> None:
     command = 'C:\\Program Files\\"code lens"\\codelens.exe ё'
     merge = merge_config(TARGETS["codex"], "user", 'title = "x"\n', command, "config.toml")
     assert tomllib.loads(merge.text)["mcp_servers"]["codelens"]["command"] == command
+
+
+def test_a_byte_order_mark_from_an_editor_is_read_past(repo, capsys) -> None:
+    path = repo / ".vscode" / "mcp.json"
+    path.parent.mkdir()
+    path.write_text('\ufeff{"servers": {"other": {"type": "stdio", "command": "x"}}}', encoding="utf-8")
+    assert install(capsys, "vscode")[0] == 0
+    assert set(servers_in("vscode", path.read_text(encoding="utf-8"))) == {"other", "codelens"}
+    assert sorted(p.name for p in path.parent.iterdir()) == ["mcp.json"]  # no temporary file left

@@ -83,7 +83,7 @@ def _diff(path: Path, old_text: str | None, merge: Merge) -> str:
 
 def _read(path: Path) -> str | None:
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")  # an editor's byte-order mark is not part of the JSON
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
@@ -96,10 +96,13 @@ def _write(path: Path, text: str) -> None:
     and it keeps its permissions (~/.claude.json is private)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.codelens-tmp")
-    temporary.write_text(text, encoding="utf-8")
-    if path.exists():
-        shutil.copymode(path, temporary)
-    os.replace(temporary, path)
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        if path.exists():
+            shutil.copymode(path, temporary)
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
 
 
 AGENT_COMMANDS = {"install-agent": cmd_install_agent}
