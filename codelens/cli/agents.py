@@ -68,9 +68,9 @@ def installed_command() -> str:
 def _report(target: Target, scope: str, path: Path, status: str) -> str:
     done = {"created": f"created {path} with", "added": f"added to {path}:",
             "updated": f"updated in {path}:", "unchanged": f"{path} already has"}[status]
+    restart = "" if status == "unchanged" else f" Restart {target.title} (or reload its MCP servers) to pick it up."
     return (f"{target.title} ({scope} scope): {done} the codelens MCP server (`codelens mcp`).\n"
-            f"{target.starts_in}, and the server uses the index of the repository around that folder. "
-            f"Restart {target.title} (or reload its MCP servers) to pick it up.")
+            f"{target.starts_in}, and the server uses the index of the repository around that folder.{restart}")
 
 
 def _diff(path: Path, old_text: str | None, merge: Merge) -> str:
