@@ -3,6 +3,8 @@ over stdio and streamable HTTP, against real indexes."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -25,6 +27,7 @@ from codelens.graph.query import callers
 from codelens.graph.store import load_graph
 from codelens.index.build import build_index
 from codelens.index.metadata import read_stats
+from codelens.locations import has_index, index_for
 from codelens.mcp.tools import numbered_code
 from tests.conftest import PROJECT_ROOT, settings_for
 from tests.stub_llm import Reply
@@ -34,10 +37,11 @@ VERIFY_PASSWORD = "gymhero/security.py::verify_password"
 
 
 @asynccontextmanager
-async def mcp_session(args: list[str], errlog: Path, env: dict[str, str] | None = None) -> AsyncIterator[ClientSession]:
+async def mcp_session(args: list[str], errlog: Path, env: dict[str, str] | None = None,
+                      cwd: Path = PROJECT_ROOT) -> AsyncIterator[ClientSession]:
     """The real server as a subprocess, connected over stdio, initialized."""
     params = StdioServerParameters(command=sys.executable, args=["-m", "codelens", "mcp", *args],
-                                   cwd=str(PROJECT_ROOT), env=env)
+                                   cwd=str(cwd), env=env)
     with errlog.open("w", encoding="utf-8") as log:
         async with stdio_client(params, errlog=log) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
@@ -59,9 +63,10 @@ class Client:
 
 
 @contextmanager
-def serving(args: list[str], errlog: Path, env: dict[str, str] | None = None) -> Iterator[Client]:
+def serving(args: list[str], errlog: Path, env: dict[str, str] | None = None,
+            cwd: Path = PROJECT_ROOT) -> Iterator[Client]:
     with start_blocking_portal() as portal, portal.wrap_async_context_manager(
-            mcp_session(args, errlog, env)) as session:
+            mcp_session(args, errlog, env, cwd)) as session:
         yield Client(portal, session)
 
 
@@ -299,3 +304,35 @@ def test_numbered_code_keeps_the_real_lines_of_a_module_chunk() -> None:
     assert text_.splitlines() == [" 1  import os", " 2  X = 1", "    ...", "12  main()"]
     assert cut == 0
     assert numbered_code(chunk, max_lines=2) == (" 1  import os\n 2  X = 1", 1)
+
+
+# ------------------------------------------------------------ as an agent starts it: in the repository, no flags
+
+
+@pytest.mark.slow
+def test_started_inside_a_repository_with_no_arguments_it_searches_that_repositorys_index(
+        tmp_path, mini_project) -> None:
+    """What `codelens install-agent` configures: the agent starts `codelens mcp` in (a folder of)
+    the project and passes nothing; the index is the repository's own, in the user cache."""
+    repo = tmp_path / "myrepo"
+    shutil.copytree(mini_project, repo)
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    status_before = subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=repo, check=True,
+                                   capture_output=True, text=True).stdout
+    # The SDK gives the child only a few safe variables plus `env`: pass this test's user cache
+    # (CODELENS_CACHE_DIR, set by the autouse fixture) and the models' cache along.
+    env = {**{k: v for k, v in os.environ.items() if k != "CODELENS_DB"}, "PYTHONPATH": str(PROJECT_ROOT)}
+    built = subprocess.run([sys.executable, "-m", "codelens", "index"], cwd=repo, env=env,
+                           capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stderr
+    assert has_index(index_for(repo)), "no --db: the index belongs in the user cache, keyed by the repository"
+    status_after = subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=repo, check=True,
+                                  capture_output=True, text=True).stdout
+    assert status_after == status_before  # nothing new in the repository
+
+    with serving([], tmp_path / "server.log", env=env, cwd=repo / "pkg") as client:
+        result = client.call("search", query="hash a password", k=5)
+        assert not result.is_error, text(result)
+        assert "pkg/auth.py::hash_password" in {hit["chunk_id"] for hit in result.structured_content["hits"]}
+        status = client.call("index_status")
+        assert not status.is_error and str(repo.resolve()) in str(status.structured_content["source"])

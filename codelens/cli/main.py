@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from codelens.cli.agents import AGENT_COMMANDS, add_agent_command
 from codelens.cli.ask import add_ask_command, cmd_ask
 from codelens.cli.common import EXIT_CODES_HELP, add_common, settings_of
 from codelens.cli.graph import GRAPH_COMMANDS, add_graph_commands
@@ -88,6 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_ask_command(commands)
     add_graph_commands(commands)
     add_mcp_command(commands)
+    add_agent_command(commands)
     return parser
 
 
@@ -362,6 +364,7 @@ COMMANDS = {"index": cmd_index, "search": cmd_search, "eval": cmd_eval, "stats":
             "serve": cmd_serve, "repos": cmd_repos, "forget": cmd_forget}
 COMMANDS.update(GRAPH_COMMANDS)
 COMMANDS.update(MCP_COMMANDS)
+COMMANDS.update(AGENT_COMMANDS)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
