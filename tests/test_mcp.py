@@ -39,9 +39,13 @@ VERIFY_PASSWORD = "gymhero/security.py::verify_password"
 @asynccontextmanager
 async def mcp_session(args: list[str], errlog: Path, env: dict[str, str] | None = None,
                       cwd: Path = PROJECT_ROOT) -> AsyncIterator[ClientSession]:
-    """The real server as a subprocess, connected over stdio, initialized."""
+    """The real server as a subprocess, connected over stdio, initialized. The SDK hands a child
+    only a few variables of its own: the test's cache roots go with them, so no server touches
+    a real user folder."""
+    cache_roots = {name: os.environ[name] for name in ("CODELENS_CACHE_DIR", "CODELENS_MODEL_CACHE",
+                                                       "CODELENS_AUTOSERVE", "PYTHONPATH") if name in os.environ}
     params = StdioServerParameters(command=sys.executable, args=["-m", "codelens", "mcp", *args],
-                                   cwd=str(cwd), env=env)
+                                   cwd=str(cwd), env={**cache_roots, **(env or {})})
     with errlog.open("w", encoding="utf-8") as log:
         async with stdio_client(params, errlog=log) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
