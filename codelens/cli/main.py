@@ -213,6 +213,7 @@ def format_summary(stats, db_path: Path) -> str:
         f"Time: {stats.duration_s:.1f} s",
     ]
     lines.append(coverage_line(stats))
+    lines.extend(repository_lines(stats, db_path))
     run = stats.run or {}
     if run:
         lines.append(f"Run: {run.get('mode')}  embedded: {run.get('embedded', 0)}  "
@@ -225,6 +226,20 @@ def format_summary(stats, db_path: Path) -> str:
         lines.append(f"Warnings: {len(stats.warnings)} (see index_metadata.json)")
         lines.extend(f"  - {w}" for w in stats.warnings[:10])
     return "\n".join(lines)
+
+
+def repository_lines(stats, db_path: Path) -> list[str]:
+    """A workspace's repositories with their files and chunks (nothing for a single repository)."""
+    from codelens.index.manifest import Manifest
+    from codelens.workspace import Workspace, count_by_repository
+
+    workspace = Workspace.from_json(stats.repositories, stats.source)
+    if workspace.is_single:
+        return []
+    manifest = Manifest.load(db_path)
+    counts = count_by_repository(workspace, manifest.files if manifest else (), manifest.chunks if manifest else ())
+    return [f"Repositories: {len(workspace.repositories)}", *(f"  {name}: {files} files, {chunks} chunks"
+                                                             for name, (files, chunks) in counts.items() if name)]
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -240,7 +255,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
         searcher = Searcher(settings)
         filters = SearchFilters(kinds=tuple(args.kind or ()), path_prefix=args.path,
-                                include_tests=args.include_tests)
+                                include_tests=args.include_tests, repos=tuple(args.repo or ()))
         found = searcher.search(args.query, k=args.k, filters=filters)
         hits = [h.to_row() for h in found]
         if searcher.damaged:

@@ -28,6 +28,8 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
                              "text: build files, scripts, SQL, CSV, plain text)")
     parser.add_argument("--path", default="", help="only paths starting with this prefix")
     parser.add_argument("--include-tests", action="store_true", help="also search test code")
+    parser.add_argument("--repo", action="append", default=None, metavar="NAME",
+                        help="only this repository of a workspace (repeatable; `codelens stats` lists them)")
 
 
 def print_hits(hits: list[dict], as_json: bool) -> None:
@@ -51,7 +53,7 @@ class _QuietParser(argparse.ArgumentParser):
 
 def search_request(args: argparse.Namespace) -> dict:
     return {"query": args.query, "k": args.k, "kinds": list(args.kind or ()), "path_prefix": args.path,
-            "include_tests": args.include_tests, "model": args.model}
+            "include_tests": args.include_tests, "model": args.model, "repos": list(args.repo or ())}
 
 
 def search_through_server(argv: Sequence[str]) -> int | None:

@@ -239,6 +239,7 @@ def _stats(source: Path, chunked: ChunkedCodebase, model_id: str, settings: Sett
         "duration_s": 0.0, "warnings": chunked.warnings, "collection": COLLECTION_NAME,
         "text_budget": settings.embed_code_chars, "run": run,
         "secrets_masked": dict(sorted(chunked.secrets_masked.items())), "redaction_version": REDACTION_VERSION,
+        "repositories": chunked.repositories,
         **fields,
     })
 

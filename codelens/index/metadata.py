@@ -33,6 +33,8 @@ class IndexStats:
     secrets_masked: dict[str, int] = field(default_factory=dict)  # masks per kind, see redaction.py
     redaction_version: int = 0  # masking rules the stored text went through; 0: none (older index)
     dense_coverage: float = 1.0  # share of chunks with a dense vector; below 1: a progressive run's partial index
+    # The repositories of the source (codelens/workspace.py): one, or each git repository of a workspace folder
+    repositories: list[dict] = field(default_factory=list)
     format_version: int = FORMAT_VERSION
 
     def to_json(self) -> dict:

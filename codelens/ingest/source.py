@@ -208,11 +208,11 @@ def iter_python_files(root: Path) -> Iterator[SourceFile]:
 
 def iter_source_files(root: Path, python_only: bool = False) -> Iterator[SourceFile]:
     """Yield the files under root that are read (Python, documents, configuration: see
-    `formats.file_format`), minus skipped and ignored paths."""
-    ignore = _load_gitignore(root)
-    stack = [root]
+    `formats.file_format`), minus skipped and ignored paths. As git does, each folder's own
+    `.gitignore` applies below it: a workspace's repositories keep their own rules."""
+    stack = [(root, _with_gitignore((), root, ""))]
     while stack:
-        folder = stack.pop()
+        folder, ignores = stack.pop()
         try:
             entries = sorted(folder.iterdir(), key=lambda p: p.name, reverse=True)
         except OSError:
@@ -222,10 +222,24 @@ def iter_source_files(root: Path, python_only: bool = False) -> Iterator[SourceF
             if entry.is_symlink():
                 continue
             if entry.is_dir():
-                if entry.name not in SKIP_DIRS and not _ignored(ignore, rel + "/") and not _is_index(entry):
-                    stack.append(entry)
-            elif _read_as(entry.name, python_only) and entry.is_file() and not _ignored(ignore, rel):
+                if entry.name not in SKIP_DIRS and not _ignored_by(ignores, rel + "/") and not _is_index(entry):
+                    stack.append((entry, _with_gitignore(ignores, entry, rel + "/")))
+            elif _read_as(entry.name, python_only) and entry.is_file() and not _ignored_by(ignores, rel):
                 yield SourceFile(rel_path=rel, abs_path=entry)
+
+
+# The .gitignore files that apply in a folder: (the folder's path below the root + "/", its rules).
+Ignores = tuple[tuple[str, pathspec.PathSpec], ...]
+
+
+def _with_gitignore(ignores: Ignores, folder: Path, rel_prefix: str) -> Ignores:
+    spec = _load_gitignore(folder)
+    return (*ignores, (rel_prefix, spec)) if spec is not None else ignores
+
+
+def _ignored_by(ignores: Ignores, rel_path: str) -> bool:
+    """Whether a .gitignore of a folder above rel_path (a path below the root) ignores it."""
+    return any(rel_path.startswith(base) and spec.match_file(rel_path[len(base):]) for base, spec in ignores)
 
 
 def _read_as(name: str, python_only: bool) -> bool:
@@ -235,9 +249,10 @@ def _read_as(name: str, python_only: bool) -> bool:
 
 def indexed_path_filter(root: Path) -> Callable[[Path], bool]:
     """Whether a path under root is (or, deleted, was) a file an index run reads: the same
-    rules as `iter_source_files` (formats read, skipped folders, .gitignore), for a watcher's events."""
+    rules as `iter_source_files` (formats read, skipped folders, every .gitignore above it), for
+    a watcher's events."""
     root = root.resolve()
-    ignore = _load_gitignore(root)
+    top = _with_gitignore((), root, "")
 
     def accepts(path: Path) -> bool:
         try:
@@ -246,10 +261,13 @@ def indexed_path_filter(root: Path) -> Callable[[Path], bool]:
             return False
         if not _read_as(rel.name, python_only=False) or any(part in SKIP_DIRS for part in rel.parts[:-1]):
             return False
-        folders = ["/".join(rel.parts[: i + 1]) + "/" for i in range(len(rel.parts) - 1)]
-        if any(_ignored(ignore, f) or _is_index(root / f) for f in folders):
-            return False
-        return not _ignored(ignore, str(rel))
+        ignores = top
+        for depth in range(1, len(rel.parts)):
+            folder = "/".join(rel.parts[:depth]) + "/"
+            if _ignored_by(ignores, folder) or _is_index(root / folder):
+                return False
+            ignores = _with_gitignore(ignores, root / folder, folder)
+        return not _ignored_by(ignores, str(rel))
 
     return accepts
 
@@ -286,10 +304,6 @@ def _compiled_gitignore(path: str, _size: int, _mtime_ns: int) -> pathspec.PathS
     once per version of the file."""
     lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
     return pathspec.PathSpec.from_lines("gitignore", lines)
-
-
-def _ignored(spec: pathspec.PathSpec | None, rel_path: str) -> bool:
-    return spec is not None and spec.match_file(rel_path)
 
 
 def read_source_text(raw: bytes) -> str | None:

@@ -35,6 +35,7 @@ from codelens.search.pipeline import HybridPipeline, shipped_pipeline
 from codelens.search.query import Fused, Query, Stage
 from codelens.search.ranking import RankingIndex, StageContext, stages_by_name
 from codelens.settings import DEFAULT_MODEL, Settings
+from codelens.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,7 @@ class Hit:
     relevance: float  # the e5 cosine of question and chunk, 0-100: what the UI shows
     rank: int
     file_hash: str = ""  # its file's content hash when indexed (index/freshness.py compares it with the disk)
+    repo: str = ""  # the repository of its file (codelens/workspace.py)
 
     @property
     def chunk_id(self) -> str:
@@ -55,6 +57,7 @@ class Hit:
         return {
             "chunk_id": c.chunk_id, "path": c.path, "symbol": c.symbol, "kind": c.kind,
             "start_line": c.start_line, "end_line": c.end_line, "score": round(self.fused_score, 4),
+            "repo": self.repo,
         }
 
     def to_row(self) -> dict:
@@ -117,6 +120,7 @@ class Searcher:
     def _open_index(self) -> None:
         db_path = self.settings.index_dir
         self.stats: IndexStats = read_stats(db_path)
+        self.workspace = Workspace.from_json(self.stats.repositories, self.stats.source)
         if self.settings.model and normalize_model_id(self.settings.model) != self.stats.model:
             raise ModelMismatch(self.stats.model, self.settings.model)
         self._version = _index_version(db_path)
@@ -240,9 +244,10 @@ class Searcher:
         scope = self._scopes.get(filters)
         if scope is None:
             check_path_prefix(filters.path_prefix, self._paths)
+            self.workspace.check_names(filters.repos)
             if len(self._scopes) >= _SCOPES_KEPT:
                 self._scopes.clear()
-            scope = self._scopes[filters] = ChunkScope(filters, self.chunks)
+            scope = self._scopes[filters] = ChunkScope(filters, self.chunks, self.workspace.repo_of)
         return scope
 
     def _collection_vectors(self) -> tuple[tuple[str, ...], np.ndarray]:
@@ -306,5 +311,6 @@ class Searcher:
                 continue
             cosine = item.cosine if item.cosine is not None else floor
             hits.append(Hit(chunk=chunk, fused_score=item.score, relevance=relevance_percent(cosine),
-                            rank=len(hits) + 1, file_hash=self.file_hashes.get(chunk.path, "")))
+                            rank=len(hits) + 1, file_hash=self.file_hashes.get(chunk.path, ""),
+                            repo=self.workspace.repo_of(chunk.path)))
         return hits

@@ -62,8 +62,11 @@ def search_payload(searcher: Searcher, request: dict) -> dict:
     prefix = request.get("path_prefix", "")
     if not isinstance(prefix, str):
         raise BadInput("'path_prefix' must be a string")
+    repos = request.get("repos") or ()
+    if not isinstance(repos, list | tuple) or not all(isinstance(repo, str) for repo in repos):
+        raise BadInput("'repos' must be a list of repository names")
     filters = SearchFilters(kinds=tuple(kinds), path_prefix=prefix,
-                            include_tests=bool(request.get("include_tests", False)))
+                            include_tests=bool(request.get("include_tests", False)), repos=tuple(repos))
     hits = searcher.search(query, k=k, filters=filters)
     return {"hits": [hit.to_row() for hit in hits]}
 

@@ -1,0 +1,92 @@
+"""Several repositories in one index: which repository a file is in, each repository's own
+.gitignore, the `repo` of every hit and the `--repo` filter."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from codelens.errors import BadInput
+from codelens.index.build import build_index
+from codelens.index.metadata import read_stats
+from codelens.search.filters import SearchFilters
+from codelens.search.searcher import Searcher
+from codelens.workspace import Repository, Workspace, discover
+from tests.conftest import settings_for
+
+
+def make_repo(folder: Path) -> Path:
+    (folder / ".git").mkdir(parents=True)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def workspace_index(tmp_path_factory, mini_project, embedder):
+    """A folder holding two repositories: the mini project (`alpha`) and a billing one (`beta`)
+    whose own .gitignore leaves out its generated code."""
+    root = tmp_path_factory.mktemp("workspace") / "work"
+    shutil.copytree(mini_project, root / "alpha")
+    make_repo(root / "alpha")
+    beta = make_repo(root / "beta")
+    (beta / "billing").mkdir()
+    (beta / "billing" / "invoices.py").write_text(
+        'def send_invoice(customer, amount):\n    """Email an invoice for the amount due to the customer."""\n'
+        "    return f'{customer}: {amount}'\n\n\n"
+        'def hash_invoice_number(number):\n    """A short hash of an invoice number for its URL."""\n'
+        "    return str(hash(number))[:8]\n")
+    (beta / "generated").mkdir()
+    (beta / "generated" / "stubs.py").write_text("def generated_stub():\n    return 0\n")
+    (beta / ".gitignore").write_text("generated/\n")
+    settings = settings_for(tmp_path_factory.mktemp("workspace_db") / "db")
+    build_index(root, settings, embedder=embedder)
+    return root, settings
+
+
+def test_a_folder_of_repositories_is_a_workspace(tmp_path: Path) -> None:
+    make_repo(tmp_path / "one")
+    assert discover(tmp_path).is_single  # one repository inside: paths as they are
+    make_repo(tmp_path / "two")
+    (tmp_path / "notes").mkdir()
+    workspace = discover(tmp_path)
+    assert workspace.names == ("one", "two")
+    assert workspace.repo_of("two/src/app.py") == "two" and workspace.repo_of("README.md") == ""
+    assert discover(tmp_path / "one").names == ("one",)  # a repository itself: a workspace of one
+    single = Workspace((Repository("gymhero", ""),))
+    assert single.repo_of("gymhero/security.py") == "gymhero"
+    with pytest.raises(BadInput, match="its repositories: one, two"):
+        workspace.check_names(["three"])
+
+
+def test_chunk_ids_are_relative_to_the_workspace_and_each_repository_keeps_its_gitignore(workspace_index) -> None:
+    _, settings = workspace_index
+    stats = read_stats(settings.index_dir)
+    assert [repo["name"] for repo in stats.repositories] == ["alpha", "beta"]
+    searcher = Searcher(settings)
+    assert "alpha/pkg/auth.py::hash_password" in searcher.chunks
+    assert "beta/billing/invoices.py::send_invoice" in searcher.chunks
+    assert not any(chunk_id.startswith("beta/generated/") for chunk_id in searcher.chunks)
+    assert not any("node_modules" in chunk_id for chunk_id in searcher.chunks)
+
+
+def test_every_hit_names_its_repository_and_repo_filters(workspace_index) -> None:
+    _, settings = workspace_index
+    searcher = Searcher(settings)
+    hits = searcher.search("hash", k=10)
+    assert {hit.repo for hit in hits} == {"alpha", "beta"}
+    assert all(hit.to_dict()["repo"] == hit.chunk.path.split("/")[0] for hit in hits)
+    only_beta = searcher.search("hash", k=10, filters=SearchFilters(repos=("beta",)))
+    assert only_beta and {hit.repo for hit in only_beta} == {"beta"}
+    assert only_beta[0].chunk_id == "beta/billing/invoices.py::hash_invoice_number"
+    with pytest.raises(BadInput, match="no repository 'gamma'"):
+        searcher.search("hash", filters=SearchFilters(repos=("gamma",)))
+
+
+def test_stats_list_the_repositories(workspace_index, capsys) -> None:
+    from codelens.cli.main import main
+
+    _, settings = workspace_index
+    assert main(["stats", "--db", str(settings.index_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "Repositories: 2" in out and "  alpha: 4 files, 10 chunks" in out and "  beta: 1 files, 2 chunks" in out
