@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import functools
 import io
+import os
 import stat
 import tokenize
 import zipfile
@@ -210,22 +211,29 @@ def iter_source_files(root: Path, python_only: bool = False) -> Iterator[SourceF
     """Yield the files under root that are read (Python, documents, configuration: see
     `formats.file_format`), minus skipped and ignored paths. As git does, each folder's own
     `.gitignore` applies below it: a workspace's repositories keep their own rules."""
-    stack = [(root, _with_gitignore((), root, ""))]
+    stack = [(root, "", _with_gitignore((), root, ""))]
     while stack:
-        folder, ignores = stack.pop()
-        try:
-            entries = sorted(folder.iterdir(), key=lambda p: p.name, reverse=True)
+        folder, prefix, ignores = stack.pop()
+        try:  # scandir: the entry types come with the listing, no stat per entry
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda e: e.name, reverse=True)
         except OSError:
             continue
         for entry in entries:
-            rel = entry.relative_to(root).as_posix()
-            if entry.is_symlink():
+            rel = prefix + entry.name
+            try:
+                if entry.is_symlink():
+                    continue
+                is_dir = entry.is_dir(follow_symlinks=False)
+                is_file = not is_dir and entry.is_file(follow_symlinks=False)
+            except OSError:
                 continue
-            if entry.is_dir():
-                if entry.name not in SKIP_DIRS and not _ignored_by(ignores, rel + "/") and not _is_index(entry):
-                    stack.append((entry, _with_gitignore(ignores, entry, rel + "/")))
-            elif _read_as(entry.name, python_only) and entry.is_file() and not _ignored_by(ignores, rel):
-                yield SourceFile(rel_path=rel, abs_path=entry)
+            if is_dir:
+                path = Path(entry.path)
+                if entry.name not in SKIP_DIRS and not _ignored_by(ignores, rel + "/") and not _is_index(path):
+                    stack.append((path, rel + "/", _with_gitignore(ignores, path, rel + "/")))
+            elif is_file and _read_as(entry.name, python_only) and not _ignored_by(ignores, rel):
+                yield SourceFile(rel_path=rel, abs_path=Path(entry.path))
 
 
 # The .gitignore files that apply in a folder: (the folder's path below the root + "/", its rules).
