@@ -379,15 +379,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_ERROR
+    except BrokenPipeError:  # `... | head` closed the pipe: not an error worth a traceback
+        # Before `except OSError` (its base class), or this never runs. stdout goes to /dev/null so
+        # the interpreter's flush at exit does not meet the closed pipe again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except OSError as exc:
         if exc.errno not in _WRITE_FAILURES:
             raise
         print(f"error: cannot write ({exc.strerror}: {exc.filename or 'a file'}) - the index is as it was before "
               "this run and every finished batch is kept; free some space and run it again", file=sys.stderr)
         return EXIT_ERROR
-    except BrokenPipeError:  # `... | head` closed the pipe: not an error worth a traceback
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_OK
 
 
 def index_main(argv: Sequence[str] | None = None) -> int:
