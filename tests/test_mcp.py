@@ -29,6 +29,7 @@ from codelens.index.build import build_index
 from codelens.index.metadata import read_stats
 from codelens.locations import has_index, index_for
 from codelens.mcp.tools import numbered_code
+from codelens.search.limits import MAX_K
 from tests.conftest import PROJECT_ROOT, settings_for
 from tests.stub_llm import Reply
 
@@ -95,7 +96,7 @@ def test_lists_the_read_only_tools_with_typed_inputs(demo_server: Client) -> Non
     for tool in tools.values():
         assert tool.description and tool.annotations.read_only_hint
     k = tools["search"].input_schema["properties"]["k"]
-    assert (k["type"], k["minimum"], k["maximum"]) == ("integer", 1, 50)
+    assert (k["type"], k["minimum"], k["maximum"]) == ("integer", 1, MAX_K)
     assert tools["search"].input_schema["required"] == ["query"]
 
 
@@ -179,7 +180,7 @@ def test_index_status(demo_server: Client, demo_index) -> None:
     ("get_chunk", {"chunk_id": "gymhero/security.py::verify_pasword"}, f"did you mean: {VERIFY_PASSWORD}"),
     ("get_chunk", {"chunk_id": "no/such/file.py::f"}, "take an id from a search hit"),
     ("search", {"query": "   "}, "empty query - ask a question"),
-    ("search", {"query": "token", "k": 51}, "less than or equal to 50"),
+    ("search", {"query": "token", "k": MAX_K + 1}, f"less than or equal to {MAX_K}"),
     ("search", {"query": "token", "k": 0}, "greater than or equal to 1"),
     ("search", {"query": "token", "kind": "lambda"}, "'function', 'method', 'class', 'module', 'doc', 'config' or"),
     ("search", {"query": "token", "path": "src/"},

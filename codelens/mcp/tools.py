@@ -36,10 +36,10 @@ from codelens.index.freshness import NOTES, FileCheck, source_folder
 from codelens.index.manifest import files_beside_code
 from codelens.open_index import OpenIndex
 from codelens.search.filters import SearchFilters
+from codelens.search.limits import k_problem
 from codelens.search.searcher import Hit, Searcher
 from codelens.settings import Settings
 
-MAX_K = 50
 MAX_ASK_K = 20
 HIT_LINES = 60  # code lines shown per search hit; get_chunk shows the rest
 CHUNK_LINES = 800  # get_chunk's cap: a generated module may be thousands of lines
@@ -120,8 +120,8 @@ class CodeLensTools:
     def search(self, query: str, k: int = 5, kinds: Sequence[str] = (), path: str = "",
                include_tests: bool = False) -> ToolOutput:
         query = _question(query)
-        if not 1 <= k <= MAX_K:
-            raise BadInput(f"k={k} is out of range - ask for 1 to {MAX_K} hits")
+        if k_problem(k):
+            raise BadInput(k_problem(k))
         unknown = sorted(set(kinds) - set(KINDS))
         if unknown:
             raise BadInput(f"unknown kind {', '.join(unknown)} - use any of {', '.join(KINDS)}")
