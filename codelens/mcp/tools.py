@@ -26,6 +26,7 @@ from codelens.graph.query import (
     dependencies,
     neighbour_detail,
     neighbour_lookup,
+    no_call_graph,
     node_dict,
     node_heading,
     resolve_node,
@@ -199,6 +200,10 @@ class CodeLensTools:
         try:
             return graph, resolve_node(graph, target)
         except UnknownSymbol as exc:
+            # A hit of a document or configuration file is a chunk id the graph never held: say so.
+            why = no_call_graph(target, self.index.catalog().chunks)
+            if why is not None:
+                raise UnknownSymbol(f"{why} (get_chunk reads it)") from None
             raise UnknownSymbol(str(exc).replace("python -m codelens map", "the code_map or search tool")) from None
 
     # ------------------------------------------------------------ the index itself
