@@ -1,5 +1,5 @@
 """What the MCP server's tools do, without MCP: plain calls on one index kept open, each
-returning the text an agent reads plus the same facts as data. mcp_server.py only wires
+returning the text an agent reads plus the same facts as data. mcp/server.py only wires
 these to the protocol; errors are CodeLensErrors with the fix in the message.
 """
 
