@@ -22,14 +22,15 @@ from mcp.types import CallToolResult
 
 from codelens.chunk import Chunk
 from codelens.cli.main import build_parser
-from codelens.errors import EXIT_USAGE
-from codelens.graph.query import callers
+from codelens.errors import EXIT_BAD_INPUT, EXIT_USAGE
+from codelens.graph.query import UnknownSymbol, callers
 from codelens.graph.store import load_graph
 from codelens.index.build import build_index
 from codelens.index.metadata import read_stats
 from codelens.locations import has_index, index_for
-from codelens.mcp.tools import numbered_code
-from tests.conftest import PROJECT_ROOT, settings_for
+from codelens.mcp.tools import CodeLensTools, ServedIndex, numbered_code
+from codelens.search.limits import MAX_K
+from tests.conftest import PROJECT_ROOT, run_cli, settings_for
 from tests.stub_llm import Reply
 
 READ_ONLY_TOOLS = {"search", "get_chunk", "callers", "callees", "deps", "code_map", "index_status"}
@@ -95,7 +96,7 @@ def test_lists_the_read_only_tools_with_typed_inputs(demo_server: Client) -> Non
     for tool in tools.values():
         assert tool.description and tool.annotations.read_only_hint
     k = tools["search"].input_schema["properties"]["k"]
-    assert (k["type"], k["minimum"], k["maximum"]) == ("integer", 1, 50)
+    assert (k["type"], k["minimum"], k["maximum"]) == ("integer", 1, MAX_K)
     assert tools["search"].input_schema["required"] == ["query"]
 
 
@@ -179,7 +180,7 @@ def test_index_status(demo_server: Client, demo_index) -> None:
     ("get_chunk", {"chunk_id": "gymhero/security.py::verify_pasword"}, f"did you mean: {VERIFY_PASSWORD}"),
     ("get_chunk", {"chunk_id": "no/such/file.py::f"}, "take an id from a search hit"),
     ("search", {"query": "   "}, "empty query - ask a question"),
-    ("search", {"query": "token", "k": 51}, "less than or equal to 50"),
+    ("search", {"query": "token", "k": MAX_K + 1}, f"less than or equal to {MAX_K}"),
     ("search", {"query": "token", "k": 0}, "greater than or equal to 1"),
     ("search", {"query": "token", "kind": "lambda"}, "'function', 'method', 'class', 'module', 'doc', 'config' or"),
     ("search", {"query": "token", "path": "src/"},
@@ -340,3 +341,50 @@ def test_started_inside_a_repository_with_no_arguments_it_searches_that_reposito
         assert "pkg/auth.py::hash_password" in {hit["chunk_id"] for hit in result.structured_content["hits"]}
         status = client.call("index_status")
         assert not status.is_error and str(repo.resolve()) in str(status.structured_content["source"])
+
+
+# ------------------------------------------------------------ documents and configuration in the graph tools
+
+APP = 'from pkg.db import connect\n\n\ndef run() -> None:\n    """Start the app."""\n    connect()\n'
+DB = 'def connect() -> str:\n    """Open the database connection."""\n    return "sqlite://"\n'
+ALEMBIC = "[alembic]\nscript_location = migrations\n\n[loggers]\nkeys = root\n"
+README = "# Demo app\n\n## Running\n\nRun `python -m pkg.app` to start it.\n"
+
+
+@pytest.fixture(scope="module")
+def mixed_index(tmp_path_factory, embedder):
+    """Two Python files, an INI file and a README, indexed."""
+    project = tmp_path_factory.mktemp("mixed") / "project"
+    (project / "pkg").mkdir(parents=True)
+    for name, content in (("pkg/app.py", APP), ("pkg/db.py", DB), ("alembic.ini", ALEMBIC), ("README.md", README)):
+        (project / name).write_text(content, encoding="utf-8")
+    settings = settings_for(project.parent / "chroma_db")
+    build_index(project, settings, embedder=embedder)
+    return settings
+
+
+def test_callers_of_a_document_or_configuration_piece_say_it_has_no_call_graph(mixed_index) -> None:
+    tools = CodeLensTools(ServedIndex(mixed_index))
+    assert [n["id"] for n in tools.callers("pkg/db.py::connect").data["callers"]] == ["pkg/app.py::run"]
+    for call, target, says in ((tools.callers, "alembic.ini::loggers", "a piece of the configuration file alembic.ini"),
+                               (tools.callees, "README.md::Running", "a section of the document README.md"),
+                               (tools.deps, "alembic.ini", "alembic.ini is not a Python file")):
+        with pytest.raises(UnknownSymbol) as error:
+            call(target)
+        assert says in str(error.value) and "has no call graph" in str(error.value)
+        assert "no function, class or file named" not in str(error.value)
+    with pytest.raises(UnknownSymbol, match="no function, class or file named 'nowhere'"):
+        tools.callers("nowhere")  # a name nothing has: the usual message
+    # The CLI's graph commands say the same.
+    result = run_cli("-m", "codelens", "callers", "alembic.ini::loggers", "--db", str(mixed_index.db_path))
+    assert result.returncode == EXIT_BAD_INPUT and "has no call graph" in result.stderr, result.stderr
+
+
+def test_the_latency_bench_asks_callers_of_code_hits_only() -> None:
+    sys.path.insert(0, str(PROJECT_ROOT / "bench"))
+    from mcp_latency import graph_target
+
+    config = {"chunk_id": "alembic.ini::alembic (2)", "kind": "config"}
+    code = {"chunk_id": "migrations/env.py::run_migrations_online", "kind": "function"}
+    assert graph_target([config, code]) == code["chunk_id"]
+    assert graph_target([config]) is None

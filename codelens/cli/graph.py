@@ -15,10 +15,12 @@ from codelens.graph.codemap import DEFAULT_MAP_CHARS, code_map, code_map_data
 from codelens.graph.model import CodeGraph
 from codelens.graph.query import (
     Neighbour,
+    UnknownSymbol,
     callees,
     callers,
     dependencies,
     neighbour_detail,
+    no_call_graph,
     node_dict,
     node_heading,
     resolve_node,
@@ -68,16 +70,34 @@ def _graph(args: argparse.Namespace) -> CodeGraph:
     return load_graph(settings_of(args).index_dir)
 
 
+def _resolve(graph: CodeGraph, args: argparse.Namespace) -> str:
+    """The node args.target means; a chunk id (or path) of a document or configuration file is
+    said to be one (from the chunk catalog, read only then) rather than "no function named"."""
+    try:
+        return resolve_node(graph, args.target)
+    except UnknownSymbol:
+        from codelens.index.progressive import load_catalog
+
+        try:
+            chunks = {e.chunk.chunk_id: e.chunk for e in load_catalog(settings_of(args).index_dir)}
+        except (OSError, ValueError, KeyError, TypeError):  # no catalog: the graph's own message
+            chunks = {}
+        why = no_call_graph(args.target, chunks)
+        if why is None:
+            raise
+        raise UnknownSymbol(why) from None
+
+
 def cmd_callers(args: argparse.Namespace) -> int:
     graph = _graph(args)
-    node_id = resolve_node(graph, args.target)
+    node_id = _resolve(graph, args)
     found = callers(graph, node_id, include_tests=args.include_tests)
     return _print_neighbours(graph, node_id, found, "callers", args.json)
 
 
 def cmd_callees(args: argparse.Namespace) -> int:
     graph = _graph(args)
-    node_id = resolve_node(graph, args.target)
+    node_id = _resolve(graph, args)
     found = [n for n in callees(graph, node_id) if args.include_tests or not n.node.is_test]
     return _print_neighbours(graph, node_id, found, "callees", args.json)
 
@@ -103,7 +123,7 @@ def _print_neighbours(graph: CodeGraph, node_id: str, found: list[Neighbour], ro
 
 def cmd_deps(args: argparse.Namespace) -> int:
     graph = _graph(args)
-    node_id = resolve_node(graph, args.target)
+    node_id = _resolve(graph, args)
     options = {"include_tests": args.include_tests, "include_external": args.external}
     upstream = dependencies(graph, node_id, args.depth, upstream=True, **options)
     downstream = dependencies(graph, node_id, args.depth, upstream=False, **options)

@@ -161,7 +161,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     stats = build_index(source, settings, full=args.full)
     print(format_summary(stats, settings.index_dir), flush=True)
     if args.watch:
-        watch_forever(settings)
+        watch_forever(settings, Path(source))
     return 0
 
 
@@ -181,11 +181,13 @@ def _project_index_settings(settings: Settings, source: Path | None) -> Settings
 _FILE_KIND_LABELS = (("doc", "Docs"), ("config", "Config"), ("text", "Text"))
 
 
-def watch_forever(settings: Settings) -> None:
-    """`index.py --watch`: follow the folder until Ctrl-C, one line per update."""
+def watch_forever(settings: Settings, source: Path) -> None:
+    """`index.py --watch`: follow the folder just indexed (not a path an earlier run recorded)
+    until Ctrl-C, one line per update."""
     from codelens.index.watch import watcher_for
 
-    watcher, line = watcher_for(settings, on_update=lambda result: print(update_line(result), flush=True))
+    watcher, line = watcher_for(settings, on_update=lambda result: print(update_line(result), flush=True),
+                                source=source)
     print(f"{line} - Ctrl-C stops", flush=True)
     if watcher is not None:
         watcher.run()
@@ -394,15 +396,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_ERROR
+    except BrokenPipeError:  # `... | head` closed the pipe: not an error worth a traceback
+        # Before `except OSError` (its base class), or this never runs. stdout goes to /dev/null so
+        # the interpreter's flush at exit does not meet the closed pipe again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except OSError as exc:
         if exc.errno not in _WRITE_FAILURES:
             raise
         print(f"error: cannot write ({exc.strerror}: {exc.filename or 'a file'}) - the index is as it was before "
               "this run and every finished batch is kept; free some space and run it again", file=sys.stderr)
         return EXIT_ERROR
-    except BrokenPipeError:  # `... | head` closed the pipe: not an error worth a traceback
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_OK
 
 
 def index_main(argv: Sequence[str] | None = None) -> int:

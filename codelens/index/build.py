@@ -121,7 +121,7 @@ def build_index(
                 and IndexLayout(index_dir).catalog.is_file()):
             damaged = damaged_sidecars(index_dir)
             if not damaged:
-                return _record_unchanged_run(index_dir, started, run)
+                return _record_unchanged_run(index_dir, source, started, run)
             chunked.warnings.append(f"damaged index parts rebuilt: {', '.join(damaged)}")
 
         if settings.progressive and not settings.chroma_url and previous is None and (
@@ -278,10 +278,12 @@ def _previous_index(index_dir: Path, model_id: str, full: bool,
     return stats, manifest
 
 
-def _record_unchanged_run(db_path: Path, started: float, run: dict) -> IndexStats:
+def _record_unchanged_run(db_path: Path, source: Path, started: float, run: dict) -> IndexStats:
+    """Nothing to change but the record: when and from where (the same files in another folder,
+    a moved checkout: the watcher, `reindex` and freshness follow the folder this run read)."""
     stats = read_stats(db_path)
     run["mode"] = "unchanged"
-    stats = replace(stats, indexed_at=_now(), duration_s=round(time.perf_counter() - started, 2),
+    stats = replace(stats, source=str(source), indexed_at=_now(), duration_s=round(time.perf_counter() - started, 2),
                     run=run, timings_s={})
     write_stats(db_path, stats)
     return stats

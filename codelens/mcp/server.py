@@ -30,8 +30,9 @@ from pydantic import Field
 from codelens.answer.llm import ChatClient, LLMConfig
 from codelens.errors import CodeLensError, LLMError
 from codelens.graph.codemap import DEFAULT_MAP_CHARS
-from codelens.mcp.tools import MAX_ASK_K, MAX_K, CodeLensTools, ServedIndex, ToolOutput, write_answer
+from codelens.mcp.tools import MAX_ASK_K, CodeLensTools, ServedIndex, ToolOutput, write_answer
 from codelens.models import tune_threads_for_search
+from codelens.search.limits import MAX_K
 from codelens.serve.worker import ModelThread
 from codelens.settings import Settings
 

@@ -1,5 +1,5 @@
 """What the MCP server's tools do, without MCP: plain calls on one index kept open, each
-returning the text an agent reads plus the same facts as data. mcp_server.py only wires
+returning the text an agent reads plus the same facts as data. mcp/server.py only wires
 these to the protocol; errors are CodeLensErrors with the fix in the message.
 """
 
@@ -26,6 +26,7 @@ from codelens.graph.query import (
     dependencies,
     neighbour_detail,
     neighbour_lookup,
+    no_call_graph,
     node_dict,
     node_heading,
     resolve_node,
@@ -36,10 +37,10 @@ from codelens.index.freshness import NOTES, FileCheck, source_folder
 from codelens.index.manifest import files_beside_code
 from codelens.open_index import OpenIndex
 from codelens.search.filters import SearchFilters
+from codelens.search.limits import k_problem
 from codelens.search.searcher import Hit, Searcher
 from codelens.settings import Settings
 
-MAX_K = 50
 MAX_ASK_K = 20
 HIT_LINES = 60  # code lines shown per search hit; get_chunk shows the rest
 CHUNK_LINES = 800  # get_chunk's cap: a generated module may be thousands of lines
@@ -120,8 +121,8 @@ class CodeLensTools:
     def search(self, query: str, k: int = 5, kinds: Sequence[str] = (), path: str = "",
                include_tests: bool = False) -> ToolOutput:
         query = _question(query)
-        if not 1 <= k <= MAX_K:
-            raise BadInput(f"k={k} is out of range - ask for 1 to {MAX_K} hits")
+        if k_problem(k):
+            raise BadInput(k_problem(k))
         unknown = sorted(set(kinds) - set(KINDS))
         if unknown:
             raise BadInput(f"unknown kind {', '.join(unknown)} - use any of {', '.join(KINDS)}")
@@ -199,6 +200,10 @@ class CodeLensTools:
         try:
             return graph, resolve_node(graph, target)
         except UnknownSymbol as exc:
+            # A hit of a document or configuration file is a chunk id the graph never held: say so.
+            why = no_call_graph(target, self.index.catalog().chunks)
+            if why is not None:
+                raise UnknownSymbol(f"{why} (get_chunk reads it)") from None
             raise UnknownSymbol(str(exc).replace("python -m codelens map", "the code_map or search tool")) from None
 
     # ------------------------------------------------------------ the index itself

@@ -293,7 +293,7 @@ class Searcher:
 
     def _embed_english(self, text: str) -> np.ndarray:
         """The English model's query vector (the model the open index's sidecar was built with);
-        it loads on the first English question (numpy, no torch)."""
+        it loads on the first English question (onnxruntime, no torch)."""
         kind = self._english_kind
         if kind.name not in self._english_models:
             self._english_models[kind.name] = kind.load()
@@ -301,7 +301,7 @@ class Searcher:
 
     def _hits(self, fused: list[Fused]) -> list[Hit]:
         """Fused order; relevance is the index model's cosine. A chunk the ChromaDB leg did not
-        fetch (found by BM25 or MiniLM only) shows the lowest cosine among the hits, an upper
+        fetch (found by BM25 or the English model only) shows the lowest cosine among the hits, an upper
         bound of its own (which lies below every fetched one)."""
         floor = min((f.cosine for f in fused if f.cosine is not None), default=0.0)
         hits = []

@@ -25,6 +25,7 @@ from codelens.chunk import KINDS
 from codelens.errors import BadInput, CodeLensError
 from codelens.index.layout import IndexLayout
 from codelens.search.filters import SearchFilters
+from codelens.search.limits import k_problem
 from codelens.search.searcher import Searcher
 from codelens.serve.client import SERVE_HOST, announcement_file, find_server
 from codelens.serve.lifetime import IdleTimer, ServeLock, holder_pid, idle_exit_s
@@ -32,7 +33,6 @@ from codelens.serve.worker import ModelThread
 from codelens.settings import Settings
 
 _MAX_BODY = 1_000_000
-_MAX_K = 100
 
 
 class _Server(ThreadingHTTPServer):
@@ -51,8 +51,8 @@ def search_payload(searcher: Searcher, request: dict) -> dict:
     except UnicodeEncodeError:
         raise BadInput("the query is not valid text (a lone UTF-16 surrogate)") from None
     k = request.get("k", 5)
-    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= _MAX_K:
-        raise BadInput(f"'k' must be a whole number from 1 to {_MAX_K}")
+    if k_problem(k):
+        raise BadInput(k_problem(k))
     kinds = request.get("kinds") or ()
     if not isinstance(kinds, list | tuple) or not all(isinstance(kind, str) for kind in kinds):
         raise BadInput("'kinds' must be a list of kind names")
