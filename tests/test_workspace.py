@@ -90,3 +90,25 @@ def test_stats_list_the_repositories(workspace_index, capsys) -> None:
     assert main(["stats", "--db", str(settings.index_dir)]) == 0
     out = capsys.readouterr().out
     assert "Repositories: 2" in out and "  alpha: 4 files, 10 chunks" in out and "  beta: 1 files, 2 chunks" in out
+
+
+def test_mcp_search_takes_repo_and_index_status_lists_the_repositories(workspace_index) -> None:
+    from codelens.mcp.tools import CodeLensTools, ServedIndex
+
+    _, settings = workspace_index
+    tools = CodeLensTools(ServedIndex(settings))
+    found = tools.search("hash", k=10, repos=("alpha",))
+    assert found.data["hits"] and {hit["repo"] for hit in found.data["hits"]} == {"alpha"}
+    status = tools.index_status(ask_enabled=False, reindex_allowed=False)
+    assert [r["name"] for r in status.data["repositories"]] == ["alpha", "beta"]
+    assert "repositories: alpha (4 files, 10 chunks), beta (1 files, 2 chunks)" in status.text
+
+
+def test_serve_takes_repos(workspace_index) -> None:
+    from codelens.serve.server import search_payload
+
+    _, settings = workspace_index
+    hits = search_payload(Searcher(settings), {"query": "hash", "k": 10, "repos": ["beta"]})["hits"]
+    assert hits and {hit["repo"] for hit in hits} == {"beta"}
+    with pytest.raises(BadInput, match="'repos' must be a list"):
+        search_payload(Searcher(settings), {"query": "hash", "repos": "beta"})

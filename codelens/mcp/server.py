@@ -164,6 +164,8 @@ def _add_search_tools(server: MCPServer, calls: ToolCalls) -> None:
                                                         "(documents, configuration, build files)")] = None,
         path: Annotated[str, Field(description="only files whose path starts with this, e.g. `app/api/`")] = "",
         include_tests: Annotated[bool, Field(description="also search test code")] = False,
+        repo: Annotated[str | list[str] | None, Field(description="only these repositories of a workspace index "
+                                                      "(index_status lists them)")] = None,
     ) -> CallToolResult:
         """Semantic search over the indexed Python codebase: the functions, methods, classes and module
         blocks (and the sections of its docs, keys of its configuration, targets of its build files)
@@ -171,7 +173,8 @@ def _add_search_tools(server: MCPServer, calls: ToolCalls) -> None:
         kind, relevance (0-100%) and code with line numbers. Pass a chunk id on to `get_chunk`,
         `callers`, `callees` or `deps`."""
         kinds = (kind,) if isinstance(kind, str) else tuple(kind or ())
-        return await calls.run(calls.tools.search, query, k, kinds, path, include_tests)
+        repos = (repo,) if isinstance(repo, str) else tuple(repo or ())
+        return await calls.run(calls.tools.search, query, k, kinds, path, include_tests, repos)
 
     @server.tool(annotations=READ_ONLY)
     async def get_chunk(

@@ -119,7 +119,7 @@ class CodeLensTools:
     # ------------------------------------------------------------ search and code
 
     def search(self, query: str, k: int = 5, kinds: Sequence[str] = (), path: str = "",
-               include_tests: bool = False) -> ToolOutput:
+               include_tests: bool = False, repos: Sequence[str] = ()) -> ToolOutput:
         query = _question(query)
         if k_problem(k):
             raise BadInput(k_problem(k))
@@ -128,7 +128,8 @@ class CodeLensTools:
             raise BadInput(f"unknown kind {', '.join(unknown)} - use any of {', '.join(KINDS)}")
         searcher = self.index.searcher
         path = path.strip().removeprefix("./")
-        filters = SearchFilters(kinds=tuple(kinds), path_prefix=path, include_tests=include_tests)
+        filters = SearchFilters(kinds=tuple(kinds), path_prefix=path, include_tests=include_tests,
+                                repos=tuple(repos))
         hits = searcher.search(query, k=k, filters=filters)
         states = [self.index.file_state(hit.chunk.path, hit.file_hash) for hit in hits]
         data = {"query": query, "hits": [{**_hit_data(hit), "file_state": state} for hit, state in zip(hits, states,
@@ -220,7 +221,7 @@ class CodeLensTools:
                 "model": stats.model, "indexed_at": stats.indexed_at, "duration_s": stats.duration_s,
                 "warnings": len(stats.warnings), "dense": searcher.vector_counts(),
                 "ask_enabled": ask_enabled, "reindex_allowed": reindex_allowed,
-                "damaged": list(searcher.damaged)}
+                "damaged": list(searcher.damaged), "repositories": _repositories(searcher, db_path)}
         watch = read_watch_status(db_path)
         data["watch"] = asdict(watch) if watch else None
         data["watch_line"] = watch.line() if watch else "watch: off (this index is not being followed)"
@@ -367,12 +368,26 @@ def _neighbours_output(graph: CodeGraph, node_id: str, found: list[Neighbour], r
     return ToolOutput("\n".join(lines), data)
 
 
+def _repositories(searcher, db_path) -> list[dict]:
+    """Each repository of the index (one, or those of a workspace) with its files and chunks."""
+    from codelens.index.manifest import Manifest
+    from codelens.workspace import count_by_repository
+
+    manifest = Manifest.load(db_path)
+    counts = count_by_repository(searcher.workspace, manifest.files if manifest else (),
+                                 manifest.chunks if manifest else ())
+    return [{"name": name, "files": files, "chunks": chunks} for name, (files, chunks) in counts.items() if name]
+
+
 def _status_text(data: dict) -> str:
     dense, kinds = data["dense"], data["chunks_per_kind"]
     chunks = max(1, dense["chunks"])
     graph = data["graph"]
+    repositories = data.get("repositories") or []
     lines = [
         f"index {data['db']}: {data['total_chunks']} chunks from {data['files']} files of {data['source']}",
+        *(["repositories: " + ", ".join(f"{r['name']} ({r['files']} files, {r['chunks']} chunks)"
+                                        for r in repositories)] if len(repositories) > 1 else []),
         "  " + ", ".join(f"{kind} {kinds.get(kind, 0)}" for kind in KINDS),
         f"model {data['model']}, indexed {data['indexed_at']} in {data['duration_s']:.1f} s, "
         f"{data['warnings']} warnings",
