@@ -105,3 +105,10 @@ def count_by_repository(workspace: Workspace, file_paths: Iterable[str],
     for chunk_id in chunk_ids:
         counts.setdefault(workspace.repo_of(chunk_id.split("::", 1)[0]), [0, 0])[1] += 1
     return {name: (files, chunks) for name, (files, chunks) in counts.items()}
+
+
+def repository_labels(repositories: Sequence[dict]) -> tuple[str, ...]:
+    """The path labels of a workspace's repositories as the metadata records them (none for a
+    workspace of one): what the code graph resolves imports by."""
+    labels = (str(item.get("label", "")) for item in repositories or () if isinstance(item, dict))
+    return tuple(label for label in labels if label)

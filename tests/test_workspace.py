@@ -112,3 +112,33 @@ def test_serve_takes_repos(workspace_index) -> None:
     assert hits and {hit["repo"] for hit in hits} == {"beta"}
     with pytest.raises(BadInput, match="'repos' must be a list"):
         search_payload(Searcher(settings), {"query": "hash", "repos": "beta"})
+
+
+def test_the_graph_resolves_imports_in_their_own_repository_first_then_across(tmp_path: Path, embedder) -> None:
+    """shop imports `utils` (its own and billing's exist: its own wins) and `billing` (a src/
+    layout package of the other repository: resolved there, and marked as another repository)."""
+    from codelens.graph.query import callees, callers
+    from codelens.open_index import OpenIndex
+
+    root = tmp_path / "work"
+    shop, billing = make_repo(root / "shop"), make_repo(root / "billing")
+    (shop / "utils.py").write_text("def money(amount):\n    return f'{amount:.2f}'\n")
+    (shop / "checkout.py").write_text(
+        "from billing.invoices import send_invoice\nfrom utils import money\n\n\n"
+        "def checkout(customer, amount):\n    send_invoice(customer, money(amount))\n")
+    (billing / "src" / "billing").mkdir(parents=True)
+    (billing / "src" / "billing" / "__init__.py").write_text("")
+    (billing / "src" / "billing" / "invoices.py").write_text(
+        "from utils import money\n\n\ndef send_invoice(customer, amount):\n    return customer, money(amount)\n")
+    (billing / "src" / "utils.py").write_text("def money(amount):\n    return str(amount)\n")
+    settings = settings_for(tmp_path / "db")
+    build_index(root, settings, embedder=embedder)
+    graph = OpenIndex(settings).graph
+    called = {n.node.node_id: n for n in callees(graph, "shop/checkout.py::checkout")}
+    assert set(called) == {"billing/src/billing/invoices.py::send_invoice", "shop/utils.py::money"}
+    assert called["billing/src/billing/invoices.py::send_invoice"].other_repo == "billing"
+    assert called["shop/utils.py::money"].other_repo == ""
+    inbound = callers(graph, "billing/src/billing/invoices.py::send_invoice")
+    assert [(n.node.node_id, n.other_repo) for n in inbound] == [("shop/checkout.py::checkout", "shop")]
+    own = {n.node.node_id for n in callees(graph, "billing/src/billing/invoices.py::send_invoice")}
+    assert own == {"billing/src/utils.py::money"}

@@ -34,9 +34,11 @@ class Neighbour:
     line: int  # the first call site's line (in the caller's file)
     count: int
     via: str  # "" a call, "reference" passed as an argument (Depends(f), partial(f))
+    other_repo: str = ""  # in a workspace: the neighbour's repository when it is not the asked node's
 
     def to_dict(self) -> dict:
-        return {**node_dict(self.node), "line": self.line, "count": self.count, "via": self.via}
+        return {**node_dict(self.node), "line": self.line, "count": self.count, "via": self.via,
+                "other_repo": self.other_repo}
 
 
 @dataclass(frozen=True)
@@ -115,11 +117,16 @@ def neighbour_detail(neighbour: Neighbour) -> str:
         parts.append(f"via {neighbour.via}")
     if neighbour.node.is_test:
         parts.append("test")
+    if neighbour.other_repo:
+        parts.append(f"in repository {neighbour.other_repo}")
     return f"  ({', '.join(parts)})" if parts else ""
 
 
 def _neighbour(graph: CodeGraph, node_id: str, edge: Edge) -> Neighbour:
-    return Neighbour(graph.nodes[node_id], edge.line, edge.count, edge.via)
+    origin = edge.source if node_id == edge.target else edge.target
+    mine, theirs = graph.repository_of(origin), graph.repository_of(node_id)
+    return Neighbour(graph.nodes[node_id], edge.line, edge.count, edge.via,
+                     other_repo=theirs if graph.repository_labels and theirs != mine else "")
 
 
 def _ordered(neighbours: Iterable[Neighbour]) -> list[Neighbour]:

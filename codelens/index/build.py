@@ -48,6 +48,7 @@ from codelens.ingest.redaction import REDACTION_VERSION
 from codelens.models import ENGLISH_MODEL_KEYS, Embedder, load_embedder, normalize_model_id
 from codelens.search.english import recorded_english_key
 from codelens.settings import COLLECTION_NAME, Settings
+from codelens.workspace import repository_labels
 
 ProgressCallback = Callable[[int, int], None]
 STORE_BATCH = 1000  # chunks per ChromaDB write (and progress step)
@@ -166,7 +167,8 @@ def build_index(
             sidecar_input = SidecarInput(build_dir, chunked.chunks, chunked.sources,
                                          IndexLayout(index_dir).embedding_cache, settings.show_progress,
                                          index_model=model_id, text_hashes=hashes,
-                                         english_model=english_key)
+                                         english_model=english_key,
+                                         repository_labels=repository_labels(chunked.repositories))
             for sidecar in SIDECARS:
                 sidecar_started = time.perf_counter()
                 sidecar.build(sidecar_input)

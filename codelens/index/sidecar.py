@@ -36,6 +36,9 @@ class SidecarInput:
     # An incremental update's changed files (rel paths; None: every file may have changed):
     # a builder may then reuse what the build folder (a copy of the index) holds for the rest.
     changed_paths: frozenset[str] | None = None
+    # The path labels of a workspace's repositories (workspace.Repository.label; empty: one repository):
+    # the code graph resolves each repository's imports inside it first.
+    repository_labels: tuple[str, ...] = ()
 
     def embed(self, texts: Sequence[str], model: str, embed: Callable[[list[str]], np.ndarray], dim: int,
               batch_size: int, desc: str, unit: str = "chunk") -> np.ndarray:
