@@ -142,3 +142,19 @@ def test_the_graph_resolves_imports_in_their_own_repository_first_then_across(tm
     assert [(n.node.node_id, n.other_repo) for n in inbound] == [("shop/checkout.py::checkout", "shop")]
     own = {n.node.node_id for n in callees(graph, "billing/src/billing/invoices.py::send_invoice")}
     assert own == {"billing/src/utils.py::money"}
+
+
+def test_map_works_per_repository(workspace_index, capsys) -> None:
+    from codelens.cli.main import main
+    from codelens.mcp.tools import CodeLensTools, ServedIndex
+
+    _, settings = workspace_index
+    assert main(["map", "--db", str(settings.index_dir), "--repo", "beta"]) == 0
+    beta_map = capsys.readouterr().out
+    assert "send_invoice" in beta_map and "hash_password" not in beta_map
+    assert main(["map", "--db", str(settings.index_dir)]) == 0
+    whole = capsys.readouterr().out
+    assert "send_invoice" in whole and "hash_password" in whole
+    assert main(["map", "--db", str(settings.index_dir), "--repo", "gamma"]) == 6
+    alpha = CodeLensTools(ServedIndex(settings)).code_map(2000, repo="alpha")
+    assert "hash_password" in alpha.text and "send_invoice" not in alpha.text

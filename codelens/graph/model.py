@@ -118,6 +118,17 @@ class CodeGraph:
         wanted = set(kinds)
         return tuple(e for e in self.incoming.get(node_id, ()) if not wanted or e.kind in wanted)
 
+    def of_repository(self, label: str) -> CodeGraph:
+        """The part of a workspace's graph inside one repository, with its edges to libraries (those
+        into the other repositories are left out): what `map --repo` maps."""
+        if not label:
+            return self
+        inside = {node_id: node for node_id, node in self.nodes.items()
+                  if node.path == label or node.path.startswith(f"{label}/")}
+        edges = [e for e in self.edges
+                 if e.source in inside and (e.target in inside or e.target.startswith(EXTERNAL_PREFIX))]
+        return CodeGraph.from_parts(inside.values(), edges, (label,))
+
     def count_edges(self) -> dict[str, int]:
         counts = dict.fromkeys(EDGE_KINDS, 0)
         for edge in self.edges:

@@ -213,10 +213,12 @@ def _add_graph_tools(server: MCPServer, calls: ToolCalls) -> None:
     async def code_map(
         chars: Annotated[int, Field(ge=300, le=20_000, description="length budget in characters")]
         = DEFAULT_MAP_CHARS,
+        repo: Annotated[str, Field(description="map one repository of a workspace index (index_status "
+                                               "lists them); default: all of it")] = "",
     ) -> CallToolResult:
         """A compact map of the codebase: packages, modules, their main classes and functions (most
         used first) and the libraries it imports. A good first call in an unknown codebase."""
-        return await calls.run(calls.tools.code_map, chars)
+        return await calls.run(calls.tools.code_map, chars, repo)
 
 
 def _add_ask_tool(server: MCPServer, calls: ToolCalls, config: LLMConfig | None, problem: str) -> None:

@@ -190,8 +190,13 @@ class CodeLensTools:
             lines.extend(f"{'  ' * s.depth}{'<-' if upstream else '->'} {s.node_id}" for s in steps)
         return ToolOutput("\n".join(lines), data)
 
-    def code_map(self, chars: int) -> ToolOutput:
-        data = code_map_data(self.index.graph(), chars, files_beside_code(self.index.settings.index_dir))
+    def code_map(self, chars: int, repo: str = "") -> ToolOutput:
+        from codelens.cli.graph import repository_part
+
+        graph, files = self.index.graph(), files_beside_code(self.index.settings.index_dir)
+        if repo:
+            graph, files = repository_part(graph, files, self.index.settings.index_dir, repo)
+        data = code_map_data(graph, chars, files)
         return ToolOutput(data["text"], data)
 
     def _resolve(self, target: str) -> tuple[CodeGraph, str]:
