@@ -17,6 +17,7 @@ import pandas as pd
 import streamlit as st
 
 from codelens.answer.llm import HOW_TO_ENABLE, ChatClient, LLMConfig
+from codelens.app.access import UNLOCKED_KEY, page_token, unlocks
 from codelens.app.highlight import code_view, has_real_line_numbers, query_terms, render_html, render_segments
 from codelens.app.self_demo import is_own_source, own_source
 from codelens.app.ui import (
@@ -285,6 +286,23 @@ def render_hit(hit: Hit, terms: tuple[str, ...], graph: CodeGraph | None, includ
 settings = Settings.from_env()
 SERVED_ON = st.get_option("server.address") or "0.0.0.0"  # Streamlit's "" is every interface
 EXPOSED = not is_loopback(SERVED_ON)
+# ---- team access (codelens/app/access.py): on a network address, the team token before anything else
+# (here, above the sidebar's collection names); a visitor who gave it is remembered in their session
+if EXPOSED and not st.session_state.get(UNLOCKED_KEY):
+    st.title(":material/lock: CodeLens")
+    try:
+        expected_token = page_token()
+    except CodeLensError as exc:
+        st.error(str(exc))
+        st.stop()
+    typed = st.text_input("Токен команды · team token", type="password")
+    if typed and unlocks(typed, expected_token):
+        st.session_state[UNLOCKED_KEY] = True
+        st.rerun()
+    if typed:
+        st.error("Неверный токен · wrong token")
+    st.stop()
+# ---- end of team access
 choices = ["", *named_collections(settings.db_path)]
 if settings.collection not in choices:
     choices.append(settings.collection)

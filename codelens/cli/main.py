@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from codelens.cli.access import add_access_arguments, team_token_of
 from codelens.cli.agents import AGENT_COMMANDS, add_agent_command
 from codelens.cli.ask import add_ask_command, cmd_ask
 from codelens.cli.common import EXIT_CODES_HELP, add_common, settings_of
@@ -62,8 +63,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser(
         "serve", help="keep the index and models loaded on localhost; `search` then answers at once",
         description="A resident search process on 127.0.0.1: `python -m codelens search` uses it while it "
-                    "runs and searches in-process when it does not. Ctrl-C or SIGTERM stops it.")
-    serve.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free one)")
+                    "runs and searches in-process when it does not. Ctrl-C or SIGTERM stops it. With --host "
+                    "on another address it serves a team: every request needs the team token (--token-file).")
+    serve.add_argument("--port", type=int, default=0, help="port (default: any free one)")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to listen on (default 127.0.0.1: this machine only; any other needs a token)")
+    add_access_arguments(serve)
     serve.add_argument("--stop", action="store_true", help="stop the server of this index (one a search started "
                                                           "in the background, or one started by hand)")
     # What a search in a repository starts (cli/project.py): builds a missing index, checks the
@@ -300,8 +305,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 0
     if args.project is not None:
         settings = replace(settings, project=args.project.resolve())
+    token = team_token_of(args, args.host)  # before the models load: a missing token fails at once
     serve(settings, port=args.port, on_ready=lambda line: print(line, flush=True), watch=args.watch,
-          background=args.background)
+          background=args.background, host=args.host, team_token=token)
     return 0
 
 

@@ -39,6 +39,17 @@ class ServerAddress:
     pid: int
     index_dir: str
     chroma_url: str
+    host: str = SERVE_HOST  # where this machine reaches it (serve --host); older announcements lack it
+
+
+def connect_host(listening_on: str) -> str:
+    """The address this machine reaches a server listening on `listening_on` at: every interface
+    includes loopback, a named address is reached at itself."""
+    if listening_on in ("", "0.0.0.0"):
+        return SERVE_HOST
+    if listening_on == "::":
+        return "::1"
+    return listening_on
 
 
 def index_key(index_dir: Path, chroma_url: str = "") -> str:
@@ -59,7 +70,8 @@ def find_server(index_dir: Path, chroma_url: str = "") -> ServerAddress | None:
             return None
         raw = json.loads(target.read_text(encoding="utf-8"))
         address = ServerAddress(port=int(raw["port"]), token=str(raw["token"]), pid=int(raw["pid"]),
-                                index_dir=str(raw["index_dir"]), chroma_url=str(raw.get("chroma_url", "")))
+                                index_dir=str(raw["index_dir"]), chroma_url=str(raw.get("chroma_url", "")),
+                                host=str(raw.get("host", SERVE_HOST)))
     except (OSError, ValueError, KeyError, TypeError):
         return None
     if address.index_dir != str(Path(index_dir).resolve()) or address.chroma_url != chroma_url:
@@ -75,10 +87,12 @@ def find_server(index_dir: Path, chroma_url: str = "") -> ServerAddress | None:
 
 def remote_search(address: ServerAddress, request: dict) -> list[dict] | None:
     """Hits from the server (hit dicts with rank and relevance), or None when it cannot be
-    reached (the caller falls back). Errors the search itself raised come back as RemoteError."""
+    reached (the caller falls back). Errors the search itself raised come back as RemoteError.
+    The run's token goes in the body (a loopback server reads it there) and as a bearer token (a
+    server with a team token accepts the run's token there too)."""
     body = json.dumps({**request, "token": address.token}).encode("utf-8")
     try:
-        status, raw = _post(address.port, "/search", body)
+        status, raw = _post(address.host, address.port, "/search", body, address.token)
         payload = json.loads(raw.decode("utf-8"))
     except (OSError, ValueError, IndexError):
         return None
@@ -91,12 +105,14 @@ def remote_search(address: ServerAddress, request: dict) -> list[dict] | None:
     return None
 
 
-def _post(port: int, path: str, body: bytes) -> tuple[int, bytes]:
-    """One HTTP/1.1 POST to the server on loopback: (status, body). A socket, not http.client:
-    that module's import (the email package) is most of a fast-path process's start-up."""
-    head = (f"POST {path} HTTP/1.1\r\nHost: {SERVE_HOST}:{port}\r\nContent-Type: application/json\r\n"
+def _post(host: str, port: int, path: str, body: bytes, token: str) -> tuple[int, bytes]:
+    """One HTTP/1.1 POST to the server: (status, body). A socket, not http.client: that module's
+    import (the email package) is most of a fast-path process's start-up."""
+    named = f"[{host}]" if ":" in host else host
+    head = (f"POST {path} HTTP/1.1\r\nHost: {named}:{port}\r\nContent-Type: application/json\r\n"
+            f"Authorization: Bearer {token}\r\n"
             f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode("ascii")
-    with socket.create_connection((SERVE_HOST, port), timeout=CONNECT_TIMEOUT_S) as connection:
+    with socket.create_connection((host, port), timeout=CONNECT_TIMEOUT_S) as connection:
         connection.settimeout(SEARCH_TIMEOUT_S)
         connection.sendall(head + body)
         received = []
