@@ -204,6 +204,23 @@ def test_serve_on_loopback_keeps_the_run_token_rule(tmp_path, mini_index) -> Non
 # ------------------------------------------------------------ mcp --http
 
 
+def test_mcp_checks_the_token_with_the_sdks_own_verifier_and_advertises_no_oauth_server(mini_index) -> None:
+    from mcp.server.auth.middleware.bearer_auth import RequireAuthMiddleware
+
+    from codelens.mcp.server import TeamToken, build_server
+
+    verifier = TeamToken(TOKEN)
+    granted = anyio.run(verifier.verify_token, TOKEN)
+    assert granted is not None and TOKEN not in repr(granted)  # the request scope keeps no copy of it
+    assert anyio.run(verifier.verify_token, WRONG) is None and anyio.run(verifier.verify_token, "") is None
+    app = build_server(mini_index, watch=False, team_token=TOKEN).streamable_http_app()
+    assert [route.path for route in app.routes] == ["/mcp"]  # no /.well-known metadata, no OAuth endpoints
+    assert isinstance(app.routes[0].endpoint, RequireAuthMiddleware)
+    open_app = build_server(mini_index, watch=False).streamable_http_app()
+    assert not isinstance(open_app.routes[0].endpoint, RequireAuthMiddleware)  # loopback: as before
+
+
+
 def mcp_initialize(host: str, port: int, authorization: str | None) -> tuple[int, bytes]:
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
