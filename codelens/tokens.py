@@ -58,7 +58,7 @@ def team_token(host: str, require: bool = False, token_file: Path | None = None,
     needed = token_required(host, require) or token_file is not None
     token = load_token(token_file, environ) if needed else None
     if needed and token is None:
-        where = "this machine (--require-token)" if is_loopback(host) else f"{host}, reachable from the network"
+        where = "this machine (--require-token)" if is_loopback(host) else f"{host} (reachable from the network)"
         raise TokenError(f"a server on {where} needs a team token: make one with {HOW_TO_MAKE}")
     return token
 
