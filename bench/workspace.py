@@ -41,9 +41,11 @@ from semble import (
     run_queries,
     target_ranks,
 )
+from variants import VariantSearcher
 
 from codelens.index.build import build_index
 from codelens.search.filters import SearchFilters
+from codelens.search.ranking import SHIPPED_RANKING
 from codelens.search.searcher import Hit, Searcher
 from codelens.settings import Settings
 
@@ -97,23 +99,36 @@ def mean(values: Sequence[float]) -> float:
     return sum(values) / len(values) if values else float("nan")
 
 
+VARIANTS: dict[str, tuple[str, ...] | None] = {
+    "shipped": None,
+    "vote first": ("repo-vote", *SHIPPED_RANKING),
+    "vote soft": ("repo-vote-soft", *SHIPPED_RANKING),
+    "vote hard": ("repo-vote-hard", *SHIPPED_RANKING),
+    "vote head 10": ("repo-vote-10", *SHIPPED_RANKING),
+    "vote last": (*SHIPPED_RANKING, "repo-vote"),
+}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--semble", type=Path, default=SHARED / "benchmarks" / "semble_py_dev")
     parser.add_argument("--repos", nargs="*", default=None, help="a subset of its repositories (default: all)")
+    parser.add_argument("--variants", nargs="*", default=None, choices=sorted(VARIANTS),
+                        help="rankings of the combined index to compare (default: all)")
     args = parser.parse_args(argv)
     repos = repositories(args.semble, tuple(args.repos or ()))
     if len(repos) < 2:
         print("a workspace needs at least two repositories", file=sys.stderr)
         return 2
+    variants = {name: VARIANTS[name] for name in (args.variants or VARIANTS)}
     root = workspace_folder(args.semble, repos)
     settings = Settings(db_path=WORK / "db", show_progress=True)
     started = time.perf_counter()
     stats = build_index(root, settings)
     print(f"workspace: {stats.total_chunks} chunks, {len(stats.repositories)} repositories, run {stats.run} "
           f"({time.perf_counter() - started:.0f} s)", file=sys.stderr)
-    combined = Searcher(settings)
-    rows, totals = [], {key: [] for key in ("alone", "combined", "repo", "foreign")}
+    combined = VariantSearcher(settings)
+    scores: dict[tuple[str, str], dict[str, float]] = {}
     for repo in repos:
         alone = Searcher(index_repo(args.semble, repo, show_progress=True), embedder=combined.embedder)
         queries = queries_of(args.semble, repo)
@@ -121,23 +136,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             asked = [q for q in queries if q.lang == lang]
             if not asked:
                 continue
-            own = mean([s.ndcg for s in run_queries(alone, asked)])
-            mixed, foreign = run_combined(combined, asked, SearchFilters(include_tests=True))
+            row = scores[(repo, lang)] = {"alone": mean([s.ndcg for s in run_queries(alone, asked)])}
+            combined.names = None
             scoped, _ = run_combined(combined, asked, SearchFilters(include_tests=True, repos=(repo,)))
-            row = [repo, lang, len(asked), own, mean([s.ndcg for s in mixed]), mean([s.ndcg for s in scoped]),
-                   mean(foreign)]
-            rows.append(row)
-            for key, value in zip(("alone", "combined", "repo", "foreign"), row[3:], strict=True):
-                totals[key].append((lang, value))
+            row["--repo"] = mean([s.ndcg for s in scoped])
+            for name, ranking in variants.items():
+                combined.names = ranking
+                mixed, foreign = run_combined(combined, asked, SearchFilters(include_tests=True))
+                row[name] = mean([s.ndcg for s in mixed])
+                row[f"{name} other"] = mean(foreign)
+    columns = ["alone", "--repo", *variants, *(f"{name} other" for name in variants)]
+    rows = [[repo, lang, *(round(values[c], 3) for c in columns)] for (repo, lang), values in scores.items()]
     for lang in ("en", "ru"):
-        values = {key: mean([v for lng, v in items if lng == lang]) for key, items in totals.items()}
-        rows.append(["mean over repositories", lang, "", values["alone"], values["combined"], values["repo"],
-                     values["foreign"]])
-    for row in rows:
-        row.insert(6, row[4] - row[3])
-    print(print_table(["repository", "lang", "queries", "alone nDCG@10", "combined", "--repo",
-                       "combined - alone", "other repos in top 10"],
-                      [[*row[:3], *(round(v, 3) if isinstance(v, float) else v for v in row[3:])] for row in rows]))
+        chosen = [values for (_, lng), values in scores.items() if lng == lang]
+        rows.append(["mean", lang, *(round(mean([v[c] for v in chosen]), 3) for c in columns)])
+    print(print_table(["repository", "lang", *columns], rows))
     return 0
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from codelens.errors import BadInput
@@ -158,3 +159,19 @@ def test_map_works_per_repository(workspace_index, capsys) -> None:
     assert main(["map", "--db", str(settings.index_dir), "--repo", "gamma"]) == 6
     alpha = CodeLensTools(ServedIndex(settings)).code_map(2000, repo="alpha")
     assert "hash_password" in alpha.text and "send_invoice" not in alpha.text
+
+
+def test_the_repository_vote_fills_the_list_from_the_repository_the_evidence_points_to() -> None:
+    from codelens.search.query import Fused, Query
+    from codelens.search.ranking import RepositoryVote
+    from tests.conftest import make_chunk
+
+    ids = ["web/app.py::route", "web/app.py::Request", "client/models.py::Request", "web/ctx.py::g"]
+    chunks = {chunk_id: make_chunk(chunk_id, "def f():\n    pass\n") for chunk_id in ids}
+    workspace = Workspace((Repository("web", "web"), Repository("client", "client")))
+    fused = [Fused(ids[0], 1.0), Fused(ids[2], 0.9), Fused(ids[1], 0.8), Fused(ids[3], 0.7)]
+    query = Query.from_text("how is g used to store request data", np.zeros(4, dtype=np.float32))
+    voted = RepositoryVote(chunks, workspace.repo_of)(query, fused)
+    assert [f.chunk_id for f in voted] == [ids[0], ids[1], ids[3], ids[2]]  # the other repository's hit goes down
+    assert len(voted) == len(fused)  # never drops a candidate
+    assert RepositoryVote(chunks, None)(query, fused) == fused  # one repository: untouched

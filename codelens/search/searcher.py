@@ -277,7 +277,8 @@ class Searcher:
         if self._ranking_index is None:
             self._ranking_index = RankingIndex.build(self.chunks)
         context = StageContext(self._ranking_index, accept, self.bridge, self.file_vectors, self.dense_coverage,
-                               self.file_words, self._call_files)
+                               self.file_words, self._call_files,
+                               repo_of=None if self.workspace.is_single else self.workspace.repo_of)
         return shipped_pipeline(dense, self.lexical, bridge=self.bridge, accept=accept, english=self._english,
                                 stages=self.ranking(context))
 
