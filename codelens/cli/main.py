@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from codelens.cli.app import APP_COMMANDS, add_app_command
 from codelens.cli.ask import add_ask_command, cmd_ask
 from codelens.cli.common import EXIT_CODES_HELP, add_common, settings_of
 from codelens.cli.graph import GRAPH_COMMANDS, add_graph_commands
@@ -74,6 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_graph_commands(commands)
     add_mcp_command(commands)
     add_setup_command(commands)
+    add_app_command(commands)
     return parser
 
 
@@ -297,6 +299,7 @@ COMMANDS = {"index": cmd_index, "search": cmd_search, "eval": cmd_eval, "stats":
 COMMANDS.update(GRAPH_COMMANDS)
 COMMANDS.update(MCP_COMMANDS)
 COMMANDS.update(SETUP_COMMANDS)
+COMMANDS.update(APP_COMMANDS)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
