@@ -197,7 +197,7 @@ def test_the_app_watches_marks_stale_cards_and_has_a_switch(indexed_copy, monkey
 
     eventually(caught_up, interval=1.0)
     assert not any("файл изменён" in m.value for m in app.markdown)
-    assert any("watch: up to date" in c.value or "watch: updating" in c.value for c in app.sidebar.caption)
+    assert any(c.value.startswith(("Слежение: индекс актуален", "Слежение: обновляю")) for c in app.sidebar.caption)
     app.toggle(key="watch").set_value(False).run()
 
 

@@ -16,10 +16,12 @@ from typing import NoReturn
 
 from codelens.cli.access import add_access_arguments, team_token_of
 from codelens.cli.agents import AGENT_COMMANDS, add_agent_command
+from codelens.cli.app import APP_COMMANDS, add_app_command
 from codelens.cli.ask import add_ask_command, cmd_ask
 from codelens.cli.common import EXIT_CODES_HELP, add_common, settings_of
 from codelens.cli.graph import GRAPH_COMMANDS, add_graph_commands
 from codelens.cli.search import add_search_arguments, print_hits, search_request
+from codelens.cli.setup import SETUP_COMMANDS, add_setup_command
 from codelens.errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, BadInput, CodeLensError
 from codelens.mcp.cli import MCP_COMMANDS, add_mcp_command
 from codelens.models import ENGLISH_MODEL_KEYS
@@ -95,6 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_graph_commands(commands)
     add_mcp_command(commands)
     add_agent_command(commands)
+    add_setup_command(commands)
+    add_app_command(commands)
     return parser
 
 
@@ -388,6 +392,8 @@ COMMANDS = {"index": cmd_index, "search": cmd_search, "eval": cmd_eval, "stats":
 COMMANDS.update(GRAPH_COMMANDS)
 COMMANDS.update(MCP_COMMANDS)
 COMMANDS.update(AGENT_COMMANDS)
+COMMANDS.update(SETUP_COMMANDS)
+COMMANDS.update(APP_COMMANDS)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
