@@ -175,3 +175,17 @@ def test_the_repository_vote_fills_the_list_from_the_repository_the_evidence_poi
     assert [f.chunk_id for f in voted] == [ids[0], ids[1], ids[3], ids[2]]  # the other repository's hit goes down
     assert len(voted) == len(fused)  # never drops a candidate
     assert RepositoryVote(chunks, None)(query, fused) == fused  # one repository: untouched
+
+
+def test_the_app_shows_each_cards_repository_and_a_facet_that_filters(workspace_index, monkeypatch) -> None:
+    from tests.test_app import cards, open_app, search
+
+    _, settings = workspace_index
+    app = search(open_app(monkeypatch, settings.index_dir), "hash")
+    assert any(":material/folder: alpha]" in m.value for m in app.markdown)
+    shown = [path.split("/")[0] for _, path, *_ in cards(app)]
+    facet = {b.label: b for b in app.button if b.key and b.key.startswith("facet-")}
+    assert set(facet) == {f"{repo} · {shown.count(repo)}" for repo in set(shown)} and "beta" in shown
+    facet[f"beta · {shown.count('beta')}"].click().run()
+    assert app.multiselect(key="repos").value == ["beta"]
+    assert cards(app) and all(path.startswith("beta/") for _, path, *_ in cards(app))

@@ -110,6 +110,23 @@ def wait_for_warm_up(warm: WarmIndex) -> None:
     st.stop()
 
 
+def only_repository(name: str) -> None:
+    """The facet's click: search this repository alone."""
+    st.session_state["repos"] = [name]
+
+
+def render_repository_facet(hits: list[Hit]) -> None:
+    """How many of the hits each repository has; a click keeps the search to that one."""
+    counts: dict[str, int] = {}
+    for hit in hits:
+        counts[hit.repo] = counts.get(hit.repo, 0) + 1
+    columns = st.columns(len(counts) + 1, vertical_alignment="center")
+    columns[0].caption("Репозитории в результатах · repositories")
+    for column, (name, count) in zip(columns[1:], sorted(counts.items(), key=lambda item: -item[1]), strict=True):
+        column.button(f"{name} · {count}", key=f"facet-{name}", on_click=only_repository, args=(name,),
+                      type="tertiary", icon=":material/filter_alt:")
+
+
 def use_sample() -> None:
     """A clicked example becomes the query; the pills reset so it can be clicked again."""
     if st.session_state.get("sample"):
@@ -244,12 +261,14 @@ FILE_STATE_BADGES = {"changed": ":orange-badge[:material/edit: файл изме
 
 
 def render_hit(hit: Hit, terms: tuple[str, ...], graph: CodeGraph | None, include_tests: bool,
-               file_state: str = "") -> None:
+               file_state: str = "", show_repo: bool = False) -> None:
     chunk = hit.chunk
     numbered = has_real_line_numbers(chunk.code, chunk.start_line, chunk.end_line)
     with st.container(border=True, key=f"hit-{hit.rank}"):
         head, score = st.columns([6, 1], vertical_alignment="center")
         badges = f":{KIND_COLORS.get(chunk.kind, 'gray')}-badge[{KIND_LABELS.get(chunk.kind, chunk.kind)}]"
+        if show_repo and hit.repo:  # a workspace of several repositories: which one
+            badges = f":blue-badge[:material/folder: {hit.repo}] " + badges
         if chunk.is_test:
             badges += " :gray-badge[тест]"
         if file_state in FILE_STATE_BADGES:  # never show stale code as current
@@ -378,6 +397,9 @@ with st.sidebar:
                            placeholder="все типы")
     path_prefix = st.text_input("Путь начинается с (path prefix)", placeholder=example_path_prefix(index))
     include_tests = st.toggle("Показывать тесты", value=False, help="По умолчанию код тестов скрыт")
+    several_repositories = not index.workspace.is_single
+    repos = (st.multiselect("Репозиторий (repository)", index.workspace.names, key="repos",
+                            placeholder="все репозитории") if several_repositories else [])
     st.divider()
     watcher, watch_note = get_watcher(settings, str(index_dir), stats.source)
     if watcher is not None:
@@ -416,7 +438,8 @@ with search_tab:
     if not query.strip():
         st.info("Введите вопрос на русском или английском — или выберите пример выше.")
     else:
-        filters = SearchFilters(kinds=tuple(kinds), path_prefix=path_prefix.strip(), include_tests=include_tests)
+        filters = SearchFilters(kinds=tuple(kinds), path_prefix=path_prefix.strip(), include_tests=include_tests,
+                                repos=tuple(repos))
         started = time.perf_counter()
         try:
             hits = index.search(query, k=k, filters=filters)
@@ -438,8 +461,11 @@ with search_tab:
             if opened is not None:
                 render_opened(opened, graph, terms, include_tests)
             check = get_file_check(stats.source)
+            if several_repositories and not repos:
+                render_repository_facet(hits)
             for hit in hits:
-                render_hit(hit, terms, graph, include_tests, check.state(hit.chunk.path, hit.file_hash))
+                render_hit(hit, terms, graph, include_tests, check.state(hit.chunk.path, hit.file_hash),
+                           show_repo=several_repositories)
             render_answer_panel(query, hits, index)
 
 # ----------------------------------------------------------------- evaluation
