@@ -1,7 +1,7 @@
 """Concurrent clients against `codelens serve` and the MCP HTTP transport (issue 22).
 
     python bench/load.py --db PATH [--clients 1 8 32] [--searches N] [--target serve|mcp ...] [--beside-index]
-                         [--edit-every S]
+                         [--edit-every S] [--token-file FILE]
 
 Each client asks the sample queries and the evaluation questions in its own order, back to back
 (no think time), until N searches are done in all. `serve` is driven through the stdlib client the
@@ -9,7 +9,9 @@ CLI uses; MCP through the SDK's streamable-HTTP client, one session per client. 
 repeats every run while an index run of another codebase (../shared/corpora/gymhero_2026.zip)
 embeds beside the server. `--edit-every S` (an index of a folder: the servers watch it) edits one
 of its Python files every S seconds during each run, so the watcher's updates swap indexes under
-the load. Prints throughput, p50/p95/p99 latency, errors (must be 0) and the server's peak RSS.
+the load. `--token-file FILE` starts both servers as a team's (`--require-token --token-file FILE`)
+and every client sends that token as `Authorization: Bearer`. Prints throughput, p50/p95/p99
+latency, errors (must be 0) and the server's peak RSS.
 """
 
 from __future__ import annotations
@@ -90,7 +92,8 @@ def edits_beside(db: Path, every_s: float) -> Iterator[None]:
 
 
 @contextmanager
-def server_process(target: str, db: Path, work: Path) -> Iterator[tuple[subprocess.Popen, str]]:
+def server_process(target: str, db: Path, work: Path,
+                   token_file: Path | None = None) -> Iterator[tuple[subprocess.Popen, str]]:
     """A started server and how to reach it: serve's announcement, or the MCP URL."""
     env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
     if target == "serve":
@@ -98,6 +101,8 @@ def server_process(target: str, db: Path, work: Path) -> Iterator[tuple[subproce
     else:
         port = free_port()
         command = [sys.executable, "-m", "codelens", "mcp", "--db", str(db), "--http", str(port)]
+    if token_file is not None:
+        command += ["--require-token", "--token-file", str(token_file)]
     log = (work / f"{target}.log").open("w")
     server = subprocess.Popen(command, env=env, cwd=PROJECT_ROOT, stdout=subprocess.PIPE if target == "serve"
                               else log, stderr=log, text=True, start_new_session=True)
@@ -126,10 +131,15 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def drive_serve(db: Path, clients: int, searches: int, queries: list[str]) -> tuple[list[float], int]:
+def drive_serve(db: Path, clients: int, searches: int, queries: list[str],
+                token: str | None = None) -> tuple[list[float], int]:
+    from dataclasses import replace
+
     from codelens.serve.client import find_server, remote_search
 
     address = find_server(db)
+    if token is not None:  # a team member: the team token as the bearer token, not the run's
+        address = replace(address, token=token)
     latencies: list[float] = []
     errors = [0]
     lock = threading.Lock()
@@ -156,10 +166,14 @@ def drive_serve(db: Path, clients: int, searches: int, queries: list[str]) -> tu
     return latencies, errors[0]
 
 
-def drive_mcp(url: str, clients: int, searches: int, queries: list[str]) -> tuple[list[float], int]:
+def drive_mcp(url: str, clients: int, searches: int, queries: list[str],
+              token: str | None = None) -> tuple[list[float], int]:
     import anyio
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    headers = {"Authorization": f"Bearer {token}"} if token is not None else None
 
     latencies: list[float] = []
     errors = [0]
@@ -167,7 +181,9 @@ def drive_mcp(url: str, clients: int, searches: int, queries: list[str]) -> tupl
 
     async def client(seed: int) -> None:
         order = random.Random(seed).sample(queries, len(queries))
-        async with streamable_http_client(url) as (read, write), ClientSession(read, write) as session:
+        async with (create_mcp_http_client(headers=headers) as http,
+                    streamable_http_client(url, http_client=http) as (read, write),
+                    ClientSession(read, write) as session):
             await session.initialize()
             for index in range(per_client):
                 started = time.perf_counter()
@@ -196,24 +212,32 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--target", action="append", choices=("serve", "mcp"), help="default: both")
     parser.add_argument("--beside-index", action="store_true", help="also run every load beside an index run")
     parser.add_argument("--edit-every", type=float, default=0.0, help="edit a watched file every S seconds")
+    parser.add_argument("--token-file", type=Path, default=None, help="serve a team: every request sends this token")
     args = parser.parse_args(argv)
+    token = None
+    if args.token_file is not None:
+        from codelens.tokens import load_token
+
+        token = load_token(args.token_file)
     queries = questions()
     rows = []
     with tempfile.TemporaryDirectory(prefix="codelens-load-") as tmp:
         work = Path(tmp)
         for target in args.target or ["serve", "mcp"]:
             for beside in (False, True) if args.beside_index else (False,):
-                with (server_process(target, args.db, work) as (server, url), index_run_beside(beside, work),
+                with (server_process(target, args.db, work, args.token_file) as (server, url),
+                      index_run_beside(beside, work),
                       edits_beside(args.db, args.edit_every)):
                     for clients in args.clients:
                         started, load = time.perf_counter(), os.getloadavg()[0]
                         if target == "serve":
-                            latencies, errors = drive_serve(args.db, clients, args.searches, queries)
+                            latencies, errors = drive_serve(args.db, clients, args.searches, queries, token)
                         else:
-                            latencies, errors = drive_mcp(url, clients, args.searches, queries)
+                            latencies, errors = drive_mcp(url, clients, args.searches, queries, token)
                         wall = time.perf_counter() - started
                         machine = "index run beside" if beside else "no index run"
                         machine += f", an edit every {args.edit_every:g} s" if args.edit_every else ""
+                        machine += ", team token" if token else ""
                         rows.append([target, machine, clients, len(latencies),
                                      round(len(latencies) / wall, 1), round(percentile(latencies, 50), 1),
                                      round(percentile(latencies, 95), 1), round(percentile(latencies, 99), 1),

@@ -28,6 +28,7 @@ from codelens.search.ranking import (
     KindPrior,
     PathSignal,
     RankingIndex,
+    RepositoryVote,
     StageContext,
     StageFactory,
     SymbolIntent,
@@ -263,6 +264,11 @@ class KindPriorByDoc(KindPrior):
 
 # Every stage the benchmark can name: the shipped ones (ranking.STAGES) and these.
 BENCH_STAGES: dict[str, StageFactory] = {**STAGES, **{
+    # A workspace's repositories: the head's votes scale each repository's chunks (ranking.RepositoryVote)
+    "repo-vote": lambda c: RepositoryVote(c.index.chunks, c.repo_of),
+    "repo-vote-soft": lambda c: RepositoryVote(c.index.chunks, c.repo_of, strength=0.5),
+    "repo-vote-hard": lambda c: RepositoryVote(c.index.chunks, c.repo_of, strength=2.0),
+    "repo-vote-10": lambda c: RepositoryVote(c.index.chunks, c.repo_of, head=10),
     "kind-prior.7": lambda c: KindPrior(c.index.chunks, weight=0.7),
     "kind-prior.95": lambda c: KindPrior(c.index.chunks, weight=0.95),
     "kind-prior-doc.6": lambda c: KindPriorByDoc(c.index.chunks, doc_weight=0.6),

@@ -18,6 +18,9 @@ from codelens.errors import BadInput
 ALLOWED_ROOTS_VARIABLE = "CODELENS_ALLOWED_ROOTS"
 EXPOSED_WARNING = ("CodeLens is listening on {address}: anyone who can reach this address can read every "
                    "indexed file. Use HOST=127.0.0.1 (the default) to keep it on this machine.")
+SERVER_EXPOSED_WARNING = ("CodeLens is listening on {address}: anyone who can reach this address and holds the "
+                          "team token can read every indexed file. Use --host 127.0.0.1 (the default) to keep it "
+                          "on this machine.")
 
 
 def is_loopback(address: str) -> bool:

@@ -76,13 +76,39 @@ def index_for(project: Path, environ: dict[str, str] | None = None) -> Path:
 
 
 def project_root(start: Path, environ: dict[str, str] | None = None) -> Path:
-    """The project enclosing `start`: the nearest folder at or above it that is a git
-    repository's root or already has an index; `start` itself when there is none."""
+    """The project enclosing `start`: a folder above it with an index of its own that holds the
+    repository `start` is in (a workspace: `codelens index ~/work`), else the nearest folder at
+    or above it that is a git repository's root or already has an index; else `start` itself."""
     start = Path(start).expanduser().resolve()
+    nearest = None
     for folder in (start, *start.parents):
-        if (folder / ".git").exists() or has_index(index_for(folder, environ)):
-            return folder
-    return start
+        indexed = has_index(index_for(folder, environ))
+        if nearest is not None and indexed and _workspace_holds(index_for(folder, environ), nearest.name):
+            return folder  # a workspace around the repository: searched whole
+        if nearest is None and ((folder / ".git").exists() or indexed):
+            nearest = folder
+    return nearest or start
+
+
+def _workspace_holds(index_dir: Path, label: str) -> bool:
+    """Whether the index is a workspace with a repository labelled `label` (its metadata says)."""
+    import json
+
+    try:
+        repositories = json.loads((index_dir / METADATA_NAME).read_text(encoding="utf-8")).get("repositories") or []
+    except (OSError, ValueError, AttributeError):
+        return False
+    return any(isinstance(item, dict) and item.get("label") == label for item in repositories)
+
+
+def repository_within(project: Path, start: Path) -> str:
+    """The top-level folder of `project` that `start` is in, when `project` is a workspace
+    around it ("" when `start` is the project's own folder or not below it)."""
+    try:
+        parts = Path(start).resolve().relative_to(Path(project).resolve()).parts
+    except ValueError:
+        return ""
+    return parts[0] if parts and (Path(project) / parts[0] / ".git").exists() else ""
 
 
 def has_index(index_dir: Path) -> bool:

@@ -42,6 +42,11 @@ class OpenIndex:
         return self.searcher.model
 
     @property
+    def workspace(self):
+        """The repositories of the index (codelens/workspace.py): one, or those of a workspace."""
+        return self.searcher.workspace
+
+    @property
     def chunks(self) -> dict[str, Chunk]:
         return self.searcher.chunks
 

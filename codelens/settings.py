@@ -10,9 +10,13 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from codelens.ingest.embed_text import DEFAULT_TEXT_BUDGET
-
 DEFAULT_MODEL = "multilingual-e5-small"
+# Characters of embedded text per chunk (ingest/embed_text.py). Embedding time grows with text length
+# (measured: e5 ~33 texts/s at 50 tokens, ~6/s at 235, ~2/s at 465 on 2 cores); the first measurements
+# (bench/RESULTS.md) used ~600 characters. 700 keeps a little more code after the header. Not yet
+# swept with bench/retrieval.py: a candidate to tune. Here, not in ingest/, so that importing the
+# settings (the CLI's fast path does) imports nothing else.
+DEFAULT_TEXT_BUDGET = 700
 DEFAULT_DB = "./chroma_db"
 DEMO_ZIP_NAME = "codebase_python.zip"
 COLLECTION_NAME = "codelens"  # the ChromaDB collection inside an embedded index folder

@@ -44,8 +44,9 @@ GYMHERO_2026_ZIP = PROJECT_ROOT.parent / "shared" / "corpora" / "gymhero_2026.zi
 
 def pytest_configure(config) -> None:
     """No test touches a real user folder and none leaves a server running: the user cache root
-    (indexes, the shared embedding cache) is a temporary folder, searches start no background server, and the models' exported graphs live in pytest's cache (built
-    once, kept between runs of this checkout). Child processes inherit both."""
+    (indexes, the shared embedding cache) is a temporary folder, searches start no background
+    server, and the models' exported graphs live in pytest's cache (built once, kept between
+    runs of this checkout). Child processes inherit all three."""
     os.environ["CODELENS_CACHE_DIR"] = tempfile.mkdtemp(prefix="codelens-test-cache-")
     os.environ["CODELENS_AUTOSERVE"] = "0"  # no search leaves a background server behind (test_project.py starts one)
     cache = getattr(config, "cache", None)

@@ -9,13 +9,17 @@ import http.client
 import json
 import threading
 
+import anyio
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from codelens.errors import BadInput, CodeLensError
+from codelens.cli.main import build_parser
+from codelens.errors import EXIT_USAGE, BadInput, CodeLensError
 from codelens.evaluation import MAX_QUESTIONS, parse_questions_file
+from codelens.mcp.server import build_server
 from codelens.mcp.tools import CodeLensTools, ServedIndex
+from codelens.search.limits import MAX_K
 from codelens.serve.server import _handler, _Server, search_payload
 from codelens.serve.worker import ModelThread
 from tests.conftest import examples
@@ -122,6 +126,25 @@ def test_mcp_graph_and_chunk_arguments(tools, target, depth, chars) -> None:
             assert str(exc)
             continue
         assert isinstance(output.text, str)
+
+
+def test_one_k_limit_for_the_cli_serve_and_mcp(mini_index, mini_searcher, tools, capsys) -> None:
+    """MAX_K hits may be asked of every edge that takes k, one more of none, and each says the limit."""
+    assert search_payload(mini_searcher, {"query": "check the password", "k": MAX_K})["hits"]
+    assert tools.search("check the password", MAX_K).data["hits"]
+    assert build_parser().parse_args(["search", "check the password", "-k", str(MAX_K)]).k == MAX_K
+    for too_many in (lambda: search_payload(mini_searcher, {"query": "check the password", "k": MAX_K + 1}),
+                     lambda: tools.search("check the password", MAX_K + 1)):
+        with pytest.raises(BadInput, match=f"1 to {MAX_K} hits"):
+            too_many()
+    with pytest.raises(SystemExit) as usage:
+        build_parser().parse_args(["search", "check the password", "-k", str(MAX_K + 1)])
+    assert usage.value.code == EXIT_USAGE
+    assert f"argument -k: k={MAX_K + 1} is out of range - ask for 1 to {MAX_K} hits" in capsys.readouterr().err
+    # MCP clients read the limit from the tool's schema (the SDK refuses more before the call).
+    tools_listed = {tool.name: tool for tool in anyio.run(build_server(mini_index, watch=False).list_tools)}
+    k = tools_listed["search"].input_schema["properties"]["k"]
+    assert (k["minimum"], k["maximum"]) == (1, MAX_K)
 
 
 question_files = (st.binary(max_size=300)

@@ -57,3 +57,34 @@ print(sorted({{m.split(".")[0] for m in sys.modules}} & {{"torch", "transformers
     done = subprocess.run([sys.executable, "-c", code], cwd=PROJECT_ROOT, capture_output=True, text=True,
                           timeout=600, check=True)
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def pyproject() -> dict:
+    import tomllib
+
+    return tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def test_the_package_declares_exactly_the_pins_of_the_requirements_files() -> None:
+    """requirements.txt stays for `make run`; an installed CodeLens must get the same versions."""
+    project = pyproject()["project"]
+    assert project["dependencies"] == requirement_lines("requirements.txt")
+    extras = project["optional-dependencies"]
+    assert extras == {"st": requirement_lines("requirements-st.txt"), "ray": requirement_lines("requirements-ray.txt")}
+    assert project["scripts"] == {"codelens": "codelens.cli.entry:main"}
+    assert all(package(line) not in HEAVY for line in project["dependencies"])
+
+
+def test_only_the_package_and_its_data_are_installed() -> None:
+    setuptools = pyproject()["tool"]["setuptools"]
+    assert setuptools["packages"]["find"]["include"] == ["codelens*"]
+    assert "weights/*.txt" in setuptools["package-data"]["codelens"]
+    assert pyproject()["build-system"]["build-backend"] == "setuptools.build_meta"
+
+
+@pytest.mark.parametrize("name", WEIGHT_FILES)
+def test_the_packaged_weight_files_are_the_top_level_ones(name: str) -> None:
+    """`codelens setup` reads codelens/weights/ (package data), the Makefile and the docs the
+    top-level file: the same bytes, so both install the same packages."""
+    packaged = PROJECT_ROOT / "codelens" / "weights" / name
+    assert packaged.read_bytes() == (PROJECT_ROOT / name).read_bytes()

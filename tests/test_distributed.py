@@ -114,7 +114,7 @@ def test_two_ray_workers_return_the_local_vectors_in_order(local_ray, embedder, 
     finally:
         pool.close()
     # A local run embeds the same batches (embed_with_cache cuts rounds and batches alike):
-    # the numpy engine gives a batch the same bits on every machine.
+    # onnxruntime gives a batch the same bits on every machine (runtime.TOKENS_PER_PASS).
     local = local_batches(embedder, texts, 3)
     assert on_ray.dtype == np.float32 and on_ray.shape == local.shape
     np.testing.assert_array_equal(on_ray, local)

@@ -68,7 +68,7 @@ def test_passes_are_small_sorted_and_independent_of_the_machine() -> None:
     assert passes([20]) == [[0]]  # a question: one pass
 
 
-@pytest.mark.slow  # the numpy engine twice over every text, a 40-line one in two windows
+@pytest.mark.slow  # the onnxruntime engine twice over every text, a 40-line one in two windows
 def test_the_same_batch_gives_the_same_bits(engines) -> None:
     """What makes a Ray worker's vectors equal a local run's: a batch is cut into passes the
     same way on every machine, whatever its number of threads."""

@@ -255,7 +255,7 @@ def test_cli_index_and_search_json(tmp_path: Path, mini_project: Path) -> None:
     result = run_cli("-m", "codelens", "search", "user login check", "-k", "2", "--json", env={"CODELENS_DB": str(db)})
     hits = json.loads(result.stdout)
     assert len(hits) == 2
-    assert set(hits[0]) == {"chunk_id", "path", "symbol", "kind", "start_line", "end_line", "score"}
+    assert set(hits[0]) == {"chunk_id", "path", "symbol", "kind", "start_line", "end_line", "score", "repo"}
 
 
 # ------------------------------------------------------------ the demo

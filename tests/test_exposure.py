@@ -21,6 +21,7 @@ from codelens.errors import BadInput
 from codelens.exposure import allowed_roots, check_index_source, is_loopback
 from tests.conftest import PROJECT_ROOT, free_port
 
+TEAM_TOKEN = "a-team-token-of-32-characters-ok"
 LISTEN = "0A"  # TCP_LISTEN in /proc/net/tcp
 
 
@@ -122,7 +123,9 @@ def exposed_page():
 def test_an_exposed_page_warns_and_refuses_a_foreign_path(monkeypatch, tmp_path, mini_project, exposed_page) -> None:
     monkeypatch.setenv("CODELENS_DB", str(tmp_path / "fresh_db"))
     monkeypatch.delenv("CODELENS_ALLOWED_ROOTS", raising=False)
+    monkeypatch.setenv("CODELENS_TOKEN", TEAM_TOKEN)
     app = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=120).run()
+    app.text_input[0].input(TEAM_TOKEN).run()  # the team token first (tests/test_team_access.py)
     assert any("доступна по сети (0.0.0.0)" in w.value for w in app.warning)
     app.text_input[0].input(str(mini_project)).run()
     next(b for b in app.button if "Построить индекс" in b.label).click().run()
@@ -136,13 +139,14 @@ def test_a_loopback_page_does_not_warn(monkeypatch, tmp_path) -> None:
     assert not any("доступна по сети" in w.value for w in app.warning)
 
 
-def mcp_request(port: int, host_header: str) -> int:
+def mcp_request(port: int, host_header: str, token: str = TEAM_TOKEN) -> int:
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     try:
         connection.request("POST", "/mcp", body, {"Host": host_header, "Content-Type": "application/json",
-                                                 "Accept": "application/json, text/event-stream"})
+                                                 "Accept": "application/json, text/event-stream",
+                                                 "Authorization": f"Bearer {token}"})
         return connection.getresponse().status
     finally:
         connection.close()
@@ -154,8 +158,9 @@ def test_mcp_http_refuses_a_foreign_host_header(tmp_path, mini_index, host) -> N
     port = free_port()
     command = [sys.executable, "-m", "codelens", "mcp", "--db", str(mini_index.db_path), "--http", str(port),
                "--host", host, "--allow-host", "box.example"]
+    env = {**os.environ, "CODELENS_TOKEN": TEAM_TOKEN}  # required off loopback, ignored on it
     with (tmp_path / "mcp.log").open("w") as log:
-        server = subprocess.Popen(command, cwd=PROJECT_ROOT, stdout=log, stderr=subprocess.STDOUT)
+        server = subprocess.Popen(command, cwd=PROJECT_ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
         try:
             deadline = time.monotonic() + 120
             while True:

@@ -3,6 +3,8 @@ over stdio and streamable HTTP, against real indexes."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -20,13 +22,15 @@ from mcp.types import CallToolResult
 
 from codelens.chunk import Chunk
 from codelens.cli.main import build_parser
-from codelens.errors import EXIT_USAGE
-from codelens.graph.query import callers
+from codelens.errors import EXIT_BAD_INPUT, EXIT_USAGE
+from codelens.graph.query import UnknownSymbol, callers
 from codelens.graph.store import load_graph
 from codelens.index.build import build_index
 from codelens.index.metadata import read_stats
-from codelens.mcp.tools import numbered_code
-from tests.conftest import PROJECT_ROOT, settings_for
+from codelens.locations import has_index, index_for
+from codelens.mcp.tools import CodeLensTools, ServedIndex, numbered_code
+from codelens.search.limits import MAX_K
+from tests.conftest import PROJECT_ROOT, run_cli, settings_for
 from tests.stub_llm import Reply
 
 READ_ONLY_TOOLS = {"search", "get_chunk", "callers", "callees", "deps", "code_map", "index_status"}
@@ -34,10 +38,15 @@ VERIFY_PASSWORD = "gymhero/security.py::verify_password"
 
 
 @asynccontextmanager
-async def mcp_session(args: list[str], errlog: Path, env: dict[str, str] | None = None) -> AsyncIterator[ClientSession]:
-    """The real server as a subprocess, connected over stdio, initialized."""
+async def mcp_session(args: list[str], errlog: Path, env: dict[str, str] | None = None,
+                      cwd: Path = PROJECT_ROOT) -> AsyncIterator[ClientSession]:
+    """The real server as a subprocess, connected over stdio, initialized. The SDK hands a child
+    only a few variables of its own: the test's cache roots go with them, so no server touches
+    a real user folder."""
+    cache_roots = {name: os.environ[name] for name in ("CODELENS_CACHE_DIR", "CODELENS_MODEL_CACHE",
+                                                       "CODELENS_AUTOSERVE", "PYTHONPATH") if name in os.environ}
     params = StdioServerParameters(command=sys.executable, args=["-m", "codelens", "mcp", *args],
-                                   cwd=str(PROJECT_ROOT), env=env)
+                                   cwd=str(cwd), env={**cache_roots, **(env or {})})
     with errlog.open("w", encoding="utf-8") as log:
         async with stdio_client(params, errlog=log) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
@@ -59,9 +68,10 @@ class Client:
 
 
 @contextmanager
-def serving(args: list[str], errlog: Path, env: dict[str, str] | None = None) -> Iterator[Client]:
+def serving(args: list[str], errlog: Path, env: dict[str, str] | None = None,
+            cwd: Path = PROJECT_ROOT) -> Iterator[Client]:
     with start_blocking_portal() as portal, portal.wrap_async_context_manager(
-            mcp_session(args, errlog, env)) as session:
+            mcp_session(args, errlog, env, cwd)) as session:
         yield Client(portal, session)
 
 
@@ -86,7 +96,7 @@ def test_lists_the_read_only_tools_with_typed_inputs(demo_server: Client) -> Non
     for tool in tools.values():
         assert tool.description and tool.annotations.read_only_hint
     k = tools["search"].input_schema["properties"]["k"]
-    assert (k["type"], k["minimum"], k["maximum"]) == ("integer", 1, 50)
+    assert (k["type"], k["minimum"], k["maximum"]) == ("integer", 1, MAX_K)
     assert tools["search"].input_schema["required"] == ["query"]
 
 
@@ -170,7 +180,7 @@ def test_index_status(demo_server: Client, demo_index) -> None:
     ("get_chunk", {"chunk_id": "gymhero/security.py::verify_pasword"}, f"did you mean: {VERIFY_PASSWORD}"),
     ("get_chunk", {"chunk_id": "no/such/file.py::f"}, "take an id from a search hit"),
     ("search", {"query": "   "}, "empty query - ask a question"),
-    ("search", {"query": "token", "k": 51}, "less than or equal to 50"),
+    ("search", {"query": "token", "k": MAX_K + 1}, f"less than or equal to {MAX_K}"),
     ("search", {"query": "token", "k": 0}, "greater than or equal to 1"),
     ("search", {"query": "token", "kind": "lambda"}, "'function', 'method', 'class', 'module', 'doc', 'config' or"),
     ("search", {"query": "token", "path": "src/"},
@@ -299,3 +309,82 @@ def test_numbered_code_keeps_the_real_lines_of_a_module_chunk() -> None:
     assert text_.splitlines() == [" 1  import os", " 2  X = 1", "    ...", "12  main()"]
     assert cut == 0
     assert numbered_code(chunk, max_lines=2) == (" 1  import os\n 2  X = 1", 1)
+
+
+# ------------------------------------------------------------ as an agent starts it: in the repository, no flags
+
+
+@pytest.mark.slow
+def test_started_inside_a_repository_with_no_arguments_it_searches_that_repositorys_index(
+        tmp_path, mini_project) -> None:
+    """What `codelens install-agent` configures: the agent starts `codelens mcp` in (a folder of)
+    the project and passes nothing; the index is the repository's own, in the user cache."""
+    repo = tmp_path / "myrepo"
+    shutil.copytree(mini_project, repo)
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    status_before = subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=repo, check=True,
+                                   capture_output=True, text=True).stdout
+    # The SDK gives the child only a few safe variables plus `env`: pass this test's user cache
+    # (CODELENS_CACHE_DIR, set by the autouse fixture) and the models' cache along.
+    env = {**{k: v for k, v in os.environ.items() if k != "CODELENS_DB"}, "PYTHONPATH": str(PROJECT_ROOT)}
+    built = subprocess.run([sys.executable, "-m", "codelens", "index"], cwd=repo, env=env,
+                           capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stderr
+    assert has_index(index_for(repo)), "no --db: the index belongs in the user cache, keyed by the repository"
+    status_after = subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=repo, check=True,
+                                  capture_output=True, text=True).stdout
+    assert status_after == status_before  # nothing new in the repository
+
+    with serving([], tmp_path / "server.log", env=env, cwd=repo / "pkg") as client:
+        result = client.call("search", query="hash a password", k=5)
+        assert not result.is_error, text(result)
+        assert "pkg/auth.py::hash_password" in {hit["chunk_id"] for hit in result.structured_content["hits"]}
+        status = client.call("index_status")
+        assert not status.is_error and str(repo.resolve()) in str(status.structured_content["source"])
+
+
+# ------------------------------------------------------------ documents and configuration in the graph tools
+
+APP = 'from pkg.db import connect\n\n\ndef run() -> None:\n    """Start the app."""\n    connect()\n'
+DB = 'def connect() -> str:\n    """Open the database connection."""\n    return "sqlite://"\n'
+ALEMBIC = "[alembic]\nscript_location = migrations\n\n[loggers]\nkeys = root\n"
+README = "# Demo app\n\n## Running\n\nRun `python -m pkg.app` to start it.\n"
+
+
+@pytest.fixture(scope="module")
+def mixed_index(tmp_path_factory, embedder):
+    """Two Python files, an INI file and a README, indexed."""
+    project = tmp_path_factory.mktemp("mixed") / "project"
+    (project / "pkg").mkdir(parents=True)
+    for name, content in (("pkg/app.py", APP), ("pkg/db.py", DB), ("alembic.ini", ALEMBIC), ("README.md", README)):
+        (project / name).write_text(content, encoding="utf-8")
+    settings = settings_for(project.parent / "chroma_db")
+    build_index(project, settings, embedder=embedder)
+    return settings
+
+
+def test_callers_of_a_document_or_configuration_piece_say_it_has_no_call_graph(mixed_index) -> None:
+    tools = CodeLensTools(ServedIndex(mixed_index))
+    assert [n["id"] for n in tools.callers("pkg/db.py::connect").data["callers"]] == ["pkg/app.py::run"]
+    for call, target, says in ((tools.callers, "alembic.ini::loggers", "a piece of the configuration file alembic.ini"),
+                               (tools.callees, "README.md::Running", "a section of the document README.md"),
+                               (tools.deps, "alembic.ini", "alembic.ini is not a Python file")):
+        with pytest.raises(UnknownSymbol) as error:
+            call(target)
+        assert says in str(error.value) and "has no call graph" in str(error.value)
+        assert "no function, class or file named" not in str(error.value)
+    with pytest.raises(UnknownSymbol, match="no function, class or file named 'nowhere'"):
+        tools.callers("nowhere")  # a name nothing has: the usual message
+    # The CLI's graph commands say the same.
+    result = run_cli("-m", "codelens", "callers", "alembic.ini::loggers", "--db", str(mixed_index.db_path))
+    assert result.returncode == EXIT_BAD_INPUT and "has no call graph" in result.stderr, result.stderr
+
+
+def test_the_latency_bench_asks_callers_of_code_hits_only() -> None:
+    sys.path.insert(0, str(PROJECT_ROOT / "bench"))
+    from mcp_latency import graph_target
+
+    config = {"chunk_id": "alembic.ini::alembic (2)", "kind": "config"}
+    code = {"chunk_id": "migrations/env.py::run_migrations_online", "kind": "function"}
+    assert graph_target([config, code]) == code["chunk_id"]
+    assert graph_target([config]) is None

@@ -200,3 +200,23 @@ def test_messages_name_the_command_that_builds_this_index(tmp_path, monkeypatch)
     monkeypatch.chdir(tmp_path)
     assert index_command(Path("chroma_db")) == "python index.py"
     assert "run: codelens index" in str(IndexNotFound(str(index_for(tmp_path))))
+
+
+def test_inside_a_repository_of_an_indexed_workspace_the_workspace_is_searched(tmp_path, monkeypatch, capsys,
+                                                                                 mini_project, embedder) -> None:
+    from codelens.index.build import build_index
+    from codelens.settings import Settings
+
+    work = tmp_path / "work"
+    git_repository(work / "alpha", mini_project)
+    git_repository(work / "beta", mini_project / "pkg")
+    assert project_root(work / "alpha" / "pkg") == (work / "alpha").resolve()  # no workspace index yet
+    build_index(work, Settings(db_path=index_for(work), show_progress=False), embedder=embedder)
+    assert project_root(work / "alpha" / "pkg") == work.resolve()
+    monkeypatch.setenv("CODELENS_AUTOSERVE", "0")
+    monkeypatch.chdir(work / "alpha" / "pkg")
+    hits = search_json(capsys, "hash a password")
+    assert {hit["repo"] for hit in hits} == {"alpha", "beta"}
+    capsys.readouterr()
+    assert main(["search", "hash a password"]) == 0
+    assert "you are in its repository alpha" in capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""The numpy sentence models of the English leg (MiniLM, MPNet; no torch at search time)
+"""The sentence models of the English leg on onnxruntime (MiniLM, MPNet; no torch at search time)
 against the real sentence-transformers models."""
 
 from __future__ import annotations

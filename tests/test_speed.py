@@ -146,3 +146,22 @@ def test_score_json_into_head_prints_no_traceback(tmp_path: Path) -> None:
     stderr = process.stderr.read()
     assert process.wait(timeout=60) == 0
     assert "Traceback" not in stderr and "BrokenPipe" not in stderr, stderr
+
+
+@pytest.mark.slow  # a fresh CLI process loading the models (~5 s)
+def test_search_json_into_a_closed_pipe_exits_quietly(mini_index) -> None:
+    """`codelens search ... --json -k 50 | head -c 100` where the reader is gone before the hits
+    are written (the mini index's hits fit a pipe's buffer, so the read end is closed before the
+    process starts: its first write meets a closed pipe, as a large output into `head` does)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "codelens", "search", QUERY, "--json", "-k", "50", "--db", str(mini_index.db_path)],
+            cwd=PROJECT_ROOT, stdout=write_end, stderr=subprocess.PIPE, text=True,
+            env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
+    finally:
+        os.close(write_end)
+    stderr = process.stderr.read()
+    assert process.wait(timeout=300) == 0, stderr
+    assert "Traceback" not in stderr and "BrokenPipe" not in stderr, stderr

@@ -359,7 +359,7 @@ def test_index_of_an_older_format_is_refused_for_search_and_rebuilt_by_index(
     for command in (["-m", "codelens", "search", "login"], ["-m", "codelens", "stats"]):
         result = run_cli(*command, "--db", str(old))
         assert result.returncode == 4
-        assert "has format 0" in one_error_line(result) and "python index.py --full" in result.stderr
+        assert "has format 0" in one_error_line(result) and f"python index.py --db {old} --full" in result.stderr
     assert snapshot(old) == before
     rebuilt = run_cli("index.py", "--source", str(mini_project), "--db", str(old), "--quiet")
     assert rebuilt.returncode == 0, rebuilt.stderr

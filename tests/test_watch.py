@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -15,10 +16,19 @@ from pathlib import Path
 
 import pytest
 
+from codelens.index.build import build_index
 from codelens.index.layout import IndexLayout
-from codelens.index.watch import UP_TO_DATE, IndexWatcher, paths_to_update, read_watch_status, watch_filter
+from codelens.index.metadata import read_stats
+from codelens.index.watch import (
+    UP_TO_DATE,
+    IndexWatcher,
+    paths_to_update,
+    read_watch_status,
+    watch_filter,
+    watcher_for,
+)
 from codelens.search.searcher import Searcher
-from tests.conftest import PROJECT_ROOT, run_cli
+from tests.conftest import PROJECT_ROOT, copy_index, run_cli
 from tests.test_incremental import leftovers
 from tests.test_mcp import serving, text
 
@@ -187,5 +197,48 @@ def test_the_app_watches_marks_stale_cards_and_has_a_switch(indexed_copy, monkey
 
     eventually(caught_up, interval=1.0)
     assert not any("файл изменён" in m.value for m in app.markdown)
-    assert any("watch: up to date" in c.value or "watch: updating" in c.value for c in app.sidebar.caption)
+    assert any(c.value.startswith(("Слежение: индекс актуален", "Слежение: обновляю")) for c in app.sidebar.caption)
     app.toggle(key="watch").set_value(False).run()
+
+
+def test_an_unchanged_run_from_another_folder_records_and_watches_that_folder(tmp_path, mini_index, mini_project,
+                                                                             embedder) -> None:
+    """Two folders with the same files: indexing the second into the first's index changes no
+    chunk, but the record (and so the watcher) follows the folder this run was asked for."""
+    settings = copy_index(mini_index, tmp_path / "db")
+    assert Path(read_stats(settings.index_dir).source) == mini_project
+    other = tmp_path / "other"
+    shutil.copytree(mini_project, other)
+    stats = build_index(other, settings, embedder=embedder)
+    assert stats.run["mode"] == "unchanged"
+    assert read_stats(settings.index_dir).source == str(other)
+    watcher, line = watcher_for(settings)
+    assert watcher is not None and watcher.source == other.resolve() and line == f"watching {other.resolve()}"
+    # A folder given explicitly is watched whatever the index records.
+    third = tmp_path / "third"
+    shutil.copytree(mini_project, third)
+    watcher, line = watcher_for(settings, source=third)
+    assert watcher is not None and watcher.source == third.resolve() and line == f"watching {third.resolve()}"
+
+
+@pytest.mark.slow  # an index.py process
+def test_index_py_watch_follows_the_source_it_is_given(tmp_path, mini_index, mini_project) -> None:
+    """`index.py --source B --watch` on an index of folder A with the same files watches B."""
+    db = copy_index(mini_index, tmp_path / "db").db_path
+    other = tmp_path / "other"
+    shutil.copytree(mini_project, other)
+    env = {**{k: v for k, v in os.environ.items() if k != "CODELENS_DB"}, "PYTHONPATH": str(PROJECT_ROOT)}
+    process = subprocess.Popen([sys.executable, "index.py", "--source", str(other), "--db", str(db), "--quiet",
+                                "--watch"], cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    lines = []
+    try:
+        for line in process.stdout:  # the summary, then the watcher's line
+            lines.append(line)
+            if "Ctrl-C stops" in line:
+                break
+    finally:
+        process.kill()
+        process.wait(timeout=30)
+    assert f"watching {other.resolve()} - Ctrl-C stops\n" in lines, "".join(lines) + process.stderr.read()
+    assert Path(read_stats(db).source) == other

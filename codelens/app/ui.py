@@ -12,6 +12,7 @@ import pandas as pd
 from codelens.app.self_demo import QUESTION_FILES, best_questions_file, questions_fit
 from codelens.errors import CodeLensError
 from codelens.evaluation import QuestionScore, load_questions
+from codelens.index.watch import STARTING, STOPPED, UP_TO_DATE, UPDATING, WatchStatus
 from codelens.open_index import OpenIndex
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -73,3 +74,35 @@ def evaluation_frame(scores: list[QuestionScore], results: dict) -> pd.DataFrame
             "Правильные ответы": list(s.relevant), "мс": latency.get(s.qid),
         })
     return pd.DataFrame(rows)
+
+
+_WATCH_STATES = {UP_TO_DATE: "индекс актуален", STARTING: "запускается", STOPPED: "остановлено"}
+
+
+def watch_caption(status: WatchStatus | None) -> str:
+    """The watcher's status in the page's language (WatchStatus.line() says it in English for the CLI)."""
+    if status is None:
+        return "Слежение: выключено"
+    if status.state == UPDATING and not status.pending_files:
+        head = "обновляю индекс (проверяю все файлы)"
+    elif status.state == UPDATING:
+        head = f"обновляю {status.pending_files} {files_word(status.pending_files)}"
+    else:
+        head = _WATCH_STATES.get(status.state, status.state)
+    parts = [f"Слежение: {head}"]
+    if status.last_update:
+        parts.append(f"последнее обновление {status.last_update}")
+    if status.last_error:
+        parts.append(f"последняя ошибка: {status.last_error}")
+    if status.last_warnings:
+        parts.append(f"предупреждений: {len(status.last_warnings)} (например, {status.last_warnings[0]})")
+    return ", ".join(parts)
+
+
+def files_word(count: int) -> str:
+    """файл / файла / файлов, as Russian agrees a noun with a number."""
+    if count % 10 == 1 and count % 100 != 11:
+        return "файл"
+    if 2 <= count % 10 <= 4 and not 12 <= count % 100 <= 14:
+        return "файла"
+    return "файлов"

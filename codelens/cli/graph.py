@@ -15,10 +15,12 @@ from codelens.graph.codemap import DEFAULT_MAP_CHARS, code_map, code_map_data
 from codelens.graph.model import CodeGraph
 from codelens.graph.query import (
     Neighbour,
+    UnknownSymbol,
     callees,
     callers,
     dependencies,
     neighbour_detail,
+    no_call_graph,
     node_dict,
     node_heading,
     resolve_node,
@@ -43,6 +45,8 @@ def add_graph_commands(commands: argparse._SubParsersAction) -> None:
                                           description="Packages, modules, main classes and functions.")
     code_map_parser.add_argument("--chars", type=_positive, default=DEFAULT_MAP_CHARS,
                                  help=f"length budget (default {DEFAULT_MAP_CHARS})")
+    code_map_parser.add_argument("--repo", default=None, metavar="NAME",
+                                 help="map one repository of a workspace (`codelens stats` lists them)")
     _add_output(code_map_parser)
 
 
@@ -68,16 +72,34 @@ def _graph(args: argparse.Namespace) -> CodeGraph:
     return load_graph(settings_of(args).index_dir)
 
 
+def _resolve(graph: CodeGraph, args: argparse.Namespace) -> str:
+    """The node args.target means; a chunk id (or path) of a document or configuration file is
+    said to be one (from the chunk catalog, read only then) rather than "no function named"."""
+    try:
+        return resolve_node(graph, args.target)
+    except UnknownSymbol:
+        from codelens.index.progressive import load_catalog
+
+        try:
+            chunks = {e.chunk.chunk_id: e.chunk for e in load_catalog(settings_of(args).index_dir)}
+        except (OSError, ValueError, KeyError, TypeError):  # no catalog: the graph's own message
+            chunks = {}
+        why = no_call_graph(args.target, chunks)
+        if why is None:
+            raise
+        raise UnknownSymbol(why) from None
+
+
 def cmd_callers(args: argparse.Namespace) -> int:
     graph = _graph(args)
-    node_id = resolve_node(graph, args.target)
+    node_id = _resolve(graph, args)
     found = callers(graph, node_id, include_tests=args.include_tests)
     return _print_neighbours(graph, node_id, found, "callers", args.json)
 
 
 def cmd_callees(args: argparse.Namespace) -> int:
     graph = _graph(args)
-    node_id = resolve_node(graph, args.target)
+    node_id = _resolve(graph, args)
     found = [n for n in callees(graph, node_id) if args.include_tests or not n.node.is_test]
     return _print_neighbours(graph, node_id, found, "callees", args.json)
 
@@ -103,7 +125,7 @@ def _print_neighbours(graph: CodeGraph, node_id: str, found: list[Neighbour], ro
 
 def cmd_deps(args: argparse.Namespace) -> int:
     graph = _graph(args)
-    node_id = resolve_node(graph, args.target)
+    node_id = _resolve(graph, args)
     options = {"include_tests": args.include_tests, "include_external": args.external}
     upstream = dependencies(graph, node_id, args.depth, upstream=True, **options)
     downstream = dependencies(graph, node_id, args.depth, upstream=False, **options)
@@ -132,12 +154,29 @@ def _print_tree(parent: str, children: dict[str, list[str]], arrow: str, level: 
 
 def cmd_map(args: argparse.Namespace) -> int:
     graph = _graph(args)
-    files = files_beside_code(settings_of(args).index_dir)
+    index_dir = settings_of(args).index_dir
+    files = files_beside_code(index_dir)
+    if args.repo:
+        graph, files = repository_part(graph, files, index_dir, args.repo)
     if args.json:
         print(json.dumps(code_map_data(graph, args.chars, files), ensure_ascii=False, indent=2))
     else:
         print(code_map(graph, args.chars, files))
     return 0
+
+
+def repository_part(graph: CodeGraph, files: list[str], index_dir, name: str) -> tuple[CodeGraph, list[str]]:
+    """The graph and the other files of one repository of the index (BadInput for an unknown name)."""
+    from codelens.index.metadata import read_stats
+    from codelens.workspace import Workspace
+
+    stats = read_stats(index_dir)
+    workspace = Workspace.from_json(stats.repositories, stats.source)
+    workspace.check_names([name])
+    label = next(repo.label for repo in workspace.repositories if repo.name == name)
+    if not label:
+        return graph, files
+    return graph.of_repository(label), [path for path in files if path.startswith(f"{label}/")]
 
 
 GRAPH_COMMANDS = {"callers": cmd_callers, "callees": cmd_callees, "deps": cmd_deps, "map": cmd_map}

@@ -14,10 +14,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from codelens.cli.access import add_access_arguments, team_token_of
+from codelens.cli.agents import AGENT_COMMANDS, add_agent_command
+from codelens.cli.app import APP_COMMANDS, add_app_command
 from codelens.cli.ask import add_ask_command, cmd_ask
 from codelens.cli.common import EXIT_CODES_HELP, add_common, settings_of
 from codelens.cli.graph import GRAPH_COMMANDS, add_graph_commands
 from codelens.cli.search import add_search_arguments, print_hits, search_request
+from codelens.cli.setup import SETUP_COMMANDS, add_setup_command
 from codelens.errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, BadInput, CodeLensError
 from codelens.mcp.cli import MCP_COMMANDS, add_mcp_command
 from codelens.models import ENGLISH_MODEL_KEYS
@@ -61,8 +65,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser(
         "serve", help="keep the index and models loaded on localhost; `search` then answers at once",
         description="A resident search process on 127.0.0.1: `python -m codelens search` uses it while it "
-                    "runs and searches in-process when it does not. Ctrl-C or SIGTERM stops it.")
-    serve.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free one)")
+                    "runs and searches in-process when it does not. Ctrl-C or SIGTERM stops it. With --host "
+                    "on another address it serves a team: every request needs the team token (--token-file).")
+    serve.add_argument("--port", type=int, default=0, help="port (default: any free one)")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to listen on (default 127.0.0.1: this machine only; any other needs a token)")
+    add_access_arguments(serve)
     serve.add_argument("--stop", action="store_true", help="stop the server of this index (one a search started "
                                                           "in the background, or one started by hand)")
     # What a search in a repository starts (cli/project.py): builds a missing index, checks the
@@ -88,6 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_ask_command(commands)
     add_graph_commands(commands)
     add_mcp_command(commands)
+    add_agent_command(commands)
+    add_setup_command(commands)
+    add_app_command(commands)
     return parser
 
 
@@ -159,7 +170,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     stats = build_index(source, settings, full=args.full)
     print(format_summary(stats, settings.index_dir), flush=True)
     if args.watch:
-        watch_forever(settings)
+        watch_forever(settings, Path(source))
     return 0
 
 
@@ -179,11 +190,13 @@ def _project_index_settings(settings: Settings, source: Path | None) -> Settings
 _FILE_KIND_LABELS = (("doc", "Docs"), ("config", "Config"), ("text", "Text"))
 
 
-def watch_forever(settings: Settings) -> None:
-    """`index.py --watch`: follow the folder until Ctrl-C, one line per update."""
+def watch_forever(settings: Settings, source: Path) -> None:
+    """`index.py --watch`: follow the folder just indexed (not a path an earlier run recorded)
+    until Ctrl-C, one line per update."""
     from codelens.index.watch import watcher_for
 
-    watcher, line = watcher_for(settings, on_update=lambda result: print(update_line(result), flush=True))
+    watcher, line = watcher_for(settings, on_update=lambda result: print(update_line(result), flush=True),
+                                source=source)
     print(f"{line} - Ctrl-C stops", flush=True)
     if watcher is not None:
         watcher.run()
@@ -214,6 +227,7 @@ def format_summary(stats, db_path: Path) -> str:
     lines.append(coverage_line(stats))
     if stats.test_coverage < 1.0:
         lines.append(pending_tests_line(stats, db_path))
+    lines.extend(repository_lines(stats, db_path))
     run = stats.run or {}
     if run:
         lines.append(f"Run: {run.get('mode')}  embedded: {run.get('embedded', 0)}  "
@@ -226,6 +240,20 @@ def format_summary(stats, db_path: Path) -> str:
         lines.append(f"Warnings: {len(stats.warnings)} (see index_metadata.json)")
         lines.extend(f"  - {w}" for w in stats.warnings[:10])
     return "\n".join(lines)
+
+
+def repository_lines(stats, db_path: Path) -> list[str]:
+    """A workspace's repositories with their files and chunks (nothing for a single repository)."""
+    from codelens.index.manifest import Manifest
+    from codelens.workspace import Workspace, count_by_repository
+
+    workspace = Workspace.from_json(stats.repositories, stats.source)
+    if workspace.is_single:
+        return []
+    manifest = Manifest.load(db_path)
+    counts = count_by_repository(workspace, manifest.files if manifest else (), manifest.chunks if manifest else ())
+    return [f"Repositories: {len(workspace.repositories)}", *(f"  {name}: {files} files, {chunks} chunks"
+                                                             for name, (files, chunks) in counts.items() if name)]
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -245,7 +273,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
         searcher = Searcher(settings)
         filters = SearchFilters(kinds=tuple(args.kind or ()), path_prefix=args.path,
-                                include_tests=args.include_tests)
+                                include_tests=args.include_tests, repos=tuple(args.repo or ()))
         found = searcher.search(args.query, k=args.k, filters=filters)
         hits = [h.to_row() for h in found]
         if searcher.damaged:
@@ -288,8 +316,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 0
     if args.project is not None:
         settings = replace(settings, project=args.project.resolve())
+    token = team_token_of(args, args.host)  # before the models load: a missing token fails at once
     serve(settings, port=args.port, on_ready=lambda line: print(line, flush=True), watch=args.watch,
-          background=args.background)
+          background=args.background, host=args.host, team_token=token)
     return 0
 
 
@@ -369,6 +398,9 @@ COMMANDS = {"index": cmd_index, "search": cmd_search, "eval": cmd_eval, "stats":
             "serve": cmd_serve, "repos": cmd_repos, "forget": cmd_forget}
 COMMANDS.update(GRAPH_COMMANDS)
 COMMANDS.update(MCP_COMMANDS)
+COMMANDS.update(AGENT_COMMANDS)
+COMMANDS.update(SETUP_COMMANDS)
+COMMANDS.update(APP_COMMANDS)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -383,15 +415,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_ERROR
+    except BrokenPipeError:  # `... | head` closed the pipe: not an error worth a traceback
+        # Before `except OSError` (its base class), or this never runs. stdout goes to /dev/null so
+        # the interpreter's flush at exit does not meet the closed pipe again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except OSError as exc:
         if exc.errno not in _WRITE_FAILURES:
             raise
         print(f"error: cannot write ({exc.strerror}: {exc.filename or 'a file'}) - the index is as it was before "
               "this run and every finished batch is kept; free some space and run it again", file=sys.stderr)
         return EXIT_ERROR
-    except BrokenPipeError:  # `... | head` closed the pipe: not an error worth a traceback
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_OK
 
 
 def index_main(argv: Sequence[str] | None = None) -> int:

@@ -17,11 +17,12 @@ from pathlib import Path
 
 from codelens.chunk import KINDS
 from codelens.cli.common import add_location_arguments, add_model_argument, hit_line, settings_of
+from codelens.search.limits import MAX_K, k_problem
 
 
 def add_search_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("query", help="question or keywords, Russian or English")
-    parser.add_argument("-k", type=int, default=5, help="number of results (default 5)")
+    parser.add_argument("-k", type=hit_count, default=5, help=f"number of results, 1 to {MAX_K} (default 5)")
     parser.add_argument("--json", action="store_true", help="print the hits as JSON")
     parser.add_argument("--kind", action="append", choices=KINDS,
                         help="only this kind (repeatable): code (function, method, class, module) or the pieces "
@@ -29,6 +30,19 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
                              "text: build files, scripts, SQL, CSV, plain text)")
     parser.add_argument("--path", default="", help="only paths starting with this prefix")
     parser.add_argument("--include-tests", action="store_true", help="also search test code")
+    parser.add_argument("--repo", action="append", default=None, metavar="NAME",
+                        help="only this repository of a workspace (repeatable; `codelens stats` lists them)")
+
+
+def hit_count(text: str) -> int:
+    """`-k`: a usage error (with the limit serve and MCP share) rather than a silent cut."""
+    try:
+        k = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number from 1 to {MAX_K}, got {text!r}") from None
+    if k_problem(k):
+        raise argparse.ArgumentTypeError(k_problem(k))
+    return k
 
 
 def print_hits(hits: list[dict], as_json: bool) -> None:
@@ -52,7 +66,7 @@ class _QuietParser(argparse.ArgumentParser):
 
 def search_request(args: argparse.Namespace) -> dict:
     return {"query": args.query, "k": args.k, "kinds": list(args.kind or ()), "path_prefix": args.path,
-            "include_tests": args.include_tests, "model": args.model}
+            "include_tests": args.include_tests, "model": args.model, "repos": list(args.repo or ())}
 
 
 def search_through_server(argv: Sequence[str]) -> int | None:

@@ -85,9 +85,12 @@ class CodeGraph:
     edges: tuple[Edge, ...]
     outgoing: Mapping[str, tuple[Edge, ...]] = field(repr=False)
     incoming: Mapping[str, tuple[Edge, ...]] = field(repr=False)
+    # A workspace's repositories (their path labels): an edge between two of them is marked
+    repository_labels: tuple[str, ...] = ()
 
     @classmethod
-    def from_parts(cls, nodes: Iterable[Node], edges: Iterable[Edge]) -> CodeGraph:
+    def from_parts(cls, nodes: Iterable[Node], edges: Iterable[Edge],
+                   repository_labels: Iterable[str] = ()) -> CodeGraph:
         node_map = {node.node_id: node for node in nodes}
         edge_list = tuple(sorted(edges, key=lambda e: (e.source, e.kind, e.line, e.target)))
         outgoing: dict[str, list[Edge]] = defaultdict(list)
@@ -99,7 +102,13 @@ class CodeGraph:
                 if end not in node_map and end.startswith(EXTERNAL_PREFIX):
                     node_map[end] = external_node(end)
         return cls(node_map, edge_list, {k: tuple(v) for k, v in outgoing.items()},
-                   {k: tuple(v) for k, v in incoming.items()})
+                   {k: tuple(v) for k, v in incoming.items()}, tuple(repository_labels))
+
+    def repository_of(self, node_id: str) -> str:
+        """The repository label of a node's file in a workspace ("" with one repository)."""
+        node = self.nodes.get(node_id)
+        head = (node.path if node is not None else node_id).split("/", 1)[0]
+        return head if head in self.repository_labels else ""
 
     def out_edges(self, node_id: str, kinds: Iterable[str] = ()) -> tuple[Edge, ...]:
         wanted = set(kinds)
@@ -108,6 +117,17 @@ class CodeGraph:
     def in_edges(self, node_id: str, kinds: Iterable[str] = ()) -> tuple[Edge, ...]:
         wanted = set(kinds)
         return tuple(e for e in self.incoming.get(node_id, ()) if not wanted or e.kind in wanted)
+
+    def of_repository(self, label: str) -> CodeGraph:
+        """The part of a workspace's graph inside one repository, with its edges to libraries (those
+        into the other repositories are left out): what `map --repo` maps."""
+        if not label:
+            return self
+        inside = {node_id: node for node_id, node in self.nodes.items()
+                  if node.path == label or node.path.startswith(f"{label}/")}
+        edges = [e for e in self.edges
+                 if e.source in inside and (e.target in inside or e.target.startswith(EXTERNAL_PREFIX))]
+        return CodeGraph.from_parts(inside.values(), edges, (label,))
 
     def count_edges(self) -> dict[str, int]:
         counts = dict.fromkeys(EDGE_KINDS, 0)
@@ -123,16 +143,18 @@ def external_node(node_id: str) -> Node:
 # ---------------------------------------------------------------- build
 
 
-def build_graph(chunks: Sequence[Chunk], sources: Mapping[str, str]) -> CodeGraph:
+def build_graph(chunks: Sequence[Chunk], sources: Mapping[str, str],
+                repository_labels: Sequence[str] = ()) -> CodeGraph:
     """The whole graph from the chunker's chunks and every file's text (rel_path -> text).
-    Python only: the pieces and texts of documents and configuration files are left out."""
+    Python only: the pieces and texts of documents and configuration files are left out.
+    `repository_labels`: a workspace's repositories (each resolves its own imports first)."""
     chunks = [c for c in chunks if c.is_code]
     sources = {path: text for path, text in sources.items() if path.endswith(".py")}
     trees = {path: tree for path in sorted(sources) if (tree := parse_python(sources[path])) is not None}
     sink = EdgeSink()
     for edge in contains_edges(chunks):
         sink.add(edge.source, edge.target, edge.kind, 0)
-    project = Project(index=ModuleIndex(sources), chunk_ids=frozenset(c.chunk_id for c in chunks))
+    project = Project(index=ModuleIndex(sources, repository_labels), chunk_ids=frozenset(c.chunk_id for c in chunks))
     module_owner = {c.path: c.chunk_id for c in chunks if c.kind == "module"}
     for path, tree in trees.items():
         try:
@@ -145,7 +167,8 @@ def build_graph(chunks: Sequence[Chunk], sources: Mapping[str, str]) -> CodeGrap
             EdgeExtractor(project, resolver, sink).extract(trees[path], scope)
         except RecursionError:
             continue
-    return CodeGraph.from_parts(_nodes(chunks, sources, trees, project.index), [Edge(*row) for row in sink.rows()])
+    return CodeGraph.from_parts(_nodes(chunks, sources, trees, project.index), [Edge(*row) for row in sink.rows()],
+                                repository_labels)
 
 
 def definition_ids(path: str, text: str) -> list[str]:

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import difflib
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
+from codelens.chunk import Chunk
 from codelens.errors import EXIT_BAD_INPUT, CodeLensError
 from codelens.graph.model import FILE, CodeGraph, Edge, Node
 
@@ -33,9 +34,11 @@ class Neighbour:
     line: int  # the first call site's line (in the caller's file)
     count: int
     via: str  # "" a call, "reference" passed as an argument (Depends(f), partial(f))
+    other_repo: str = ""  # in a workspace: the neighbour's repository when it is not the asked node's
 
     def to_dict(self) -> dict:
-        return {**node_dict(self.node), "line": self.line, "count": self.count, "via": self.via}
+        return {**node_dict(self.node), "line": self.line, "count": self.count, "via": self.via,
+                "other_repo": self.other_repo}
 
 
 @dataclass(frozen=True)
@@ -114,11 +117,16 @@ def neighbour_detail(neighbour: Neighbour) -> str:
         parts.append(f"via {neighbour.via}")
     if neighbour.node.is_test:
         parts.append("test")
+    if neighbour.other_repo:
+        parts.append(f"in repository {neighbour.other_repo}")
     return f"  ({', '.join(parts)})" if parts else ""
 
 
 def _neighbour(graph: CodeGraph, node_id: str, edge: Edge) -> Neighbour:
-    return Neighbour(graph.nodes[node_id], edge.line, edge.count, edge.via)
+    origin = edge.source if node_id == edge.target else edge.target
+    mine, theirs = graph.repository_of(origin), graph.repository_of(node_id)
+    return Neighbour(graph.nodes[node_id], edge.line, edge.count, edge.via,
+                     other_repo=theirs if graph.repository_labels and theirs != mine else "")
 
 
 def _ordered(neighbours: Iterable[Neighbour]) -> list[Neighbour]:
@@ -197,6 +205,28 @@ def resolve_node(graph: CodeGraph, query: str) -> str:
     close = difflib.get_close_matches(query, names, n=5, cutoff=0.6)
     hint = f" - did you mean: {', '.join(close)}?" if close else " - try: python -m codelens map"
     raise UnknownSymbol(f"no function, class or file named {query!r} in the code graph{hint}")
+
+
+# What a chunk of another file is, in a sentence (chunk.FILE_KINDS; ingest/formats.py).
+_PIECE_OF = {"doc": "a section of the document", "config": "a piece of the configuration file",
+             "text": "a piece of the file"}
+
+
+def no_call_graph(query: str, chunks: Mapping[str, Chunk]) -> str | None:
+    """Why a name the code graph does not know has no callers or callees, when it is the id of
+    a document, configuration or text chunk, or the path of such a file (the graph holds Python
+    only); None when it is neither (the usual "no function, class or file named" then)."""
+    query = query.strip().removeprefix("./")
+    chunk = chunks.get(query)
+    if chunk is not None and not chunk.is_code:
+        return (f"{query!r} is {_PIECE_OF.get(chunk.kind, 'a piece of the file')} {chunk.path} (kind {chunk.kind}), "
+                "not Python code: it has no call graph - callers, callees and deps take a function, class, "
+                "method or .py file")
+    in_file = [c for c in chunks.values() if c.path == query]
+    if in_file and not any(c.is_code for c in in_file):
+        return (f"{query} is not a Python file (its chunks are of kind {in_file[0].kind}): it has no call graph - "
+                "callers, callees and deps take a function, class, method or .py file")
+    return None
 
 
 def _dotted(graph: CodeGraph, node: Node) -> str:

@@ -101,7 +101,7 @@ class Resolver:
 
     def _import_value(self, path: str, module: str, level: int, name: str | None) -> Value | None:
         index = self.project.index
-        target = index.relative(path, level, module) if level else index.find(module)
+        target = index.relative(path, level, module) if level else index.find(module, path)
         if name is None:  # import a.b.c (binds a) / import a.b.c as x
             return Value("module", target) if target else Value("external", module)
         if name == "*":
@@ -407,11 +407,11 @@ class EdgeExtractor:
         path = scope.path
         if isinstance(node, ast.Import):
             for alias in node.names:
-                found = index.find(alias.name)
+                found = index.find(alias.name, path)
                 self._add_import(path, found, alias.name, node.lineno)
             return
         module = node.module or ""
-        base = index.relative(path, node.level, module) if node.level else index.find(module)
+        base = index.relative(path, node.level, module) if node.level else index.find(module, path)
         if base is None:
             self._add_import(path, None, "." * node.level + module, node.lineno)
             return

@@ -11,6 +11,7 @@ load it per request. Treat the returned graph as read-only: it is shared.
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 from collections.abc import Sequence
@@ -55,7 +56,8 @@ class GraphNotFound(CodeLensError):
 
 def build_graph_sidecar(build: SidecarInput) -> None:
     """Sidecar builder (see `codelens.index.registry`): write the index's graph file."""
-    save_graph(build_graph(build.chunks, build.sources), IndexLayout(Path(build.build_dir)).graph)
+    graph = build_graph(build.chunks, build.sources, build.repository_labels)
+    save_graph(graph, IndexLayout(Path(build.build_dir)).graph)
 
 
 # An update rebuilds it after the searchable swap: the whole graph is resolved again (callers in
@@ -82,6 +84,7 @@ def save_graph(graph: CodeGraph, path: Path) -> None:
             )
             connection.executemany("INSERT INTO graph_meta VALUES (?, ?)", [
                 ("format", GRAPH_FORMAT), ("nodes", str(len(graph.nodes))), ("edges", str(len(graph.edges))),
+                ("repositories", json.dumps(list(graph.repository_labels))),
             ])
             connection.commit()
         os.replace(temporary, path)
@@ -121,7 +124,11 @@ def _load(path: str, inode: int, mtime_ns: int, size: int) -> CodeGraph:
     except sqlite3.Error as exc:
         rebuild = index_command(Path(path).parent, "--full")
         raise DatabaseError(f"{path} is unreadable ({exc}) - rebuild: {rebuild}") from exc
-    return CodeGraph.from_parts(nodes, edges)
+    try:
+        labels = [str(label) for label in json.loads(meta.get("repositories") or "[]")]
+    except (ValueError, TypeError):
+        labels = []
+    return CodeGraph.from_parts(nodes, edges, labels)
 
 
 _CALL_NEIGHBOURS = """

@@ -54,6 +54,7 @@ from codelens.ingest.redaction import REDACTION_VERSION
 from codelens.models import ENGLISH_MODEL_KEYS, Embedder, load_embedder, normalize_model_id
 from codelens.search.english import recorded_english_key
 from codelens.settings import COLLECTION_NAME, Settings
+from codelens.workspace import repository_labels
 
 ProgressCallback = Callable[[int, int], None]
 STORE_BATCH = 1000  # chunks per ChromaDB write (and progress step)
@@ -127,7 +128,7 @@ def build_index(
                 and IndexLayout(index_dir).catalog.is_file()):
             damaged = damaged_sidecars(index_dir)
             if not damaged:
-                return _record_unchanged_run(index_dir, started, run)
+                return _record_unchanged_run(index_dir, source, started, run)
             chunked.warnings.append(f"damaged index parts rebuilt: {', '.join(damaged)}")
 
         # A server-side build fills a new collection: every chunk goes in, from the cache
@@ -177,7 +178,8 @@ def build_index(
             sidecar_input = SidecarInput(build_dir, chunked.chunks, chunked.sources,
                                          IndexLayout(index_dir).embedding_cache, settings.show_progress,
                                          index_model=model_id, text_hashes=hashes,
-                                         english_model=english_key, without_vectors=deferred)
+                                         english_model=english_key, without_vectors=deferred,
+                                         repository_labels=repository_labels(chunked.repositories))
             for sidecar in SIDECARS:
                 sidecar_started = time.perf_counter()
                 sidecar.build(sidecar_input)
@@ -261,6 +263,7 @@ def _stats(source: Path, chunked: ChunkedCodebase, model_id: str, settings: Sett
         "duration_s": 0.0, "warnings": chunked.warnings, "collection": COLLECTION_NAME,
         "text_budget": settings.embed_code_chars, "run": run,
         "secrets_masked": dict(sorted(chunked.secrets_masked.items())), "redaction_version": REDACTION_VERSION,
+        "repositories": chunked.repositories,
         **fields,
     })
 
@@ -299,10 +302,12 @@ def _previous_index(index_dir: Path, model_id: str, full: bool,
     return stats, manifest
 
 
-def _record_unchanged_run(db_path: Path, started: float, run: dict) -> IndexStats:
+def _record_unchanged_run(db_path: Path, source: Path, started: float, run: dict) -> IndexStats:
+    """Nothing to change but the record: when and from where (the same files in another folder,
+    a moved checkout: the watcher, `reindex` and freshness follow the folder this run read)."""
     stats = read_stats(db_path)
     run["mode"] = "unchanged"
-    stats = replace(stats, indexed_at=_now(), duration_s=round(time.perf_counter() - started, 2),
+    stats = replace(stats, source=str(source), indexed_at=_now(), duration_s=round(time.perf_counter() - started, 2),
                     run=run, timings_s={})
     write_stats(db_path, stats)
     return stats

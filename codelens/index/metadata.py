@@ -36,6 +36,8 @@ class IndexStats:
     # share of test chunks with their vectors (e5 and the English model's); below 1: a complete
     # index whose test vectors follow (index/test_vectors.py; default searches leave tests out)
     test_coverage: float = 1.0
+    # The repositories of the source (codelens/workspace.py): one, or each git repository of a workspace folder
+    repositories: list[dict] = field(default_factory=list)
     format_version: int = FORMAT_VERSION
 
     def to_json(self) -> dict:

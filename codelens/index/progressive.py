@@ -35,6 +35,7 @@ from codelens.index.registry import partial_sidecars
 from codelens.index.sidecar import SidecarInput
 from codelens.models import Embedder
 from codelens.search.bridge import BRIDGE_SIDECAR
+from codelens.workspace import repository_labels
 
 COVERAGE_WRITE_S = 1.0  # the live metadata is rewritten at most this often while embedding
 _CHUNK_FIELDS = tuple(Chunk.__dataclass_fields__)
@@ -132,7 +133,8 @@ def publish_searchable(phase: PhaseOne) -> float:
     try:
         save_catalog(build_dir, [CatalogEntry(c, phase.hashes[c.chunk_id]) for c in phase.chunks])
         sidecar_input = SidecarInput(build_dir, phase.chunks, phase.sources,
-                                     IndexLayout(phase.index_dir).embedding_cache, phase.show_progress)
+                                     IndexLayout(phase.index_dir).embedding_cache, phase.show_progress,
+                                     repository_labels=repository_labels(phase.stats.repositories))
         for sidecar in partial_sidecars():  # the word bridge follows: add_word_bridge
             sidecar.build(sidecar_input)
         covered = 1.0 - missing_vectors(phase.index_dir, phase.stats.model, phase.hashes) / max(1, len(phase.chunks))

@@ -39,6 +39,9 @@ class SidecarInput:
     # Chunks whose vectors follow the swap (index/test_vectors.py): the sidecars of per-chunk
     # vectors (English vectors, file means) leave them out until they are in.
     without_vectors: frozenset[str] = frozenset()
+    # The path labels of a workspace's repositories (workspace.Repository.label; empty: one repository):
+    # the code graph resolves each repository's imports inside it first.
+    repository_labels: tuple[str, ...] = ()
 
     def embed(self, texts: Sequence[str], model: str, embed: Callable[[list[str]], np.ndarray], dim: int,
               batch_size: int, desc: str, unit: str = "chunk") -> np.ndarray:

@@ -44,6 +44,7 @@ from codelens.ingest.source import indexed_path_filter, list_python_files, read_
 from codelens.models import ENGLISH_MODEL_KEYS, Embedder, load_embedder
 from codelens.search.english import recorded_english_key
 from codelens.settings import Settings
+from codelens.workspace import repository_labels
 
 MAX_DELTA_SHARE = 0.25  # a delta above this share of the index: an index run folds it into ChromaDB
 MAX_DELTA_MIN = 2000  # ... but never below this many chunks
@@ -287,7 +288,8 @@ def refresh_deferred(source: Path, settings: Settings, still_wanted: Callable[[]
     try:
         sources = _sources(source.resolve(), entries, {}, settings.max_file_bytes)
         for sidecar in later:
-            sidecar.build(SidecarInput(work, [e.chunk for e in entries], sources))
+            sidecar.build(SidecarInput(work, [e.chunk for e in entries], sources,
+                                       repository_labels=repository_labels(read_stats(index_dir).repositories)))
         if not still_wanted():
             return False
         with index_lock(index_dir, wait_s=lock_wait_s):
@@ -336,7 +338,8 @@ def _write(build_dir: Path, settings: Settings, state: _State, entries: list[Cat
                                  IndexLayout(index_dir).embedding_cache, index_model=state.stats.model,
                                  text_hashes={e.chunk.chunk_id: e.text_hash for e in entries},
                                  english_model=english_key, changed_paths=frozenset(files),
-                                 without_vectors=frozenset(e.chunk.chunk_id for e in entries) - fingerprints.keys())
+                                 without_vectors=frozenset(e.chunk.chunk_id for e in entries) - fingerprints.keys(),
+                                 repository_labels=repository_labels(state.stats.repositories))
     for sidecar in SIDECARS:
         if sidecar.after_update:
             continue  # refresh_deferred rebuilds it after the swap

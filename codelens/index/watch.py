@@ -257,15 +257,18 @@ def _now() -> str:
 
 
 def watcher_for(settings: Settings, embedder: Embedder | None = None,
-                on_update: Callable[[UpdateResult], None] | None = None) -> tuple[IndexWatcher | None, str]:
-    """A watcher for the folder the index was built from, or (None, why not): a zip source,
-    a source that is gone, or no index yet."""
+                on_update: Callable[[UpdateResult], None] | None = None,
+                source: Path | None = None) -> tuple[IndexWatcher | None, str]:
+    """A watcher for `source` (the folder an index run was just asked to index: `index.py
+    --source FOLDER --watch`), else for the folder the index records it was built from; or
+    (None, why not): a zip source, a source that is gone, or no index yet."""
     from codelens.index.metadata import read_stats
 
-    try:
-        source = Path(read_stats(settings.index_dir).source)
-    except CodeLensError as exc:
-        return None, f"not watching: {exc}"
+    if source is None:
+        try:
+            source = Path(read_stats(settings.index_dir).source)
+        except CodeLensError as exc:
+            return None, f"not watching: {exc}"
     if not source.is_dir():
         what = "a zip never changes" if source.is_file() else "it is not there any more"
         return None, f"not watching {source}: {what}"

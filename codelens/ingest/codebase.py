@@ -19,6 +19,7 @@ from codelens.ingest.chunker import chunk_file
 from codelens.ingest.formats import CSV_HEAD_BYTES, chunk_other_file, file_format, looks_generated, max_bytes
 from codelens.ingest.redaction import redact
 from codelens.ingest.source import list_source_files, open_codebase, read_source_text
+from codelens.workspace import discover
 
 
 @dataclass
@@ -30,6 +31,7 @@ class ChunkedCodebase:
     file_hashes: dict[str, str] = field(default_factory=dict)
     secrets_masked: Counter[str] = field(default_factory=Counter)  # kind -> masks
     python_files: int = 0  # of `files`, the Python ones
+    repositories: list[dict] = field(default_factory=list)  # workspace.Workspace.to_json() of the source
 
 
 def chunk_codebase(root: Path, max_file_bytes: int, show_progress: bool = False) -> ChunkedCodebase:
@@ -112,6 +114,7 @@ def chunk_source(source: Path, max_file_bytes: int, show_progress: bool = False)
         codebase = open_codebase(source, Path(work_dir))
         chunked = chunk_codebase(codebase.root, max_file_bytes, show_progress)
         chunked.warnings[:0] = list(codebase.warnings)
+        chunked.repositories = discover(codebase.root, origin=source).to_json()
     if not any(chunk.is_code for chunk in chunked.chunks):
         raise SourceError(f"no Python code found in {source} ({chunked.python_files} .py files)")
     return chunked

@@ -9,11 +9,8 @@ import re
 
 from codelens.chunk import MODULE_SYMBOL, Chunk
 from codelens.ingest.formats import FORMAT_LABELS, file_format
+from codelens.settings import DEFAULT_TEXT_BUDGET  # the default lives with the other settings
 
-# Embedding time grows with text length (measured: e5 ~33 texts/s at 50 tokens, ~6/s at 235,
-# ~2/s at 465 on 2 cores); the first measurements (bench/RESULTS.md) used ~600 characters. 700 keeps a little
-# more code after the header. Not yet swept with bench/retrieval.py: a candidate to tune.
-DEFAULT_TEXT_BUDGET = 700
 # The header is never cut to the budget, but a pathological one (a signature with a huge default)
 # is: e5 reads ~512 tokens and tokenizes everything first, so more only costs time.
 MAX_TEXT_CHARS = 2000

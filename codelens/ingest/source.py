@@ -9,7 +9,9 @@ size, file count and compression ratio, and nothing found is ever imported or ru
 from __future__ import annotations
 
 import errno
+import functools
 import io
+import os
 import stat
 import tokenize
 import zipfile
@@ -207,24 +209,45 @@ def iter_python_files(root: Path) -> Iterator[SourceFile]:
 
 def iter_source_files(root: Path, python_only: bool = False) -> Iterator[SourceFile]:
     """Yield the files under root that are read (Python, documents, configuration: see
-    `formats.file_format`), minus skipped and ignored paths."""
-    ignore = _load_gitignore(root)
-    stack = [root]
+    `formats.file_format`), minus skipped and ignored paths. As git does, each folder's own
+    `.gitignore` applies below it: a workspace's repositories keep their own rules."""
+    stack = [(root, "", _with_gitignore((), root, ""))]
     while stack:
-        folder = stack.pop()
-        try:
-            entries = sorted(folder.iterdir(), key=lambda p: p.name, reverse=True)
+        folder, prefix, ignores = stack.pop()
+        try:  # scandir: the entry types come with the listing, no stat per entry
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda e: e.name, reverse=True)
         except OSError:
             continue
         for entry in entries:
-            rel = entry.relative_to(root).as_posix()
-            if entry.is_symlink():
+            rel = prefix + entry.name
+            try:
+                if entry.is_symlink():
+                    continue
+                is_dir = entry.is_dir(follow_symlinks=False)
+                is_file = not is_dir and entry.is_file(follow_symlinks=False)
+            except OSError:
                 continue
-            if entry.is_dir():
-                if entry.name not in SKIP_DIRS and not _ignored(ignore, rel + "/") and not _is_index(entry):
-                    stack.append(entry)
-            elif _read_as(entry.name, python_only) and entry.is_file() and not _ignored(ignore, rel):
-                yield SourceFile(rel_path=rel, abs_path=entry)
+            if is_dir:
+                path = Path(entry.path)
+                if entry.name not in SKIP_DIRS and not _ignored_by(ignores, rel + "/") and not _is_index(path):
+                    stack.append((path, rel + "/", _with_gitignore(ignores, path, rel + "/")))
+            elif is_file and _read_as(entry.name, python_only) and not _ignored_by(ignores, rel):
+                yield SourceFile(rel_path=rel, abs_path=Path(entry.path))
+
+
+# The .gitignore files that apply in a folder: (the folder's path below the root + "/", its rules).
+Ignores = tuple[tuple[str, pathspec.PathSpec], ...]
+
+
+def _with_gitignore(ignores: Ignores, folder: Path, rel_prefix: str) -> Ignores:
+    spec = _load_gitignore(folder)
+    return (*ignores, (rel_prefix, spec)) if spec is not None else ignores
+
+
+def _ignored_by(ignores: Ignores, rel_path: str) -> bool:
+    """Whether a .gitignore of a folder above rel_path (a path below the root) ignores it."""
+    return any(rel_path.startswith(base) and spec.match_file(rel_path[len(base):]) for base, spec in ignores)
 
 
 def _read_as(name: str, python_only: bool) -> bool:
@@ -234,9 +257,10 @@ def _read_as(name: str, python_only: bool) -> bool:
 
 def indexed_path_filter(root: Path) -> Callable[[Path], bool]:
     """Whether a path under root is (or, deleted, was) a file an index run reads: the same
-    rules as `iter_source_files` (formats read, skipped folders, .gitignore), for a watcher's events."""
+    rules as `iter_source_files` (formats read, skipped folders, every .gitignore above it), for
+    a watcher's events."""
     root = root.resolve()
-    ignore = _load_gitignore(root)
+    top = _with_gitignore((), root, "")
 
     def accepts(path: Path) -> bool:
         try:
@@ -245,10 +269,13 @@ def indexed_path_filter(root: Path) -> Callable[[Path], bool]:
             return False
         if not _read_as(rel.name, python_only=False) or any(part in SKIP_DIRS for part in rel.parts[:-1]):
             return False
-        folders = ["/".join(rel.parts[: i + 1]) + "/" for i in range(len(rel.parts) - 1)]
-        if any(_ignored(ignore, f) or _is_index(root / f) for f in folders):
-            return False
-        return not _ignored(ignore, str(rel))
+        ignores = top
+        for depth in range(1, len(rel.parts)):
+            folder = "/".join(rel.parts[:depth]) + "/"
+            if _ignored_by(ignores, folder) or _is_index(root / folder):
+                return False
+            ignores = _with_gitignore(ignores, root / folder, folder)
+        return not _ignored_by(ignores, str(rel))
 
     return accepts
 
@@ -269,14 +296,22 @@ def list_source_files(root: Path) -> list[SourceFile]:
 
 def _load_gitignore(root: Path) -> pathspec.PathSpec | None:
     gitignore = root / ".gitignore"
-    if gitignore.is_symlink() or not gitignore.is_file() or gitignore.stat().st_size > _MAX_GITIGNORE_BYTES:
+    try:
+        info = gitignore.lstat()
+    except OSError:
         return None
-    lines = gitignore.read_text(encoding="utf-8", errors="replace").splitlines()
+    if not stat.S_ISREG(info.st_mode) or info.st_size > _MAX_GITIGNORE_BYTES:
+        return None  # a symlink, a folder, or too large
+    return _compiled_gitignore(str(gitignore), info.st_size, info.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled_gitignore(path: str, _size: int, _mtime_ns: int) -> pathspec.PathSpec:
+    """Compiling a long .gitignore costs more than the walk it serves (~10 ms for 170 patterns):
+    a process that walks the same folder again (serve's check before each search) compiles it
+    once per version of the file."""
+    lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
     return pathspec.PathSpec.from_lines("gitignore", lines)
-
-
-def _ignored(spec: pathspec.PathSpec | None, rel_path: str) -> bool:
-    return spec is not None and spec.match_file(rel_path)
 
 
 def read_source_text(raw: bytes) -> str | None:

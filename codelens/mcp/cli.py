@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from codelens.cli.access import add_access_arguments, team_token_of
 from codelens.cli.common import add_location_arguments, settings_of
 
 
@@ -23,6 +24,7 @@ def add_mcp_command(commands: argparse._SubParsersAction) -> None:
                              "requests naming any other host are refused (DNS-rebinding protection)")
     parser.add_argument("--allow-reindex", action="store_true",
                         help="add a reindex tool; it re-indexes only the source recorded in the index")
+    add_access_arguments(parser)
     parser.add_argument("--no-watch", dest="watch", action="store_false",
                         help="do not follow changes to the indexed folder (watched by default; a zip never is)")
 
@@ -40,8 +42,10 @@ def _port(text: str) -> int:
 def cmd_mcp(args: argparse.Namespace) -> int:
     from codelens.mcp.server import serve
 
+    # over stdio nobody else can reach the server: a token matters only for --http
+    token = team_token_of(args, args.host) if args.http is not None else None
     return serve(settings_of(args), http_port=args.http, host=args.host, allow_reindex=args.allow_reindex,
-                 allowed_hosts=tuple(args.allow_host), watch=args.watch)
+                 allowed_hosts=tuple(args.allow_host), watch=args.watch, team_token=token)
 
 
 MCP_COMMANDS = {"mcp": cmd_mcp}

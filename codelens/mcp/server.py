@@ -7,6 +7,12 @@ OpenMP runtime's thread pool warm. The models load on that thread as soon as the
 starts, so a tool call that comes early waits for the warm-up and every later call is a
 warm search. Only `ask`'s wait for the LLM runs elsewhere, so searches go on meanwhile.
 
+Off loopback (a team's server) every HTTP request must carry the team token as a bearer token
+(codelens/tokens.py). The SDK's own resource-server auth does the checking: `TeamToken` is its
+TokenVerifier for one shared token, and AuthSettings without a resource URL or an OAuth provider
+advertises no authorization server; a request without the token gets the SDK's 401 before the
+session manager, the DNS-rebinding check or any tool sees it.
+
 Tool failures the user can fix (empty query, unknown chunk id, no index yet) come back as
 MCP tool errors whose message says what to do; the server keeps serving.
 """
@@ -18,9 +24,12 @@ import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Future
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal, TypeVar
 
 import anyio.to_thread
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
@@ -29,11 +38,14 @@ from pydantic import Field
 
 from codelens.answer.llm import ChatClient, LLMConfig
 from codelens.errors import CodeLensError, LLMError
+from codelens.exposure import SERVER_EXPOSED_WARNING, is_loopback
 from codelens.graph.codemap import DEFAULT_MAP_CHARS
-from codelens.mcp.tools import MAX_ASK_K, MAX_K, CodeLensTools, ServedIndex, ToolOutput, write_answer
+from codelens.mcp.tools import MAX_ASK_K, CodeLensTools, ServedIndex, ToolOutput, write_answer
 from codelens.models import tune_threads_for_search
+from codelens.search.limits import MAX_K
 from codelens.serve.worker import ModelThread
 from codelens.settings import Settings
+from codelens.tokens import same_token
 
 SERVER_NAME = "codelens"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -87,6 +99,25 @@ class ToolCalls:
         return tool_result(await self.compute(fn, *args))
 
 
+@dataclass(frozen=True)
+class TeamToken:
+    """The SDK's TokenVerifier (mcp.server.auth.provider) for one shared team token."""
+
+    token: str
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        if not same_token(token, self.token):
+            return None
+        # a placeholder, not the token: the SDK keeps this record in each request's scope
+        return AccessToken(token="team-token", client_id="codelens-team", scopes=[])
+
+
+def team_auth() -> AuthSettings:
+    """Resource-server settings with nothing to advertise: issuer_url is a required field, but the SDK
+    reads it only for an OAuth provider's routes or resource metadata, and neither is set here."""
+    return AuthSettings(issuer_url="http://localhost", resource_server_url=None)
+
+
 def tool_result(output: ToolOutput) -> CallToolResult:
     """Text the model reads, plus the same facts as structured content for clients that parse."""
     return CallToolResult(content=[TextContent(type="text", text=output.text)], structured_content=output.data)
@@ -97,9 +128,11 @@ def log(message: str) -> None:
     print(f"codelens mcp: {message}", file=sys.stderr, flush=True)
 
 
-def build_server(settings: Settings, *, allow_reindex: bool = False, watch: bool = True) -> MCPServer:
+def build_server(settings: Settings, *, allow_reindex: bool = False, watch: bool = True,
+                 team_token: str | None = None) -> MCPServer:
     """The MCP server over the index settings name; the index may be missing at start. With
-    `watch`, the folder the index was built from is followed (index/watch.py)."""
+    `watch`, the folder the index was built from is followed (index/watch.py). With `team_token`,
+    its HTTP transport answers only requests that carry it as a bearer token."""
     calls = ToolCalls(CodeLensTools(ServedIndex(settings)))
     llm_config, llm_problem = _llm_config()
     ask_enabled = llm_config is not None
@@ -115,8 +148,9 @@ def build_server(settings: Settings, *, allow_reindex: bool = False, watch: bool
                 watcher.stop()
             calls.thread.close()
 
+    auth = {} if team_token is None else {"token_verifier": TeamToken(team_token), "auth": team_auth()}
     server = MCPServer(SERVER_NAME, title="CodeLens", instructions=INSTRUCTIONS, lifespan=lifespan,
-                       log_level="WARNING")
+                       log_level="WARNING", **auth)
     _add_search_tools(server, calls)
     _add_graph_tools(server, calls)
 
@@ -163,6 +197,8 @@ def _add_search_tools(server: MCPServer, calls: ToolCalls) -> None:
                                                         "(documents, configuration, build files)")] = None,
         path: Annotated[str, Field(description="only files whose path starts with this, e.g. `app/api/`")] = "",
         include_tests: Annotated[bool, Field(description="also search test code")] = False,
+        repo: Annotated[str | list[str] | None, Field(description="only these repositories of a workspace index "
+                                                      "(index_status lists them)")] = None,
     ) -> CallToolResult:
         """Semantic search over the indexed Python codebase: the functions, methods, classes and module
         blocks (and the sections of its docs, keys of its configuration, targets of its build files)
@@ -170,7 +206,8 @@ def _add_search_tools(server: MCPServer, calls: ToolCalls) -> None:
         kind, relevance (0-100%) and code with line numbers. Pass a chunk id on to `get_chunk`,
         `callers`, `callees` or `deps`."""
         kinds = (kind,) if isinstance(kind, str) else tuple(kind or ())
-        return await calls.run(calls.tools.search, query, k, kinds, path, include_tests)
+        repos = (repo,) if isinstance(repo, str) else tuple(repo or ())
+        return await calls.run(calls.tools.search, query, k, kinds, path, include_tests, repos)
 
     @server.tool(annotations=READ_ONLY)
     async def get_chunk(
@@ -209,10 +246,12 @@ def _add_graph_tools(server: MCPServer, calls: ToolCalls) -> None:
     async def code_map(
         chars: Annotated[int, Field(ge=300, le=20_000, description="length budget in characters")]
         = DEFAULT_MAP_CHARS,
+        repo: Annotated[str, Field(description="map one repository of a workspace index (index_status "
+                                               "lists them); default: all of it")] = "",
     ) -> CallToolResult:
         """A compact map of the codebase: packages, modules, their main classes and functions (most
         used first) and the libraries it imports. A good first call in an unknown codebase."""
-        return await calls.run(calls.tools.code_map, chars)
+        return await calls.run(calls.tools.code_map, chars, repo)
 
 
 def _add_ask_tool(server: MCPServer, calls: ToolCalls, config: LLMConfig | None, problem: str) -> None:
@@ -262,19 +301,25 @@ def transport_security(host: str, allowed_hosts: tuple[str, ...] = ()) -> Transp
 
 
 def serve(settings: Settings, *, http_port: int | None = None, host: str = "127.0.0.1",
-          allow_reindex: bool = False, allowed_hosts: tuple[str, ...] = (), watch: bool = True) -> int:
-    """Run until the client goes away (stdio) or Ctrl-C (HTTP)."""
+          allow_reindex: bool = False, allowed_hosts: tuple[str, ...] = (), watch: bool = True,
+          team_token: str | None = None) -> int:
+    """Run until the client goes away (stdio) or Ctrl-C (HTTP). Over HTTP off loopback, `team_token`
+    is required (codelens/tokens.team_token makes it; the CLI has checked before the models load)."""
+    if http_port is not None and team_token is None and not is_loopback(host):
+        raise CodeLensError(f"serving MCP on {host} needs a team token (codelens/tokens.py)")
     tune_threads_for_search()
-    server = build_server(settings, allow_reindex=allow_reindex, watch=watch)
+    server = build_server(settings, allow_reindex=allow_reindex, watch=watch,
+                          team_token=team_token if http_port is not None else None)
     if http_port is None:
         server.run("stdio")
         return 0
     if host not in LOOPBACK_HOSTS:
-        log(f"warning: listening on {host}: anyone who can reach it can read the indexed code (no authentication)")
+        log(f"warning: {SERVER_EXPOSED_WARNING.format(address=host)}")
         if host in ("0.0.0.0", "::") and not allowed_hosts:
             log("warning: only requests naming a loopback host are accepted; add --allow-host NAME for the "
                 "name or address clients use to reach this machine")
-    log(f"serving {settings.index_dir} on http://{host}:{http_port}/mcp")
+    log(f"serving {settings.index_dir} on http://{host}:{http_port}/mcp"
+        + (" (team token required: Authorization: Bearer <token>)" if team_token else ""))
     server.run("streamable-http", host=host, port=http_port,
                transport_security=transport_security(host, allowed_hosts))
     return 0

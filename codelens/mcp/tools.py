@@ -1,5 +1,5 @@
 """What the MCP server's tools do, without MCP: plain calls on one index kept open, each
-returning the text an agent reads plus the same facts as data. mcp_server.py only wires
+returning the text an agent reads plus the same facts as data. mcp/server.py only wires
 these to the protocol; errors are CodeLensErrors with the fix in the message.
 """
 
@@ -26,6 +26,7 @@ from codelens.graph.query import (
     dependencies,
     neighbour_detail,
     neighbour_lookup,
+    no_call_graph,
     node_dict,
     node_heading,
     resolve_node,
@@ -36,10 +37,10 @@ from codelens.index.freshness import NOTES, FileCheck, source_folder
 from codelens.index.manifest import files_beside_code
 from codelens.open_index import OpenIndex
 from codelens.search.filters import SearchFilters
+from codelens.search.limits import k_problem
 from codelens.search.searcher import Hit, Searcher
 from codelens.settings import Settings
 
-MAX_K = 50
 MAX_ASK_K = 20
 HIT_LINES = 60  # code lines shown per search hit; get_chunk shows the rest
 CHUNK_LINES = 800  # get_chunk's cap: a generated module may be thousands of lines
@@ -118,16 +119,17 @@ class CodeLensTools:
     # ------------------------------------------------------------ search and code
 
     def search(self, query: str, k: int = 5, kinds: Sequence[str] = (), path: str = "",
-               include_tests: bool = False) -> ToolOutput:
+               include_tests: bool = False, repos: Sequence[str] = ()) -> ToolOutput:
         query = _question(query)
-        if not 1 <= k <= MAX_K:
-            raise BadInput(f"k={k} is out of range - ask for 1 to {MAX_K} hits")
+        if k_problem(k):
+            raise BadInput(k_problem(k))
         unknown = sorted(set(kinds) - set(KINDS))
         if unknown:
             raise BadInput(f"unknown kind {', '.join(unknown)} - use any of {', '.join(KINDS)}")
         searcher = self.index.searcher
         path = path.strip().removeprefix("./")
-        filters = SearchFilters(kinds=tuple(kinds), path_prefix=path, include_tests=include_tests)
+        filters = SearchFilters(kinds=tuple(kinds), path_prefix=path, include_tests=include_tests,
+                                repos=tuple(repos))
         hits = searcher.search(query, k=k, filters=filters)
         states = [self.index.file_state(hit.chunk.path, hit.file_hash) for hit in hits]
         data = {"query": query, "hits": [{**_hit_data(hit), "file_state": state} for hit, state in zip(hits, states,
@@ -188,8 +190,13 @@ class CodeLensTools:
             lines.extend(f"{'  ' * s.depth}{'<-' if upstream else '->'} {s.node_id}" for s in steps)
         return ToolOutput("\n".join(lines), data)
 
-    def code_map(self, chars: int) -> ToolOutput:
-        data = code_map_data(self.index.graph(), chars, files_beside_code(self.index.settings.index_dir))
+    def code_map(self, chars: int, repo: str = "") -> ToolOutput:
+        from codelens.cli.graph import repository_part
+
+        graph, files = self.index.graph(), files_beside_code(self.index.settings.index_dir)
+        if repo:
+            graph, files = repository_part(graph, files, self.index.settings.index_dir, repo)
+        data = code_map_data(graph, chars, files)
         return ToolOutput(data["text"], data)
 
     def _resolve(self, target: str) -> tuple[CodeGraph, str]:
@@ -199,6 +206,10 @@ class CodeLensTools:
         try:
             return graph, resolve_node(graph, target)
         except UnknownSymbol as exc:
+            # A hit of a document or configuration file is a chunk id the graph never held: say so.
+            why = no_call_graph(target, self.index.catalog().chunks)
+            if why is not None:
+                raise UnknownSymbol(f"{why} (get_chunk reads it)") from None
             raise UnknownSymbol(str(exc).replace("python -m codelens map", "the code_map or search tool")) from None
 
     # ------------------------------------------------------------ the index itself
@@ -215,7 +226,7 @@ class CodeLensTools:
                 "model": stats.model, "indexed_at": stats.indexed_at, "duration_s": stats.duration_s,
                 "warnings": len(stats.warnings), "dense": searcher.vector_counts(),
                 "ask_enabled": ask_enabled, "reindex_allowed": reindex_allowed,
-                "damaged": list(searcher.damaged)}
+                "damaged": list(searcher.damaged), "repositories": _repositories(searcher, db_path)}
         watch = read_watch_status(db_path)
         data["watch"] = asdict(watch) if watch else None
         data["watch_line"] = watch.line() if watch else "watch: off (this index is not being followed)"
@@ -362,12 +373,26 @@ def _neighbours_output(graph: CodeGraph, node_id: str, found: list[Neighbour], r
     return ToolOutput("\n".join(lines), data)
 
 
+def _repositories(searcher, db_path) -> list[dict]:
+    """Each repository of the index (one, or those of a workspace) with its files and chunks."""
+    from codelens.index.manifest import Manifest
+    from codelens.workspace import count_by_repository
+
+    manifest = Manifest.load(db_path)
+    counts = count_by_repository(searcher.workspace, manifest.files if manifest else (),
+                                 manifest.chunks if manifest else ())
+    return [{"name": name, "files": files, "chunks": chunks} for name, (files, chunks) in counts.items() if name]
+
+
 def _status_text(data: dict) -> str:
     dense, kinds = data["dense"], data["chunks_per_kind"]
     chunks = max(1, dense["chunks"])
     graph = data["graph"]
+    repositories = data.get("repositories") or []
     lines = [
         f"index {data['db']}: {data['total_chunks']} chunks from {data['files']} files of {data['source']}",
+        *(["repositories: " + ", ".join(f"{r['name']} ({r['files']} files, {r['chunks']} chunks)"
+                                        for r in repositories)] if len(repositories) > 1 else []),
         "  " + ", ".join(f"{kind} {kinds.get(kind, 0)}" for kind in KINDS),
         f"model {data['model']}, indexed {data['indexed_at']} in {data['duration_s']:.1f} s, "
         f"{data['warnings']} warnings",

@@ -22,7 +22,7 @@ import numpy as np
 
 from codelens.errors import ModelUnavailable
 from codelens.models import onnx_graph
-from codelens.models.runtime import OnnxEncoder, graph_file
+from codelens.models.runtime import OnnxEncoder, graph_file, graph_path
 from codelens.models.weights import EncoderWeights, LayerWeights
 
 if TYPE_CHECKING:
@@ -229,6 +229,11 @@ def _layer(data: memoryview, tensors: dict[str, int], prefix: str, header: _Head
         down=_matrix(data, tensors[prefix + "fo.w"], width, ffn), down_bias=vector("fo.b"),
         norm2=(vector("oln.w"), vector("oln.b")),
     )
+
+
+def e5_graph() -> Path:
+    """Where e5's exported passage graph is (or will be): what `codelens setup` checks."""
+    return graph_path(GRAPH_NAME, weights_version())
 
 
 def weights_version() -> str:

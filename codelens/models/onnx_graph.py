@@ -94,7 +94,7 @@ class _Builder:
         return outputs[0]
 
     def linear(self, x: str, weight: np.ndarray, bias: np.ndarray, name: str) -> str:
-        """x @ weight + bias (weight as (in, out): the way the numpy encoder holds it)."""
+        """x @ weight + bias (weight as (in, out): the way weights.py holds it)."""
         product = self.op("MatMul", x, self.constant(f"{name}.weight", weight.astype(np.float32)))
         return self.op("Add", product, self.constant(f"{name}.bias", bias.astype(np.float32)))
 

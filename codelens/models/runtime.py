@@ -42,8 +42,7 @@ def graph_file(name: str, weights_version: str, build: Callable[[], bytes], int8
     and kept in the cache, keyed by the weights' package version and the graph's version.
     Written to a temporary file and renamed: a reader never sees half a file, and two
     processes racing write the same bytes."""
-    stem = f"{name}-{weights_version}-g{GRAPH_VERSION}"
-    target = cache_root() / "onnx" / f"{stem}{'-int8' if int8 else ''}.onnx"
+    target = graph_path(name, weights_version, int8)
     if target.is_file():
         return target
     try:
@@ -56,6 +55,12 @@ def graph_file(name: str, weights_version: str, build: Callable[[], bytes], int8
     except OSError as exc:
         raise ModelUnavailable(f"cannot write the {name} ONNX graph into {target.parent}: {exc}") from exc
     return target
+
+
+def graph_path(name: str, weights_version: str, int8: bool = False) -> Path:
+    """Where graph_file keeps the model's graph (it may not be there yet: `codelens setup --check`)."""
+    stem = f"{name}-{weights_version}-g{GRAPH_VERSION}"
+    return cache_root() / "onnx" / f"{stem}{'-int8' if int8 else ''}.onnx"
 
 
 def _atomic_write(target: Path, write: Callable[[Path], object]) -> None:

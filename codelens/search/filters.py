@@ -24,6 +24,7 @@ class SearchFilters:
     kinds: tuple[str, ...] = ()  # empty: every kind
     path_prefix: str = ""
     include_tests: bool = False
+    repos: tuple[str, ...] = ()  # repository names of a workspace (codelens/workspace.py); empty: every one
 
     @property
     def prefix(self) -> str:
@@ -42,19 +43,27 @@ class ChunkScope:
     answer as a boolean mask over any sequence of chunk ids (a leg's rows), computed once per
     sequence while the scope lives (the Searcher keeps one scope per filter per opened index)."""
 
-    def __init__(self, filters: SearchFilters, chunks: Mapping[str, Chunk]) -> None:
+    def __init__(self, filters: SearchFilters, chunks: Mapping[str, Chunk],
+                 repo_of: Callable[[str], str] | None = None) -> None:
         self.filters = filters
         self.chunks = chunks
+        # A chunk's repository from its path: what `filters.repos` keeps (the Searcher's workspace)
+        self._repo_of = repo_of if filters.repos and repo_of is not None else None
         self._masks: dict[int, tuple[Sequence[str], np.ndarray]] = {}
         self._code_masks: dict[int, tuple[Sequence[str], np.ndarray]] = {}
         # Python code and other files (documents, configuration) both inside the scope: the legs
         # then rank code on its own and merge the other files in on the code's scale (`code_first`).
-        accepted = {c.is_code for c in chunks.values() if filters.accepts(c)}
+        accepted = {c.is_code for c in chunks.values() if self._accepts(c)}
         self.mixed = len(accepted) == 2
+
+    def _accepts(self, chunk: Chunk) -> bool:
+        if not self.filters.accepts(chunk):
+            return False
+        return self._repo_of is None or self._repo_of(chunk.path) in self.filters.repos
 
     def accepts(self, chunk_id: str) -> bool:
         chunk = self.chunks.get(chunk_id)
-        return chunk is not None and self.filters.accepts(chunk)
+        return chunk is not None and self._accepts(chunk)
 
     __call__ = accepts
 

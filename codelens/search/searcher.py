@@ -35,6 +35,7 @@ from codelens.search.pipeline import HybridPipeline, shipped_pipeline
 from codelens.search.query import Fused, Query, Stage
 from codelens.search.ranking import RankingIndex, StageContext, stages_by_name
 from codelens.settings import DEFAULT_MODEL, Settings
+from codelens.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,7 @@ class Hit:
     relevance: float  # the e5 cosine of question and chunk, 0-100: what the UI shows
     rank: int
     file_hash: str = ""  # its file's content hash when indexed (index/freshness.py compares it with the disk)
+    repo: str = ""  # the repository of its file (codelens/workspace.py)
 
     @property
     def chunk_id(self) -> str:
@@ -55,6 +57,7 @@ class Hit:
         return {
             "chunk_id": c.chunk_id, "path": c.path, "symbol": c.symbol, "kind": c.kind,
             "start_line": c.start_line, "end_line": c.end_line, "score": round(self.fused_score, 4),
+            "repo": self.repo,
         }
 
     def to_row(self) -> dict:
@@ -119,6 +122,7 @@ class Searcher:
     def _open_index(self) -> None:
         db_path = self.settings.index_dir
         self.stats: IndexStats = read_stats(db_path)
+        self.workspace = Workspace.from_json(self.stats.repositories, self.stats.source)
         if self.settings.model and normalize_model_id(self.settings.model) != self.stats.model:
             raise ModelMismatch(self.stats.model, self.settings.model)
         self._version = _index_version(db_path)
@@ -247,9 +251,10 @@ class Searcher:
         scope = self._scopes.get(filters)
         if scope is None:
             check_path_prefix(filters.path_prefix, self._paths)
+            self.workspace.check_names(filters.repos)
             if len(self._scopes) >= _SCOPES_KEPT:
                 self._scopes.clear()
-            scope = self._scopes[filters] = ChunkScope(filters, self.chunks)
+            scope = self._scopes[filters] = ChunkScope(filters, self.chunks, self.workspace.repo_of)
         return scope
 
     def _collection_vectors(self) -> tuple[tuple[str, ...], np.ndarray]:
@@ -279,7 +284,8 @@ class Searcher:
         if self._ranking_index is None:
             self._ranking_index = RankingIndex.build(self.chunks)
         context = StageContext(self._ranking_index, accept, self.bridge, self.file_vectors, self.dense_coverage,
-                               self.file_words, self._call_files)
+                               self.file_words, self._call_files,
+                               repo_of=None if self.workspace.is_single else self.workspace.repo_of)
         return shipped_pipeline(dense, self.lexical, bridge=self.bridge, accept=accept, english=self._english,
                                 stages=self.ranking(context))
 
@@ -295,7 +301,7 @@ class Searcher:
 
     def _embed_english(self, text: str) -> np.ndarray:
         """The English model's query vector (the model the open index's sidecar was built with);
-        it loads on the first English question (numpy, no torch)."""
+        it loads on the first English question (onnxruntime, no torch)."""
         kind = self._english_kind
         if kind.name not in self._english_models:
             self._english_models[kind.name] = kind.load()
@@ -303,7 +309,7 @@ class Searcher:
 
     def _hits(self, fused: list[Fused]) -> list[Hit]:
         """Fused order; relevance is the index model's cosine. A chunk the ChromaDB leg did not
-        fetch (found by BM25 or MiniLM only) shows the lowest cosine among the hits, an upper
+        fetch (found by BM25 or the English model only) shows the lowest cosine among the hits, an upper
         bound of its own (which lies below every fetched one)."""
         floor = min((f.cosine for f in fused if f.cosine is not None), default=0.0)
         hits = []
@@ -313,5 +319,6 @@ class Searcher:
                 continue
             cosine = item.cosine if item.cosine is not None else floor
             hits.append(Hit(chunk=chunk, fused_score=item.score, relevance=relevance_percent(cosine),
-                            rank=len(hits) + 1, file_hash=self.file_hashes.get(chunk.path, "")))
+                            rank=len(hits) + 1, file_hash=self.file_hashes.get(chunk.path, ""),
+                            repo=self.workspace.repo_of(chunk.path)))
         return hits

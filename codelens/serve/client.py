@@ -10,9 +10,9 @@ index) means "no server": the caller then searches in-process.
 from __future__ import annotations
 
 import hashlib
-import http.client
 import json
 import os
+import socket
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +39,17 @@ class ServerAddress:
     pid: int
     index_dir: str
     chroma_url: str
+    host: str = SERVE_HOST  # where this machine reaches it (serve --host); older announcements lack it
+
+
+def connect_host(listening_on: str) -> str:
+    """The address this machine reaches a server listening on `listening_on` at: every interface
+    includes loopback, a named address is reached at itself."""
+    if listening_on in ("", "0.0.0.0"):
+        return SERVE_HOST
+    if listening_on == "::":
+        return "::1"
+    return listening_on
 
 
 def index_key(index_dir: Path, chroma_url: str = "") -> str:
@@ -59,7 +70,8 @@ def find_server(index_dir: Path, chroma_url: str = "") -> ServerAddress | None:
             return None
         raw = json.loads(target.read_text(encoding="utf-8"))
         address = ServerAddress(port=int(raw["port"]), token=str(raw["token"]), pid=int(raw["pid"]),
-                                index_dir=str(raw["index_dir"]), chroma_url=str(raw.get("chroma_url", "")))
+                                index_dir=str(raw["index_dir"]), chroma_url=str(raw.get("chroma_url", "")),
+                                host=str(raw.get("host", SERVE_HOST)))
     except (OSError, ValueError, KeyError, TypeError):
         return None
     if address.index_dir != str(Path(index_dir).resolve()) or address.chroma_url != chroma_url:
@@ -75,21 +87,36 @@ def find_server(index_dir: Path, chroma_url: str = "") -> ServerAddress | None:
 
 def remote_search(address: ServerAddress, request: dict) -> list[dict] | None:
     """Hits from the server (hit dicts with rank and relevance), or None when it cannot be
-    reached (the caller falls back). Errors the search itself raised come back as RemoteError."""
+    reached (the caller falls back). Errors the search itself raised come back as RemoteError.
+    The run's token goes in the body (a loopback server reads it there) and as a bearer token (a
+    server with a team token accepts the run's token there too)."""
     body = json.dumps({**request, "token": address.token}).encode("utf-8")
-    connection = http.client.HTTPConnection(SERVE_HOST, address.port, timeout=CONNECT_TIMEOUT_S)
     try:
-        connection.connect()
-        connection.sock.settimeout(SEARCH_TIMEOUT_S)
-        connection.request("POST", "/search", body, {"Content-Type": "application/json"})
-        response = connection.getresponse()
-        payload = json.loads(response.read().decode("utf-8"))
-    except (OSError, http.client.HTTPException, ValueError):
+        status, raw = _post(address.host, address.port, "/search", body, address.token)
+        payload = json.loads(raw.decode("utf-8"))
+    except (OSError, ValueError, IndexError):
         return None
-    finally:
-        connection.close()
-    if response.status == 200 and isinstance(payload.get("hits"), list):
+    if not isinstance(payload, dict):
+        return None
+    if status == 200 and isinstance(payload.get("hits"), list):
         return payload["hits"]
     if "error" in payload:
         raise RemoteError(str(payload["error"]), int(payload.get("exit_code", 1)))
     return None
+
+
+def _post(host: str, port: int, path: str, body: bytes, token: str) -> tuple[int, bytes]:
+    """One HTTP/1.1 POST to the server: (status, body). A socket, not http.client: that module's
+    import (the email package) is most of a fast-path process's start-up."""
+    named = f"[{host}]" if ":" in host else host
+    head = (f"POST {path} HTTP/1.1\r\nHost: {named}:{port}\r\nContent-Type: application/json\r\n"
+            f"Authorization: Bearer {token}\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode("ascii")
+    with socket.create_connection((host, port), timeout=CONNECT_TIMEOUT_S) as connection:
+        connection.settimeout(SEARCH_TIMEOUT_S)
+        connection.sendall(head + body)
+        received = []
+        while data := connection.recv(65536):
+            received.append(data)
+    header, _, payload = b"".join(received).partition(b"\r\n\r\n")
+    return int(header.split(b" ", 2)[1]), payload

@@ -1,0 +1,114 @@
+"""Repositories and workspaces: which repository each indexed file belongs to.
+
+A folder indexed whole is a workspace. When the folder is itself a repository, or holds no
+repository at all, it is a workspace of one: its paths and chunk ids are exactly as before,
+and every hit names that one repository. When its top-level folders are git repositories of
+their own (`~/work/` holding `flask/`, `click/`, `httpx/`), each is a repository of the
+workspace, labelled by its folder name: a chunk's path stays relative to the workspace root
+(`flask/src/flask/app.py::Flask`, the chunk-id contract), and its repository is the label its
+path starts with. Each repository keeps its own `.gitignore` (ingest/source.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Repository:
+    name: str  # what hits, filters and listings call it
+    label: str  # the path prefix of its files inside the workspace ("" in a workspace of one)
+
+    def holds(self, path: str) -> bool:
+        return not self.label or path == self.label or path.startswith(f"{self.label}/")
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "label": self.label}
+
+
+@dataclass(frozen=True)
+class Workspace:
+    repositories: tuple[Repository, ...]
+
+    @property
+    def is_single(self) -> bool:
+        return len(self.repositories) == 1 and not self.repositories[0].label
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(repo.name for repo in self.repositories)
+
+    def repo_of(self, path: str) -> str:
+        """The name of the repository a file (a path relative to the workspace root) is in; ""
+        for a file at the workspace's top level, outside every repository."""
+        for repo in self.repositories:
+            if repo.holds(path):
+                return repo.name
+        return ""
+
+    def check_names(self, names: Iterable[str]) -> tuple[str, ...]:
+        """The names given, each a repository of this workspace (BadInput lists them otherwise)."""
+        from codelens.errors import BadInput
+
+        wanted = tuple(dict.fromkeys(names))
+        unknown = [name for name in wanted if name not in self.names]
+        if unknown:
+            raise BadInput(f"no repository {unknown[0]!r} in this index - its repositories: {', '.join(self.names)}")
+        return wanted
+
+    def to_json(self) -> list[dict]:
+        return [repo.to_json() for repo in self.repositories]
+
+    @classmethod
+    def from_json(cls, raw: Sequence[dict] | None, source: str) -> Workspace:
+        """From the index's metadata; an index written before workspaces is one repository."""
+        repositories = tuple(Repository(str(item["name"]), str(item.get("label", ""))) for item in raw or ()
+                             if isinstance(item, dict) and item.get("name"))
+        return cls(repositories) if repositories else single(source)
+
+
+def single(source: str | Path) -> Workspace:
+    """One repository, named after its folder (or zip, less the suffix)."""
+    path = Path(str(source))
+    name = (path.stem if path.suffix == ".zip" else path.name) or "repository"
+    return Workspace((Repository(name, ""),))
+
+
+def is_repository(folder: Path) -> bool:
+    """A git repository's root: a `.git` folder, or the `.git` file of a worktree or submodule."""
+    return (folder / ".git").exists()
+
+
+def discover(root: Path, origin: str | Path | None = None) -> Workspace:
+    """The workspace a folder is: its git repositories one level down when the folder is not a
+    repository itself and holds at least two; else a workspace of one (named after `origin`,
+    what the user passed, when the folder is a zip's extraction)."""
+    root = Path(root)
+    if not is_repository(root):
+        try:
+            children = sorted(p for p in root.iterdir() if p.is_dir() and not p.is_symlink() and is_repository(p))
+        except OSError:
+            children = []
+        if len(children) >= 2:
+            return Workspace(tuple(Repository(child.name, child.name) for child in children))
+    return single(origin if origin is not None else root)
+
+
+def count_by_repository(workspace: Workspace, file_paths: Iterable[str],
+                        chunk_ids: Iterable[str]) -> dict[str, tuple[int, int]]:
+    """Files and chunks per repository name, in the workspace's order."""
+    counts = {name: [0, 0] for name in workspace.names}
+    for path in file_paths:
+        counts.setdefault(workspace.repo_of(path), [0, 0])[0] += 1
+    for chunk_id in chunk_ids:
+        counts.setdefault(workspace.repo_of(chunk_id.split("::", 1)[0]), [0, 0])[1] += 1
+    return {name: (files, chunks) for name, (files, chunks) in counts.items()}
+
+
+def repository_labels(repositories: Sequence[dict]) -> tuple[str, ...]:
+    """The path labels of a workspace's repositories as the metadata records them (none for a
+    workspace of one): what the code graph resolves imports by."""
+    labels = (str(item.get("label", "")) for item in repositories or () if isinstance(item, dict))
+    return tuple(label for label in labels if label)
