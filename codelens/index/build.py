@@ -26,7 +26,7 @@ from codelens.errors import BadInput, DatabaseError
 from codelens.index.delta import Delta, load_delta
 from codelens.index.embed_cache import EmbeddingCache, embed_with_cache, text_hash
 from codelens.index.folder import check_target, fresh_build_dir, index_lock, recover_interrupted_swap, swap_into_place
-from codelens.index.health import damaged_sidecars, vectors_damaged
+from codelens.index.health import changed_sidecars, damaged_sidecars, sidecar_checksums, vectors_damaged
 from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest, chunk_fingerprint
 from codelens.index.metadata import IndexStats, is_codelens_index, read_stats, write_stats
@@ -40,7 +40,7 @@ from codelens.index.progressive import (
     save_catalog,
 )
 from codelens.index.registry import SIDECARS, sidecar_names
-from codelens.index.sidecar import SidecarBuilder, SidecarInput
+from codelens.index.sidecar import Sidecar, SidecarBuilder, SidecarInput
 from codelens.index.store import VectorStore, drop_collections
 from codelens.ingest.codebase import ChunkedCodebase, chunk_source
 from codelens.ingest.embed_text import embedding_text
@@ -116,13 +116,17 @@ def build_index(
                "deleted": len(plan.delete), "unchanged": plan.reused, "embedded": 0}
         english_key = settings.english_model or recorded_english_key(index_dir) or ENGLISH_MODEL_KEYS[0]
         names = recorded_sidecars(english_key)
+        rebuild: frozenset[str] | None = None  # the sidecars this run builds (None: every one)
         if (previous is not None and not plan.upsert and not plan.delete and not delta.removed
                 and previous.files == chunked.file_hashes and previous.sidecars == names
                 and IndexLayout(index_dir).catalog.is_file()):
-            damaged = damaged_sidecars(index_dir)
-            if not damaged:
-                return _record_unchanged_run(index_dir, started, run)
-            chunked.warnings.append(f"damaged index parts rebuilt: {', '.join(damaged)}")
+            unlike = sidecars_unlike_written(index_dir, previous)
+            if not unlike:
+                return _record_unchanged_run(index_dir, started, run, previous)
+            # Nothing else changed: only those are built again, on a copy of the index.
+            rebuild = frozenset(s.name for s in unlike)
+            parts = [path.name for s in unlike for path in s.paths(IndexLayout(index_dir))]
+            chunked.warnings.append(f"damaged or missing index parts rebuilt: {', '.join(parts)}")
 
         if settings.progressive and not settings.chroma_url and previous is None and (
                 old_stats is None or is_partial(old_stats)):
@@ -168,11 +172,13 @@ def build_index(
                                          index_model=model_id, text_hashes=hashes,
                                          english_model=english_key)
             for sidecar in SIDECARS:
+                if rebuild is not None and sidecar.name not in rebuild:
+                    continue  # the copy holds it as the last run wrote it
                 sidecar_started = time.perf_counter()
                 sidecar.build(sidecar_input)
                 timings[f"sidecar:{sidecar.name}"] = round(time.perf_counter() - sidecar_started, 2)
             Manifest(model=model_id, files=chunked.file_hashes, chunks=fingerprints,
-                     sidecars=names).save(build_dir)
+                     sidecars=names, sidecar_files=sidecar_checksums(build_dir)).save(build_dir)
             timings["storing"] = round(time.perf_counter() - mark, 2)
             stats = _stats(source, chunked, model_id, settings, run, collection=collection,
                            duration_s=round(time.perf_counter() - started, 2), timings_s=timings,
@@ -209,6 +215,17 @@ def recorded_sidecars(english_key: str) -> list[str]:
     if english_key != ENGLISH_MODEL_KEYS[0]:
         names.append(f"english_model:{english_key}")
     return names
+
+
+def sidecars_unlike_written(index_dir: Path, manifest: Manifest) -> list[Sidecar]:
+    """The sidecars of index_dir that are not as the last run wrote them: their files' sizes and
+    mtimes against the manifest's record (a stat per file, nothing loaded). An index written
+    before that record existed is checked by loading its sidecars (health.damaged_sidecars)."""
+    if manifest.sidecar_files is not None:
+        changed = set(changed_sidecars(index_dir, manifest.sidecar_files))
+        return [s for s in SIDECARS if s.name in changed]
+    damaged, layout = set(damaged_sidecars(index_dir)), IndexLayout(index_dir)
+    return [s for s in SIDECARS if any(path.name in damaged for path in s.paths(layout))]
 
 
 def _searchable_first(phase: PhaseOne, embedder: Embedder | None, settings: Settings, timings: dict,
@@ -277,7 +294,9 @@ def _previous_index(index_dir: Path, model_id: str, full: bool,
     return stats, manifest
 
 
-def _record_unchanged_run(db_path: Path, started: float, run: dict) -> IndexStats:
+def _record_unchanged_run(db_path: Path, started: float, run: dict, manifest: Manifest) -> IndexStats:
+    if manifest.sidecar_files is None:  # checked by loading them just now: the next run need not
+        replace(manifest, sidecar_files=sidecar_checksums(db_path)).save(db_path)
     stats = read_stats(db_path)
     run["mode"] = "unchanged"
     stats = replace(stats, indexed_at=_now(), duration_s=round(time.perf_counter() - started, 2),
