@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from codelens import models
+from codelens.index import build as build_module
 from codelens.index.build import build_index
 from codelens.index.health import sidecar_checksums
 from codelens.index.layout import IndexLayout
@@ -157,15 +158,40 @@ def test_a_sidecar_file_overwritten_in_place_is_rebuilt(mini_index, mini_project
     assert Searcher(settings, embedder=embedder).damaged == []
 
 
+def _no_chunking(*args, **kwargs):
+    raise AssertionError("an unchanged run chunked the source")
+
+
+def test_an_unchanged_run_compares_file_hashes_and_chunks_nothing(
+        project: Path, tmp_path: Path, embedder, monkeypatch) -> None:
+    settings = settings_for(tmp_path / "db")
+    build_index(project, settings, embedder=embedder)
+    with monkeypatch.context() as patch:
+        patch.setattr(build_module, "chunk_source", _no_chunking)
+        assert build_index(project, settings, embedder=embedder).run == {
+            "mode": "unchanged", "upserted": 0, "deleted": 0, "unchanged": 10, "embedded": 0}
+        (project / "pkg" / "auth.py").write_text((project / "pkg" / "auth.py").read_text() + "\n# a comment\n")
+        with pytest.raises(AssertionError, match="chunked"):  # a file changed: chunked
+            build_index(project, settings, embedder=embedder)
+    assert build_index(project, settings, embedder=embedder).run["mode"] == "incremental"
+    monkeypatch.setattr(build_module, "chunk_source", _no_chunking)
+    assert build_index(project, settings, embedder=embedder).run["mode"] == "unchanged"
+    with pytest.raises(AssertionError, match="chunked"):  # another text budget may make other chunks
+        build_index(project, replace(settings, embed_code_chars=settings.embed_code_chars + 100), embedder=embedder)
+
+
 def test_an_index_without_recorded_sidecar_files_is_checked_once_by_loading(
-        mini_index, mini_project: Path, tmp_path: Path, embedder) -> None:
+        mini_index, mini_project: Path, tmp_path: Path, embedder, monkeypatch) -> None:
     settings = copy_index(mini_index, tmp_path / "db")
     manifest_path = IndexLayout(settings.index_dir).manifest
     raw = json.loads(manifest_path.read_text(encoding="utf-8"))
-    del raw["sidecar_files"]  # as written before they were recorded
+    del raw["sidecar_files"], raw["chunking"]  # as written before they were recorded
     manifest_path.write_text(json.dumps(raw), encoding="utf-8")
     assert build_index(mini_project, settings, embedder=embedder).run["mode"] == "unchanged"
-    assert Manifest.load(settings.index_dir).sidecar_files == sidecar_checksums(settings.index_dir)
+    recorded = Manifest.load(settings.index_dir)
+    assert recorded.sidecar_files == sidecar_checksums(settings.index_dir) and recorded.chunking
+    monkeypatch.setattr(build_module, "chunk_source", _no_chunking)
+    assert build_index(mini_project, settings, embedder=embedder).run["mode"] == "unchanged"
 
 
 def test_editing_one_function_re_embeds_only_that_chunk(project: Path, tmp_path: Path, embedder) -> None:

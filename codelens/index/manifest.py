@@ -41,6 +41,9 @@ class Manifest:
     # compares them with the disk instead of loading every sidecar. None: an index written
     # before they were recorded (the run then loads the sidecars once to check them).
     sidecar_files: dict[str, dict[str, list[int]]] | None = None
+    # What made the chunks besides the files (build.chunking_key): with it and the files' hashes
+    # unchanged, an index run knows the chunks are too without chunking. "": unknown.
+    chunking: str = ""
 
     def save(self, index_dir: Path) -> None:
         target = IndexLayout(index_dir).manifest
@@ -48,6 +51,8 @@ class Manifest:
         raw = {"model": self.model, "files": self.files, "chunks": self.chunks, "sidecars": self.sidecars}
         if self.sidecar_files is not None:
             raw["sidecar_files"] = self.sidecar_files
+        if self.chunking:
+            raw["chunking"] = self.chunking
         temporary.write_text(json.dumps(raw), encoding="utf-8")
         os.replace(temporary, target)
 
@@ -59,6 +64,7 @@ class Manifest:
             recorded = raw.get("sidecar_files")
             return cls(model=raw["model"], files=dict(raw["files"]), chunks=dict(raw["chunks"]),
                        sidecars=list(raw.get("sidecars", [])),
-                       sidecar_files=dict(recorded) if isinstance(recorded, dict) else None)
+                       sidecar_files=dict(recorded) if isinstance(recorded, dict) else None,
+                       chunking=str(raw.get("chunking", "")))
         except (OSError, ValueError, KeyError, TypeError):
             return None
