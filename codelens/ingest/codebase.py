@@ -89,7 +89,7 @@ def chunk_one_file(path: Path, rel_path: str, max_file_bytes: int) -> FileChunks
 def source_file_hashes(source: Path, max_file_bytes: int) -> dict[str, str]:
     """The hash of every file of source that `chunk_source` reads, as it records them
     (`ChunkedCodebase.file_hashes`), without chunking: an index run compares them with the
-    manifest to tell that nothing changed (on pydantic a tenth of a second; chunking takes seconds)."""
+    manifest to tell that nothing changed (pydantic: a fraction of a second; chunking took 2.4 s of CPU)."""
     hashes: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="codelens-src-") as work_dir:
         codebase = open_codebase(source, Path(work_dir))
