@@ -20,9 +20,13 @@ import numpy as np
 import pytest
 
 from codelens import models
+from codelens.index import build as build_module
 from codelens.index.build import build_index
+from codelens.index.health import sidecar_checksums
 from codelens.index.layout import IndexLayout
+from codelens.index.manifest import Manifest
 from codelens.index.metadata import read_stats
+from codelens.index.registry import SIDECARS
 from codelens.index.sidecar import SidecarInput
 from codelens.index.store import VectorStore
 from codelens.ingest.chunker import chunk_file
@@ -31,7 +35,7 @@ from codelens.search import english as english_leg
 from codelens.search.filters import SearchFilters, UnknownPathPrefix
 from codelens.search.searcher import Searcher
 from codelens.settings import COLLECTION_NAME, DEFAULT_MODEL
-from tests.conftest import PROJECT_ROOT, settings_for
+from tests.conftest import PROJECT_ROOT, copy_index, settings_for
 
 TOPICS = ["invoice", "shipment", "customer", "warehouse", "payment", "discount", "report", "schedule"]
 
@@ -103,6 +107,91 @@ def test_unchanged_run_touches_nothing(project: Path, tmp_path: Path, embedder) 
     assert again.run == {"mode": "unchanged", "upserted": 0, "deleted": 0, "unchanged": 10, "embedded": 0}
     assert {p: p.stat().st_mtime_ns for p in settings.db_path.rglob("*") if p.name != "index_metadata.json"} \
         == files_before
+
+
+SIDECAR_PARTS = ["english", "bridge", "lexical", "file_words", "files", "graph.sqlite"]
+
+
+def _owner(db: Path, part: str) -> str:
+    return next(s.name for s in SIDECARS if any(p.name == part for p in s.paths(IndexLayout(db))))
+
+
+@pytest.mark.parametrize("part", SIDECAR_PARTS)
+def test_a_sidecar_deleted_by_hand_is_rebuilt_alone_by_the_next_run(
+        part: str, mini_index, mini_project: Path, tmp_path: Path, embedder) -> None:
+    """Issue 29 part 8: the manifest records each sidecar's files, so a missing one is seen
+    without loading anything, and only it is built again (nothing embedded: the cache has it all)."""
+    settings = copy_index(mini_index, tmp_path / "db")
+    db = settings.index_dir
+    healthy = [h.chunk_id for h in Searcher(settings, embedder=embedder).search("проверка пароля", k=5)]
+    before = sidecar_checksums(db)
+    if (db / part).is_dir():
+        shutil.rmtree(db / part)
+    else:
+        (db / part).unlink()
+    stats = build_index(mini_project, settings, embedder=embedder)
+    assert stats.run["mode"] == "incremental" and stats.run["embedded"] == 0
+    assert any("rebuilt" in w and part in w for w in stats.warnings)
+    assert (db / part).exists()
+    after = sidecar_checksums(db)
+    owner = _owner(db, part)
+    assert {k: v for k, v in after.items() if k != owner} == {k: v for k, v in before.items() if k != owner}
+    assert set(after[owner]) == set(before[owner])  # the same files, written anew
+    searcher = Searcher(settings, embedder=embedder)
+    assert searcher.damaged == []
+    counts = searcher.vector_counts()
+    assert counts["minilm_vectors"] == counts["chunks"] and counts["bridge_words"] > 0
+    assert searcher.file_vectors is not None
+    assert [h.chunk_id for h in searcher.search("проверка пароля", k=5)] == healthy
+    assert build_index(mini_project, settings, embedder=embedder).run["mode"] == "unchanged"
+
+
+def test_a_sidecar_file_overwritten_in_place_is_rebuilt(mini_index, mini_project: Path, tmp_path: Path,
+                                                        embedder) -> None:
+    """Same size, other bytes: its mtime tells (the search would have left it out as damaged)."""
+    settings = copy_index(mini_index, tmp_path / "db")
+    vectors = IndexLayout(settings.index_dir).english_vectors
+    vectors.write_bytes(b"\0" * vectors.stat().st_size)
+    assert Searcher(settings, embedder=embedder).damaged == ["english"]
+    stats = build_index(mini_project, settings, embedder=embedder)
+    assert stats.run["mode"] == "incremental" and stats.run["embedded"] == 0
+    assert Searcher(settings, embedder=embedder).damaged == []
+
+
+def _no_chunking(*args, **kwargs):
+    raise AssertionError("an unchanged run chunked the source")
+
+
+def test_an_unchanged_run_compares_file_hashes_and_chunks_nothing(
+        project: Path, tmp_path: Path, embedder, monkeypatch) -> None:
+    settings = settings_for(tmp_path / "db")
+    build_index(project, settings, embedder=embedder)
+    with monkeypatch.context() as patch:
+        patch.setattr(build_module, "chunk_source", _no_chunking)
+        assert build_index(project, settings, embedder=embedder).run == {
+            "mode": "unchanged", "upserted": 0, "deleted": 0, "unchanged": 10, "embedded": 0}
+        (project / "pkg" / "auth.py").write_text((project / "pkg" / "auth.py").read_text() + "\n# a comment\n")
+        with pytest.raises(AssertionError, match="chunked"):  # a file changed: chunked
+            build_index(project, settings, embedder=embedder)
+    assert build_index(project, settings, embedder=embedder).run["mode"] == "incremental"
+    monkeypatch.setattr(build_module, "chunk_source", _no_chunking)
+    assert build_index(project, settings, embedder=embedder).run["mode"] == "unchanged"
+    with pytest.raises(AssertionError, match="chunked"):  # another text budget may make other chunks
+        build_index(project, replace(settings, embed_code_chars=settings.embed_code_chars + 100), embedder=embedder)
+
+
+def test_an_index_without_recorded_sidecar_files_is_checked_once_by_loading(
+        mini_index, mini_project: Path, tmp_path: Path, embedder, monkeypatch) -> None:
+    settings = copy_index(mini_index, tmp_path / "db")
+    manifest_path = IndexLayout(settings.index_dir).manifest
+    raw = json.loads(manifest_path.read_text(encoding="utf-8"))
+    del raw["sidecar_files"], raw["chunking"]  # as written before they were recorded
+    manifest_path.write_text(json.dumps(raw), encoding="utf-8")
+    assert build_index(mini_project, settings, embedder=embedder).run["mode"] == "unchanged"
+    recorded = Manifest.load(settings.index_dir)
+    assert recorded.sidecar_files == sidecar_checksums(settings.index_dir) and recorded.chunking
+    monkeypatch.setattr(build_module, "chunk_source", _no_chunking)
+    assert build_index(mini_project, settings, embedder=embedder).run["mode"] == "unchanged"
 
 
 def test_editing_one_function_re_embeds_only_that_chunk(project: Path, tmp_path: Path, embedder) -> None:

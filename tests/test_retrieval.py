@@ -110,6 +110,28 @@ def test_word_bridge_keeps_neighbours_relative_to_the_best_match() -> None:
     assert bridge.translate(["password"]) == {}  # only words in another script are bridged
 
 
+def test_word_bridge_cache_evicts_the_least_recently_asked_word() -> None:
+    """A full cache drops its oldest word, not every word (a server's next questions would all
+    wait for e5 again)."""
+    fake = _FakeWordEmbedder()
+    embedded: list[str] = []
+
+    def embed(words):
+        embedded.extend(words)
+        return fake(words)
+
+    words = ["connect", "password", "salt"]
+    bridge = WordBridge(words, fake(words), embed, floor=0.8, cache_words=2)
+    bridge.translate(["пароль"])
+    bridge.translate(["облако"])
+    bridge.translate(["пароль"])  # asked again: now the newest
+    assert embedded == ["пароль", "облако"]
+    assert set(bridge.translate(["соль"])) == set()  # a third word: облако, the oldest, leaves
+    assert set(bridge.translate(["пароль"])) == {"password"} and embedded == ["пароль", "облако", "соль"]
+    bridge.translate(["облако"])
+    assert embedded == ["пароль", "облако", "соль", "облако"]
+
+
 def test_glossary_gives_the_usual_english_words_of_programming_russian() -> None:
     assert glossary_words("потокового") == ("stream", "streaming")  # the longest key wins: потоков
     assert glossary_words("Поток") == ("stream", "thread")

@@ -11,6 +11,7 @@ from codelens.index.freshness import FileCheck
 from codelens.index.layout import IndexLayout
 from codelens.index.metadata import read_stats
 from codelens.index.update import refresh_deferred, update_index, vector_store_entries
+from codelens.search.filters import SearchFilters
 from codelens.search.searcher import Searcher
 
 NEW_FILE = '''"""Shipping rates."""
@@ -115,3 +116,22 @@ def test_file_check_says_when_the_disk_changed(indexed_copy, embedder) -> None:
     assert check.state(hit.chunk.path, hit.file_hash) == "changed"
     auth.unlink()
     assert check.state(hit.chunk.path, hit.file_hash) == "deleted"
+
+
+def test_every_vector_read_once_is_kept_across_an_update_not_across_an_index_run(indexed_copy, embedder) -> None:
+    """The exact fallback's matrix (every ChromaDB vector) stays valid while an update swaps in
+    folders that hard-link ChromaDB's files; an index run writes new ones, and it is read again."""
+    project, settings = indexed_copy
+    searcher = Searcher(settings, embedder=embedder)
+    ids, vectors = searcher._collection_vectors()
+    assert len(ids) == searcher.store.count() and vectors.shape[0] == len(ids)
+    (project / "pkg" / "shipping.py").write_text(NEW_FILE)
+    update_index(project, settings, ["pkg/shipping.py"], embedder=embedder)
+    assert searcher.refresh()
+    assert searcher._collection_vectors()[1] is vectors  # not read again
+    hits = searcher.search("shipping price of a parcel", k=1, filters=SearchFilters(path_prefix="pkg/shipping"))
+    assert hits[0].chunk_id == "pkg/shipping.py::shipping_cost"  # the delta's vector, over the kept matrix
+    build_index(project, settings, embedder=embedder)  # folds the delta into ChromaDB
+    assert searcher.refresh()
+    ids_after, vectors_after = searcher._collection_vectors()
+    assert vectors_after is not vectors and "pkg/shipping.py::shipping_cost" in ids_after

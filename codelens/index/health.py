@@ -4,6 +4,15 @@ can say so and the next index run can rebuild them instead of calling the index 
 Every leg's sidecar may fail safely at search time (the Searcher then rebuilds it in memory or
 goes without it), which keeps answering but hides the damage; this check names it. The vectors
 are the exception: a ChromaDB folder that does not open is a clear error until a run rebuilds it.
+
+An index run records each sidecar's files (`sidecar_checksums`: size and modification time,
+stat only) in the manifest; an unchanged run compares them with the disk (`changed_sidecars`)
+and rebuilds the sidecars whose files are missing or rewritten, without loading any of them.
+Size and mtime, not a hash of the contents: the check must stay a stat per file at any index size
+(hashing pydantic's sidecars reads tens of MB, the standard library's hundreds), and every way a
+file gets damaged through the file system (deleted, truncated, overwritten, replaced) changes one of
+them. What it cannot see, a change that keeps both (bit rot, a restore that sets the old mtime),
+still shows at search time (`Searcher.damaged`), and `index.py --full` rebuilds everything.
 """
 
 from __future__ import annotations
@@ -14,6 +23,10 @@ from contextlib import closing
 from pathlib import Path
 
 from codelens.index.layout import IndexLayout
+from codelens.index.registry import SIDECARS
+
+# sidecar name -> {path inside the index folder: [size, mtime_ns]} for every file it holds
+SidecarFiles = dict[str, dict[str, list[int]]]
 
 REPAIR_HINT = "python index.py rebuilds it (nothing is embedded again)"
 
@@ -41,6 +54,33 @@ def damaged_sidecars(index_dir: Path) -> list[str]:
         if not usable:
             damaged.append(path.name)
     return damaged
+
+
+def sidecar_checksums(index_dir: Path) -> SidecarFiles:
+    """Each sidecar's files in index_dir now: size and modification time (ns), stat only. A sidecar
+    the index does not hold (the English vectors of another index model) has no files."""
+    layout = IndexLayout(index_dir)
+    return {sidecar.name: _file_stats(index_dir, sidecar.paths(layout)) for sidecar in SIDECARS}
+
+
+def changed_sidecars(index_dir: Path, recorded: SidecarFiles) -> list[str]:
+    """The sidecars whose files differ from what the run that wrote them recorded: one missing
+    (a folder deleted by hand), added, truncated or rewritten. Costs a stat per file."""
+    now = sidecar_checksums(index_dir)
+    return [name for name, files in now.items() if recorded.get(name) != files]
+
+
+def _file_stats(root: Path, paths: tuple[Path, ...]) -> dict[str, list[int]]:
+    stats: dict[str, list[int]] = {}
+    for path in paths:
+        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+        for file in files:
+            try:
+                status = file.stat()
+            except OSError:  # not there: absent from the record
+                continue
+            stats[file.relative_to(root).as_posix()] = [status.st_size, status.st_mtime_ns]
+    return stats
 
 
 def vectors_damaged(index_dir: Path) -> str | None:

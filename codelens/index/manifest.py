@@ -37,13 +37,23 @@ class Manifest:
     files: dict[str, str] = field(default_factory=dict)  # rel_path -> file hash
     chunks: dict[str, str] = field(default_factory=dict)  # chunk_id -> fingerprint
     sidecars: list[str] = field(default_factory=list)  # builders whose files the index holds
+    # Each sidecar's files as they were written (health.sidecar_checksums): an unchanged run
+    # compares them with the disk instead of loading every sidecar. None: an index written
+    # before they were recorded (the run then loads the sidecars once to check them).
+    sidecar_files: dict[str, dict[str, list[int]]] | None = None
+    # What made the chunks besides the files (build.chunking_key): with it and the files' hashes
+    # unchanged, an index run knows the chunks are too without chunking. "": unknown.
+    chunking: str = ""
 
     def save(self, index_dir: Path) -> None:
         target = IndexLayout(index_dir).manifest
         temporary = target.with_suffix(".tmp")
-        temporary.write_text(json.dumps({"model": self.model, "files": self.files, "chunks": self.chunks,
-                                         "sidecars": self.sidecars}),
-                             encoding="utf-8")
+        raw = {"model": self.model, "files": self.files, "chunks": self.chunks, "sidecars": self.sidecars}
+        if self.sidecar_files is not None:
+            raw["sidecar_files"] = self.sidecar_files
+        if self.chunking:
+            raw["chunking"] = self.chunking
+        temporary.write_text(json.dumps(raw), encoding="utf-8")
         os.replace(temporary, target)
 
     @classmethod
@@ -51,7 +61,10 @@ class Manifest:
         """None when there is no usable manifest: the caller then rebuilds in full."""
         try:
             raw = json.loads(IndexLayout(index_dir).manifest.read_text(encoding="utf-8"))
+            recorded = raw.get("sidecar_files")
             return cls(model=raw["model"], files=dict(raw["files"]), chunks=dict(raw["chunks"]),
-                       sidecars=list(raw.get("sidecars", [])))
+                       sidecars=list(raw.get("sidecars", [])),
+                       sidecar_files=dict(recorded) if isinstance(recorded, dict) else None,
+                       chunking=str(raw.get("chunking", "")))
         except (OSError, ValueError, KeyError, TypeError):
             return None

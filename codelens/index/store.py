@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
+import sqlite3
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -189,6 +191,38 @@ def drop_collections(chroma_url: str, prefix: str, keep: str = "") -> list[str]:
             client.delete_collection(name)
             dropped.append(name)
     return dropped
+
+
+_DATABASE_FILE = "chroma.sqlite3"
+_SEGMENT_DIR = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")  # one per segment, by UUID
+
+
+def stored_vectors_version(db_path: Path) -> tuple:
+    """Which vectors an index folder's ChromaDB holds, without opening ChromaDB: its files' (name,
+    inode, size) and the row count and last write's sequence id of its embeddings table (read-only
+    SQLite, milliseconds). The same while no run has written vectors: an incremental update
+    hard-links these files into the folder it swaps in (index/update.py), so what was read from
+    them holds across that swap; an index run writes into a copy (new inodes, new sequence ids).
+    Not the mtimes: ChromaDB rewrites its files each time it opens them. Empty when unknown."""
+    database = db_path / _DATABASE_FILE
+    try:
+        with closing(sqlite3.connect(f"{database.resolve().as_uri()}?mode=ro", uri=True, timeout=10)) as connection:
+            written = connection.execute("SELECT count(*), max(seq_id) FROM embeddings").fetchone()
+        children = sorted(db_path.iterdir())
+    except (OSError, sqlite3.Error):
+        return ()
+    files = [child for child in children if child.name.startswith(_DATABASE_FILE)]
+    for child in children:
+        if _SEGMENT_DIR.fullmatch(child.name) and child.is_dir():
+            files.extend(sorted(child.iterdir()))
+    version: list[object] = [tuple(written)]
+    for file in files:
+        try:
+            status = file.stat()
+        except OSError:
+            return ()
+        version.append((file.relative_to(db_path).as_posix(), status.st_ino, status.st_size))
+    return tuple(version)
 
 
 def forget_open_indexes() -> None:

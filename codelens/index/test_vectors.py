@@ -29,6 +29,7 @@ from codelens.chunk import Chunk
 from codelens.errors import CodeLensError
 from codelens.index.embed_cache import EmbeddingCache, read_cached_vectors, text_hash
 from codelens.index.folder import fresh_build_dir, index_lock, recover_interrupted_swap, swap_into_place
+from codelens.index.health import sidecar_checksums
 from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest, chunk_fingerprint
 from codelens.index.metadata import IndexStats, read_stats, write_stats
@@ -156,7 +157,8 @@ def _swap_in(index_dir: Path, settings: Settings, embedder: Embedder | None, emb
         _rebuild_vector_sidecars(index_dir, build_dir, stats.model, catalog, settings.show_progress)
         chunks = {**manifest.chunks, **{e.chunk.chunk_id: chunk_fingerprint(e.chunk, text_hash(text))
                                         for e, text in zip(pending, texts, strict=True)}}
-        replace(manifest, chunks=chunks).save(build_dir)
+        # the rebuilt vector sidecars' files as now written (the unchanged check compares them by stat)
+        replace(manifest, chunks=chunks, sidecar_files=sidecar_checksums(build_dir)).save(build_dir)
         timings = {**stats.timings_s, "test_vectors": round(time.perf_counter() - mark, 2)}
         run = {**stats.run, "embedded": stats.run.get("embedded", 0) + embedded + more}
         finished = replace(stats, test_coverage=tests_share_with_vectors((e.chunk for e in catalog), chunks),

@@ -26,10 +26,11 @@ import numpy as np
 
 from codelens.chunk import Chunk
 from codelens.errors import DatabaseError
-from codelens.index.build import _count_kinds, _now, embed_texts, recorded_sidecars
+from codelens.index.build import _count_kinds, _now, chunking_key, embed_texts, recorded_sidecars
 from codelens.index.delta import Delta, load_delta, save_delta
 from codelens.index.embed_cache import EmbeddingCache, text_hash
 from codelens.index.folder import fresh_build_dir, index_lock, recover_interrupted_swap, swap_into_place
+from codelens.index.health import sidecar_checksums
 from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest, chunk_fingerprint, file_hash
 from codelens.index.metadata import IndexStats, read_stats, write_stats
@@ -314,6 +315,9 @@ def _swap_in_rebuilt(index_dir: Path, work: Path, rebuilt: list[Sidecar], stats:
                     shutil.rmtree(target)
                 if made.exists():
                     os.replace(made, target)
+        manifest = Manifest.load(build_dir)
+        if manifest is not None:  # the rebuilt files' sizes and mtimes, or the next run rebuilds them again
+            replace(manifest, sidecar_files=sidecar_checksums(build_dir)).save(build_dir)
         write_stats(build_dir, replace(stats, run={**stats.run, DEFERRED: False}))
         swap_into_place(build_dir, index_dir)
     except BaseException:
@@ -348,8 +352,11 @@ def _write(build_dir: Path, settings: Settings, state: _State, entries: list[Cat
         timings[f"sidecar:{sidecar.name}"] = round(time.perf_counter() - mark, 3)
     file_hashes = {p: h for p, h in state.manifest.files.items() if p not in files}
     file_hashes.update({p: f.file_hash for p, f in files.items() if f is not None and f.file_hash is not None})
+    # the chunks of the other files came from the last index run's chunking: still this code's?
+    chunking = state.manifest.chunking if state.manifest.chunking == chunking_key(settings) else ""
     Manifest(model=state.stats.model, files=dict(sorted(file_hashes.items())), chunks=fingerprints,
-             sidecars=recorded_sidecars(english_key)).save(build_dir)
+             sidecars=recorded_sidecars(english_key), sidecar_files=sidecar_checksums(build_dir),
+             chunking=chunking).save(build_dir)
 
 
 def _next_stats(state: _State, entries: list[CatalogEntry], files: Mapping[str, FileChunks | None], run: dict,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from functools import lru_cache
@@ -39,7 +40,7 @@ class WordBridge:
 
     def __init__(self, words: Sequence[str], vectors: np.ndarray, embed_words: Callable[[Sequence[str]], np.ndarray],
                  per_word: int = 2, margin: float = 0.02, floor: float = 0.84, coverage_credit: float = 0.5,
-                 glossary: bool = True) -> None:
+                 glossary: bool = True, cache_words: int = _BRIDGE_CACHE_WORDS) -> None:
         self.words = tuple(words)
         self.glossary = glossary  # the glossary's words beside e5's neighbours (glossary.py)
         self._stems: frozenset[str] | None = None
@@ -49,21 +50,27 @@ class WordBridge:
         self.margin = margin
         self.floor = floor
         self.coverage_credit = coverage_credit
-        self._cache: dict[str, dict[str, float]] = {}
+        # Translations by word, least recently asked first: a long-lived server evicts the words
+        # no one asks any more one by one, not its whole cache at once when it fills.
+        self._cache: OrderedDict[str, dict[str, float]] = OrderedDict()
+        self.cache_words = cache_words
 
     def knows(self, word: str) -> bool:
         return bool(self._cache.get(word))
 
     def translate(self, words: Sequence[str]) -> dict[str, float]:
         """Vocabulary words for the given query words, each weighted by its similarity."""
-        todo = [w for w in dict.fromkeys(words)
-                if w not in self._cache and has_cyrillic(w) and len(w) <= MAX_WORD_CHARS]
-        if len(self._cache) > _BRIDGE_CACHE_WORDS:
-            self._cache.clear()
+        asked = dict.fromkeys(words)
+        for word in asked.keys() & self._cache.keys():
+            self._cache.move_to_end(word)  # asked again: evicted last
+        todo = [w for w in asked if w not in self._cache and has_cyrillic(w) and len(w) <= MAX_WORD_CHARS]
         if todo and len(self.words):
             for word, vector in zip(todo, self.embed_words(todo), strict=True):
                 self._cache[word] = self._with_glossary(word, self._neighbours(vector))
-        return _stemmed(self._cache, words)
+        translated = _stemmed(self._cache, words)
+        while len(self._cache) > self.cache_words:  # after reading: this question's words all count
+            self._cache.popitem(last=False)
+        return translated
 
     def nearest(self, word: str) -> str | None:
         """The one code word closest to a Cyrillic word, if any is close enough."""

@@ -23,7 +23,7 @@ from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest
 from codelens.index.metadata import IndexStats, read_stats
 from codelens.index.progressive import is_partial, load_catalog, open_partial_index
-from codelens.index.store import VectorStore, forget_open_indexes
+from codelens.index.store import VectorStore, forget_open_indexes, stored_vectors_version
 from codelens.models import Embedder, EnglishModel, load_embedder, normalize_model_id, tune_threads_for_search
 from codelens.search.bridge import WordBridge, load_bridge_vectors
 from codelens.search.dense import ChromaDenseRetriever, MatrixDenseRetriever, OverlaidDense
@@ -104,6 +104,13 @@ def _index_version(db_path: Path) -> tuple[int, int]:
     return (stat.st_ino, stat.st_mtime_ns)
 
 
+@dataclass(frozen=True)
+class _StoredVectors:
+    version: tuple  # store.stored_vectors_version of the files they were read from
+    chunk_ids: tuple[str, ...]
+    vectors: np.ndarray
+
+
 class Searcher:
     """Opens an index once (chunks, lexical index, sidecar vectors); each `search` embeds the
     question and runs the shipped pipeline (pipeline.py) over its legs."""
@@ -156,7 +163,14 @@ class Searcher:
         self._english = (EnglishVectors(tuple(english[0]), english[2], self._embed_english, english[3].e5_weight)
                          if english else None)
         self._scopes: dict[SearchFilters, ChunkScope] = {}  # one per filter asked: its masks are cached
-        self._all_vectors: tuple[tuple[str, ...], np.ndarray] | None = None
+        # ChromaDB's every vector, once read (the exact fallback of a narrow or mixed scope): kept
+        # across a reopen while ChromaDB's files are the same ones (an update swaps in a folder that
+        # hard-links them), so a watcher's update does not cost a read of every vector again.
+        local = self.store is not None and not (self.settings.chroma_url or self.stats.chroma_url)
+        version = stored_vectors_version(db_path) if local else ()
+        kept: _StoredVectors | None = getattr(self, "_all_vectors", None)
+        self._all_vectors = kept if kept is not None and version and kept.version == version else None
+        self._vectors_version = version
         self._paths = frozenset(c.path for c in self.chunks.values())
         if self.partial is not None:  # from the vectors embedded so far
             self.file_vectors = FileVectors.from_chunks(
@@ -258,11 +272,12 @@ class Searcher:
         return scope
 
     def _collection_vectors(self) -> tuple[tuple[str, ...], np.ndarray]:
-        """Every e5 vector of the collection, read on the first search a filter narrows a lot."""
+        """Every e5 vector of the collection, read on the first search a filter narrows a lot
+        (seconds at 100k chunks) and kept while ChromaDB's files stay the same."""
         if self._all_vectors is None:
             ids, vectors = self.store.all_vectors()
-            self._all_vectors = (tuple(ids), vectors)
-        return self._all_vectors
+            self._all_vectors = _StoredVectors(self._vectors_version, tuple(ids), vectors)
+        return self._all_vectors.chunk_ids, self._all_vectors.vectors
 
     def prepare(self, text: str) -> Query:
         """The question as every leg and stage reads it, its e5 vector included."""
