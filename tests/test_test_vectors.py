@@ -125,6 +125,8 @@ def test_an_index_run_ends_with_every_test_vector(tmp_path: Path, project: Path,
     assert stats.run["embedded"] == stats.total_chunks
     assert VectorStore(db, stats.collection).count() == stats.total_chunks
     assert IndexLayout(db).file_vectors.is_dir() and finish_test_vectors(db, deferring(db)) is None
+    again = build_index(project, deferring(db), embedder=embedder)  # the finisher's record of its sidecars holds
+    assert again.run["mode"] == "unchanged" and not again.warnings
 
 
 def test_include_tests_search_finishes_the_test_vectors_first_and_says_so(
