@@ -28,7 +28,6 @@ from codelens.search.ranking import (
     KindPrior,
     PathSignal,
     RankingIndex,
-    RepositoryVote,
     StageContext,
     StageFactory,
     SymbolIntent,
@@ -263,6 +262,36 @@ class KindPriorByDoc(KindPrior):
 
 
 # Every stage the benchmark can name: the shipped ones (ranking.STAGES) and these.
+@dataclass(frozen=True)
+class RepositoryVote:
+    """Not shipped (bench/workspace.py, bench/RESULTS.md: it lowers the combined score). In a
+    workspace of several repositories, a question is about one of them: each repository
+    gets the rank-discounted fused scores of its chunks in the head of the list as votes, and
+    every chunk's score is scaled by (its repository's votes / the most votes) ** strength, so
+    the repository the evidence points to fills the list and another one keeps a place only
+    where its chunk beats that repository's clearly. One repository (or none known): untouched."""
+
+    chunks: Mapping[str, Chunk]
+    repo_of: Callable[[str], str] | None
+    head: int = 20
+    strength: float = 1.0
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        if self.repo_of is None or not fused:
+            return fused
+        repos = {f.chunk_id: self.repo_of(self.chunks[f.chunk_id].path if f.chunk_id in self.chunks else '')
+                 for f in fused}
+        votes: dict[str, float] = {}
+        for rank, item in enumerate(fused[: self.head]):
+            votes[repos[item.chunk_id]] = votes.get(repos[item.chunk_id], 0.0) + max(item.score, 0.0) / (rank + 1)
+        best = max(votes.values(), default=0.0)
+        if best <= 0 or len(votes) < 2:
+            return fused
+        share = {repo: (value / best) ** self.strength for repo, value in votes.items()}
+        return rescore(fused, {f.chunk_id: f.score * share.get(repos[f.chunk_id], 0.0) for f in fused})
+
+
+
 BENCH_STAGES: dict[str, StageFactory] = {**STAGES, **{
     # A workspace's repositories: the head's votes scale each repository's chunks (ranking.RepositoryVote)
     "repo-vote": lambda c: RepositoryVote(c.index.chunks, c.repo_of),

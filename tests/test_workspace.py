@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +16,7 @@ from codelens.index.metadata import read_stats
 from codelens.search.filters import SearchFilters
 from codelens.search.searcher import Searcher
 from codelens.workspace import Repository, Workspace, discover
-from tests.conftest import settings_for
+from tests.conftest import PROJECT_ROOT, settings_for
 
 
 def make_repo(folder: Path) -> Path:
@@ -163,7 +164,9 @@ def test_map_works_per_repository(workspace_index, capsys) -> None:
 
 def test_the_repository_vote_fills_the_list_from_the_repository_the_evidence_points_to() -> None:
     from codelens.search.query import Fused, Query
-    from codelens.search.ranking import RepositoryVote
+    sys.path.insert(0, str(PROJECT_ROOT / "bench"))
+    from variants import RepositoryVote
+
     from tests.conftest import make_chunk
 
     ids = ["web/app.py::route", "web/app.py::Request", "client/models.py::Request", "web/ctx.py::g"]

@@ -113,33 +113,6 @@ def rescore(fused: Sequence[Fused], scores: Mapping[str, float]) -> list[Fused]:
 
 
 @dataclass(frozen=True)
-class RepositoryVote:
-    """In a workspace of several repositories, a question is about one of them: each repository
-    gets the rank-discounted fused scores of its chunks in the head of the list as votes, and
-    every chunk's score is scaled by (its repository's votes / the most votes) ** strength, so
-    the repository the evidence points to fills the list and another one keeps a place only
-    where its chunk beats that repository's clearly. One repository (or none known): untouched."""
-
-    chunks: Mapping[str, Chunk]
-    repo_of: Callable[[str], str] | None
-    head: int = 20
-    strength: float = 1.0
-
-    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
-        if self.repo_of is None or not fused:
-            return fused
-        repos = {f.chunk_id: self.repo_of(_file_of(self.chunks, f)) for f in fused}
-        votes: dict[str, float] = {}
-        for rank, item in enumerate(fused[: self.head]):
-            votes[repos[item.chunk_id]] = votes.get(repos[item.chunk_id], 0.0) + max(item.score, 0.0) / (rank + 1)
-        best = max(votes.values(), default=0.0)
-        if best <= 0 or len(votes) < 2:
-            return fused
-        share = {repo: (value / best) ** self.strength for repo, value in votes.items()}
-        return rescore(fused, {f.chunk_id: f.score * share.get(repos[f.chunk_id], 0.0) for f in fused})
-
-
-@dataclass(frozen=True)
 class SymbolIntent:
     """Definitions of the identifier a question is (or names) go first."""
 
