@@ -18,6 +18,7 @@ import numpy as np
 
 from codelens.chunk import Chunk
 from codelens.graph.model import CodeGraph, Node
+from codelens.search.file_vectors import FileVectors
 from codelens.search.fusion import ordered
 from codelens.search.query import Fused, Fusion, LegResult, Query, Stage
 from codelens.search.ranking import (
@@ -292,12 +293,59 @@ class RepositoryVote:
 
 
 
+@dataclass(frozen=True)
+class RepositoryMeaning:
+    """Not shipped (measured in bench/workspace.py). In a workspace, each repository's chunks gain
+    `weight` x how close the repository as a whole is to the question: the mean of its files'
+    e5 vectors against the question's, min-max scaled over the repositories in the head of the
+    list (evidence that does not come from the fused list itself)."""
+
+    chunks: Mapping[str, Chunk]
+    files: FileVectors | None
+    repo_of: Callable[[str], str] | None
+    weight: float = 0.2
+    window: int = 50
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        if self.repo_of is None or self.files is None or query.vector is None or not fused:
+            return fused
+        centroids = _repository_centroids(self.files, self.repo_of)
+        repos = {f.chunk_id: self.repo_of(self.chunks[f.chunk_id].path if f.chunk_id in self.chunks else "")
+                 for f in fused}
+        present = sorted({repos[f.chunk_id] for f in fused[: self.window]} & set(centroids))
+        if len(present) < 2:
+            return fused
+        similarity = np.asarray([float(centroids[r] @ query.vector) for r in present])
+        low, high = float(similarity.min()), float(similarity.max())
+        scaled = {r: (s - low) / (high - low) if high > low else 0.0 for r, s in zip(present, similarity, strict=True)}
+        return rescore(fused, {f.chunk_id: f.score + self.weight * scaled.get(repos[f.chunk_id], 0.0) for f in fused})
+
+
+_CENTROIDS: dict[int, dict[str, np.ndarray]] = {}
+
+
+def _repository_centroids(files: FileVectors, repo_of: Callable[[str], str]) -> dict[str, np.ndarray]:
+    """Each repository's normalised mean file vector (kept per FileVectors object)."""
+    if id(files) not in _CENTROIDS:
+        by_repo: dict[str, list[int]] = {}
+        for row, path in enumerate(files.paths):
+            by_repo.setdefault(repo_of(path), []).append(row)
+        centroids = {}
+        for repo, rows in by_repo.items():
+            mean = files.vectors[rows].mean(axis=0)
+            centroids[repo] = mean / max(float(np.linalg.norm(mean)), 1e-12)
+        _CENTROIDS[id(files)] = centroids
+    return _CENTROIDS[id(files)]
+
+
 BENCH_STAGES: dict[str, StageFactory] = {**STAGES, **{
     # A workspace's repositories: the head's votes scale each repository's chunks (ranking.RepositoryVote)
     "repo-vote": lambda c: RepositoryVote(c.index.chunks, c.repo_of),
     "repo-vote-soft": lambda c: RepositoryVote(c.index.chunks, c.repo_of, strength=0.5),
     "repo-vote-hard": lambda c: RepositoryVote(c.index.chunks, c.repo_of, strength=2.0),
     "repo-vote-10": lambda c: RepositoryVote(c.index.chunks, c.repo_of, head=10),
+    "repo-meaning": lambda c: RepositoryMeaning(c.index.chunks, c.files, c.repo_of),
+    "repo-meaning-strong": lambda c: RepositoryMeaning(c.index.chunks, c.files, c.repo_of, weight=0.5),
     "kind-prior.7": lambda c: KindPrior(c.index.chunks, weight=0.7),
     "kind-prior.95": lambda c: KindPrior(c.index.chunks, weight=0.95),
     "kind-prior-doc.6": lambda c: KindPriorByDoc(c.index.chunks, doc_weight=0.6),

@@ -106,6 +106,8 @@ VARIANTS: dict[str, tuple[str, ...] | None] = {
     "vote hard": ("repo-vote-hard", *SHIPPED_RANKING),
     "vote head 10": ("repo-vote-10", *SHIPPED_RANKING),
     "vote last": (*SHIPPED_RANKING, "repo-vote"),
+    "repo meaning": ("repo-meaning", *SHIPPED_RANKING),
+    "repo meaning 0.5": ("repo-meaning-strong", *SHIPPED_RANKING),
 }
 
 

@@ -192,3 +192,5 @@ def test_the_app_shows_each_cards_repository_and_a_facet_that_filters(workspace_
     facet[f"beta · {shown.count('beta')}"].click().run()
     assert app.multiselect(key="repos").value == ["beta"]
     assert cards(app) and all(path.startswith("beta/") for _, path, *_ in cards(app))
+    listed = next(frame.value for frame in app.dataframe if "Репозиторий" in frame.value.columns)
+    assert listed.values.tolist() == [["alpha", 4, 10], ["beta", 1, 2]]

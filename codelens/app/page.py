@@ -41,6 +41,7 @@ from codelens.graph.query import callees, callers, neighbourhood_dot
 from codelens.index.build import build_index
 from codelens.index.folder import named_collections
 from codelens.index.freshness import FileCheck, source_folder
+from codelens.index.manifest import repository_counts
 from codelens.index.metadata import read_stats
 from codelens.index.watch import IndexWatcher, read_watch_status, watcher_for
 from codelens.models import Embedder, load_embedder, tune_threads_for_search
@@ -550,6 +551,11 @@ with index_tab:
     st.markdown(f"**Модель:** `{stats.model}` · **построен:** {stats.indexed_at} · "
                 f"**за** {stats.duration_s:.1f} с · **источник:** `{stats.source}`")
     st.progress(stats.dense_coverage, text=f"Смысловые векторы (dense coverage): {stats.dense_coverage:.0%}")
+    if not index.workspace.is_single:
+        st.subheader(f"Репозитории: {len(index.workspace.repositories)}")
+        counted = repository_counts(index_dir, index.workspace)
+        st.dataframe(pd.DataFrame([(r["name"], r["files"], r["chunks"]) for r in counted],
+                                  columns=["Репозиторий", "Файлов", "Фрагментов"]), hide_index=True)
     if stats.test_coverage < 1.0:  # index/test_vectors.py: they follow the complete index
         st.progress(stats.test_coverage, text=f"Векторы тестов (test coverage): {stats.test_coverage:.0%} - "
                     "поиск без тестов уже полный; тесты пока находятся по ключевым словам")

@@ -244,16 +244,15 @@ def format_summary(stats, db_path: Path) -> str:
 
 def repository_lines(stats, db_path: Path) -> list[str]:
     """A workspace's repositories with their files and chunks (nothing for a single repository)."""
-    from codelens.index.manifest import Manifest
-    from codelens.workspace import Workspace, count_by_repository
+    from codelens.index.manifest import repository_counts
+    from codelens.workspace import Workspace
 
     workspace = Workspace.from_json(stats.repositories, stats.source)
     if workspace.is_single:
         return []
-    manifest = Manifest.load(db_path)
-    counts = count_by_repository(workspace, manifest.files if manifest else (), manifest.chunks if manifest else ())
-    return [f"Repositories: {len(workspace.repositories)}", *(f"  {name}: {files} files, {chunks} chunks"
-                                                             for name, (files, chunks) in counts.items() if name)]
+    counted = repository_counts(db_path, workspace)
+    return [f"Repositories: {len(workspace.repositories)}",
+            *(f"  {r['name']}: {r['files']} files, {r['chunks']} chunks" for r in counted)]
 
 
 def cmd_search(args: argparse.Namespace) -> int:

@@ -31,6 +31,16 @@ def files_beside_code(index_dir: Path) -> list[str]:
     return sorted(path for path in manifest.files if not path.endswith(".py")) if manifest else []
 
 
+def repository_counts(index_dir: Path, workspace) -> list[dict]:
+    """Each repository of the index (`workspace.Workspace`) with its files and chunks, from the
+    manifest (stats, MCP index_status and the app list them)."""
+    from codelens.workspace import count_by_repository
+
+    manifest = Manifest.load(index_dir)
+    counts = count_by_repository(workspace, manifest.files if manifest else (), manifest.chunks if manifest else ())
+    return [{"name": name, "files": files, "chunks": chunks} for name, (files, chunks) in counts.items() if name]
+
+
 @dataclass
 class Manifest:
     model: str

@@ -34,7 +34,7 @@ from codelens.graph.query import (
 )
 from codelens.graph.store import GraphNotFound, load_graph
 from codelens.index.freshness import NOTES, FileCheck, source_folder
-from codelens.index.manifest import files_beside_code
+from codelens.index.manifest import files_beside_code, repository_counts
 from codelens.open_index import OpenIndex
 from codelens.search.filters import SearchFilters
 from codelens.search.limits import k_problem
@@ -226,7 +226,7 @@ class CodeLensTools:
                 "model": stats.model, "indexed_at": stats.indexed_at, "duration_s": stats.duration_s,
                 "warnings": len(stats.warnings), "dense": searcher.vector_counts(),
                 "ask_enabled": ask_enabled, "reindex_allowed": reindex_allowed,
-                "damaged": list(searcher.damaged), "repositories": _repositories(searcher, db_path)}
+                "damaged": list(searcher.damaged), "repositories": repository_counts(db_path, searcher.workspace)}
         watch = read_watch_status(db_path)
         data["watch"] = asdict(watch) if watch else None
         data["watch_line"] = watch.line() if watch else "watch: off (this index is not being followed)"
@@ -371,17 +371,6 @@ def _neighbours_output(graph: CodeGraph, node_id: str, found: list[Neighbour], r
         lines.append(f"external ({len(external)}): {', '.join(external)}")
     data = {"node": node_dict(graph.nodes[node_id]), role: [n.to_dict() for n in internal], "external": external}
     return ToolOutput("\n".join(lines), data)
-
-
-def _repositories(searcher, db_path) -> list[dict]:
-    """Each repository of the index (one, or those of a workspace) with its files and chunks."""
-    from codelens.index.manifest import Manifest
-    from codelens.workspace import count_by_repository
-
-    manifest = Manifest.load(db_path)
-    counts = count_by_repository(searcher.workspace, manifest.files if manifest else (),
-                                 manifest.chunks if manifest else ())
-    return [{"name": name, "files": files, "chunks": chunks} for name, (files, chunks) in counts.items() if name]
 
 
 def _status_text(data: dict) -> str:
