@@ -101,9 +101,11 @@ def embed_texts(
 
 def build_index(
     source: Path, settings: Settings, embedder: Embedder | None = None,
-    on_progress: ProgressCallback | None = None, full: bool = False,
+    on_progress: ProgressCallback | None = None, full: bool = False, finish_tests: bool = True,
 ) -> IndexStats:
-    """Index source into settings.index_dir: incrementally unless full, swapping on success."""
+    """Index source into settings.index_dir: incrementally unless full, swapping on success.
+    `finish_tests` False: return once the index is complete for searches, leaving the test
+    chunks' vectors to whoever follows the folder (a watcher's catch-up: the background serve)."""
     started = time.perf_counter()
     index_dir = settings.index_dir
     if settings.english_model and settings.english_model not in ENGLISH_MODEL_KEYS:
@@ -220,7 +222,7 @@ def build_index(
             raise
     if settings.chroma_url:  # the previous build's collection and any a killed run left behind
         drop_collections(settings.chroma_url, _server_prefix(index_uid), keep=collection)
-    if deferred:  # the complete index is in: now its test chunks' vectors (outside the lock: it takes it)
+    if deferred and finish_tests:  # the complete index is in: now its test chunks' vectors (outside the lock)
         if settings.show_progress:
             tqdm.write(f"Complete for searches (tests left out) in {timings['complete']:.1f} s; "
                        f"the vectors of {len(deferred)} test chunks follow: {index_dir}")

@@ -194,7 +194,8 @@ def _serve_locked(settings: Settings, port: int, on_ready: Callable[[str], None]
         from codelens.index.build import build_index
 
         on_ready(f"indexing {settings.project}")
-        build_index(settings.project, settings.with_overrides(show_progress=False))
+        # answering as soon as the index is complete for searches: the watcher's catch-up adds the tests' vectors
+        build_index(settings.project, settings.with_overrides(show_progress=False), finish_tests=not watch)
     tune_threads_for_search()
     models = ModelThread()
     searcher = models.call(Searcher, settings)
