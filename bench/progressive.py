@@ -32,7 +32,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from _common import PROJECT_ROOT, SHARED, print_table, read_metadata
+from _common import PROJECT_ROOT, SHARED, cold_cache_env, print_table, read_metadata
 
 SEARCH_QUERY = "create an access token"
 
@@ -57,7 +57,8 @@ def measure_timing(source: Path, first_only: bool) -> list[object]:
         db = Path(tmp) / "chroma_db"
         started = time.perf_counter()
         run = subprocess.Popen([sys.executable, "index.py", "--source", str(source), "--db", str(db), "--quiet"],
-                               cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                               cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=cold_cache_env(Path(tmp)))
         answered = first_answer(db, started, run)
         meta = read_metadata(db)
         coverage_then = meta.get("dense_coverage", 1.0)
