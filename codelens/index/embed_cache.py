@@ -55,6 +55,7 @@ _SCHEMA = (
 _ROW_OVERHEAD = 120  # bytes a row takes beside its vector: its key twice (table, primary key), use time, size
 _LOOKUP_BATCH = 500
 _WRITE_BATCH = 500  # use times or deletions per write transaction: short, so other runs never wait long
+_SETUP_ATTEMPTS = 20  # about 10 s in all, beside SQLite's own 30 s wait where it waits
 _DAMAGED = ("file is not a database", "malformed", "corrupt")
 
 
@@ -65,19 +66,33 @@ def text_hash(text: str) -> str:
 def connect_cache(path: Path) -> sqlite3.Connection:
     """Open (creating) a cache file for reading and writing; raises sqlite3.Error or OSError."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    db = sqlite3.connect(path, timeout=30)
-    try:
-        # Before the first table, or never: lets an eviction hand freed pages back to the disk.
-        db.execute("PRAGMA auto_vacuum=INCREMENTAL")
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")  # WAL: a killed process loses nothing committed
-        for statement in _SCHEMA:
-            db.execute(statement)
-        db.commit()
-    except BaseException:
-        db.close()
-        raise
-    return db
+    attempt = 0
+    while True:
+        db = sqlite3.connect(path, timeout=30)
+        try:
+            _set_up(db)
+            return db
+        except sqlite3.OperationalError as exc:
+            db.close()
+            # Two runs creating the file at once: until it is in WAL mode, SQLite answers one of
+            # them "locked" at once, without waiting (its deadlock rule): try again shortly.
+            attempt += 1
+            if "locked" not in str(exc) or attempt >= _SETUP_ATTEMPTS:
+                raise
+            time.sleep(0.05 * attempt)
+        except BaseException:
+            db.close()
+            raise
+
+
+def _set_up(db: sqlite3.Connection) -> None:
+    # Before the first table, or never: lets an eviction hand freed pages back to the disk.
+    db.execute("PRAGMA auto_vacuum=INCREMENTAL")
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")  # WAL: a killed process loses nothing committed
+    for statement in _SCHEMA:
+        db.execute(statement)
+    db.commit()
 
 
 class EmbeddingCache:
