@@ -30,11 +30,12 @@ def vector(seed: int) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal(DIM).astype(np.float32)
 
 
-def written(path: Path) -> tuple[int, int]:
-    """(rows, the highest rowid): a vector put again (INSERT OR REPLACE) gets a new rowid, so an
-    unchanged pair means nothing was written but use times."""
+def written(path: Path) -> tuple[int, float]:
+    """(vectors, the latest use time): a vector put, new or again, gets the time of its put,
+    while a read today of a vector put today writes nothing; so an unchanged pair means that
+    nothing was put."""
     with sqlite3.connect(path) as db:
-        return db.execute("SELECT count(*), coalesce(max(rowid), 0) FROM vectors").fetchone()
+        return db.execute("SELECT count(*), coalesce(max(used), 0) FROM uses").fetchone()
 
 
 def test_the_same_code_in_a_second_folder_embeds_nothing(mini_index, mini_project, tmp_path) -> None:
@@ -60,10 +61,14 @@ def test_least_recently_used_vectors_leave_first_under_a_tiny_cap(tmp_path) -> N
     for i in range(0, 300, 10):  # oldest first, a batch at a time
         cache.put_many((keys[j], vector(j)) for j in range(i, i + 10))
     cache.close()
-    time.sleep(0.01)
+    with sqlite3.connect(path) as db:  # all of them put two days ago, in the same order
+        db.execute("UPDATE uses SET used = used - 2 * 86400")
     reader = EmbeddingCache(path, "test-model")
     assert len(reader.get_many(keys[:5])) == 5  # the five oldest are used again: newest now
     reader.close()
+    with sqlite3.connect(path) as db:
+        recent = db.execute("SELECT count(*) FROM uses WHERE used > ?", (time.time() - 60,)).fetchone()[0]
+    assert recent == 5  # use times are written for what was read, when the cache closes
     cap = 200 * 1024
     assert path.stat().st_size > cap
     removed = evict_to_cap(path, cap)
