@@ -94,7 +94,9 @@ def test_index_is_complete_for_default_searches_before_its_test_vectors_and_the_
     assert f"Test vectors: 0% (0/{TESTS} test chunks, 2 more embedded)" in pending_tests_line(stats, db)
 
     # A default search over it is the search over a full index (built in one piece).
-    build_index(project, replace(settings_for(full_db), progressive=False), embedder=embedder)
+    with pytest.MonkeyPatch.context() as patch:  # a machine of its own: this one's cache stays as the stop left it
+        patch.setenv("CODELENS_CACHE_DIR", str(tmp_path / "full_machine"))
+        build_index(project, replace(settings_for(full_db), progressive=False), embedder=embedder)
     partial, full = Searcher(settings, embedder=embedder), Searcher(settings_for(full_db), embedder=embedder)
     assert partial.vector_counts()["test_vectors"] == 0 and full.vector_counts()["test_vectors"] == TESTS
     for question in QUESTIONS:
