@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -40,10 +41,19 @@ def _fmt(value: object) -> str:
     return str(value)
 
 
-def run_measured(command: Sequence[str]) -> tuple[float, float, str]:
+def cold_cache_env(folder: Path) -> dict[str, str]:
+    """This environment with an empty user cache root in folder (no shared embedding cache, no
+    index: a first run on a new machine) but the models' exported graphs kept where they are."""
+    from codelens.locations import model_cache
+
+    return {**os.environ, "CODELENS_CACHE_DIR": str(Path(folder) / "user_cache"),
+            "CODELENS_MODEL_CACHE": str(model_cache())}
+
+
+def run_measured(command: Sequence[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
     """Run a command; return (wall seconds, peak RSS of the child in MB, stdout)."""
     started = time.perf_counter()
-    result = subprocess.run(command, cwd=PROJECT_ROOT, capture_output=True, text=True, check=False)
+    result = subprocess.run(command, cwd=PROJECT_ROOT, capture_output=True, text=True, check=False, env=env)
     wall = time.perf_counter() - started
     if result.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed:\n{result.stderr}")
@@ -61,5 +71,6 @@ def index_runs_in_a_loop(work: Path, source: Path | None = None) -> subprocess.P
     Stop it with os.killpg(process.pid, 9)."""
     source = source or SHARED / "corpora" / "gymhero_2026.zip"
     loop = (f"i=0; while true; do i=$((i+1)); {sys.executable} {PROJECT_ROOT / 'index.py'} --source {source} "
-            f"--db {work}/beside_$i --full --quiet >/dev/null 2>&1; rm -rf {work}/beside_$i {work}/.beside_$i*; done")
-    return subprocess.Popen(["bash", "-c", loop], start_new_session=True)
+            f"--db {work}/beside_$i --full --quiet >/dev/null 2>&1; "
+            f"rm -rf {work}/beside_$i {work}/.beside_$i* {work}/user_cache; done")
+    return subprocess.Popen(["bash", "-c", loop], start_new_session=True, env=cold_cache_env(work))

@@ -30,7 +30,7 @@ import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
-from _common import PROJECT_ROOT, SHARED, percentile, print_table
+from _common import PROJECT_ROOT, SHARED, cold_cache_env, percentile, print_table
 
 CHROMIUM = "/usr/bin/chromium"
 QUERY_LABEL = "Вопрос или ключевые слова — Enter для поиска"
@@ -82,7 +82,8 @@ def index_run_beside(enabled: bool, work: Path):
     source = SHARED / "codebase_python.zip"
     runner = subprocess.Popen([sys.executable, str(PROJECT_ROOT / "index.py"), "--source", str(source), "--db",
                                str(work / "beside_db"), "--full", "--quiet"], cwd=PROJECT_ROOT,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                              env=cold_cache_env(work))
     try:
         yield
     finally:

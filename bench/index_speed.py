@@ -12,7 +12,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import SHARED, print_table, read_metadata, run_measured
+from _common import SHARED, cold_cache_env, print_table, read_metadata, run_measured
 
 DEFAULT_SOURCES = [SHARED / "codebase_python.zip", SHARED / "corpora" / "gymhero_2026.zip"]
 
@@ -21,7 +21,7 @@ def measure(source: Path) -> list[object]:
     with tempfile.TemporaryDirectory(prefix="codelens-bench-") as tmp:
         db = Path(tmp) / "chroma_db"
         wall, peak_mb, _ = run_measured([sys.executable, "index.py", "--source", str(source),
-                                         "--db", str(db), "--quiet", "--full"])
+                                         "--db", str(db), "--quiet", "--full"], env=cold_cache_env(Path(tmp)))
         meta = read_metadata(db)
     chunks = meta["total_chunks"]
     return [source.name, meta["files"], chunks, round(wall, 1), round(chunks / wall, 1), round(peak_mb)]

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import os
 import resource
-import shutil
 import signal
 import sqlite3
 import subprocess
@@ -32,7 +31,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from _common import PROJECT_ROOT, SHARED, print_table, read_metadata
+from _common import PROJECT_ROOT, SHARED, cold_cache_env, print_table, read_metadata
 
 SEARCH_QUERY = "create an access token"
 
@@ -57,7 +56,8 @@ def measure_timing(source: Path, first_only: bool) -> list[object]:
         db = Path(tmp) / "chroma_db"
         started = time.perf_counter()
         run = subprocess.Popen([sys.executable, "index.py", "--source", str(source), "--db", str(db), "--quiet"],
-                               cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                               cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=cold_cache_env(Path(tmp)))
         answered = first_answer(db, started, run)
         meta = read_metadata(db)
         coverage_then = meta.get("dense_coverage", 1.0)
@@ -81,11 +81,14 @@ def measure_timing(source: Path, first_only: bool) -> list[object]:
 def cut_cache(full_cache: Path, target: Path, keep_hashes: set[str], model: str) -> None:
     """A copy of the cache holding only keep_hashes of the index model (other models' rows,
     e.g. the bridge words, are kept: a progressive run embeds those before any chunk)."""
-    shutil.copy(full_cache, target)
-    with sqlite3.connect(target) as db:
-        rows = db.execute("SELECT text_hash FROM embeddings WHERE model = ?", (model,)).fetchall()
-        drop = [(model, h) for (h,) in rows if h not in keep_hashes]
-        db.executemany("DELETE FROM embeddings WHERE model = ? AND text_hash = ?", drop)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    source, copy = sqlite3.connect(full_cache), sqlite3.connect(target)
+    source.backup(copy)  # with what the write-ahead log holds
+    source.close()
+    rows = copy.execute("SELECT rowid, text_hash FROM vectors WHERE model = ?", (model,)).fetchall()
+    copy.executemany("DELETE FROM vectors WHERE rowid = ?", [(r,) for r, h in rows if h not in keep_hashes])
+    copy.commit()
+    copy.close()
 
 
 @contextmanager
@@ -95,11 +98,11 @@ def partial_index(source: Path, from_db: Path, share: float, embedder: object) -
     cache cut to those chunks, in the order a run embeds them (code before tests, shortest first)."""
     from codelens.index.build import _stats
     from codelens.index.embed_cache import text_hash
-    from codelens.index.layout import IndexLayout
     from codelens.index.metadata import read_stats
     from codelens.index.progressive import PhaseOne, add_word_bridge, publish_searchable
     from codelens.ingest.codebase import chunk_source
     from codelens.ingest.embed_text import embedding_text
+    from codelens.locations import shared_embedding_cache
     from codelens.search.searcher import Searcher
     from codelens.settings import Settings
 
@@ -112,12 +115,23 @@ def partial_index(source: Path, from_db: Path, share: float, embedder: object) -
     with tempfile.TemporaryDirectory(prefix="codelens-coverage-") as tmp:
         db = Path(tmp) / "chroma_db"
         keep = {hashes[c.chunk_id] for c in order[: round(share * len(order))]}
-        cut_cache(IndexLayout(from_db).embedding_cache, IndexLayout(db).embedding_cache, keep, stats.model)
-        phase = PhaseOne(db, chunked.chunks, texts, hashes, chunked.sources,
-                         _stats(source, chunked, stats.model, settings, {}, dense_coverage=0.0))
-        publish_searchable(phase)
-        add_word_bridge(phase)  # a progressive run adds it before the first e5 batch
-        yield Searcher(Settings(db_path=db, show_progress=False), embedder=embedder)
+        # The partial index reads the machine's cache: here a user cache root of its own, holding the cut.
+        cache_env = {"CODELENS_CACHE_DIR": str(Path(tmp) / "user_cache")}
+        cut_cache(shared_embedding_cache(), shared_embedding_cache(cache_env), keep, stats.model)
+        saved = os.environ.get("CODELENS_CACHE_DIR")
+        os.environ.update(cache_env)
+        try:
+            phase = PhaseOne(db, chunked.chunks, texts, hashes, chunked.sources,
+                             _stats(source, chunked, stats.model, settings, {}, dense_coverage=0.0),
+                             cache_path=shared_embedding_cache())
+            publish_searchable(phase)
+            add_word_bridge(phase)  # a progressive run adds it before the first e5 batch
+            yield Searcher(Settings(db_path=db, show_progress=False), embedder=embedder)
+        finally:
+            if saved is None:
+                os.environ.pop("CODELENS_CACHE_DIR", None)
+            else:
+                os.environ["CODELENS_CACHE_DIR"] = saved
 
 
 SHARES = (0.0, 0.5, 1.0)

@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import PROJECT_ROOT, print_table, read_metadata, run_measured
+from _common import PROJECT_ROOT, cold_cache_env, print_table, read_metadata, run_measured
 
 from codelens.index.build import embed_texts
 from codelens.ingest.chunker import is_test_path
@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> None:
         db = args.keep or Path(tmp) / "chroma_db"
         print(f"indexing {files} stdlib files into {db} ...", file=sys.stderr)
         wall, peak_mb, _ = run_measured([sys.executable, "index.py", "--source", str(source), "--db", str(db),
-                                         "--quiet", "--full"])
+                                         "--quiet", "--full"], env=cold_cache_env(Path(tmp)))
         meta = read_metadata(db)
         p50, p95 = query_latency(db, Path(tmp))
         plain, shipped = embedding_throughput(source, args.sample)

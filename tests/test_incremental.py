@@ -31,6 +31,7 @@ from codelens.index.sidecar import SidecarInput
 from codelens.index.store import VectorStore
 from codelens.ingest.chunker import chunk_file
 from codelens.ingest.codebase import chunk_codebase
+from codelens.locations import shared_embedding_cache
 from codelens.search import english as english_leg
 from codelens.search.filters import SearchFilters, UnknownPathPrefix
 from codelens.search.searcher import Searcher
@@ -55,12 +56,13 @@ def write_generated(folder: Path, functions: int, per_file: int = 20, tag: str =
 
 
 def cache_rows(db_path: Path, model: str = DEFAULT_MODEL) -> int:
-    path = IndexLayout(db_path).embedding_cache
+    """Vectors of a model in the shared embedding cache (the one db_path's index runs fill)."""
+    path = shared_embedding_cache()
     if not path.exists():
         return 0
     try:
         with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5) as db:
-            return db.execute("SELECT COUNT(*) FROM embeddings WHERE model = ?", (model,)).fetchone()[0]
+            return db.execute("SELECT COUNT(*) FROM vectors WHERE model = ?", (model,)).fetchone()[0]
     except sqlite3.OperationalError:  # the table is not created yet
         return 0
 
@@ -315,7 +317,7 @@ def test_english_vectors_interrupted_mid_way_resume_from_the_cache(tmp_path: Pat
     project = tmp_path / "project"
     write_generated(project, 40, tag="jobs")
     chunks = chunk_codebase(project, 1_000_000)
-    cache = IndexLayout(tmp_path / "db").embedding_cache
+    cache = shared_embedding_cache()
     model = models.load_english_model()
     monkeypatch.setattr(english_leg, "_BATCH", 8)
     embedded: list[int] = []

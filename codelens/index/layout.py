@@ -2,9 +2,11 @@
 
 An index folder (`--db`, or `<db>/collections/NAME`) holds the ChromaDB files, the metadata,
 the manifest and one file or folder per sidecar. Beside it, in the parent folder, live what
-must outlive a swapped or killed build: the writer's lock, the embedding cache, and the build
-and old folders of a swap in progress. Modules ask an `IndexLayout` for a path instead of
-naming files themselves, so this file is the map of what an index is made of.
+must outlive a swapped or killed build: the writer's lock, the status file, and the build
+and old folders of a swap in progress (the embedding cache is the machine's, shared by every
+index: `locations.shared_embedding_cache()`; only a run that cannot open it caches beside the
+index). Modules ask an `IndexLayout` for a path instead of naming files themselves, so this
+file is the map of what an index is made of.
 """
 
 from __future__ import annotations
@@ -148,7 +150,8 @@ class IndexLayout:
 
     @property
     def embedding_cache(self) -> Path:
-        """Vectors by text hash, committed batch by batch: outlives swapped and killed builds."""
+        """Where a run caches its vectors when it cannot open the shared cache (embed_cache.choose_cache),
+        and where versions before the shared cache kept them; a run with the shared cache removes it."""
         return self.parent / f".{self.root.name}.embeddings.sqlite"
 
     @property

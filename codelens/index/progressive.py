@@ -3,8 +3,8 @@
 A cold run over a codebase with no complete index first writes what is cheap (a chunk
 catalog, the lexical index with the word bridge, the code graph, metadata with
 `dense_coverage` 0) and swaps it in: the index answers from then on. Dense vectors then
-arrive in batches, code before tests, each committed to the embedding cache beside the
-index, with the coverage recorded in the live metadata. A search over such a partial index
+arrive in batches, code before tests, each committed to the embedding cache (shared by every
+index), with the coverage recorded in the live metadata. A search over such a partial index
 uses exact cosine over the vectors the cache holds for its chunks plus the lexical leg (and
 the bridge) for all of them. When every chunk has its vector, the normal build runs with
 everything cached: ChromaDB, the MiniLM sidecar and the manifest, swapped in as one piece.
@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from codelens.chunk import Chunk
-from codelens.index.embed_cache import EmbeddingCache, embed_with_cache, read_cached_vectors
+from codelens.index.embed_cache import embed_with_cache, open_cache, read_index_vectors
 from codelens.index.folder import fresh_build_dir, swap_into_place
 from codelens.index.layout import IndexLayout
 from codelens.index.metadata import IndexStats, read_stats, write_stats
@@ -96,7 +96,7 @@ class PartialIndex:
 def open_partial_index(index_dir: Path, model: str) -> PartialIndex:
     """The catalog's chunks and whatever vectors the embedding cache holds for them now."""
     entries = load_catalog(index_dir)
-    found = read_cached_vectors(IndexLayout(index_dir).embedding_cache, model, [e.text_hash for e in entries])
+    found = read_index_vectors(index_dir, model, [e.text_hash for e in entries])
     with_vector = [e for e in entries if e.text_hash in found]
     dim = next(iter(found.values())).shape[0] if found else 0
     vectors = np.stack([found[e.text_hash] for e in with_vector]) if with_vector else np.zeros((0, dim), np.float32)
@@ -118,11 +118,12 @@ class PhaseOne:
     sources: Mapping[str, str]
     stats: IndexStats  # the metadata of the finished index, less what only the end knows
     show_progress: bool = False
+    cache_path: Path | None = None  # the run's embedding cache (embed_cache.choose_cache); None: none
 
 
 def missing_vectors(index_dir: Path, model: str, hashes: Mapping[str, str]) -> int:
     """How many chunks the embedding cache holds no index-model vector for."""
-    found = read_cached_vectors(IndexLayout(index_dir).embedding_cache, model, list(hashes.values()))
+    found = read_index_vectors(index_dir, model, list(hashes.values()))
     return sum(1 for h in hashes.values() if h not in found)
 
 
@@ -132,8 +133,7 @@ def publish_searchable(phase: PhaseOne) -> float:
     build_dir = fresh_build_dir(phase.index_dir, copy_from=None)
     try:
         save_catalog(build_dir, [CatalogEntry(c, phase.hashes[c.chunk_id]) for c in phase.chunks])
-        sidecar_input = SidecarInput(build_dir, phase.chunks, phase.sources,
-                                     IndexLayout(phase.index_dir).embedding_cache, phase.show_progress,
+        sidecar_input = SidecarInput(build_dir, phase.chunks, phase.sources, phase.cache_path, phase.show_progress,
                                      repository_labels=repository_labels(phase.stats.repositories))
         for sidecar in partial_sidecars():  # the word bridge follows: add_word_bridge
             sidecar.build(sidecar_input)
@@ -151,7 +151,7 @@ def embed_progressively(phase: PhaseOne, embedder: Embedder, batch_size: int,
     """Embed every chunk the cache lacks, code before tests, each batch committed to the cache
     and the live index's coverage updated. Returns how many texts were embedded. tests False:
     the test chunks' vectors follow the complete index (test_vectors.py)."""
-    cache = EmbeddingCache(IndexLayout(phase.index_dir).embedding_cache, embedder.model_id)
+    cache = open_cache(phase.cache_path, embedder.model_id)
     total = len(phase.chunks)
     covered = total - missing_vectors(phase.index_dir, embedder.model_id, phase.hashes)
     embedded = 0
@@ -175,7 +175,8 @@ def embed_progressively(phase: PhaseOne, embedder: Embedder, batch_size: int,
                                         show_progress=phase.show_progress, on_progress=record)
             embedded += count
     finally:
-        cache.close()
+        if cache:
+            cache.close()
         _write_coverage(phase.index_dir, None)  # recounted: exact after an interruption too
     return embedded
 
@@ -187,7 +188,7 @@ def add_word_bridge(phase: PhaseOne) -> None:
     layout = IndexLayout(phase.index_dir)
     prefix = f"{layout.build_prefix}bridge-"  # a killed run's leftover is cleaned like a build's
     with tempfile.TemporaryDirectory(prefix=prefix, dir=layout.parent) as work:
-        BRIDGE_SIDECAR.build(SidecarInput(Path(work), phase.chunks, phase.sources, layout.embedding_cache,
+        BRIDGE_SIDECAR.build(SidecarInput(Path(work), phase.chunks, phase.sources, phase.cache_path,
                                           phase.show_progress))
         built = IndexLayout(Path(work))
         layout.bridge.mkdir(exist_ok=True)
@@ -203,6 +204,6 @@ def _write_coverage(index_dir: Path, coverage: float | None) -> None:
     stats = read_stats(index_dir)
     if coverage is None:
         catalog = load_catalog(index_dir)
-        found = read_cached_vectors(IndexLayout(index_dir).embedding_cache, stats.model, [e.text_hash for e in catalog])
+        found = read_index_vectors(index_dir, stats.model, [e.text_hash for e in catalog])
         coverage = sum(1 for e in catalog if e.text_hash in found) / max(1, len(catalog))
     write_stats(index_dir, replace(stats, dense_coverage=min(round(coverage, 4), 0.999)))

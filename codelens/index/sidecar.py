@@ -4,9 +4,9 @@ Each leg declares its sidecar as a `Sidecar` (its builder, its files under `Inde
 whether a progressive run's partial index has it); `index/registry.py` lists them, and the
 index run, the progressive run and the incremental update all read that one list.
 A sidecar lives inside the index folder being built. Builders that embed text (the word
-bridge, the English vectors) go through the same embedding cache as the index model, kept
-beside the index, so a killed run resumes them too and an unchanged text is never embedded
-twice.
+bridge, the English vectors) go through the same embedding cache as the index model (the one
+shared by every index, embed_cache.py), so a killed run resumes them too and a text seen by
+any index is never embedded twice.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from codelens.chunk import Chunk
-from codelens.index.embed_cache import EmbeddingCache, embed_with_cache
+from codelens.index.embed_cache import embed_with_cache, open_cache
 from codelens.index.layout import IndexLayout
 from codelens.models import ENGLISH_MODEL_KEYS
 
@@ -28,7 +28,7 @@ class SidecarInput:
     build_dir: Path  # the index folder being built (a copy of the previous index, or empty)
     chunks: Sequence[Chunk]  # every chunk of the codebase, not only the changed ones
     sources: Mapping[str, str]  # rel_path -> file text (secrets masked)
-    cache_path: Path | None = None  # the embedding cache beside the index; None: no cache
+    cache_path: Path | None = None  # the run's embedding cache (embed_cache.choose_cache); None: no cache
     show_progress: bool = False
     index_model: str = ""  # the index model's cache key, for builders that read its vectors
     text_hashes: Mapping[str, str] = field(default_factory=dict)  # chunk id -> hash of its index-model text
@@ -46,7 +46,7 @@ class SidecarInput:
     def embed(self, texts: Sequence[str], model: str, embed: Callable[[list[str]], np.ndarray], dim: int,
               batch_size: int, desc: str, unit: str = "chunk") -> np.ndarray:
         """Vectors of texts under a cache key `model`, embedding only what the cache lacks."""
-        cache = EmbeddingCache(self.cache_path, model) if self.cache_path else None
+        cache = open_cache(self.cache_path, model)
         try:
             vectors, _ = embed_with_cache(texts, embed, dim, cache, batch_size, desc=desc,
                                           show_progress=self.show_progress, unit=unit)

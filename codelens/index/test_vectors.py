@@ -27,7 +27,7 @@ from pathlib import Path
 
 from codelens.chunk import Chunk
 from codelens.errors import CodeLensError
-from codelens.index.embed_cache import EmbeddingCache, read_cached_vectors, text_hash
+from codelens.index.embed_cache import choose_cache, open_cache, read_index_vectors, text_hash
 from codelens.index.folder import fresh_build_dir, index_lock, recover_interrupted_swap, swap_into_place
 from codelens.index.health import sidecar_checksums
 from codelens.index.layout import IndexLayout
@@ -60,7 +60,7 @@ def deferred_tests(chunks: Sequence[Chunk], texts: Mapping[str, str], index_dir:
     if len(tests) < max(1, settings.progressive_min_chunks) or len(tests) == len(chunks):
         return frozenset()
     hashes = {c.chunk_id: text_hash(texts[c.chunk_id]) for c in tests}
-    cached = read_cached_vectors(IndexLayout(index_dir).embedding_cache, model, list(set(hashes.values())))
+    cached = read_index_vectors(index_dir, model, list(set(hashes.values())))
     missing = frozenset(chunk_id for chunk_id, h in hashes.items() if h not in cached)
     return missing if len(missing) >= max(1, settings.progressive_min_chunks) else frozenset()
 
@@ -99,8 +99,7 @@ def pending_tests_line(stats: IndexStats, index_dir: Path | None = None) -> str:
     counts = ""
     if index_dir is not None:
         pending, tests = pending_tests(index_dir), _test_chunks(index_dir)
-        cached = read_cached_vectors(IndexLayout(index_dir).embedding_cache, stats.model,
-                                     [e.text_hash for e in pending])
+        cached = read_index_vectors(index_dir, stats.model, [e.text_hash for e in pending])
         ready = sum(1 for e in pending if e.text_hash in cached)
         counts = f" ({tests - len(pending)}/{tests} test chunks" + (f", {ready} more embedded" if ready else "") + ")"
     return (f"Test vectors: {stats.test_coverage:.0%}{counts} - default searches leave tests out and are "
@@ -177,18 +176,19 @@ def _embed(index_dir: Path, model: str, texts: list[str], embedder: Embedder | N
     from codelens.index.build import embed_texts  # build.py calls this module after its swap
 
     embedder = embedder or load_embedder(model)
-    cache = EmbeddingCache(IndexLayout(index_dir).embedding_cache, model)
+    cache = open_cache(choose_cache(index_dir).path, model)
     try:
         return embed_texts(texts, embedder, settings, cache, on_progress)
     finally:
-        cache.close()
+        if cache:
+            cache.close()
 
 
 def _rebuild_vector_sidecars(index_dir: Path, build_dir: Path, model: str, catalog: Sequence[CatalogEntry],
                              show_progress: bool) -> None:
     """The English vectors and file means with every chunk's vector: each reuses what the copy
     holds (or the cache has) and embeds only the test chunks' text."""
-    sidecar_input = SidecarInput(build_dir, [e.chunk for e in catalog], {}, IndexLayout(index_dir).embedding_cache,
+    sidecar_input = SidecarInput(build_dir, [e.chunk for e in catalog], {}, choose_cache(index_dir).path,
                                  show_progress, index_model=model,
                                  text_hashes={e.chunk.chunk_id: e.text_hash for e in catalog},
                                  english_model=recorded_english_key(index_dir) or ENGLISH_MODEL_KEYS[0])

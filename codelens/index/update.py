@@ -28,7 +28,7 @@ from codelens.chunk import Chunk
 from codelens.errors import DatabaseError
 from codelens.index.build import _count_kinds, _now, chunking_key, embed_texts, recorded_sidecars
 from codelens.index.delta import Delta, load_delta, save_delta
-from codelens.index.embed_cache import EmbeddingCache, text_hash
+from codelens.index.embed_cache import choose_cache, finish_run, open_cache, text_hash
 from codelens.index.folder import fresh_build_dir, index_lock, recover_interrupted_swap, swap_into_place
 from codelens.index.health import sidecar_checksums
 from codelens.index.layout import IndexLayout
@@ -173,14 +173,15 @@ def _apply(root: Path, settings: Settings, state: _State, files: Mapping[str, Fi
     if len(delta_ids) > max(MAX_DELTA_MIN, MAX_DELTA_SHARE * len(entries)):
         return None
     mark = time.perf_counter()
-    vectors, embedded = _vectors(settings, state, upsert, texts, embedder)
+    cache_choice = choose_cache(index_dir)
+    vectors, embedded = _vectors(settings, state, upsert, texts, embedder, cache_choice.path)
     timings["embedding"] = round(time.perf_counter() - mark, 3)
     delta = _next_delta(state.delta, delta_ids, vectors, deleted)
     # Only the deferred code graph reads every file's text (refresh_deferred); the rest, the chunks.
     sources = {p: f.text for p, f in files.items() if f is not None and f.text is not None}
     build_dir = fresh_build_dir(index_dir, copy_from=index_dir, link=vector_store_entries(index_dir))
     try:
-        _write(build_dir, settings, state, entries, sources, fingerprints, files, delta, timings)
+        _write(build_dir, settings, state, entries, sources, fingerprints, files, delta, timings, cache_choice.path)
         stats = _next_stats(state, entries, files, run={
             "mode": "update", "upserted": len(upsert), "deleted": len(deleted), "files": len(files),
             "unchanged": len(entries) - len(upsert), "embedded": embedded, DEFERRED: True},
@@ -192,23 +193,26 @@ def _apply(root: Path, settings: Settings, state: _State, files: Mapping[str, Fi
     except BaseException:
         shutil.rmtree(build_dir, ignore_errors=True)
         raise
-    warnings = tuple(w for f in files.values() if f is not None for w in f.warnings)
+    finish_run(cache_choice, index_dir)
+    warnings = (*(w for f in files.values() if f is not None for w in f.warnings),
+                *((cache_choice.warning,) if cache_choice.warning else ()))
     return UpdateResult("update", len(files), len(upsert), len(deleted), embedded, warnings,
                         stats.duration_s, timings)
 
 
 def _vectors(settings: Settings, state: _State, upsert: list[Chunk], texts: Mapping[str, str],
-             embedder: Embedder | None) -> tuple[dict[str, np.ndarray], int]:
+             embedder: Embedder | None, cache_path: Path | None) -> tuple[dict[str, np.ndarray], int]:
     """e5 vectors of the changed chunks (cached; the model loads only for new text)."""
     if not upsert:
         return {}, 0
     embedder = embedder or load_embedder(state.stats.model)  # lazy: its engines load on first use
-    cache = EmbeddingCache(IndexLayout(settings.index_dir).embedding_cache, state.stats.model)
+    cache = open_cache(cache_path, state.stats.model)
     try:
         vectors, embedded = embed_texts([texts[c.chunk_id] for c in upsert], embedder,
                                         settings.with_overrides(show_progress=False), cache)
     finally:
-        cache.close()
+        if cache:
+            cache.close()
     return dict(zip((c.chunk_id for c in upsert), vectors, strict=True)), embedded
 
 
@@ -332,14 +336,14 @@ def _metadata_identity(index_dir: Path) -> tuple[int, int]:
 
 def _write(build_dir: Path, settings: Settings, state: _State, entries: list[CatalogEntry], sources: dict[str, str],
            fingerprints: dict[str, str], files: Mapping[str, FileChunks | None], delta: Delta,
-           timings: dict[str, float]) -> None:
+           timings: dict[str, float], cache_path: Path | None) -> None:
     """The new catalog, delta, sidecars and manifest into the build folder."""
     index_dir = settings.index_dir
     english_key = recorded_english_key(index_dir) or ENGLISH_MODEL_KEYS[0]
     save_catalog(build_dir, entries)
     save_delta(build_dir, delta)
     sidecar_input = SidecarInput(build_dir, [e.chunk for e in entries], sources,
-                                 IndexLayout(index_dir).embedding_cache, index_model=state.stats.model,
+                                 cache_path, index_model=state.stats.model,
                                  text_hashes={e.chunk.chunk_id: e.text_hash for e in entries},
                                  english_model=english_key, changed_paths=frozenset(files),
                                  without_vectors=frozenset(e.chunk.chunk_id for e in entries) - fingerprints.keys(),
