@@ -157,26 +157,14 @@ def cmd_map(args: argparse.Namespace) -> int:
     index_dir = settings_of(args).index_dir
     files = files_beside_code(index_dir)
     if args.repo:
+        from codelens.graph.codemap import repository_part
+
         graph, files = repository_part(graph, files, index_dir, args.repo)
     if args.json:
         print(json.dumps(code_map_data(graph, args.chars, files), ensure_ascii=False, indent=2))
     else:
         print(code_map(graph, args.chars, files))
     return 0
-
-
-def repository_part(graph: CodeGraph, files: list[str], index_dir, name: str) -> tuple[CodeGraph, list[str]]:
-    """The graph and the other files of one repository of the index (BadInput for an unknown name)."""
-    from codelens.index.metadata import read_stats
-    from codelens.workspace import Workspace
-
-    stats = read_stats(index_dir)
-    workspace = Workspace.from_json(stats.repositories, stats.source)
-    workspace.check_names([name])
-    label = next(repo.label for repo in workspace.repositories if repo.name == name)
-    if not label:
-        return graph, files
-    return graph.of_repository(label), [path for path in files if path.startswith(f"{label}/")]
 
 
 GRAPH_COMMANDS = {"callers": cmd_callers, "callees": cmd_callees, "deps": cmd_deps, "map": cmd_map}

@@ -14,7 +14,7 @@ import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from codelens.graph.model import FILE, CodeGraph, Node
 
@@ -242,3 +242,17 @@ def code_map_data(graph: CodeGraph, max_chars: int = DEFAULT_MAP_CHARS, other_fi
         ],
         "libraries": _libraries(graph),
     }
+
+
+def repository_part(graph: CodeGraph, files: list[str], index_dir: Path, name: str) -> tuple[CodeGraph, list[str]]:
+    """The graph and the other files of one repository of the index (BadInput for an unknown name)."""
+    from codelens.index.metadata import read_stats
+    from codelens.workspace import Workspace
+
+    stats = read_stats(index_dir)
+    workspace = Workspace.from_json(stats.repositories, stats.source)
+    workspace.check_names([name])
+    label = next(repo.label for repo in workspace.repositories if repo.name == name)
+    if not label:
+        return graph, files
+    return graph.of_repository(label), [path for path in files if path.startswith(f"{label}/")]

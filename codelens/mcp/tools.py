@@ -191,7 +191,7 @@ class CodeLensTools:
         return ToolOutput("\n".join(lines), data)
 
     def code_map(self, chars: int, repo: str = "") -> ToolOutput:
-        from codelens.cli.graph import repository_part
+        from codelens.graph.codemap import repository_part
 
         graph, files = self.index.graph(), files_beside_code(self.index.settings.index_dir)
         if repo:
