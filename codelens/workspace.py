@@ -11,7 +11,7 @@ path starts with. Each repository keeps its own `.gitignore` (ingest/source.py).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,6 +105,13 @@ def count_by_repository(workspace: Workspace, file_paths: Iterable[str],
     for chunk_id in chunk_ids:
         counts.setdefault(workspace.repo_of(chunk_id.split("::", 1)[0]), [0, 0])[1] += 1
     return {name: (files, chunks) for name, (files, chunks) in counts.items()}
+
+
+def repository_path(path: str, labels: Collection[str]) -> str:
+    """A workspace path as its repository sees it: `flask/src/flask/app.py` -> `src/flask/app.py`
+    when `flask` is one of the labels; unchanged otherwise (a workspace of one has none)."""
+    head, _, rest = path.partition("/")
+    return rest if rest and head in labels else path
 
 
 def repository_labels(repositories: Sequence[dict]) -> tuple[str, ...]:

@@ -163,3 +163,21 @@ def test_two_index_runs_at_once_share_the_cache(mini_project, tmp_path) -> None:
     assert stats[0].total_chunks == stats[1].total_chunks
     third = build_index(tmp_path / "one", settings_for(tmp_path / "db_three"))
     assert third.run["embedded"] == 0, (third.run, [s.run for s in stats])
+
+
+def test_a_workspace_holding_an_indexed_repository_embeds_nothing_for_it(mini_index, mini_project, tmp_path) -> None:
+    """A repository's chunks are embedded with their path inside the repository: the mini project
+    as one repository of a workspace (`alpha/pkg/auth.py`) is the same text as alone (`pkg/auth.py`),
+    so only the other repository's text is embedded."""
+    copy_session_cache()
+    work = tmp_path / "work"
+    shutil.copytree(mini_project, work / "alpha")
+    (work / "alpha" / ".git").mkdir()
+    (work / "beta" / ".git").mkdir(parents=True)
+    (work / "beta" / "invoices.py").write_text('def send_invoice(customer):\n    """Email an invoice."""\n')
+    db = tmp_path / "workspace_db"
+    done = run_cli("index.py", "--source", str(work), "--db", str(db), "--quiet")
+    assert done.returncode == 0, done.stderr
+    stats = read_stats(db)
+    assert [repo["name"] for repo in stats.repositories] == ["alpha", "beta"] and stats.total_chunks > 2
+    assert 0 < stats.run["embedded"] <= 2, stats.run  # beta's function and module block at most

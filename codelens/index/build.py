@@ -128,7 +128,8 @@ def build_index(
         chunked = chunk_source(source, settings.max_file_bytes, settings.show_progress)
         timings = {"chunking": round(time.perf_counter() - mark, 2)}
 
-        texts = {c.chunk_id: embedding_text(c, settings.embed_code_chars) for c in chunked.chunks}
+        labels = repository_labels(chunked.repositories)
+        texts = {c.chunk_id: embedding_text(c, settings.embed_code_chars, labels) for c in chunked.chunks}
         hashes = {chunk_id: text_hash(text) for chunk_id, text in texts.items()}
         fingerprints = {c.chunk_id: chunk_fingerprint(c, hashes[c.chunk_id]) for c in chunked.chunks}
         plan = plan_changes(chunked.chunks, fingerprints, previous)
@@ -200,7 +201,7 @@ def build_index(
                                          cache_choice.path, settings.show_progress,
                                          index_model=model_id, text_hashes=hashes,
                                          english_model=english_key, without_vectors=deferred,
-                                         repository_labels=repository_labels(chunked.repositories))
+                                         repository_labels=labels)
             for sidecar in SIDECARS:
                 if rebuild is not None and sidecar.name not in rebuild:
                     continue  # the copy holds it as the last run wrote it

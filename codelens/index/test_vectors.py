@@ -41,6 +41,7 @@ from codelens.models import ENGLISH_MODEL_KEYS, Embedder, load_embedder
 from codelens.search.english import ENGLISH_SIDECAR, recorded_english_key
 from codelens.search.file_vectors import FILE_VECTORS_SIDECAR
 from codelens.settings import Settings
+from codelens.workspace import repository_labels
 
 # The sidecars that hold something per chunk vector: the ones the test vectors change.
 VECTOR_SIDECARS = (ENGLISH_SIDECAR, FILE_VECTORS_SIDECAR)
@@ -127,7 +128,7 @@ def finish_test_vectors(index_dir: Path, settings: Settings, embedder: Embedder 
         return None
     mark = time.perf_counter()
     stats = read_stats(index_dir)
-    _, embedded = _embed(index_dir, stats.model, [embedding_text(e.chunk, stats.text_budget) for e in pending],
+    _, embedded = _embed(index_dir, stats.model, _texts(pending, stats),
                          embedder, settings, on_progress)
     layout = IndexLayout(index_dir)
     with tempfile.TemporaryDirectory(prefix=f"{layout.build_prefix}tests-", dir=layout.parent) as scratch:
@@ -145,7 +146,7 @@ def _swap_in(index_dir: Path, settings: Settings, embedder: Embedder | None, emb
     if not pending:
         return None
     stats, manifest = read_stats(index_dir), Manifest.load(index_dir)
-    texts = [embedding_text(e.chunk, stats.text_budget) for e in pending]
+    texts = _texts(pending, stats)
     vectors, more = _embed(index_dir, stats.model, texts, embedder, settings, None)  # cached by now
     build_dir = fresh_build_dir(index_dir, copy_from=index_dir)
     try:
@@ -169,6 +170,12 @@ def _swap_in(index_dir: Path, settings: Settings, embedder: Embedder | None, emb
         shutil.rmtree(build_dir, ignore_errors=True)
         raise
     return finished
+
+
+def _texts(pending: Sequence[CatalogEntry], stats: IndexStats) -> list[str]:
+    """The pending chunks' embedded texts, as the index run made them (workspace.repository_path)."""
+    labels = repository_labels(stats.repositories)
+    return [embedding_text(e.chunk, stats.text_budget, labels) for e in pending]
 
 
 def _embed(index_dir: Path, model: str, texts: list[str], embedder: Embedder | None, settings: Settings,

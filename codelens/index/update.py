@@ -161,7 +161,8 @@ def _apply(root: Path, settings: Settings, state: _State, files: Mapping[str, Fi
     index_dir, timings = settings.index_dir, {}
     kept = [e for e in state.catalog if e.chunk.path not in files]
     new_chunks = [c for f in files.values() if f is not None for c in f.chunks]
-    texts = {c.chunk_id: embedding_text(c, settings.embed_code_chars) for c in new_chunks}
+    labels = repository_labels(state.stats.repositories)
+    texts = {c.chunk_id: embedding_text(c, settings.embed_code_chars, labels) for c in new_chunks}
     entries = sorted([*kept, *(CatalogEntry(c, text_hash(texts[c.chunk_id])) for c in new_chunks)],
                      key=lambda e: (e.chunk.path, e.chunk.start_line, e.chunk.chunk_id))
     kept_ids = {e.chunk.chunk_id for e in kept}

@@ -6,10 +6,12 @@ original code; this text only feeds the embedder.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from codelens.chunk import MODULE_SYMBOL, Chunk
 from codelens.ingest.formats import FORMAT_LABELS, file_format
 from codelens.settings import DEFAULT_TEXT_BUDGET  # the default lives with the other settings
+from codelens.workspace import repository_path
 
 # The header is never cut to the budget, but a pathological one (a signature with a huge default)
 # is: e5 reads ~512 tokens and tokenizes everything first, so more only costs time.
@@ -38,19 +40,22 @@ def words_of(text: str) -> str:
     return " ".join(split_identifier(text))
 
 
-def embedding_text(chunk: Chunk, budget: int = DEFAULT_TEXT_BUDGET) -> str:
+def embedding_text(chunk: Chunk, budget: int = DEFAULT_TEXT_BUDGET, labels: Collection[str] = ()) -> str:
+    """`labels`: a workspace's repository labels (workspace.repository_labels). A chunk is embedded
+    with its path inside its repository, so the same code is the same text alone or in a
+    workspace: the machine's embedding cache serves it, and its vectors are the ones it has alone."""
     if not chunk.is_code:
         budget = min(budget, FILE_TEXT_BUDGET)
-    header = _header(chunk)
+    header = _header(chunk, repository_path(chunk.path, labels))
     body = _body(chunk)
     room = max(0, budget - len(header))
     return f"{header}\n{body[:room]}".strip()[:MAX_TEXT_CHARS]
 
 
-def _header(chunk: Chunk) -> str:
+def _header(chunk: Chunk, path: str) -> str:
     if not chunk.is_code:
-        return _file_piece_header(chunk)
-    path_words = words_of(chunk.path.removesuffix(".py"))
+        return _file_piece_header(chunk, path)
+    path_words = words_of(path.removesuffix(".py"))
     if chunk.symbol == MODULE_SYMBOL:
         title = f"module {path_words}"
     else:
@@ -65,13 +70,13 @@ def _header(chunk: Chunk) -> str:
     return "\n".join(lines)
 
 
-def _file_piece_header(chunk: Chunk) -> str:
+def _file_piece_header(chunk: Chunk, path: str) -> str:
     """`Makefile target test-all in Makefile`, `YAML configuration services.test-db in
     docker-compose.yaml (docker compose)`: what the piece is, its name, its file."""
     label = FORMAT_LABELS.get(file_format(chunk.path) or "", chunk.kind)
     name = "" if chunk.symbol.startswith("<") else f" {chunk.symbol}"
-    path_words = words_of(chunk.path)
-    return f"{label}{name} in {chunk.path}" + (f" ({path_words})" if path_words != chunk.path else "")
+    path_words = words_of(path)
+    return f"{label}{name} in {path}" + (f" ({path_words})" if path_words != path else "")
 
 
 def _body(chunk: Chunk) -> str:

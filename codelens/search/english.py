@@ -78,9 +78,9 @@ def load_english_vectors(folder: Path) -> tuple[list[str], list[str], np.ndarray
 
 
 @lru_cache(maxsize=200_000)
-def _english_text(chunk: Chunk) -> str:
+def _english_text(chunk: Chunk, labels: tuple[str, ...] = ()) -> str:
     """Remembered per chunk (a frozen record): a watcher's update builds only the changed ones."""
-    return embedding_text(chunk, DEFAULT_TEXT_BUDGET)
+    return embedding_text(chunk, DEFAULT_TEXT_BUDGET, labels)
 
 
 @lru_cache(maxsize=1)
@@ -97,7 +97,7 @@ def build_english_sidecar(build: SidecarInput) -> None:
     embedded in cached batches (resumable)."""
     model = english_model(build.english_model)
     chunks = [c for c in build.chunks if c.chunk_id not in build.without_vectors]
-    texts = [_english_text(c) for c in chunks]
+    texts = [_english_text(c, build.repository_labels) for c in chunks]
     hashes = [text_hash(t) for t in texts]
     previous = load_english_vectors(build.build_dir)
     known = dict(zip(previous[1], previous[2], strict=True)) if previous and previous[3] == model else {}
