@@ -11,9 +11,17 @@ path starts with. Each repository keeps its own `.gitignore` (ingest/source.py).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+import re
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+# Folder names too common to say which repository a question means ("the app", "the client").
+GENERIC_NAMES = frozenset({
+    "api", "app", "apps", "backend", "bin", "client", "cmd", "common", "config", "core", "data", "doc", "docs",
+    "example", "examples", "frontend", "internal", "lib", "libs", "main", "models", "pkg", "project", "scripts",
+    "server", "service", "services", "settings", "shared", "site", "src", "test", "tests", "tools", "util", "utils",
+    "web"})
 
 
 @dataclass(frozen=True)
@@ -105,6 +113,37 @@ def count_by_repository(workspace: Workspace, file_paths: Iterable[str],
     for chunk_id in chunk_ids:
         counts.setdefault(workspace.repo_of(chunk_id.split("::", 1)[0]), [0, 0])[1] += 1
     return {name: (files, chunks) for name, (files, chunks) in counts.items()}
+
+
+def repository_packages(workspace: Workspace, paths: Iterable[str]) -> dict[str, frozenset[str]]:
+    """Per repository, its top-level Python packages (`flask` of `flask/src/flask/app.py`, `httpx`
+    of `httpx_full/httpx/_client.py`): the names a question may call it by besides its own."""
+    found: dict[str, set[str]] = {name: set() for name in workspace.names}
+    for path in paths:
+        repo = workspace.repo_of(path)
+        parts = repository_path(path, {repo}).split("/") if repo else []
+        if repo in found and path.endswith(".py") and len(parts) >= 2:
+            package = parts[1] if parts[0] == "src" and len(parts) >= 3 else parts[0]
+            if package.isidentifier():
+                found[repo].add(package)
+    return {name: frozenset(packages) for name, packages in found.items()}
+
+
+def named_repositories(question: str, packages: Mapping[str, Collection[str]]) -> tuple[str, ...]:
+    """The repositories a question names, by their own name or one of their packages' ("in flask",
+    "requests' Session", "как FastAPI ..."), case aside; names of three letters or fewer and
+    generic folder names (app, core, utils) never count."""
+    text = question.lower()
+    named = []
+    for repo, own in packages.items():
+        names = {n.lower() for n in (repo, *own)}
+        if any(len(n) > 3 and n not in GENERIC_NAMES and _names(text, n) for n in names):
+            named.append(repo)
+    return tuple(named)
+
+
+def _names(text: str, name: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None
 
 
 def repository_path(path: str, labels: Collection[str]) -> str:

@@ -194,3 +194,31 @@ def test_the_app_shows_each_cards_repository_and_a_facet_that_filters(workspace_
     assert cards(app) and all(path.startswith("beta/") for _, path, *_ in cards(app))
     listed = next(frame.value for frame in app.dataframe if "Репозиторий" in frame.value.columns)
     assert listed.values.tolist() == [["alpha", 4, 10], ["beta", 1, 2]]
+
+
+def test_a_question_that_names_a_repository_or_its_package_searches_it_only(workspace_index) -> None:
+    _, settings = workspace_index
+    searcher = Searcher(settings)
+    assert {hit.repo for hit in searcher.search("hash", k=10)} == {"alpha", "beta"}
+    assert {hit.repo for hit in searcher.search("hash in Beta", k=10)} == {"beta"}
+    assert {hit.repo for hit in searcher.search("how does billing hash things", k=10)} == {"beta"}  # its package
+    assert {hit.repo for hit in searcher.search("hash in alpha or beta", k=10)} == {"alpha", "beta"}
+    # a search that chose its repositories keeps them; "pkg" (alpha's package) is too generic to count
+    assert {hit.repo for hit in searcher.search("hash in beta", k=10, filters=SearchFilters(repos=("alpha",)))} == {
+        "alpha"}
+    assert {hit.repo for hit in searcher.search("hash in pkg", k=10)} == {"alpha", "beta"}
+
+
+def test_repository_names_in_a_question() -> None:
+    from codelens.workspace import named_repositories, repository_packages
+
+    workspace = Workspace((Repository("fastapi", "fastapi"), Repository("httpx_full", "httpx_full"),
+                           Repository("shop-site", "shop-site")))
+    packages = repository_packages(workspace, ["fastapi/fastapi/routing.py", "httpx_full/httpx/_client.py",
+                                               "httpx_full/tests/test_client.py", "shop-site/src/shop/cart.py",
+                                               "README.md"])
+    assert packages == {"fastapi": {"fastapi"}, "httpx_full": {"httpx", "tests"}, "shop-site": {"shop"}}
+    assert named_repositories("how does FastAPI run sync routes", packages) == ("fastapi",)
+    assert named_repositories("как в httpx устроены куки?", packages) == ("httpx_full",)
+    assert named_repositories("shop.cart totals in shop-site", packages) == ("shop-site",)
+    assert named_repositories("fastapi-users login, tests of the client", packages) == ()

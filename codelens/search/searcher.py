@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,7 @@ from codelens.search.pipeline import HybridPipeline, shipped_pipeline
 from codelens.search.query import Fused, Query, Stage
 from codelens.search.ranking import RankingIndex, StageContext, stages_by_name
 from codelens.settings import DEFAULT_MODEL, Settings
-from codelens.workspace import Workspace
+from codelens.workspace import Workspace, named_repositories, repository_packages
 
 
 @dataclass(frozen=True)
@@ -172,6 +172,7 @@ class Searcher:
         self._all_vectors = kept if kept is not None and version and kept.version == version else None
         self._vectors_version = version
         self._paths = frozenset(c.path for c in self.chunks.values())
+        self._packages = {} if self.workspace.is_single else repository_packages(self.workspace, self._paths)
         if self.partial is not None:  # from the vectors embedded so far
             self.file_vectors = FileVectors.from_chunks(
                 self.chunks, dict(zip(self.partial.vector_ids, self.partial.vectors, strict=True)))
@@ -242,7 +243,7 @@ class Searcher:
         query = query.strip()
         if not query or k <= 0:
             return []
-        filters = filters or SearchFilters()
+        filters = self.named_scope(query, filters or SearchFilters())
         self.scope(filters)  # a path prefix that matches nothing says so before any work
         prepared = self.prepare(query)
         for attempt in range(SWAP_RETRIES):
@@ -258,6 +259,14 @@ class Searcher:
             if _index_version(self.settings.index_dir) == version:
                 break  # the answer came from one index state, whole
         return self._hits(fused)
+
+    def named_scope(self, query: str, filters: SearchFilters) -> SearchFilters:
+        """In a workspace, a question that names repositories (by name or package: "in flask",
+        "httpx's Client") searches those only, unless the search already chose its repositories."""
+        if filters.repos or not self._packages:
+            return filters
+        named = named_repositories(query, self._packages)
+        return replace(filters, repos=named) if named else filters
 
     def scope(self, filters: SearchFilters) -> ChunkScope:
         """The chunks a search under `filters` may return (kept per filter, with its masks, until
