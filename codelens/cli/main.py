@@ -105,7 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
 def add_index_arguments(parser: argparse.ArgumentParser, positional: bool = True) -> None:
     if positional:
         parser.add_argument("path", nargs="?", type=Path, default=None,
-                            help="the repository, folder or zip to index (the same as --source)")
+                            help="the repository, folder, zip or workspace file (a .toml with [workspace]: "
+                                 "docs/repositories.md) to index (the same as --source)")
     parser.add_argument("--source", type=Path, default=None,
                         help="zip file or folder to index (default: the repository around the working "
                              "directory; for index.py and an index in --db or ./chroma_db: the source it "
@@ -148,6 +149,7 @@ def _positive_int(text: str) -> int:
 
 def cmd_index(args: argparse.Namespace) -> int:
     from codelens.index.build import build_index
+    from codelens.workspace_file import is_workspace_file
 
     given = getattr(args, "path", None)
     if given is not None and args.source is not None and given != args.source:
@@ -165,8 +167,8 @@ def cmd_index(args: argparse.Namespace) -> int:
         source = own_source()
         print(f"No codebase_python.zip here or in ../shared: indexing CodeLens's own source ({source}) "
               "as the demo - search CodeLens itself. Pass --source ZIP_OR_FOLDER for your code.", flush=True)
-    if args.watch and not Path(source).is_dir():
-        raise BadInput(f"--watch needs a folder source, {source} is a zip - pass --source FOLDER")
+    if args.watch and not Path(source).is_dir() and not is_workspace_file(Path(source)):
+        raise BadInput(f"--watch needs a folder source or a workspace file, {source} is a zip - pass --source FOLDER")
     stats = build_index(source, settings, full=args.full)
     print(format_summary(stats, settings.index_dir), flush=True)
     if args.watch:
