@@ -111,6 +111,27 @@ def repository_within(project: Path, start: Path) -> str:
     return parts[0] if parts and (Path(project) / parts[0] / ".git").exists() else ""
 
 
+def current_repository(project: Path | None, cwd: Path | None = None) -> str:
+    """The repository of the workspace `project` (a folder of repositories, or a workspace file)
+    that the working directory is in: what a search without flags ranks first on a tie
+    (search/ties.py). "" outside every repository, or when the project is one repository."""
+    if project is None:
+        return ""
+    cwd = Path.cwd() if cwd is None else Path(cwd)
+    if not Path(project).is_file():
+        return repository_within(project, cwd)
+    from codelens.errors import CodeLensError
+    from codelens.workspace_file import load_workspace_file
+
+    try:
+        folders = load_workspace_file(project).folders
+    except CodeLensError:
+        return ""
+    here = cwd.resolve()
+    inside = [entry for entry in folders if here.is_relative_to(entry.path)]
+    return max(inside, key=lambda entry: len(entry.path.parts)).name if inside else ""
+
+
 def has_index(index_dir: Path) -> bool:
     return (Path(index_dir) / METADATA_NAME).is_file()
 

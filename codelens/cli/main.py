@@ -23,6 +23,7 @@ from codelens.cli.graph import GRAPH_COMMANDS, add_graph_commands
 from codelens.cli.search import add_search_arguments, print_hits, search_request
 from codelens.cli.setup import SETUP_COMMANDS, add_setup_command
 from codelens.errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, BadInput, CodeLensError
+from codelens.locations import current_repository
 from codelens.mcp.cli import MCP_COMMANDS, add_mcp_command
 from codelens.models import ENGLISH_MODEL_KEYS
 from codelens.settings import DEFAULT_DB, Settings, default_source
@@ -275,7 +276,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         searcher = Searcher(settings)
         filters = SearchFilters(kinds=tuple(args.kind or ()), path_prefix=args.path,
                                 include_tests=args.include_tests, repos=tuple(args.repo or ()))
-        found = searcher.search(args.query, k=args.k, filters=filters)
+        found = searcher.search(args.query, k=args.k, filters=filters,
+                                prefer_repo=current_repository(settings.project))
         hits = [h.to_row() for h in found]
         if searcher.damaged:
             from codelens.index.health import REPAIR_HINT
@@ -299,7 +301,7 @@ def _search_on_server(args: argparse.Namespace, settings: Settings) -> list[dict
     address = find_server(settings.index_dir, settings.chroma_url)
     if address is None:
         return None
-    return remote_search(address, search_request(args))
+    return remote_search(address, search_request(args, settings))
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from codelens.errors import BadInput, CodeLensError
 from codelens.index.layout import IndexLayout
-from codelens.locations import cache_root, has_index, is_too_broad, repository_within
+from codelens.locations import cache_root, current_repository, has_index, is_too_broad
 from codelens.settings import Settings
 
 AUTOSERVE_VARIABLE = "CODELENS_AUTOSERVE"
@@ -54,10 +54,10 @@ def prepare_search(settings: Settings, query: str = "") -> None:
             raise BadInput(f"{project} is not inside a repository - cd into one, or run: codelens index PATH")
         first_index(settings, needs_bridge=bool(_CYRILLIC.search(query)))
         return
-    inside = repository_within(project, Path.cwd())
+    inside = current_repository(project)
     if inside:
         say(f"codelens: searching the workspace {project}; you are in its repository {inside} "
-            f"(--repo {inside} searches it alone)")
+            f"(first on a tie; --repo {inside} searches it alone)")
     refresh_index(settings)
 
 
