@@ -164,3 +164,25 @@ def test_a_repository_added_to_a_folder_workspace_is_found_by_the_next_update(tm
     shutil.rmtree(root / "gamma")
     assert update_index(root, settings, None, embedder=embedder).deleted == 1
     assert [r["name"] for r in read_stats(settings.index_dir).repositories] == ["alpha", "beta"]
+
+
+def test_a_search_in_a_repository_of_an_indexed_workspace_file_searches_it_fresh(team: Path, tmp_path: Path,
+                                                                                 monkeypatch, capsys) -> None:
+    """`codelens index team.toml` (no --db: the user cache); then, in one of its folder
+    repositories, a search without flags uses the workspace's index, checks every folder
+    repository for changes first, and says which repository you are in."""
+    from codelens.cli.main import main
+    from codelens.locations import index_for, locate_index
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["index", str(team), "--quiet"]) == 0
+    alpha = tmp_path / "src" / "alpha"
+    found = locate_index(None, cwd=alpha / "pkg")
+    assert (found.project, found.index_dir) == (team.resolve(), index_for(team))
+    (alpha / "pkg" / "shipping.py").write_text(SHIPPING)
+    monkeypatch.chdir(alpha / "pkg")
+    capsys.readouterr()
+    assert main(["search", "shipping price of a parcel", "-k", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert "alpha/pkg/shipping.py" in out and "shipping_cost" in out
+    assert "1 file changed since the index - updating" in err and "you are in its repository alpha" in err

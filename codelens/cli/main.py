@@ -171,6 +171,11 @@ def cmd_index(args: argparse.Namespace) -> int:
     if args.watch and not Path(source).is_dir() and not is_workspace_file(Path(source)):
         raise BadInput(f"--watch needs a folder source or a workspace file, {source} is a zip - pass --source FOLDER")
     stats = build_index(source, settings, full=args.full)
+    if settings.project is not None and is_workspace_file(Path(source)):  # searches in its repositories find it
+        from codelens.locations import remember_workspace_file
+        from codelens.workspace_file import load_workspace_file
+
+        remember_workspace_file(Path(source), [entry.path for entry in load_workspace_file(Path(source)).folders])
     print(format_summary(stats, settings.index_dir), flush=True)
     if args.watch:
         watch_forever(settings, Path(source))

@@ -162,7 +162,8 @@ def start_background_server(settings: Settings) -> None:
     command = [sys.executable, "-m", "codelens", "serve", "--background", "--db", str(settings.index_dir),
                "--project", str(settings.project)]
     with open(log, "ab") as output:
-        subprocess.Popen(command, cwd=settings.project, env=env, stdin=subprocess.DEVNULL, stdout=output,
+        subprocess.Popen(command, cwd=settings.project if settings.project.is_dir() else settings.project.parent,
+                         env=env, stdin=subprocess.DEVNULL, stdout=output,
                          stderr=subprocess.STDOUT, start_new_session=True, close_fds=True)
     # The child takes the serve lock within a moment: wait for it, so a second search does not
     # start a second server (which would see the lock and leave, but only after loading Python).
