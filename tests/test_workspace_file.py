@@ -46,6 +46,10 @@ def write_workspace(path: Path, repositories: dict[str, str], header: str = "[wo
     return path
 
 
+def names(settings) -> list[str]:
+    return [r["name"] for r in read_stats(settings.index_dir).repositories]
+
+
 @pytest.fixture
 def team(tmp_path: Path, mini_project: Path) -> Path:
     """team.toml beside `alpha` (the mini project, a folder) and pointing at billing.zip elsewhere."""
@@ -186,3 +190,57 @@ def test_a_search_in_a_repository_of_an_indexed_workspace_file_searches_it_fresh
     out, err = capsys.readouterr()
     assert "alpha/pkg/shipping.py" in out and "shipping_cost" in out
     assert "1 file changed since the index - updating" in err and "you are in its repository alpha" in err
+
+
+@pytest.mark.slow
+def test_a_real_watcher_follows_every_folder_repository_and_the_file_itself(team: Path, tmp_path: Path,
+                                                                            embedder) -> None:
+    from codelens.index.watch import UP_TO_DATE, IndexWatcher
+    from tests.test_watch import eventually
+
+    settings = settings_for(tmp_path / "db")
+    build_index(team, settings, embedder=embedder)
+    watcher = IndexWatcher(team, settings, embedder=embedder)
+    watcher.start()
+    try:
+        eventually(lambda: watcher.status.state == UP_TO_DATE and watcher.status.last_update)
+        (tmp_path / "src" / "alpha" / "pkg" / "shipping.py").write_text(SHIPPING)
+        eventually(lambda: "alpha/pkg/shipping.py::shipping_cost" in Searcher(settings, embedder=embedder).chunks)
+        gamma = tmp_path / "elsewhere" / "gamma"
+        gamma.mkdir(parents=True)
+        (gamma / "rates.py").write_text(INVOICES.replace("send_invoice", "bill_customer"))
+        write_workspace(team, {"alpha": "src/alpha", "billing": str(tmp_path / "src" / "billing.zip"),
+                               "gamma": str(gamma)})
+        eventually(lambda: "gamma/rates.py::bill_customer" in Searcher(settings, embedder=embedder).chunks)
+        (gamma / "more.py").write_text(SHIPPING.replace("shipping_cost", "gamma_cost"))  # followed now too
+        eventually(lambda: "gamma/more.py::gamma_cost" in Searcher(settings, embedder=embedder).chunks)
+    finally:
+        watcher.stop()
+
+
+@pytest.mark.slow
+def test_a_real_watcher_adds_a_repository_cloned_into_a_folder_workspace(tmp_path: Path, mini_project: Path,
+                                                                         embedder) -> None:
+    from codelens.index.watch import UP_TO_DATE, IndexWatcher
+    from tests.test_watch import eventually
+
+    root = tmp_path / "work"
+    shutil.copytree(mini_project, root / "alpha")
+    (root / "beta").mkdir()
+    for name in ("alpha", "beta"):
+        (root / name / ".git").mkdir()
+    (root / "beta" / "invoices.py").write_text(INVOICES)
+    settings = settings_for(tmp_path / "db")
+    build_index(root, settings, embedder=embedder)
+    watcher = IndexWatcher(root, settings, embedder=embedder)
+    watcher.start()
+    try:
+        eventually(lambda: watcher.status.state == UP_TO_DATE and watcher.status.last_update)
+        (root / "gamma" / ".git").mkdir(parents=True)
+        (root / "gamma" / "rates.py").write_text(SHIPPING)
+        eventually(lambda: names(settings) == ["alpha", "beta", "gamma"]
+                   and "gamma/rates.py::shipping_cost" in Searcher(settings, embedder=embedder).chunks)
+        shutil.rmtree(root / "gamma")
+        eventually(lambda: names(settings) == ["alpha", "beta"])
+    finally:
+        watcher.stop()
