@@ -244,3 +244,16 @@ def test_a_real_watcher_adds_a_repository_cloned_into_a_folder_workspace(tmp_pat
         eventually(lambda: names(settings) == ["alpha", "beta"])
     finally:
         watcher.stop()
+
+
+def test_a_hits_file_state_is_checked_in_its_own_repository(team: Path, tmp_path: Path) -> None:
+    from codelens.index.freshness import CHANGED, CURRENT, UNKNOWN, FileCheck, source_folder
+    from codelens.index.manifest import file_hash
+
+    auth = tmp_path / "src" / "alpha" / "pkg" / "auth.py"
+    check = FileCheck(source_folder(str(team)))
+    indexed = file_hash(auth.read_bytes())
+    assert check.state("alpha/pkg/auth.py", indexed) == CURRENT
+    assert check.state("billing/src/billing/invoices.py", "abc") == UNKNOWN  # in a zip: nothing to compare
+    auth.write_text(auth.read_text() + "\n# edited\n")
+    assert check.state("alpha/pkg/auth.py", indexed) == CHANGED
