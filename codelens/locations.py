@@ -9,7 +9,9 @@ working directory, so `cd myrepo && codelens search "..."` needs no flag:
     ./chroma_db (holding an index) what `python index.py` and `make run` build in a checkout
     the enclosing project         the nearest folder above the working directory that is a git
                                   repository's root (a `.git` folder or file) or already has an
-                                  index; else the working directory itself
+                                  index (a folder of repositories with an index holding this one
+                                  wins; so does a workspace file indexed with `codelens index
+                                  team.toml` that lists it); else the working directory itself
 
 Indexes live in the user cache, not in the repository: nothing appears in `git status`, a
 read-only checkout can be searched, the watcher never sees the index's own writes, and one
@@ -30,6 +32,7 @@ CACHE_VARIABLE = "CODELENS_CACHE_DIR"
 MODEL_CACHE_VARIABLE = "CODELENS_MODEL_CACHE"  # models only (older name, still honoured)
 CHECKOUT_DB = Path("chroma_db")  # `python index.py`'s default, relative to the working directory
 METADATA_NAME = "index_metadata.json"
+WORKSPACE_FILES_NAME = "workspace_files.json"  # the workspace files indexed in the user cache, and their folders
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -87,7 +90,55 @@ def project_root(start: Path, environ: dict[str, str] | None = None) -> Path:
             return folder  # a workspace around the repository: searched whole
         if nearest is None and ((folder / ".git").exists() or indexed):
             nearest = folder
-    return nearest or start
+    listed = workspace_file_around(start, environ)
+    return listed or nearest or start
+
+
+def _workspace_files_record(environ: dict[str, str] | None = None) -> Path:
+    return cache_root(environ) / WORKSPACE_FILES_NAME
+
+
+def remember_workspace_file(workspace_file: Path, folders: list[Path],
+                            environ: dict[str, str] | None = None) -> None:
+    """Record that `codelens index team.toml` indexed these folder repositories, so that a search
+    run inside one of them uses the workspace's index (`workspace_file_around`). A cache: lost,
+    the next `codelens index team.toml` writes it again."""
+    import json
+
+    target = _workspace_files_record(environ)
+    record = _read_workspace_files(target)
+    record[str(Path(workspace_file).resolve())] = [str(Path(folder).resolve()) for folder in folders]
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+        temporary.write_text(json.dumps(record, indent=1), encoding="utf-8")
+        os.replace(temporary, target)
+    except OSError:
+        pass
+
+
+def workspace_file_around(start: Path, environ: dict[str, str] | None = None) -> Path | None:
+    """An indexed workspace file (recorded by `remember_workspace_file`, its index still there)
+    one of whose folder repositories holds `start`; the deepest repository wins."""
+    here = Path(start).expanduser().resolve()
+    best: tuple[int, Path] | None = None
+    for workspace_file, folders in _read_workspace_files(_workspace_files_record(environ)).items():
+        for folder in folders:
+            depth = len(Path(folder).parts)
+            if here.is_relative_to(folder) and (best is None or depth > best[0]) and Path(workspace_file).is_file() \
+                    and has_index(index_for(Path(workspace_file), environ)):
+                best = (depth, Path(workspace_file))
+    return best[1] if best else None
+
+
+def _read_workspace_files(path: Path) -> dict[str, list[str]]:
+    import json
+
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        return {str(k): [str(f) for f in v] for k, v in raw.items() if isinstance(v, list)}
+    except (OSError, ValueError, AttributeError, TypeError):
+        return {}
 
 
 def _workspace_holds(index_dir: Path, label: str) -> bool:
@@ -109,6 +160,27 @@ def repository_within(project: Path, start: Path) -> str:
     except ValueError:
         return ""
     return parts[0] if parts and (Path(project) / parts[0] / ".git").exists() else ""
+
+
+def current_repository(project: Path | None, cwd: Path | None = None) -> str:
+    """The repository of the workspace `project` (a folder of repositories, or a workspace file)
+    that the working directory is in: what a search without flags ranks first on a tie
+    (search/ties.py). "" outside every repository, or when the project is one repository."""
+    if project is None:
+        return ""
+    cwd = Path.cwd() if cwd is None else Path(cwd)
+    if not Path(project).is_file():
+        return repository_within(project, cwd)
+    from codelens.errors import CodeLensError
+    from codelens.workspace_file import load_workspace_file
+
+    try:
+        folders = load_workspace_file(project).folders
+    except CodeLensError:
+        return ""
+    here = cwd.resolve()
+    inside = [entry for entry in folders if here.is_relative_to(entry.path)]
+    return max(inside, key=lambda entry: len(entry.path.parts)).name if inside else ""
 
 
 def has_index(index_dir: Path) -> bool:

@@ -4,7 +4,8 @@ A folder indexed whole is a workspace. When the folder is itself a repository, o
 repository at all, it is a workspace of one: its paths and chunk ids are exactly as before,
 and every hit names that one repository. When its top-level folders are git repositories of
 their own (`~/work/` holding `flask/`, `click/`, `httpx/`), each is a repository of the
-workspace, labelled by its folder name: a chunk's path stays relative to the workspace root
+workspace, labelled by its folder name (a workspace file, workspace_file.py, names repositories
+anywhere on disk the same way): a chunk's path stays relative to the workspace root
 (`flask/src/flask/app.py::Flask`, the chunk-id contract), and its repository is the label its
 path starts with. Each repository keeps its own `.gitignore` (ingest/source.py).
 """
@@ -28,12 +29,13 @@ GENERIC_NAMES = frozenset({
 class Repository:
     name: str  # what hits, filters and listings call it
     label: str  # the path prefix of its files inside the workspace ("" in a workspace of one)
+    path: str = ""  # where it lives, for a repository of a workspace file (workspace_file.py)
 
     def holds(self, path: str) -> bool:
         return not self.label or path == self.label or path.startswith(f"{self.label}/")
 
     def to_json(self) -> dict:
-        return {"name": self.name, "label": self.label}
+        return {"name": self.name, "label": self.label, **({"path": self.path} if self.path else {})}
 
 
 @dataclass(frozen=True)
@@ -72,7 +74,8 @@ class Workspace:
     @classmethod
     def from_json(cls, raw: Sequence[dict] | None, source: str) -> Workspace:
         """From the index's metadata; an index written before workspaces is one repository."""
-        repositories = tuple(Repository(str(item["name"]), str(item.get("label", ""))) for item in raw or ()
+        repositories = tuple(Repository(str(item["name"]), str(item.get("label", "")), str(item.get("path", "")))
+                             for item in raw or ()
                              if isinstance(item, dict) and item.get("name"))
         return cls(repositories) if repositories else single(source)
 

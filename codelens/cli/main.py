@@ -23,6 +23,7 @@ from codelens.cli.graph import GRAPH_COMMANDS, add_graph_commands
 from codelens.cli.search import add_search_arguments, print_hits, search_request
 from codelens.cli.setup import SETUP_COMMANDS, add_setup_command
 from codelens.errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, BadInput, CodeLensError
+from codelens.locations import current_repository
 from codelens.mcp.cli import MCP_COMMANDS, add_mcp_command
 from codelens.models import ENGLISH_MODEL_KEYS
 from codelens.settings import DEFAULT_DB, Settings, default_source
@@ -105,7 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
 def add_index_arguments(parser: argparse.ArgumentParser, positional: bool = True) -> None:
     if positional:
         parser.add_argument("path", nargs="?", type=Path, default=None,
-                            help="the repository, folder or zip to index (the same as --source)")
+                            help="the repository, folder, zip or workspace file (a .toml with [workspace]: "
+                                 "docs/repositories.md) to index (the same as --source)")
     parser.add_argument("--source", type=Path, default=None,
                         help="zip file or folder to index (default: the repository around the working "
                              "directory; for index.py and an index in --db or ./chroma_db: the source it "
@@ -148,6 +150,7 @@ def _positive_int(text: str) -> int:
 
 def cmd_index(args: argparse.Namespace) -> int:
     from codelens.index.build import build_index
+    from codelens.workspace_file import is_workspace_file
 
     given = getattr(args, "path", None)
     if given is not None and args.source is not None and given != args.source:
@@ -165,9 +168,14 @@ def cmd_index(args: argparse.Namespace) -> int:
         source = own_source()
         print(f"No codebase_python.zip here or in ../shared: indexing CodeLens's own source ({source}) "
               "as the demo - search CodeLens itself. Pass --source ZIP_OR_FOLDER for your code.", flush=True)
-    if args.watch and not Path(source).is_dir():
-        raise BadInput(f"--watch needs a folder source, {source} is a zip - pass --source FOLDER")
+    if args.watch and not Path(source).is_dir() and not is_workspace_file(Path(source)):
+        raise BadInput(f"--watch needs a folder source or a workspace file, {source} is a zip - pass --source FOLDER")
     stats = build_index(source, settings, full=args.full)
+    if settings.project is not None and is_workspace_file(Path(source)):  # searches in its repositories find it
+        from codelens.locations import remember_workspace_file
+        from codelens.workspace_file import load_workspace_file
+
+        remember_workspace_file(Path(source), [entry.path for entry in load_workspace_file(Path(source)).folders])
     print(format_summary(stats, settings.index_dir), flush=True)
     if args.watch:
         watch_forever(settings, Path(source))
@@ -273,7 +281,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         searcher = Searcher(settings)
         filters = SearchFilters(kinds=tuple(args.kind or ()), path_prefix=args.path,
                                 include_tests=args.include_tests, repos=tuple(args.repo or ()))
-        found = searcher.search(args.query, k=args.k, filters=filters)
+        found = searcher.search(args.query, k=args.k, filters=filters,
+                                prefer_repo=current_repository(settings.project))
         hits = [h.to_row() for h in found]
         if searcher.damaged:
             from codelens.index.health import REPAIR_HINT
@@ -297,7 +306,7 @@ def _search_on_server(args: argparse.Namespace, settings: Settings) -> list[dict
     address = find_server(settings.index_dir, settings.chroma_url)
     if address is None:
         return None
-    return remote_search(address, search_request(args))
+    return remote_search(address, search_request(args, settings))
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

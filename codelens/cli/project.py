@@ -24,7 +24,7 @@ from pathlib import Path
 
 from codelens.errors import BadInput, CodeLensError
 from codelens.index.layout import IndexLayout
-from codelens.locations import cache_root, has_index, is_too_broad, repository_within
+from codelens.locations import cache_root, current_repository, has_index, is_too_broad
 from codelens.settings import Settings
 
 AUTOSERVE_VARIABLE = "CODELENS_AUTOSERVE"
@@ -54,10 +54,10 @@ def prepare_search(settings: Settings, query: str = "") -> None:
             raise BadInput(f"{project} is not inside a repository - cd into one, or run: codelens index PATH")
         first_index(settings, needs_bridge=bool(_CYRILLIC.search(query)))
         return
-    inside = repository_within(project, Path.cwd())
+    inside = current_repository(project)
     if inside:
         say(f"codelens: searching the workspace {project}; you are in its repository {inside} "
-            f"(--repo {inside} searches it alone)")
+            f"(first on a tie; --repo {inside} searches it alone)")
     refresh_index(settings)
 
 
@@ -162,7 +162,8 @@ def start_background_server(settings: Settings) -> None:
     command = [sys.executable, "-m", "codelens", "serve", "--background", "--db", str(settings.index_dir),
                "--project", str(settings.project)]
     with open(log, "ab") as output:
-        subprocess.Popen(command, cwd=settings.project, env=env, stdin=subprocess.DEVNULL, stdout=output,
+        subprocess.Popen(command, cwd=settings.project if settings.project.is_dir() else settings.project.parent,
+                         env=env, stdin=subprocess.DEVNULL, stdout=output,
                          stderr=subprocess.STDOUT, start_new_session=True, close_fds=True)
     # The child takes the serve lock within a moment: wait for it, so a second search does not
     # start a second server (which would see the lock and leave, but only after loading Python).

@@ -17,7 +17,9 @@ from pathlib import Path
 
 from codelens.chunk import KINDS
 from codelens.cli.common import add_location_arguments, add_model_argument, hit_line, settings_of
+from codelens.locations import current_repository
 from codelens.search.limits import MAX_K, k_problem
+from codelens.settings import Settings
 
 
 def add_search_arguments(parser: argparse.ArgumentParser) -> None:
@@ -64,9 +66,12 @@ class _QuietParser(argparse.ArgumentParser):
         raise ValueError(message)
 
 
-def search_request(args: argparse.Namespace) -> dict:
+def search_request(args: argparse.Namespace, settings: Settings) -> dict:
+    """What a running server is asked; `prefer_repo`: the repository of the workspace the working
+    directory is in (an index found from it), first among hits of equal score (search/ties.py)."""
     return {"query": args.query, "k": args.k, "kinds": list(args.kind or ()), "path_prefix": args.path,
-            "include_tests": args.include_tests, "model": args.model, "repos": list(args.repo or ())}
+            "include_tests": args.include_tests, "model": args.model, "repos": list(args.repo or ()),
+            "prefer_repo": current_repository(settings.project)}
 
 
 def search_through_server(argv: Sequence[str]) -> int | None:
@@ -90,7 +95,7 @@ def search_through_server(argv: Sequence[str]) -> int | None:
         if args.include_tests and _test_vectors_missing(settings.index_dir):
             return None  # the full CLI finishes them first (index/test_vectors.py), then asks the server
         address = find_server(settings.index_dir, settings.chroma_url)
-        hits = remote_search(address, search_request(args)) if address else None
+        hits = remote_search(address, search_request(args, settings)) if address else None
     except RemoteError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code

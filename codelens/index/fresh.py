@@ -22,7 +22,7 @@ from pathlib import Path
 
 from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest, file_hash
-from codelens.ingest.source import iter_source_files
+from codelens.ingest.tree import live_tree
 
 Stat = tuple[int, int]  # (size, mtime_ns)
 
@@ -34,18 +34,19 @@ class Staleness:
     hashed: int  # files read because their size or mtime differed from the record
 
 
-def stale_files(index_dir: Path, root: Path) -> Staleness | None:
-    """What differs between the folder `root` and the index in `index_dir`; None when the index
-    has no manifest to compare with (a partial or foreign index: nothing to check)."""
+def stale_files(index_dir: Path, source: Path) -> Staleness | None:
+    """What differs between the source (a folder, or a workspace file's folders: ingest/tree.py)
+    and the index in `index_dir`; None when the index has no manifest to compare with (a partial
+    or foreign index: nothing to check). A zip's files are never compared: they change with it."""
     manifest = Manifest.load(index_dir)
     if manifest is None:
         return None
-    root = root.resolve()
+    tree = live_tree(source)
     recorded = _load(index_dir)
     seen: dict[str, Stat] = {}
     changed: list[str] = []
     hashed = 0
-    for source_file in iter_source_files(root):
+    for source_file in tree.files(live_only=True):
         stat = _stat(source_file.abs_path)
         if stat is None:
             continue
@@ -60,18 +61,20 @@ def stale_files(index_dir: Path, root: Path) -> Staleness | None:
             changed.append(rel)
     # A file the index holds that the walk did not yield: deleted, or now ignored.
     on_disk = set(seen) | set(changed)
-    changed.extend(rel for rel in manifest.files if rel not in on_disk)
+    changed.extend(rel for rel in manifest.files if rel not in on_disk and not tree.is_static(rel))
     if seen != recorded:
         _save(index_dir, seen)
     return Staleness(tuple(sorted(set(changed))), len(on_disk), hashed)
 
 
-def settle(index_dir: Path, root: Path, paths: Iterable[str]) -> None:
+def settle(index_dir: Path, source: Path, paths: Iterable[str]) -> None:
     """After an update of `paths`: record their current size and mtime, so a file the index
     cannot take (too large, binary) is not handed to an update again and again."""
     recorded = _load(index_dir)
+    tree = live_tree(source)
     for rel in paths:
-        stat = _stat(root / rel)
+        located = tree.locate(rel)
+        stat = _stat(located) if located is not None else None
         if stat is None:
             recorded.pop(rel, None)
         else:

@@ -8,7 +8,7 @@ and says "current", "changed" (edited since: the watcher catches up in seconds),
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from codelens.index.manifest import file_hash
@@ -20,9 +20,12 @@ _CACHE_LIMIT = 10_000
 
 
 def source_folder(source: str) -> Path | None:
-    """The indexed folder, or None for a zip (or a source that is gone)."""
+    """The indexed folder (or workspace file: its folder repositories are compared), or None for
+    a zip (or a source that is gone)."""
+    from codelens.workspace_file import is_workspace_file
+
     path = Path(source)
-    return path.resolve() if source and path.is_dir() else None
+    return path.resolve() if source and (path.is_dir() or is_workspace_file(path)) else None
 
 
 class FileCheck:
@@ -30,12 +33,17 @@ class FileCheck:
         self.root = root
         self.indexed = indexed or {}
         self._hashes: dict[str, tuple[int, int, str]] = {}  # rel path -> (size, mtime_ns, hash)
+        self._locate: Callable[[str], Path | None] = lambda rel: root / rel if root is not None else None
+        if root is not None and root.is_file():  # a workspace file: each path in its repository (a zip's: unknown)
+            from codelens.ingest.tree import live_tree
+
+            self._locate = live_tree(root).locate
 
     def state(self, rel_path: str, indexed_hash: str = "") -> str:
         indexed_hash = indexed_hash or self.indexed.get(rel_path, "")
-        if self.root is None or not indexed_hash:
+        path = self._locate(rel_path) if self.root is not None else None
+        if path is None or not indexed_hash:
             return UNKNOWN
-        path = self.root / rel_path
         try:
             stat = path.stat()
             cached = self._hashes.get(rel_path)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -41,11 +42,12 @@ from codelens.index.test_vectors import tests_share_with_vectors
 from codelens.ingest.codebase import FileChunks, chunk_one_file
 from codelens.ingest.embed_text import embedding_text
 from codelens.ingest.redaction import REDACTION_VERSION, redact
-from codelens.ingest.source import indexed_path_filter, list_python_files, read_source_text
+from codelens.ingest.source import read_source_text
+from codelens.ingest.tree import SourceTree, live_tree, open_tree
 from codelens.models import ENGLISH_MODEL_KEYS, Embedder, load_embedder
 from codelens.search.english import recorded_english_key
 from codelens.settings import Settings
-from codelens.workspace import repository_labels
+from codelens.workspace import Workspace, repository_labels
 
 MAX_DELTA_SHARE = 0.25  # a delta above this share of the index: an index run folds it into ChromaDB
 MAX_DELTA_MIN = 2000  # ... but never below this many chunks
@@ -84,18 +86,22 @@ def update_index(source: Path, settings: Settings, changed: Iterable[str] | None
     to lock_wait_s for another writer (IndexBusy after)."""
     started = time.perf_counter()
     index_dir = settings.index_dir
-    root = source.resolve()
+    tree = live_tree(source)
     result = None
     with index_lock(index_dir, wait_s=lock_wait_s):
         recover_interrupted_swap(index_dir)
         state = _read_state(index_dir, settings)
-        if state is not None:
-            paths = _changed_paths(root, state.manifest, changed)
-            files = {path: _read(root, path, settings.max_file_bytes) for path in sorted(paths)}
+        regrouped = state is not None and not same_repositories(state.stats.repositories, tree.workspace)
+        if state is not None and not (regrouped and _new_static_root(tree, state.stats.repositories)):
+            if regrouped:  # a repository came or went: recorded with this update (paths stay as they are)
+                state.stats = replace(state.stats, repositories=tree.workspace.to_json())
+                changed = None
+            paths = _changed_paths(tree, state.manifest, changed)
+            files = {path: _read(tree, path, settings.max_file_bytes) for path in sorted(paths)}
             files = {p: f for p, f in files.items() if _differs(f, state.manifest.files.get(p))}
-            if not files:
+            if not files and not regrouped:
                 return UpdateResult("unchanged", len(paths), duration_s=round(time.perf_counter() - started, 3))
-            result = _apply(root, settings, state, files, embedder, started)
+            result = _apply(settings, state, files, embedder, started)
     # outside the lock: the index run takes it itself
     return result or _index_run(source, settings, embedder, started)
 
@@ -127,25 +133,39 @@ def _read_state(index_dir: Path, settings: Settings) -> _State | None:
     return _State(stats, manifest, load_catalog(index_dir), load_delta(index_dir))
 
 
-def _changed_paths(root: Path, manifest: Manifest, changed: Iterable[str] | None) -> set[str]:
-    """Rel paths to look at: those given that the index reads (or held), else every file."""
+def same_repositories(recorded: Sequence[dict], workspace: Workspace) -> bool:
+    """Whether the index's recorded repositories are the workspace's now (two workspaces of one
+    are the same whatever they are called: their paths carry no label)."""
+    if workspace.is_single and Workspace.from_json(recorded, "").is_single:
+        return True
+    return list(recorded or ()) == workspace.to_json()
+
+
+def _new_static_root(tree: SourceTree, recorded: Sequence[dict]) -> bool:
+    """A zip repository the index does not hold yet: only an index run extracts a zip."""
+    held = {str(item.get("label", "")) for item in recorded or () if isinstance(item, dict)}
+    return any(not root.live and root.label not in held for root in tree.roots)
+
+
+def _changed_paths(tree: SourceTree, manifest: Manifest, changed: Iterable[str] | None) -> set[str]:
+    """Rel paths to look at: those given that the index reads (or held), else every file of
+    the folders on disk, and every indexed one no longer there (a zip's stay as they are)."""
     if changed is None:
-        on_disk = {f.rel_path for f in list_python_files(root)}
-        return on_disk | (set(manifest.files) - on_disk)
-    accepts = indexed_path_filter(root)
+        on_disk = {f.rel_path for f in tree.files(live_only=True)}
+        return on_disk | {p for p in manifest.files if p not in on_disk and not tree.is_static(p)}
     paths = set()
     for item in changed:
-        path = Path(item) if Path(item).is_absolute() else root / item
-        rel = path.resolve().relative_to(root).as_posix() if path.resolve().is_relative_to(root) else None
-        if rel is not None and (rel in manifest.files or accepts(path)):
+        path = Path(item) if Path(item).is_absolute() else tree.locate(item)
+        rel = tree.relative(path) if path is not None else None
+        if rel is not None and (rel in manifest.files or tree.accepts(path)):
             paths.add(rel)
     return paths
 
 
-def _read(root: Path, rel_path: str, max_file_bytes: int) -> FileChunks | None:
+def _read(tree: SourceTree, rel_path: str, max_file_bytes: int) -> FileChunks | None:
     """The file chunked, or None when it is gone (or no longer indexed)."""
-    path = root / rel_path
-    if not path.is_file() or path.is_symlink() or not indexed_path_filter(root)(path):
+    path = tree.locate(rel_path)
+    if path is None or not path.is_file() or path.is_symlink() or not tree.accepts(path):
         return None
     return chunk_one_file(path, rel_path, max_file_bytes)
 
@@ -155,7 +175,7 @@ def _differs(file: FileChunks | None, indexed_hash: str | None) -> bool:
     return current != indexed_hash
 
 
-def _apply(root: Path, settings: Settings, state: _State, files: Mapping[str, FileChunks | None],
+def _apply(settings: Settings, state: _State, files: Mapping[str, FileChunks | None],
            embedder: Embedder | None, started: float) -> UpdateResult | None:
     """Re-chunk, embed, rebuild the sidecars aside and swap; None: too large for an update."""
     index_dir, timings = settings.index_dir, {}
@@ -237,13 +257,15 @@ def vector_store_entries(index_dir: Path) -> frozenset[str]:
     return frozenset(p.name for p in index_dir.iterdir() if p.name not in ours and not p.name.endswith(".tmp"))
 
 
-def _sources(root: Path, entries: list[CatalogEntry], files: Mapping[str, FileChunks | None],
+def _sources(tree: SourceTree, entries: list[CatalogEntry], files: Mapping[str, FileChunks | None],
              max_file_bytes: int) -> dict[str, str]:
     """Every indexed file's masked text (the code graph reads them all): the changed ones as
-    just read, the others from disk, masked once per content in this process."""
+    just read, the others from disk (a zip's from its extraction), masked once per content in
+    this process."""
     sources: dict[str, str] = {p: f.text for p, f in files.items() if f is not None and f.text is not None}
     for path in sorted({e.chunk.path for e in entries} - set(files)):
-        text = masked_text(root / path, max_file_bytes)
+        located = tree.locate(path, live_only=False)
+        text = masked_text(located, max_file_bytes) if located is not None else None
         if text is not None:
             sources[path] = text
     return sources
@@ -292,7 +314,10 @@ def refresh_deferred(source: Path, settings: Settings, still_wanted: Callable[[]
     later = [s for s in SIDECARS if s.after_update]
     work = fresh_build_dir(index_dir, copy_from=None)  # a killed run's leftover is cleaned like a build's
     try:
-        sources = _sources(source.resolve(), entries, {}, settings.max_file_bytes)
+        with tempfile.TemporaryDirectory(prefix="codelens-src-") as extracted:
+            tree = live_tree(source)  # a workspace file's zips: extracted for their text
+            tree = open_tree(source, Path(extracted)) if tree.has_static else tree
+            sources = _sources(tree, entries, {}, settings.max_file_bytes)
         for sidecar in later:
             sidecar.build(SidecarInput(work, [e.chunk for e in entries], sources,
                                        repository_labels=repository_labels(read_stats(index_dir).repositories)))

@@ -28,9 +28,11 @@ from codelens.errors import CodeLensError, SourceError
 from codelens.index.layout import IndexLayout
 from codelens.index.progressive import load_catalog
 from codelens.index.update import LOCK_WAIT_S, UpdateResult, prewarm, refresh_deferred, update_index
-from codelens.ingest.source import SKIP_DIRS, indexed_path_filter
+from codelens.ingest.source import SKIP_DIRS
+from codelens.ingest.tree import SourceTree, live_tree
 from codelens.models import Embedder
 from codelens.settings import Settings
+from codelens.workspace_file import is_workspace_file
 
 DEBOUNCE_MS = 1600  # the longest a burst is gathered before it is handed on
 STEP_MS = 100  # quiet this long after a change: the burst is over
@@ -83,28 +85,37 @@ def read_watch_status(index_dir: Path) -> WatchStatus | None:
     return status if status.state != STOPPED else None
 
 
-def watch_filter(root: Path) -> Callable[[object, str], bool]:
-    """The `watchfiles` filter: indexed `.py` files, `.gitignore`, and folders (no suffix)."""
-    accepts = indexed_path_filter(root)
-    resolved = root.resolve()
+def watch_filter(source: Path | SourceTree) -> Callable[[object, str], bool]:
+    """The `watchfiles` filter: indexed files, `.gitignore`, folders (no suffix), a repository's
+    `.git` appearing at a folder workspace's top (a repository to add), and the workspace file."""
+    tree = source if isinstance(source, SourceTree) else live_tree(source)
+    workspace_file = tree.source.resolve() if tree.from_file else None
+    folders = sorted((root for root in tree.roots if root.live), key=lambda r: -len(r.folder.parts))
 
     def keep(_change: object, path: str) -> bool:
         candidate = Path(path)
-        try:
-            parts = candidate.resolve().relative_to(resolved).parts
-        except ValueError:
+        resolved = candidate.resolve()
+        if resolved == workspace_file:
+            return True
+        root = next((r for r in folders if resolved.is_relative_to(r.folder)), None)
+        if root is None:
             return False
+        parts = resolved.relative_to(root.folder).parts
+        if not root.label and len(parts) == 2 and parts[1] == ".git":
+            return True  # `git init` or a clone in a folder workspace: maybe a new repository
         if any(part in SKIP_DIRS for part in parts):
             return False
-        return candidate.name == ".gitignore" or candidate.suffix == "" or accepts(candidate)
+        return candidate.name == ".gitignore" or candidate.suffix == "" or tree.accepts(candidate)
 
     return keep
 
 
-def paths_to_update(changed: Iterable[str]) -> list[str] | None:
-    """The files an update looks at; None (every file) when a .gitignore or a folder changed."""
+def paths_to_update(changed: Iterable[str], source: Path | None = None) -> list[str] | None:
+    """The files an update looks at; None (every file) when a .gitignore, a folder or the
+    workspace file `source` changed."""
     paths = sorted(set(changed))
-    if any(Path(p).name == ".gitignore" or Path(p).suffix == "" for p in paths):
+    whole = source.resolve() if source is not None and source.is_file() else None
+    if any(Path(p).name == ".gitignore" or Path(p).suffix == "" or Path(p) == whole for p in paths):
         return None
     return paths
 
@@ -122,9 +133,9 @@ class IndexWatcher:
     status: WatchStatus = field(init=False)
 
     def __post_init__(self) -> None:
-        if not self.source.is_dir():
-            raise SourceError(f"cannot watch {self.source}: only a folder source is watched (a zip never "
-                              "changes) - index a folder with --source, or run without --watch")
+        if not self.source.is_dir() and not is_workspace_file(self.source):
+            raise SourceError(f"cannot watch {self.source}: only a folder source or a workspace file is watched "
+                              "(a zip never changes) - index a folder with --source, or run without --watch")
         self.source = self.source.resolve()
         self.status = WatchStatus(STARTING, str(self.source), os.getpid())
         self._stop = threading.Event()
@@ -161,13 +172,29 @@ class IndexWatcher:
         threading.Thread(target=self._catch_up, name="codelens-catch-up", daemon=True).start()
         threading.Thread(target=self._deferred_loop, name="codelens-graph", daemon=True).start()
         try:
-            for changes in watchfiles.watch(self.source, watch_filter=watch_filter(self.source),
-                                            debounce=self.debounce_ms, step=STEP_MS, stop_event=self._stop,
-                                            rust_timeout=RUST_TIMEOUT_MS, raise_interrupt=False):
-                self._last_change = time.monotonic()
-                self.update(paths_to_update(path for _, path in changes))
+            while not self._stop.is_set():
+                self._follow(watchfiles)
         finally:
             self._publish(replace(self.status, state=STOPPED))
+
+    def _follow(self, watchfiles) -> None:
+        """Watch the source's folders (a workspace file's: every folder repository, and the file
+        itself) until stopped, or until the workspace file changes (then its folders are read again)."""
+        try:
+            tree = live_tree(self.source)
+        except CodeLensError as exc:  # a workspace file being edited: try again in a moment
+            self._publish(replace(self.status, last_error=str(exc)))
+            self._stop.wait(1.0)
+            return
+        targets = [*tree.watched_folders, *([tree.source] if tree.from_file else [])]
+        for changes in watchfiles.watch(*targets, watch_filter=watch_filter(tree), debounce=self.debounce_ms,
+                                        step=STEP_MS, stop_event=self._stop, rust_timeout=RUST_TIMEOUT_MS,
+                                        raise_interrupt=False):
+            self._last_change = time.monotonic()
+            paths = paths_to_update((path for _, path in changes), self.source)
+            self.update(paths)
+            if paths is None and tree.from_file and any(Path(p) == tree.source for _, p in changes):
+                return  # the workspace file changed: follow its folders as they are now
 
     def _deferred_loop(self) -> None:
         """Rebuild what updates leave for later (the code graph) once the folder is quiet; the work
@@ -269,7 +296,7 @@ def watcher_for(settings: Settings, embedder: Embedder | None = None,
             source = Path(read_stats(settings.index_dir).source)
         except CodeLensError as exc:
             return None, f"not watching: {exc}"
-    if not source.is_dir():
+    if not source.is_dir() and not is_workspace_file(source):
         what = "a zip never changes" if source.is_file() else "it is not there any more"
         return None, f"not watching {source}: {what}"
     return IndexWatcher(source, settings, embedder=embedder, on_update=on_update), f"watching {source.resolve()}"

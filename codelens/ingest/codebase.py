@@ -18,8 +18,8 @@ from codelens.index.manifest import file_hash
 from codelens.ingest.chunker import chunk_file
 from codelens.ingest.formats import CSV_HEAD_BYTES, chunk_other_file, file_format, looks_generated, max_bytes
 from codelens.ingest.redaction import redact
-from codelens.ingest.source import list_source_files, open_codebase, read_source_text
-from codelens.workspace import discover
+from codelens.ingest.source import SourceFile, list_source_files, read_source_text
+from codelens.ingest.tree import open_tree
 
 
 @dataclass
@@ -36,8 +36,12 @@ class ChunkedCodebase:
 
 def chunk_codebase(root: Path, max_file_bytes: int, show_progress: bool = False) -> ChunkedCodebase:
     """Read and chunk every file under root that is read; problems become warnings."""
+    return chunk_files(list_source_files(root), max_file_bytes, show_progress)
+
+
+def chunk_files(files: list[SourceFile], max_file_bytes: int, show_progress: bool = False) -> ChunkedCodebase:
+    """Read and chunk these files (a folder's, or a workspace's: ingest/tree.py); problems become warnings."""
     result = ChunkedCodebase(chunks=[], files=0, warnings=[])
-    files = list_source_files(root)
     result.files = len(files)
     result.python_files = sum(1 for f in files if f.rel_path.endswith(".py"))
     for source_file in tqdm(files, unit="file", desc="Chunking", disable=not show_progress or len(files) < 200):
@@ -94,8 +98,7 @@ def source_file_hashes(source: Path, max_file_bytes: int) -> dict[str, str]:
     manifest to tell that nothing changed (pydantic: a fraction of a second; chunking took 2.4 s of CPU)."""
     hashes: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="codelens-src-") as work_dir:
-        codebase = open_codebase(source, Path(work_dir))
-        for source_file in list_source_files(codebase.root):
+        for source_file in open_tree(source, Path(work_dir)).files():
             fmt = file_format(source_file.rel_path) or "text"
             raw, _ = _read_raw(source_file.abs_path, source_file.rel_path, max_bytes(fmt, max_file_bytes),
                                head_only=fmt == "csv")
@@ -132,12 +135,13 @@ def _read_file(path: Path, rel_path: str, max_bytes: int,
 
 
 def chunk_source(source: Path, max_file_bytes: int, show_progress: bool = False) -> ChunkedCodebase:
-    """Every chunk of a zip or folder; SourceError when it holds no Python code."""
+    """Every chunk of a zip, a folder or a workspace file's repositories (ingest/tree.py);
+    SourceError when it holds no Python code."""
     with tempfile.TemporaryDirectory(prefix="codelens-src-") as work_dir:
-        codebase = open_codebase(source, Path(work_dir))
-        chunked = chunk_codebase(codebase.root, max_file_bytes, show_progress)
-        chunked.warnings[:0] = list(codebase.warnings)
-        chunked.repositories = discover(codebase.root, origin=source).to_json()
+        tree = open_tree(source, Path(work_dir))
+        chunked = chunk_files(tree.files(), max_file_bytes, show_progress)
+        chunked.warnings[:0] = list(tree.warnings)
+        chunked.repositories = tree.workspace.to_json()
     if not any(chunk.is_code for chunk in chunked.chunks):
         raise SourceError(f"no Python code found in {source} ({chunked.python_files} .py files)")
     return chunked

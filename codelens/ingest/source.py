@@ -79,7 +79,9 @@ def open_codebase(source: Path, work_dir: Path, limits: ZipLimits | None = None)
         if _starts_like_a_zip(source):
             raise SourceError(f"zip {source} is corrupt or truncated (no central directory) - "
                               "re-create or re-download it")
-        raise SourceError(f"source is neither a folder nor a zip file: {source}")
+        hint = (" (a workspace file needs a top-level [workspace] table: docs/repositories.md#a-workspace-file)"
+                if source.suffix == ".toml" else "")
+        raise SourceError(f"source is neither a folder nor a zip file: {source}{hint}")
     target = work_dir / "codebase"
     warnings = extract_zip_safely(source, target, limits or ZipLimits())
     return Codebase(root=_single_top_folder(target), origin=str(source), warnings=tuple(warnings))

@@ -34,6 +34,7 @@ from codelens.search.lexical import LexicalIndex, file_words_index, load_file_wo
 from codelens.search.pipeline import HybridPipeline, shipped_pipeline
 from codelens.search.query import Fused, Query, Stage
 from codelens.search.ranking import RankingIndex, StageContext, stages_by_name
+from codelens.search.ties import PreferRepository
 from codelens.settings import DEFAULT_MODEL, Settings
 from codelens.workspace import Workspace, named_repositories, repository_packages
 
@@ -239,7 +240,10 @@ class Searcher:
     def model(self) -> str:
         return self.stats.model
 
-    def search(self, query: str, k: int = 5, filters: SearchFilters | None = None) -> list[Hit]:
+    def search(self, query: str, k: int = 5, filters: SearchFilters | None = None,
+               prefer_repo: str = "") -> list[Hit]:
+        """The k best hits under `filters`; `prefer_repo` (the repository the user is in) comes
+        first among hits of equal score (search/ties.py; a name the index does not hold: no effect)."""
         query = query.strip()
         if not query or k <= 0:
             return []
@@ -250,7 +254,7 @@ class Searcher:
             self.refresh()
             version = self._version
             try:
-                fused = self._pipeline(filters).search(prepared, k)
+                fused = self._pipeline(filters, prefer_repo).search(prepared, k)
             except Exception:
                 # An index run swapped in a new index while we read the old one: read again.
                 if attempt + 1 == SWAP_RETRIES or _index_version(self.settings.index_dir) == version:
@@ -293,7 +297,7 @@ class Searcher:
         # e5 reads 512 tokens at most, but tokenizes the whole text first (seconds for a pasted file)
         return Query.from_text(text, self.embedder.embed_queries([text[:QUERY_EMBED_CHARS]])[0])
 
-    def _pipeline(self, filters: SearchFilters) -> HybridPipeline:
+    def _pipeline(self, filters: SearchFilters, prefer_repo: str = "") -> HybridPipeline:
         accept = self.scope(filters)
         if self.partial is not None:
             dense = MatrixDenseRetriever(self.partial.vector_ids, self.partial.vectors, accept,
@@ -310,8 +314,11 @@ class Searcher:
         context = StageContext(self._ranking_index, accept, self.bridge, self.file_vectors, self.dense_coverage,
                                self.file_words, self._call_files,
                                repo_of=None if self.workspace.is_single else self.workspace.repo_of)
+        stages = self.ranking(context)
+        if prefer_repo in self.workspace.names and not self.workspace.is_single:
+            stages = (*stages, PreferRepository(prefer_repo, self.workspace.repo_of))
         return shipped_pipeline(dense, self.lexical, bridge=self.bridge, accept=accept, english=self._english,
-                                stages=self.ranking(context))
+                                stages=stages)
 
     def ranking(self, context: StageContext) -> tuple[Stage, ...]:
         """The ranking stages after fusion, built for one search: ranking.py's shipped ones. The

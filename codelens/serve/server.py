@@ -77,9 +77,12 @@ def search_payload(searcher: Searcher, request: dict) -> dict:
     repos = request.get("repos") or ()
     if not isinstance(repos, list | tuple) or not all(isinstance(repo, str) for repo in repos):
         raise BadInput("'repos' must be a list of repository names")
+    prefer_repo = request.get("prefer_repo") or ""
+    if not isinstance(prefer_repo, str):
+        raise BadInput("'prefer_repo' must be a repository name")
     filters = SearchFilters(kinds=tuple(kinds), path_prefix=prefix,
                             include_tests=bool(request.get("include_tests", False)), repos=tuple(repos))
-    hits = searcher.search(query, k=k, filters=filters)
+    hits = searcher.search(query, k=k, filters=filters, prefer_repo=prefer_repo)
     return {"hits": [hit.to_row() for hit in hits]}
 
 
