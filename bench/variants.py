@@ -19,6 +19,7 @@ import numpy as np
 from codelens.chunk import Chunk
 from codelens.graph.model import CodeGraph, Node
 from codelens.search.file_vectors import FileVectors
+from codelens.search.filters import SearchFilters
 from codelens.search.fusion import ordered
 from codelens.search.query import Fused, Fusion, LegResult, Query, Stage
 from codelens.search.ranking import (
@@ -389,8 +390,12 @@ class VariantSearcher(Searcher):
     """The real Searcher with another ranking after fusion: `names` (None: the shipped one)."""
 
     names: tuple[str, ...] | None = None
+    depth: int | None = None  # candidates per leg (None: the Searcher's own choice)
 
     def ranking(self, context: StageContext) -> tuple[Stage, ...]:
         if self.names is None:
             return super().ranking(context)
         return stages_by_name(context, self.names, BENCH_STAGES)
+
+    def overfetch(self, filters: SearchFilters) -> int:
+        return self.depth if self.depth is not None else super().overfetch(filters)

@@ -156,15 +156,15 @@ def mean(values: Sequence[float]) -> float:
     return sum(values) / len(values) if values else float("nan")
 
 
-VARIANTS: dict[str, tuple[str, ...] | None] = {
-    "shipped": None,
-    "vote first": ("repo-vote", *SHIPPED_RANKING),
-    "vote soft": ("repo-vote-soft", *SHIPPED_RANKING),
-    "vote hard": ("repo-vote-hard", *SHIPPED_RANKING),
-    "vote head 10": ("repo-vote-10", *SHIPPED_RANKING),
-    "vote last": (*SHIPPED_RANKING, "repo-vote"),
-    "repo meaning": ("repo-meaning", *SHIPPED_RANKING),
-    "repo meaning 0.5": ("repo-meaning-strong", *SHIPPED_RANKING),
+# name -> (ranking stages, None: the shipped ones; candidates per leg, None: the Searcher's choice)
+VARIANTS: dict[str, tuple[tuple[str, ...] | None, int | None]] = {
+    "shipped": (None, None),
+    "depth 50": (None, 50),  # before issue 30's depth per repository: 50 candidates per leg in any workspace
+    "depth 250": (None, 250),
+    "vote first": (("repo-vote", *SHIPPED_RANKING), None),
+    "vote soft": (("repo-vote-soft", *SHIPPED_RANKING), None),
+    "vote head 10": (("repo-vote-10", *SHIPPED_RANKING), None),
+    "repo meaning": (("repo-meaning", *SHIPPED_RANKING), None),
 }
 
 
@@ -211,15 +211,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             alone_scored = run_queries(alone, asked)
             row = scores[(repo, lang)] = {"alone": mean([s.ndcg for s in alone_scored])}
             per_query["alone"] = [s.ndcg for s in alone_scored]
-            combined.names = None
+            combined.names, combined.depth = None, None
             scoped, _ = run_combined(combined, asked, SearchFilters(include_tests=True, repos=(repo,)))
             row["--repo"] = mean([s.ndcg for s in scoped])
             per_query["--repo"] = [s.ndcg for s in scoped]
             own, _ = run_combined(combined, asked, SearchFilters(include_tests=True), own_only=True)
             row["own only"] = mean([s.ndcg for s in own])
             per_query["own only"] = [s.ndcg for s in own]
-            for name, ranking in variants.items():
-                combined.names = ranking
+            for name, (ranking, depth) in variants.items():
+                combined.names, combined.depth = ranking, depth
                 mixed, foreign = run_combined(combined, asked, SearchFilters(include_tests=True))
                 row[name] = mean([s.ndcg for s in mixed])
                 row[f"{name} other"] = mean(foreign)

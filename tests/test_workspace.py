@@ -222,3 +222,16 @@ def test_repository_names_in_a_question() -> None:
     assert named_repositories("как в httpx устроены куки?", packages) == ("httpx_full",)
     assert named_repositories("shop.cart totals in shop-site", packages) == ("shop-site",)
     assert named_repositories("fastapi-users login, tests of the client", packages) == ()
+
+
+def test_each_repository_in_scope_deepens_the_legs_lists(workspace_index, mini_index) -> None:
+    """A workspace's legs hand fusion OVERFETCH_MIN candidates per repository in scope (up to a
+    cap): one repository's chunks reach fusion about as deep as in its own index."""
+    from codelens.search.pipeline import MAX_OVERFETCH_REPOSITORIES, OVERFETCH_MIN, overfetch_for
+
+    _, settings = workspace_index
+    searcher = Searcher(settings)
+    assert searcher.overfetch(SearchFilters()) == 2 * OVERFETCH_MIN
+    assert searcher.overfetch(SearchFilters(repos=("beta",))) == OVERFETCH_MIN
+    assert Searcher(mini_index).overfetch(SearchFilters()) == OVERFETCH_MIN
+    assert overfetch_for(50) == MAX_OVERFETCH_REPOSITORIES * OVERFETCH_MIN and overfetch_for(0) == OVERFETCH_MIN

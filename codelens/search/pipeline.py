@@ -17,6 +17,9 @@ from codelens.search.lexical import LexicalIndex, LexicalRetriever
 from codelens.search.query import Fused, Fusion, Query, Retriever, Stage
 
 OVERFETCH_MIN = 50  # candidates each leg hands to fusion, at least
+# In a workspace, each repository of the search's scope adds OVERFETCH_MIN, up to this many: its
+# candidates then reach fusion about as deep as in its own index (bench/RESULTS.md, issue 30).
+MAX_OVERFETCH_REPOSITORIES = 4
 # Short English questions lean on the two-model dense leg (the stronger one there): the
 # lexical leg's weight is halved for them (bench/RESULTS.md).
 ENGLISH_LEXICAL_SCALE = 0.5
@@ -42,9 +45,16 @@ class HybridPipeline:
         return fused[:k]
 
 
+def overfetch_for(repositories: int) -> int:
+    """Candidates per leg for a search over this many repositories: the legs' lists are shared
+    by every repository in scope, and one repository's answer found by one leg only must still
+    reach the other legs' lists to be fused."""
+    return OVERFETCH_MIN * max(1, min(repositories, MAX_OVERFETCH_REPOSITORIES))
+
+
 def shipped_pipeline(dense: Retriever, lexical: LexicalIndex, *, bridge: WordBridge | None = None,
                      english: EnglishVectors | None = None, accept: Callable[[str], bool] | None = None,
-                     stages: Sequence[Stage] = ()) -> HybridPipeline:
+                     stages: Sequence[Stage] = (), overfetch: int = OVERFETCH_MIN) -> HybridPipeline:
     """The pipeline CodeLens ships (measured in bench/RESULTS.md; bench/variants.py builds the others).
 
     Dense (e5, plus MiniLM when its vectors exist: on the question, or on a Russian question's
@@ -58,4 +68,4 @@ def shipped_pipeline(dense: Retriever, lexical: LexicalIndex, *, bridge: WordBri
                               e5_weight=english.e5_weight, accept=accept, bridge=bridge, positions=english.positions)
     english_scale = ENGLISH_LEXICAL_SCALE if english is not None else 1.0
     lexical_leg = LexicalRetriever(lexical, bridge, accept, english_scale=english_scale)
-    return HybridPipeline((dense, lexical_leg), convex_fusion, tuple(stages), bridge=bridge)
+    return HybridPipeline((dense, lexical_leg), convex_fusion, tuple(stages), overfetch, bridge)

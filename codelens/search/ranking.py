@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -338,10 +339,12 @@ class KindPrior:
         return self.weight
 
 
-def _path_terms(path: str) -> set[str]:
-    """Stemmed words of a file's name and its folder: `httpx/_auth.py` -> {auth, httpx}."""
+@lru_cache(maxsize=65_536)
+def _path_terms(path: str) -> frozenset[str]:
+    """Stemmed words of a file's name and its folder: `httpx/_auth.py` -> {auth, httpx}
+    (remembered per path: every search asks it of each fused candidate)."""
     parts = path.removesuffix(".py").split("/")[-2:]
-    return {index_term(w) for part in parts for w in split_identifier(part) if len(w) > 1}
+    return frozenset(index_term(w) for part in parts for w in split_identifier(part) if len(w) > 1)
 
 
 # ---------------------------------------------------------------- by name

@@ -31,7 +31,7 @@ from codelens.search.english import EnglishVectors, load_english_vectors
 from codelens.search.file_vectors import FileVectors, load_file_vectors
 from codelens.search.filters import ChunkScope, SearchFilters, check_path_prefix
 from codelens.search.lexical import LexicalIndex, file_words_index, load_file_words
-from codelens.search.pipeline import HybridPipeline, shipped_pipeline
+from codelens.search.pipeline import HybridPipeline, overfetch_for, shipped_pipeline
 from codelens.search.query import Fused, Query, Stage
 from codelens.search.ranking import RankingIndex, StageContext, stages_by_name
 from codelens.search.ties import PreferRepository
@@ -318,7 +318,11 @@ class Searcher:
         if prefer_repo in self.workspace.names and not self.workspace.is_single:
             stages = (*stages, PreferRepository(prefer_repo, self.workspace.repo_of))
         return shipped_pipeline(dense, self.lexical, bridge=self.bridge, accept=accept, english=self._english,
-                                stages=stages)
+                                stages=stages, overfetch=self.overfetch(filters))
+
+    def overfetch(self, filters: SearchFilters) -> int:
+        """Candidates per leg: deeper for each repository of a workspace the search covers."""
+        return overfetch_for(len(filters.repos) if filters.repos else len(self.workspace.repositories))
 
     def ranking(self, context: StageContext) -> tuple[Stage, ...]:
         """The ranking stages after fusion, built for one search: ranking.py's shipped ones. The
