@@ -100,6 +100,20 @@ def test_a_sentence_is_left_alone_unless_it_names_code() -> None:
     assert order(bare_only, "where does jar_from_dict read cookies", MEMBERS_FIRST) == unchanged
 
 
+def test_in_a_workspace_each_repository_defining_the_name_gets_a_pin_first() -> None:
+    """`Request` defined in two files of `client` and one of `web`: alone, the shortest paths win
+    (both client files); in a workspace, web's definition comes before client's second."""
+    chunks = {c.chunk_id: c for c in [chunk("client/a/_models.py::Request", "class"),
+                                      chunk("client/a/_api.py::Request", "class"),
+                                      chunk("web/web/requests.py::Request", "class")]}
+    index = RankingIndex.build(chunks)
+    items = fused(*((c, 0.5) for c in chunks))
+    assert order(SymbolIntent(index), "Request", items)[:2] == ["client/a/_api.py::Request",
+                                                                "client/a/_models.py::Request"]
+    in_workspace = SymbolIntent(index, repo_of=lambda path: path.split("/")[0])
+    assert order(in_workspace, "Request", items)[:2] == ["client/a/_api.py::Request", "web/web/requests.py::Request"]
+
+
 def test_identifier_shapes() -> None:
     assert bare_identifier(" Depends() ") == "Depends"
     assert bare_identifier("how routes work") is None

@@ -119,6 +119,10 @@ class SymbolIntent:
 
     index: RankingIndex
     accept: Callable[[str], bool] | None = None
+    # In a workspace of several repositories, a file's repository: each repository defining the
+    # name gets its best definition pinned before any gets a second (a bare `Request` is the web
+    # framework's or the HTTP client's: the question does not say which).
+    repo_of: Callable[[str], str] | None = None
 
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
         pinned = self._pinned(query)
@@ -139,7 +143,10 @@ class SymbolIntent:
         for name in self._names(query):
             found = self.index.definitions(name) or self.index.definitions(name, exact_case=False)
             found = [c for c in found if self.accept is None or self.accept(c)]
-            pinned += [c for c in _one_per_file(found, self.index.chunks)[:MAX_PINNED] if c not in pinned]
+            found = _one_per_file(found, self.index.chunks)
+            if self.repo_of is not None:
+                found = _each_repository_first(found, self.index.chunks, self.repo_of)
+            pinned += [c for c in found[:MAX_PINNED] if c not in pinned]
         return pinned
 
 
@@ -152,6 +159,18 @@ def _one_per_file(chunk_ids: Iterable[str], chunks: Mapping[str, Chunk]) -> list
             seen.add(path)
             kept.append(chunk_id)
     return kept
+
+
+def _each_repository_first(chunk_ids: Sequence[str], chunks: Mapping[str, Chunk],
+                           repo_of: Callable[[str], str]) -> list[str]:
+    """The same ids, each repository's first before any repository's second (a stable round robin)."""
+    seen: dict[str, int] = {}
+    turns = []
+    for chunk_id in chunk_ids:
+        repo = repo_of(chunks[chunk_id].path)
+        turns.append(seen.get(repo, 0))
+        seen[repo] = turns[-1] + 1
+    return [chunk_id for _, chunk_id in sorted(zip(turns, chunk_ids, strict=True), key=lambda pair: pair[0])]
 
 
 @dataclass(frozen=True)
@@ -368,7 +387,7 @@ StageFactory = Callable[[StageContext], Stage]
 # The shipped stages by name (SHIPPED_RANKING orders them); bench/variants.py has its own registry
 # with these and the variants it compares.
 STAGES: Mapping[str, StageFactory] = {
-    "symbol": lambda c: SymbolIntent(c.index, c.accept),
+    "symbol": lambda c: SymbolIntent(c.index, c.accept, c.repo_of),
     "diverse-close": lambda c: FileDiversity(c.index.chunks, close=0.7, guarded=4),
     "path": lambda c: PathSignal(c.index.chunks, bridge=c.bridge),
     # A partial index's file vectors come from the chunks embedded so far: trusted as much.
