@@ -86,7 +86,10 @@ def cached_passages(texts: Sequence[str], embedder: Embedder, show_progress: boo
 def cached_queries(texts: Sequence[str], embedder: Embedder) -> np.ndarray:
     """Query vectors (the `query:` side), cached like passages under a separate model key."""
     CACHE_DIR.mkdir(exist_ok=True)
-    cache = EmbeddingCache(CACHE_DIR / "embeddings.sqlite", embedder.model_id + "#query")
+    # with the engine (issue 31): a question's vector of another engine is never reused
+    engine = getattr(embedder, "engine", "")
+    key = embedder.model_id + "#query" + (f"#{engine}" if engine else "")
+    cache = EmbeddingCache(CACHE_DIR / "embeddings.sqlite", key)
     try:
         from codelens.index.embed_cache import text_hash
 

