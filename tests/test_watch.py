@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -101,6 +102,28 @@ def test_a_real_watcher_follows_edit_add_rename_and_delete(indexed_copy, embedde
     finally:
         watcher.stop()
     assert read_watch_status(settings.index_dir) is None  # a stopped watcher is no watcher
+
+
+def test_stop_ends_every_thread_of_the_watcher_and_waits_for_an_update_under_way(indexed_copy, embedder) -> None:
+    """Watching, catching up and the code graph each run on a thread: after stop() none is
+    alive (an update under way is finished first, within the bound; a stopped watcher starts
+    no more work), so nothing of it writes after its owner moved on."""
+    project, settings = indexed_copy
+    gate = threading.Event()
+    watcher = IndexWatcher(project, settings, embedder=embedder, on_update=lambda _result: gate.wait(WAIT_S))
+    watcher.start()  # the catch-up's update waits at the gate: all three threads are alive
+    try:
+        threads = eventually(lambda: watcher.threads if len(watcher.threads) == 3 else None)
+        assert sorted(thread.name for thread in threads) == ["codelens-catch-up", "codelens-graph", "codelens-watch"]
+        started = time.monotonic()
+        assert not watcher.stop(timeout=0.3)  # bounded: the update is still at the gate
+        assert time.monotonic() - started < 5.0
+        assert "codelens-catch-up" in [thread.name for thread in watcher.threads]
+    finally:
+        gate.set()
+    assert watcher.stop(timeout=WAIT_S)
+    assert not any(thread.is_alive() for thread in threads) and watcher.threads == []
+    assert read_watch_status(settings.index_dir) is None  # "stopped" came last: no status after it
 
 
 def _many_functions(count: int) -> str:
