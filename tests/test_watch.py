@@ -29,7 +29,7 @@ from codelens.index.watch import (
     watcher_for,
 )
 from codelens.search.searcher import Searcher
-from tests.conftest import PROJECT_ROOT, copy_index, run_cli
+from tests.conftest import PROJECT_ROOT, copy_index, run_cli, zip_folder
 from tests.test_incremental import leftovers
 from tests.test_mcp import serving, text
 
@@ -242,6 +242,26 @@ def test_an_unchanged_run_from_another_folder_records_and_watches_that_folder(tm
     shutil.copytree(mini_project, third)
     watcher, line = watcher_for(settings, source=third)
     assert watcher is not None and watcher.source == third.resolve() and line == f"watching {third.resolve()}"
+
+
+def test_a_relative_source_is_recorded_absolute(tmp_path, mini_index, mini_project, embedder, monkeypatch) -> None:
+    """`--source src` from one folder: the record names the folder itself, so the watcher, the
+    app and `codelens repos` started from anywhere else find it (a zip alike)."""
+    settings = copy_index(mini_index, tmp_path / "db")
+    shutil.copytree(mini_project, tmp_path / "work" / "project")
+    zip_folder(mini_project, tmp_path / "work" / "project.zip")
+    monkeypatch.chdir(tmp_path / "work")
+    build_index(Path("project"), settings, embedder=embedder)
+    assert read_stats(settings.index_dir).source == str((tmp_path / "work" / "project").resolve())
+    monkeypatch.chdir(tmp_path)  # elsewhere: the recorded folder is still the one watched
+    watcher, line = watcher_for(settings)
+    assert watcher is not None and watcher.source == (tmp_path / "work" / "project").resolve(), line
+    monkeypatch.chdir(tmp_path / "work")
+    build_index(Path("project.zip"), settings, embedder=embedder)
+    recorded = Path(read_stats(settings.index_dir).source)
+    assert recorded.is_absolute() and recorded == (tmp_path / "work" / "project.zip").resolve()
+    monkeypatch.chdir(tmp_path)
+    assert watcher_for(settings) == (None, f"not watching {recorded}: a zip never changes")
 
 
 @pytest.mark.slow  # an index.py process
