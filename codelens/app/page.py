@@ -340,8 +340,9 @@ st.title(":material/manage_search: CodeLens")
 st.caption("Семантический поиск по Python-коду на русском и английском · Semantic code search, RU / EN")
 if EXPOSED:
     warn_on_terminal(SERVED_ON)
-    st.warning(f"Страница доступна по сети ({SERVED_ON}): любой, кто до неё достучится, прочитает весь "
-               "проиндексированный код · " + EXPOSED_WARNING.format(address=SERVED_ON), icon=":material/public:")
+    st.warning(f"Страница доступна по сети ({SERVED_ON}): любой, кто до неё достучится и знает токен команды, "
+               "прочитает весь проиндексированный код · " + EXPOSED_WARNING.format(address=SERVED_ON),
+               icon=":material/public:")
 if "flash" in st.session_state:
     st.success(st.session_state.pop("flash"))
 
