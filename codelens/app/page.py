@@ -408,8 +408,8 @@ with st.sidebar:
         if st.toggle("Следить за изменениями в папке", value=True, key="watch",
                      help="Каждое сохранение файла попадает в индекс за секунды · watch the folder"):
             watcher.start()
-        else:
-            watcher.stop()
+        else:  # a short wait: an update under way finishes on its own, the page need not freeze for it
+            watcher.stop(timeout=1.0)
         status = read_watch_status(index_dir)
         st.caption(watch_caption(status))
     else:
