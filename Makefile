@@ -5,7 +5,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 DB ?= ./chroma_db
-# The page listens on this machine only; HOST=0.0.0.0 opens it to the network (the page then warns).
+# The page listens on this machine only; HOST=0.0.0.0 opens it to the network: the page then warns and opens
+# only with the team token (CODELENS_TOKEN_FILE=FILE or CODELENS_TOKEN in make's environment, codelens/tokens.py).
 HOST ?= 127.0.0.1
 PORT ?= 8501
 
@@ -40,7 +41,7 @@ index: install
 # exec: streamlit replaces the shell, so the one SIGTERM make passes on to its child stops the app
 # (a shell in between died and left streamlit running).
 run: index
-	@case "$(HOST)" in 127.*|localhost|::1) ;; *) echo "warning: serving on $(HOST): anyone who can reach it can read the indexed code" >&2;; esac
+	@case "$(HOST)" in 127.*|localhost|::1) ;; *) echo "warning: serving on $(HOST): the page asks for the team token (set CODELENS_TOKEN_FILE=FILE or CODELENS_TOKEN), and anyone who can reach it and holds the token can read the indexed code" >&2;; esac
 	CODELENS_DB=$(DB) exec $(VENV)/bin/streamlit run app.py --server.headless true --browser.gatherUsageStats false \
 	  --server.address $(HOST) --server.port $(PORT)
 

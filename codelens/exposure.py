@@ -16,8 +16,13 @@ from pathlib import Path
 from codelens.errors import BadInput
 
 ALLOWED_ROOTS_VARIABLE = "CODELENS_ALLOWED_ROOTS"
-EXPOSED_WARNING = ("CodeLens is listening on {address}: anyone who can reach this address can read every "
-                   "indexed file. Use HOST=127.0.0.1 (the default) to keep it on this machine.")
+# The token's variables by name (codelens/tokens.py imports this module; tests/test_exposure.py checks the names).
+EXPOSED_WARNING = ("CodeLens is listening on {address}: the page opens only with the team token (CODELENS_TOKEN_FILE "
+                   "or CODELENS_TOKEN), and anyone who can reach this address and holds it can read every indexed "
+                   "file. Use HOST=127.0.0.1 (the default) to keep it on this machine.")
+# What `make run HOST=...` (the Makefile, in shell) and `codelens app --host` print before the page starts.
+START_EXPOSED_WARNING = ("serving on {address}: the page asks for the team token (set CODELENS_TOKEN_FILE=FILE or "
+                         "CODELENS_TOKEN), and anyone who can reach it and holds the token can read the indexed code")
 SERVER_EXPOSED_WARNING = ("CodeLens is listening on {address}: anyone who can reach this address and holds the "
                           "team token can read every indexed file. Use --host 127.0.0.1 (the default) to keep it "
                           "on this machine.")

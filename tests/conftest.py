@@ -30,6 +30,7 @@ import pytest
 from codelens.chunk import Chunk
 from codelens.index.build import build_index
 from codelens.index.metadata import read_stats, write_stats
+from codelens.index.watch import IndexWatcher
 from codelens.locations import shared_embedding_cache
 from codelens.search.searcher import Searcher
 from codelens.settings import Settings
@@ -62,6 +63,30 @@ def user_cache(tmp_path_factory, monkeypatch) -> Path:
     root = tmp_path_factory.mktemp("user_cache")
     monkeypatch.setenv("CODELENS_CACHE_DIR", str(root))
     return root
+
+
+WATCHER_STOP_S = 240.0  # a loaded 2-core machine: an update under way is finished, never cut
+
+
+@pytest.fixture(autouse=True)
+def watchers_end_with_their_test(monkeypatch) -> Iterator[list[IndexWatcher]]:
+    """Every watcher a test starts in this process (the page's, serve's, MCP's) is stopped, and
+    its threads gone, before the next test. The page starts one on its index's folder and
+    Streamlit keeps it for the process: left running, its catch-up (a whole index run over a
+    partial index), test vectors and code graph went on writing during later tests, into their
+    user cache root (read from the environment at each run), on the cores their pages and
+    searches were waiting for. Stopped here while this test's environment is still in place."""
+    started: list[IndexWatcher] = []
+    start = IndexWatcher.start
+
+    def recording_start(watcher: IndexWatcher) -> None:
+        started.append(watcher)
+        start(watcher)
+
+    monkeypatch.setattr(IndexWatcher, "start", recording_start)
+    yield started
+    busy = [str(watcher.source) for watcher in started if not watcher.stop(timeout=WATCHER_STOP_S)]
+    assert not busy, f"a watcher of {busy} was still busy {WATCHER_STOP_S:.0f} s after its test"
 
 
 @contextmanager

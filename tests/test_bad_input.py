@@ -147,6 +147,17 @@ def test_one_k_limit_for_the_cli_serve_and_mcp(mini_index, mini_searcher, tools,
     assert (k["minimum"], k["maximum"]) == (1, MAX_K)
 
 
+@pytest.mark.parametrize("command", [["eval"], ["ask", "how are passwords hashed"]])
+def test_eval_and_ask_take_the_same_k_limit(command, capsys) -> None:
+    """`eval -k` and `ask -k` run searches too: the same limit and message as `search -k`."""
+    assert build_parser().parse_args([*command, "-k", str(MAX_K)]).k == MAX_K
+    for too_many in (str(MAX_K + 1), "0"):
+        with pytest.raises(SystemExit) as usage:
+            build_parser().parse_args([*command, "-k", too_many])
+        assert usage.value.code == EXIT_USAGE
+        assert f"argument -k: k={too_many} is out of range - ask for 1 to {MAX_K} hits" in capsys.readouterr().err
+
+
 question_files = (st.binary(max_size=300)
                   | ANYTHING.map(lambda value: json.dumps(value).encode())
                   | st.lists(st.fixed_dictionaries({}, optional={"id": ANYTHING, "query": ANYTHING,

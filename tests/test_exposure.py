@@ -18,7 +18,8 @@ from streamlit import config as streamlit_config
 from streamlit.testing.v1 import AppTest
 
 from codelens.errors import BadInput
-from codelens.exposure import allowed_roots, check_index_source, is_loopback
+from codelens.exposure import EXPOSED_WARNING, START_EXPOSED_WARNING, allowed_roots, check_index_source, is_loopback
+from codelens.tokens import TOKEN_FILE_VARIABLE, TOKEN_VARIABLE
 from tests.conftest import PROJECT_ROOT, free_port
 
 TEAM_TOKEN = "a-team-token-of-32-characters-ok"
@@ -89,7 +90,9 @@ def test_make_run_warns_on_the_terminal_when_exposed() -> None:
                             capture_output=True, text=True).stdout
     warning_line = next(line for line in recipe.splitlines() if line.startswith("case "))
     warned = subprocess.run(["bash", "-c", warning_line], capture_output=True, text=True)
-    assert "anyone who can reach it can read the indexed code" in warned.stderr
+    assert f"warning: {START_EXPOSED_WARNING.format(address='0.0.0.0')}\n" == warned.stderr  # as `codelens app` says
+    for warning in (warned.stderr, EXPOSED_WARNING):  # the token's real variables (codelens/tokens.py)
+        assert f"{TOKEN_FILE_VARIABLE}" in warning and f"{TOKEN_VARIABLE})" in warning
 
 
 def test_loopback_addresses() -> None:

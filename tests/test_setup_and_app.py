@@ -15,10 +15,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from codelens.app import page_file
-from codelens.app.ui import files_word, watch_caption
+from codelens.app import page_file, ui
+from codelens.app.ui import NO_BUNDLED_QUESTIONS, files_word, results_path, sample_queries, watch_caption
 from codelens.cli.app import CONFIG_FLAGS, DEFAULT_PORT, page_environment, streamlit_command
 from codelens.cli.setup import check, installer
+from codelens.index.layout import IndexLayout
 from codelens.index.watch import UP_TO_DATE, UPDATING, WatchStatus
 from codelens.locations import index_for
 from codelens.models.prepared import PREPARED_MODELS, models_for
@@ -108,6 +109,40 @@ def test_the_packaged_page_is_the_one_app_py_runs(monkeypatch, indexed_copy) -> 
     assert not any("watch:" in c.value for c in app.sidebar.caption)
     thin = (PROJECT_ROOT / "app.py").read_text(encoding="utf-8")
     assert "import streamlit" not in thin and "page_file()" in thin
+
+
+def test_a_checkout_page_finds_its_bundled_files_and_writes_results_in_the_working_directory(
+        tmp_path, monkeypatch) -> None:
+    """`make run`: the demo's sample queries from the checkout's root, results.json where it runs."""
+    monkeypatch.chdir(tmp_path)
+    assert ui.checkout_root() == PROJECT_ROOT.resolve()
+    assert sample_queries() and sample_queries()[0] in (PROJECT_ROOT / "sample_queries.txt").read_text(encoding="utf-8")
+    assert results_path(tmp_path / "db") == tmp_path / "results.json"
+
+
+def test_an_installed_page_offers_no_demo_questions_and_writes_results_beside_the_index(
+        tmp_path, monkeypatch, indexed_copy) -> None:
+    """`codelens app` from site-packages (no checkout around the package): no sample queries, the
+    evaluation tab says why there are no bundled questions (an uploaded file still runs), and
+    results.json would go beside the index, never into the user's repository it runs in."""
+    _, settings = indexed_copy
+    site_packages = tmp_path / "site-packages"
+    (site_packages / "codelens").mkdir(parents=True)  # the package alone: no app.py, no questions beside it
+    monkeypatch.setattr(ui, "PROJECT_ROOT", site_packages)
+    repository = tmp_path / "user_repository"
+    repository.mkdir()
+    monkeypatch.chdir(repository)
+    assert ui.checkout_root() is None and sample_queries() == []
+    beside = IndexLayout(settings.index_dir).results
+    assert results_path(settings.index_dir) == beside and beside.parent == settings.index_dir.resolve().parent
+    monkeypatch.setenv("CODELENS_DB", str(settings.db_path))
+    monkeypatch.delenv("CODELENS_MODEL", raising=False)
+    app = until_warm(AppTest.from_file(str(page_file()), default_timeout=120).run())
+    assert not any(e.label == "Примеры запросов" for e in app.expander)
+    assert NO_BUNDLED_QUESTIONS in [w.value for w in app.warning]
+    assert any(f"`{beside}`" in m.value for m in app.markdown)  # the tab says where it writes
+    assert next(b for b in app.button if "Запустить оценку" in b.label).disabled
+    assert list(repository.iterdir()) == []
 
 
 def test_watch_caption_speaks_russian() -> None:

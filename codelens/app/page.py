@@ -23,11 +23,12 @@ from codelens.app.access import UNLOCKED_KEY, page_token, unlocks
 from codelens.app.highlight import code_view, has_real_line_numbers, query_terms, render_html, render_segments
 from codelens.app.self_demo import is_own_source, own_source
 from codelens.app.ui import (
-    QUESTIONS_FILE,
+    QUESTIONS_NAME,
     chunks_per_file,
     evaluation_frame,
     example_path_prefix,
     questions_for_index,
+    results_path,
     sample_queries,
     watch_caption,
 )
@@ -50,7 +51,6 @@ from codelens.search.filters import SearchFilters
 from codelens.search.searcher import WARM_UP_QUERIES, Hit
 from codelens.settings import Settings, default_source
 
-RESULTS_FILE = Path("results.json")  # like `python -m codelens eval`: in the working directory
 EVAL_K = 5
 KIND_LABELS = {"function": "функция", "method": "метод", "class": "класс", "module": "модуль",
                "doc": "документ", "config": "конфигурация", "text": "текст"}
@@ -340,8 +340,9 @@ st.title(":material/manage_search: CodeLens")
 st.caption("Семантический поиск по Python-коду на русском и английском · Semantic code search, RU / EN")
 if EXPOSED:
     warn_on_terminal(SERVED_ON)
-    st.warning(f"Страница доступна по сети ({SERVED_ON}): любой, кто до неё достучится, прочитает весь "
-               "проиндексированный код · " + EXPOSED_WARNING.format(address=SERVED_ON), icon=":material/public:")
+    st.warning(f"Страница доступна по сети ({SERVED_ON}): любой, кто до неё достучится и знает токен команды, "
+               "прочитает весь проиндексированный код · " + EXPOSED_WARNING.format(address=SERVED_ON),
+               icon=":material/public:")
 if "flash" in st.session_state:
     st.success(st.session_state.pop("flash"))
 
@@ -407,8 +408,8 @@ with st.sidebar:
         if st.toggle("Следить за изменениями в папке", value=True, key="watch",
                      help="Каждое сохранение файла попадает в индекс за секунды · watch the folder"):
             watcher.start()
-        else:
-            watcher.stop()
+        else:  # a short wait: an update under way finishes on its own, the page need not freeze for it
+            watcher.stop(timeout=1.0)
         status = read_watch_status(index_dir)
         st.caption(watch_caption(status))
     else:
@@ -473,12 +474,13 @@ with search_tab:
 
 with eval_tab:
     bundled_questions, questions_note = questions_for_index(index)
+    results_file = results_path(index_dir)
     st.markdown(
-        f"Каждый вопрос из `{(bundled_questions or QUESTIONS_FILE).name}` (или вашего файла в том же формате) "
-        "проходит через тот же "
+        f"Каждый вопрос из `{bundled_questions.name if bundled_questions else QUESTIONS_NAME}` (или вашего файла "
+        "в том же формате) проходит через тот же "
         "поиск. **Precision@5** = правильные фрагменты в топ-5 / min(5, число правильных). "
-        "Результат пишется в `results.json` (тот же формат, что у `python -m codelens eval`) — его же считает "
-        "`python score.py`."
+        f"Результат пишется в `{results_file}` (формат results.json, как у `python -m codelens eval`) — его же "
+        "считает `python score.py`."
     )
     if questions_note:
         (st.info if bundled_questions else st.warning)(questions_note)
@@ -488,20 +490,20 @@ with eval_tab:
             if uploaded is not None:
                 questions = parse_questions_file(uploaded.getvalue(), uploaded.name)
             else:
-                questions = load_questions(bundled_questions or QUESTIONS_FILE)
+                questions = load_questions(bundled_questions)
             bar = st.progress(0.0, text="Оценка…")
             results = index.evaluate(
                 questions, EVAL_K,
                 on_progress=lambda done, total: bar.progress(done / total, text=f"Вопрос {done} из {total}"),
             )
             bar.empty()
-            RESULTS_FILE.write_text(json.dumps(results, ensure_ascii=False, indent=2), encoding="utf-8")
+            results_file.write_text(json.dumps(results, ensure_ascii=False, indent=2), encoding="utf-8")
             st.session_state["evaluation"] = {"results": results, "questions": questions,
-                                              "written_to": str(RESULTS_FILE.resolve())}
+                                              "written_to": str(results_file.resolve())}
         except CodeLensError as exc:
             st.error(f"Оценка не выполнена: {exc}")
         except OSError as exc:
-            st.error(f"Не удалось записать {RESULTS_FILE}: {exc}")
+            st.error(f"Не удалось записать {results_file}: {exc}")
         except Exception as exc:  # the page shows a message, never a traceback
             log.exception("evaluation failed")
             st.error(f"Оценка не выполнена ({type(exc).__name__}): {exc}")

@@ -1,5 +1,12 @@
 """What the Streamlit page (app.py) shows, computed without Streamlit: which bundled questions
-file fits the open index, the evaluation table, example queries, files by chunk count.
+file fits the open index, the evaluation table, example queries, files by chunk count, and
+where the evaluation tab writes results.json.
+
+The bundled questions and sample queries are the demo's, at the root of a CodeLens checkout
+(`make run`). An installed CodeLens (`codelens app` in the user's repository) has no checkout:
+its index is the user's code, which the demo's gold answers never name, so the page offers no
+bundled questions there (an uploaded questions file still runs) and shows no sample queries,
+and it writes results.json beside the index rather than into the user's repository.
 """
 
 from __future__ import annotations
@@ -12,33 +19,67 @@ import pandas as pd
 from codelens.app.self_demo import QUESTION_FILES, best_questions_file, questions_fit
 from codelens.errors import CodeLensError
 from codelens.evaluation import QuestionScore, load_questions
+from codelens.index.layout import IndexLayout
 from codelens.index.watch import STARTING, STOPPED, UP_TO_DATE, UPDATING, WatchStatus
 from codelens.open_index import OpenIndex
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-QUESTIONS_FILE = PROJECT_ROOT / "eval_questions.json"
-SAMPLE_QUERIES_FILE = PROJECT_ROOT / "sample_queries.txt"
+PROJECT_ROOT = Path(__file__).resolve().parents[2]  # a checkout's root; site-packages when installed
+QUESTIONS_NAME = "eval_questions.json"
+SAMPLE_QUERIES_NAME = "sample_queries.txt"
+RESULTS_NAME = "results.json"
+NO_BUNDLED_QUESTIONS = (
+    "Встроенных вопросов здесь нет: это установленный CodeLens, а `eval_questions.json` из репозитория "
+    "CodeLens спрашивает только про демо-код (GymHero). Загрузите свой файл вопросов про эту кодовую базу в том "
+    'же формате: `{"questions": [{"id", "query", "lang", "relevant": [chunk_id, ...]}]}` · No bundled questions '
+    "in an installed CodeLens: upload a questions file about this codebase.")
+
+
+def checkout_root() -> Path | None:
+    """The CodeLens checkout the page runs from (its root holds app.py next to the package), or
+    None for an installed CodeLens, whose package sits in site-packages without the demo's files."""
+    root = PROJECT_ROOT
+    return root if (root / "app.py").is_file() and (root / "codelens").is_dir() else None
+
+
+def bundled_file(name: str) -> Path | None:
+    """A file the checkout ships at its root (the demo's questions, sample queries), if here."""
+    root = checkout_root()
+    return root / name if root is not None and (root / name).is_file() else None
+
+
+def results_path(index_dir: Path) -> Path:
+    """Where the evaluation tab writes results.json: in a checkout the working directory, as
+    before and as `python -m codelens eval` does (`make run`: the checkout); an installed
+    CodeLens beside the index, never into the user's repository that `codelens app` runs in."""
+    if checkout_root() is not None:
+        return Path.cwd() / RESULTS_NAME
+    return IndexLayout(index_dir).results
 
 
 def questions_for_index(index: OpenIndex) -> tuple[Path | None, str]:
     """The bundled questions file whose gold chunk ids this index holds, and what to tell the user
-    when it is not eval_questions.json (GymHero's questions score 0 on any other codebase)."""
+    when it is not eval_questions.json (GymHero's questions score 0 on any other codebase), or
+    that an installed CodeLens has none."""
+    root = checkout_root()
+    if root is None:
+        return None, NO_BUNDLED_QUESTIONS
+    default_path = root / QUESTIONS_NAME
     fits = []
     for name in QUESTION_FILES:
         try:
-            fits.append(questions_fit(PROJECT_ROOT / name, load_questions(PROJECT_ROOT / name), index.chunks.keys()))
+            fits.append(questions_fit(root / name, load_questions(root / name), index.chunks.keys()))
         except CodeLensError:  # missing or malformed: not a candidate
             continue
     best = best_questions_file(fits)
-    default = next((fit for fit in fits if fit.path == QUESTIONS_FILE), None)
-    if best is not None and best.path == QUESTIONS_FILE:
+    default = next((fit for fit in fits if fit.path == default_path), None)
+    if best is not None and best.path == default_path:
         return best.path, ""
     held = f"{default.found} из {default.gold_ids}" if default else "0"
     if best is None:
-        return None, (f"Правильные ответы `{QUESTIONS_FILE.name}` (GymHero) не из этого индекса: в нём {held} "
+        return None, (f"Правильные ответы `{QUESTIONS_NAME}` (GymHero) не из этого индекса: в нём {held} "
                       "эталонных фрагментов, и ни один из файлов вопросов проекта не подходит. Оценка дала бы "
                       "P@5 = 0 — загрузите свой файл вопросов про эту кодовую базу.")
-    return best.path, (f"Правильные ответы `{QUESTIONS_FILE.name}` (GymHero) не из этого индекса (в нём {held} "
+    return best.path, (f"Правильные ответы `{QUESTIONS_NAME}` (GymHero) не из этого индекса (в нём {held} "
                        f"эталонных фрагментов), поэтому беру `{best.path.name}`: в индексе {best.found} из "
                        f"{best.gold_ids} его эталонных фрагментов.")
 
@@ -54,12 +95,12 @@ def example_path_prefix(index: OpenIndex) -> str:
 
 
 def sample_queries() -> list[str]:
-    if not SAMPLE_QUERIES_FILE.is_file():
+    """The checkout's example questions (about the demo); none for an installed CodeLens."""
+    path = bundled_file(SAMPLE_QUERIES_NAME)
+    if path is None:
         return []
-    lines = SAMPLE_QUERIES_FILE.read_text(encoding="utf-8").splitlines()
+    lines = path.read_text(encoding="utf-8").splitlines()
     return [line.strip() for line in lines if line.strip()]
-
-
 
 
 def evaluation_frame(scores: list[QuestionScore], results: dict) -> pd.DataFrame:

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from codelens.cli.common import add_location_arguments, settings_of
-from codelens.exposure import is_loopback
+from codelens.exposure import START_EXPOSED_WARNING, is_loopback
 from codelens.locations import has_index
 
 DEFAULT_HOST = "127.0.0.1"
@@ -68,7 +68,7 @@ def cmd_app(args: argparse.Namespace) -> int:
         if status != 0:
             return status
     if not is_loopback(args.host):
-        print(f"warning: serving on {args.host}: anyone who can reach it can read the indexed code", file=sys.stderr)
+        print(f"warning: {START_EXPOSED_WARNING.format(address=args.host)}", file=sys.stderr)
     command = streamlit_command(page_file(), args.host, args.port)
     env = page_environment(settings.db_path, settings.collection, settings.chroma_url)
     sys.stdout.flush()

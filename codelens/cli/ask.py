@@ -7,6 +7,8 @@ import json
 import sys
 
 from codelens.cli.common import EXIT_CODES_HELP, add_common, hit_line, settings_of
+from codelens.cli.search import hit_count
+from codelens.search.limits import MAX_K
 
 
 def add_ask_command(commands: argparse._SubParsersAction) -> None:
@@ -19,7 +21,7 @@ def add_ask_command(commands: argparse._SubParsersAction) -> None:
         epilog=f"{HOW_TO_ENABLE}\n\n{EXIT_CODES_HELP}",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ask.add_argument("question", help="question, Russian or English")
-    ask.add_argument("-k", type=int, default=5, help="search hits to answer from (default 5)")
+    ask.add_argument("-k", type=hit_count, default=5, help=f"search hits to answer from, 1 to {MAX_K} (default 5)")
     ask.add_argument("--json", action="store_true", help='print {"answer", "citations", "hits"} as JSON')
     ask.add_argument("--budget", type=int, default=None,
                      help="context tokens sent to the model (default 2500, env CODELENS_LLM_CONTEXT_TOKENS)")

@@ -20,12 +20,13 @@ from codelens.cli.app import APP_COMMANDS, add_app_command
 from codelens.cli.ask import add_ask_command, cmd_ask
 from codelens.cli.common import EXIT_CODES_HELP, add_common, settings_of
 from codelens.cli.graph import GRAPH_COMMANDS, add_graph_commands
-from codelens.cli.search import add_search_arguments, print_hits, search_request
+from codelens.cli.search import add_search_arguments, hit_count, print_hits, search_request
 from codelens.cli.setup import SETUP_COMMANDS, add_setup_command
 from codelens.errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, BadInput, CodeLensError
 from codelens.locations import current_repository
 from codelens.mcp.cli import MCP_COMMANDS, add_mcp_command
 from codelens.models import ENGLISH_MODEL_KEYS
+from codelens.search.limits import MAX_K
 from codelens.settings import DEFAULT_DB, Settings, default_source
 
 # A disk or quota that is full, or a file size limit: the run stops, nothing is lost (index/folder.py).
@@ -60,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    description="Precision@5 evaluation over a questions file.")
     evaluate.add_argument("--questions", type=Path, default=Path("eval_questions.json"))
     evaluate.add_argument("--out", type=Path, default=Path("results.json"))
-    evaluate.add_argument("-k", type=int, default=5)
+    evaluate.add_argument("-k", type=hit_count, default=5, help=f"hits per question, 1 to {MAX_K} (default 5)")
     add_common(evaluate)
 
     serve = commands.add_parser(

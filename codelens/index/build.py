@@ -107,6 +107,9 @@ def build_index(
     `finish_tests` False: return once the index is complete for searches, leaving the test
     chunks' vectors to whoever follows the folder (a watcher's catch-up: the background serve)."""
     started = time.perf_counter()
+    # Recorded as an absolute path: the watcher, `codelens repos`, the app and the freshness checks read
+    # it later from other working directories, where a relative `--source src` names another folder.
+    source = Path(source).expanduser().resolve()
     index_dir = settings.index_dir
     if settings.english_model and settings.english_model not in ENGLISH_MODEL_KEYS:
         raise BadInput(f"unknown English model {settings.english_model!r}: choose {' or '.join(ENGLISH_MODEL_KEYS)}")

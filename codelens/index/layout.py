@@ -167,6 +167,13 @@ class IndexLayout:
         return self.parent / f".{self.root.name}.status.json"
 
     @property
+    def results(self) -> Path:
+        """The page's evaluation results (results.json's format) when the page does not run in a
+        CodeLens checkout (`codelens app` in the user's repository, which it must not write into);
+        beside the folder like the status file, so `codelens forget` removes it with the index."""
+        return self.parent / f".{self.root.name}.results.json"
+
+    @property
     def file_stats(self) -> Path:
         """Each indexed file's size and mtime when its content was last seen to match the index:
         the CLI's freshness check (index/fresh.py) reads only these while nothing changed."""

@@ -81,9 +81,10 @@ def _index_of(path: Path) -> Path:
         if candidate.exists():
             return candidate
     # a source that is gone: its recorded path still names the index
-    wanted = str(Path(path).expanduser().absolute())
+    given = Path(path).expanduser()
+    wanted = {str(given.absolute()), str(given.resolve())}  # index runs record the resolved path
     for entry in list_indexes():
-        if entry.source == wanted:
+        if entry.source in wanted:
             return Path(entry.index_dir)
     raise BadInput(f"no index of {path} in {indexes_root()} - `codelens repos` lists the indexes")
 

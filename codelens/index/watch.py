@@ -40,6 +40,7 @@ RUST_TIMEOUT_MS = 5000  # the watcher wakes this often when nothing happens (to 
 PREWARM_SLICE = 200  # chunks prewarmed between two chances for an update to run
 QUIET_S = 5.0  # no change for this long: the code graph an update left for later is rebuilt (a burst of
 # edits, a formatter or an agent, must not compete with it for the interpreter)
+STOP_WAIT_S = 10.0  # the longest a stop waits for an update under way (it is finished, never cut)
 UP_TO_DATE, UPDATING, STARTING, STOPPED = "up to date", "updating", "starting", "stopped"
 
 
@@ -140,6 +141,7 @@ class IndexWatcher:
         self.status = WatchStatus(STARTING, str(self.source), os.getpid())
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._helpers: list[threading.Thread] = []  # the catch-up and the code graph's threads of each run
         self._updating = threading.Lock()
         self._deferred = threading.Event()  # an update left the code graph for later
         self._last_change = 0.0
@@ -156,39 +158,63 @@ class IndexWatcher:
         self._thread = threading.Thread(target=self.run, name="codelens-watch", daemon=True)
         self._thread.start()
 
-    def stop(self, timeout: float = 10.0) -> None:
+    @property
+    def threads(self) -> list[threading.Thread]:
+        """This watcher's threads still alive: watching, catching up, rebuilding the code graph."""
+        every = [self._thread, *self._helpers]
+        return [thread for thread in every if thread is not None and thread.is_alive()]
+
+    def stop(self, timeout: float = STOP_WAIT_S) -> bool:
+        """Stop watching and wait (up to `timeout` seconds in all) for every thread of the watcher,
+        so no update of it writes after this returns; False when one was still busy at the end
+        (an update under way is finished, never cut: it swaps in whole or not at all)."""
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
+        self._deferred.set()  # wakes the code graph's thread to see the stop (a restart finds nothing to do)
+        deadline = time.monotonic() + timeout
+        while (alive := self.threads) and time.monotonic() < deadline:  # the watch thread may be starting helpers
+            for thread in alive:
+                thread.join(max(0.0, deadline - time.monotonic()))
+        if self._thread is not None and not self._thread.is_alive():
             self._thread = None
+        self._helpers = [thread for thread in self._helpers if thread.is_alive()]
+        return not alive
 
     def run(self) -> None:
         """Catch up with what changed while nobody watched, then follow every change until stop."""
         import watchfiles
 
+        stop = self._stop  # this run's: a later start() makes a new one, and old threads keep theirs
         self._publish(self.status)
         # Catch up on a thread of its own while watching starts at once: a save made meanwhile
         # is seen, and its update waits for the catch-up (one update at a time).
-        threading.Thread(target=self._catch_up, name="codelens-catch-up", daemon=True).start()
-        threading.Thread(target=self._deferred_loop, name="codelens-graph", daemon=True).start()
+        helpers = [threading.Thread(target=self._catch_up, args=(stop,), name="codelens-catch-up", daemon=True),
+                   threading.Thread(target=self._deferred_loop, args=(stop,), name="codelens-graph", daemon=True)]
+        self._helpers = [*(thread for thread in self._helpers if thread.is_alive()), *helpers]
+        for thread in helpers:
+            thread.start()
         try:
-            while not self._stop.is_set():
-                self._follow(watchfiles)
+            while not stop.is_set():
+                self._follow(watchfiles, stop)
         finally:
+            stop.set()  # also when watching ended otherwise (Ctrl-C in the foreground): the helpers end too
+            self._deferred.set()
+            deadline = time.monotonic() + STOP_WAIT_S
+            for thread in helpers:  # their last status must not land after "stopped"
+                thread.join(max(0.0, deadline - time.monotonic()))
             self._publish(replace(self.status, state=STOPPED))
 
-    def _follow(self, watchfiles) -> None:
+    def _follow(self, watchfiles, stop: threading.Event) -> None:
         """Watch the source's folders (a workspace file's: every folder repository, and the file
         itself) until stopped, or until the workspace file changes (then its folders are read again)."""
         try:
             tree = live_tree(self.source)
         except CodeLensError as exc:  # a workspace file being edited: try again in a moment
             self._publish(replace(self.status, last_error=str(exc)))
-            self._stop.wait(1.0)
+            stop.wait(1.0)
             return
         targets = [*tree.watched_folders, *([tree.source] if tree.from_file else [])]
         for changes in watchfiles.watch(*targets, watch_filter=watch_filter(tree), debounce=self.debounce_ms,
-                                        step=STEP_MS, stop_event=self._stop, rust_timeout=RUST_TIMEOUT_MS,
+                                        step=STEP_MS, stop_event=stop, rust_timeout=RUST_TIMEOUT_MS,
                                         raise_interrupt=False):
             self._last_change = time.monotonic()
             paths = paths_to_update((path for _, path in changes), self.source)
@@ -196,15 +222,17 @@ class IndexWatcher:
             if paths is None and tree.from_file and any(Path(p) == tree.source for _, p in changes):
                 return  # the workspace file changed: follow its folders as they are now
 
-    def _deferred_loop(self) -> None:
+    def _deferred_loop(self, stop: threading.Event) -> None:
         """Rebuild what updates leave for later (the code graph) once the folder is quiet; the work
         is dropped when a change comes meanwhile, so it never holds up an update."""
-        while not self._stop.is_set():
+        while not stop.is_set():
             if not self._deferred.wait(timeout=1.0):
                 continue
             if time.monotonic() - self._last_change < QUIET_S:
-                self._stop.wait(QUIET_S / 4)
+                stop.wait(QUIET_S / 4)
                 continue
+            if stop.is_set():
+                return
             self._deferred.clear()
             started = self._last_change
             try:
@@ -214,16 +242,21 @@ class IndexWatcher:
             if self._last_change != started:
                 self._deferred.set()  # changed meanwhile: again at the next quiet moment
 
-    def _catch_up(self) -> None:
+    def _catch_up(self, stop: threading.Event) -> None:
         """What changed while nobody watched, then what updates remember per chunk (so the first
-        update is as quick as the later ones)."""
+        update is as quick as the later ones). Each step first looks whether the watcher was
+        stopped meanwhile: a stopped watcher starts no more work."""
+        if stop.is_set():
+            return
         self.update(None)
         self._deferred.set()  # a watcher killed before its code graph left one to rebuild
+        if stop.is_set():
+            return
         self._finish_test_vectors()
         with suppress(CodeLensError, OSError, ValueError):  # a cache: may fail safely
             chunks = [e.chunk for e in load_catalog(self.settings.index_dir)]
             for start in range(0, len(chunks), PREWARM_SLICE):
-                if self._stop.is_set():
+                if stop.is_set():
                     return
                 with self._updating:  # slice by slice: an update never waits long for it
                     prewarm(chunks[start : start + PREWARM_SLICE])
