@@ -118,6 +118,30 @@ def count_by_repository(workspace: Workspace, file_paths: Iterable[str],
     return {name: (files, chunks) for name, (files, chunks) in counts.items()}
 
 
+def changed_repositories(workspace: Workspace, before: Mapping[str, str], after: Mapping[str, str]) -> set[str]:
+    """The repositories with a file whose indexed content differs between two file-hash maps
+    (added, edited or deleted): those an index run or update changed, whose `updated_at` moves."""
+    differing = {path for path in before.keys() | after.keys() if before.get(path) != after.get(path)}
+    return {workspace.repo_of(path) for path in differing} - {""}
+
+
+def stamp_updates(repositories: Sequence[dict], recorded: Sequence[dict], changed: Collection[str] = (),
+                  when: str = "") -> list[dict]:
+    """The repositories' metadata records, each with `updated_at`: when an index run or update last
+    changed any of its files in the index. `when` for those in `changed` and for those the index
+    recorded no time for (first indexed); else the time recorded, so an unchanged repository keeps
+    its own. `when` "" leaves a repository without a recorded time without one (yet)."""
+    times = {str(item.get("name")): str(item.get("updated_at") or "")
+             for item in recorded or () if isinstance(item, dict)}
+    stamped = []
+    for item in repositories:
+        name = str(item.get("name"))
+        at = when if name in changed or not times.get(name) else times[name]
+        identity = {key: value for key, value in item.items() if key != "updated_at"}
+        stamped.append({**identity, **({"updated_at": at} if at else {})})
+    return stamped
+
+
 def repository_packages(workspace: Workspace, paths: Iterable[str]) -> dict[str, frozenset[str]]:
     """Per repository, its top-level Python packages (`flask` of `flask/src/flask/app.py`, `httpx`
     of `httpx_full/httpx/_client.py`): the names a question may call it by besides its own."""

@@ -103,7 +103,8 @@ def test_mcp_search_takes_repo_and_index_status_lists_the_repositories(workspace
     assert found.data["hits"] and {hit["repo"] for hit in found.data["hits"]} == {"alpha"}
     status = tools.index_status(ask_enabled=False, reindex_allowed=False)
     assert [r["name"] for r in status.data["repositories"]] == ["alpha", "beta"]
-    assert "repositories: alpha (4 files, 10 chunks), beta (1 files, 2 chunks)" in status.text
+    assert "repositories: alpha (4 files, 10 chunks, updated " in status.text and ", up to date)" in status.text
+    assert [r["stale_files"] for r in status.data["repositories"]] == [0, 0]
 
 
 def test_serve_takes_repos(workspace_index) -> None:
@@ -193,7 +194,8 @@ def test_the_app_shows_each_cards_repository_and_a_facet_that_filters(workspace_
     assert app.multiselect(key="repos").value == ["beta"]
     assert cards(app) and all(path.startswith("beta/") for _, path, *_ in cards(app))
     listed = next(frame.value for frame in app.dataframe if "Репозиторий" in frame.value.columns)
-    assert listed.values.tolist() == [["alpha", 4, 10], ["beta", 1, 2]]
+    updated = [r["updated_at"] for r in read_stats(settings.index_dir).repositories]
+    assert listed.values.tolist() == [["alpha", 4, 10, updated[0], "актуален"], ["beta", 1, 2, updated[1], "актуален"]]
 
 
 def test_a_question_that_names_a_repository_or_its_package_searches_it_only(workspace_index) -> None:

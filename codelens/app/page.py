@@ -28,6 +28,7 @@ from codelens.app.ui import (
     evaluation_frame,
     example_path_prefix,
     questions_for_index,
+    repository_frame,
     results_path,
     sample_queries,
     watch_caption,
@@ -41,8 +42,9 @@ from codelens.graph.model import CodeGraph
 from codelens.graph.query import callees, callers, neighbourhood_dot
 from codelens.index.build import build_index
 from codelens.index.folder import named_collections
+from codelens.index.fresh import repository_status
 from codelens.index.freshness import FileCheck, source_folder
-from codelens.index.manifest import repository_counts
+from codelens.index.layout import IndexLayout
 from codelens.index.metadata import read_stats
 from codelens.index.watch import IndexWatcher, read_watch_status, watcher_for
 from codelens.models import Embedder, load_embedder, tune_threads_for_search
@@ -60,6 +62,7 @@ KIND_COLORS = {"function": "blue", "method": "violet", "class": "green", "module
                "doc": "red", "config": "gray", "text": "gray"}
 LANG_LABELS = {"ru": "русский", "en": "английский"}
 MAX_NEIGHBOURS = 8  # callers / callees listed on a card
+FRESHNESS_TTL_S = 15  # the index tab's freshness of each repository is at most this old
 
 log = logging.getLogger("codelens.app")
 tune_threads_for_search()  # before any cached resource loads a model
@@ -93,6 +96,23 @@ def get_watcher(_settings: Settings, index_dir: str, source: str) -> tuple[Index
 @st.cache_resource(show_spinner=False)
 def get_file_check(source: str) -> FileCheck:
     return FileCheck(source_folder(source))
+
+
+@st.cache_data(ttl=FRESHNESS_TTL_S, show_spinner=False)
+def repository_rows(index_dir: str, version: tuple[int, int]) -> list[dict]:
+    """The index tab's repositories with their freshness (a walk of the folders, a stat per file):
+    every rerun runs the tab, so it is computed at most every FRESHNESS_TTL_S, and again at once
+    when an update or index run swaps in a new index (`version`)."""
+    return repository_status(Path(index_dir), read_stats(Path(index_dir)))
+
+
+def index_version(index_dir: Path) -> tuple[int, int]:
+    """Changes with every swap of the index folder (its metadata is written anew)."""
+    try:
+        stat = IndexLayout(index_dir).metadata.stat()
+    except OSError:
+        return 0, 0
+    return stat.st_ino, stat.st_mtime_ns
 
 
 def wait_for_warm_up(warm: WarmIndex) -> None:
@@ -553,11 +573,9 @@ with index_tab:
     st.markdown(f"**Модель:** `{stats.model}` · **построен:** {stats.indexed_at} · "
                 f"**за** {stats.duration_s:.1f} с · **источник:** `{stats.source}`")
     st.progress(stats.dense_coverage, text=f"Смысловые векторы (dense coverage): {stats.dense_coverage:.0%}")
-    if not index.workspace.is_single:
-        st.subheader(f"Репозитории: {len(index.workspace.repositories)}")
-        counted = repository_counts(index_dir, index.workspace)
-        st.dataframe(pd.DataFrame([(r["name"], r["files"], r["chunks"]) for r in counted],
-                                  columns=["Репозиторий", "Файлов", "Фрагментов"]), hide_index=True)
+    repositories = repository_rows(str(index_dir), index_version(index_dir))
+    st.subheader(f"Репозитории: {len(repositories)}")
+    st.dataframe(repository_frame(repositories), hide_index=True)
     if stats.test_coverage < 1.0:  # index/test_vectors.py: they follow the complete index
         st.progress(stats.test_coverage, text=f"Векторы тестов (test coverage): {stats.test_coverage:.0%} - "
                     "поиск без тестов уже полный; тесты пока находятся по ключевым словам")

@@ -140,6 +140,24 @@ def watch_caption(status: WatchStatus | None) -> str:
     return ", ".join(parts)
 
 
+def repository_frame(rows: list[dict]) -> pd.DataFrame:
+    """The index tab's table of repositories (index/fresh.py `repository_status`): files, chunks,
+    when the index last changed their files, and how many differ from the disk now."""
+    return pd.DataFrame([(r["name"], r["files"], r["chunks"], r["updated_at"] or "неизвестно", freshness_cell(r))
+                         for r in rows], columns=["Репозиторий", "Файлов", "Фрагментов", "Обновлён", "Свежесть"])
+
+
+def freshness_cell(row: dict) -> str:
+    """A repository's freshness in the page's language (index/fresh.py `freshness_text` for the CLI)."""
+    if row.get("stale_files") is None:
+        return "н/д (zip или источника нет на диске)"
+    if not row["stale_files"]:
+        return "актуален"
+    parts = [f"{label} {row[key]}" for key, label in (("changed", "изменено"), ("deleted", "удалено"),
+                                                       ("new", "новых")) if row[key]]
+    return f"отстаёт на {row['stale_files']} {files_word(row['stale_files'])} ({', '.join(parts)})"
+
+
 def files_word(count: int) -> str:
     """файл / файла / файлов, as Russian agrees a noun with a number."""
     if count % 10 == 1 and count % 100 != 11:

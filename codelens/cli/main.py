@@ -219,7 +219,8 @@ def update_line(result) -> str:
     return line + "".join(f"\n  warning: {w}" for w in result.warnings)
 
 
-def format_summary(stats, db_path: Path) -> str:
+def format_summary(stats, db_path: Path, check_fresh: bool = False) -> str:
+    """What an index holds; `check_fresh` (stats) lists every repository, with its freshness now."""
     from codelens.index.progressive import coverage_line
     from codelens.index.test_vectors import pending_tests_line
 
@@ -236,7 +237,7 @@ def format_summary(stats, db_path: Path) -> str:
     lines.append(coverage_line(stats))
     if stats.test_coverage < 1.0:
         lines.append(pending_tests_line(stats, db_path))
-    lines.extend(repository_lines(stats, db_path))
+    lines.extend(repository_lines(stats, db_path, check_fresh))
     run = stats.run or {}
     if run:
         lines.append(f"Run: {run.get('mode')}  embedded: {run.get('embedded', 0)}  "
@@ -251,17 +252,19 @@ def format_summary(stats, db_path: Path) -> str:
     return "\n".join(lines)
 
 
-def repository_lines(stats, db_path: Path) -> list[str]:
-    """A workspace's repositories with their files and chunks (nothing for a single repository)."""
-    from codelens.index.manifest import repository_counts
+def repository_lines(stats, db_path: Path, check_fresh: bool = False) -> list[str]:
+    """Each repository with its files, chunks and last update, and (`check_fresh`) how many of its
+    files differ from the disk now. An index run's summary leaves out a workspace of one (the
+    lines above say it all) and the freshness check (it has just read every file)."""
+    from codelens.index.fresh import freshness_text, repository_status
     from codelens.workspace import Workspace
 
-    workspace = Workspace.from_json(stats.repositories, stats.source)
-    if workspace.is_single:
+    if not check_fresh and Workspace.from_json(stats.repositories, stats.source).is_single:
         return []
-    counted = repository_counts(db_path, workspace)
-    return [f"Repositories: {len(workspace.repositories)}",
-            *(f"  {r['name']}: {r['files']} files, {r['chunks']} chunks" for r in counted)]
+    rows = repository_status(db_path, stats, check=check_fresh)
+    return [f"Repositories: {len(rows)}",
+            *(f"  {r['name']}: {r['files']} files, {r['chunks']} chunks, updated {r['updated_at'] or 'unknown'}"
+              + (f", {freshness_text(r)}" if check_fresh else "") for r in rows)]
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -382,13 +385,16 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if args.json:
         from dataclasses import asdict
 
+        from codelens.index.fresh import repository_status
         from codelens.index.watch import read_watch_status
 
         status = read_watch_status(settings.index_dir)
-        print(json.dumps({**stats.to_json(), "watch": asdict(status) if status else None}, ensure_ascii=False,
-                         indent=2))
+        # the metadata's repositories, each with its counts and its freshness now (a superset)
+        repositories = repository_status(settings.index_dir, stats)
+        print(json.dumps({**stats.to_json(), "repositories": repositories, "watch": asdict(status) if status else None},
+                         ensure_ascii=False, indent=2))
     else:
-        print(format_summary(stats, settings.index_dir).replace("INDEXING COMPLETE", "INDEX"))
+        print(format_summary(stats, settings.index_dir, check_fresh=True).replace("INDEXING COMPLETE", "INDEX"))
         print(watch_line(settings.index_dir))
     return 0
 

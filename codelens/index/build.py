@@ -15,7 +15,7 @@ import sys
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -57,7 +57,7 @@ from codelens.ingest.redaction import REDACTION_VERSION
 from codelens.models import ENGLISH_MODEL_KEYS, Embedder, load_embedder, normalize_model_id
 from codelens.search.english import recorded_english_key
 from codelens.settings import COLLECTION_NAME, Settings
-from codelens.workspace import repository_labels
+from codelens.workspace import Workspace, changed_repositories, repository_labels, stamp_updates
 
 ProgressCallback = Callable[[int, int], None]
 STORE_BATCH = 1000  # chunks per ChromaDB write (and progress step)
@@ -132,6 +132,8 @@ def build_index(
         timings = {"chunking": round(time.perf_counter() - mark, 2)}
 
         labels = repository_labels(chunked.repositories)
+        touched = _touched_repositories(source, chunked, previous.files if previous else None, index_dir)
+        recorded = old_stats.repositories if old_stats is not None else []
         texts = {c.chunk_id: embedding_text(c, settings.embed_code_chars, labels) for c in chunked.chunks}
         hashes = {chunk_id: text_hash(text) for chunk_id, text in texts.items()}
         fingerprints = {c.chunk_id: chunk_fingerprint(c, hashes[c.chunk_id]) for c in chunked.chunks}
@@ -167,7 +169,7 @@ def build_index(
                 old_stats is None or is_partial(old_stats)):
             embedder = _searchable_first(
                 PhaseOne(index_dir, chunked.chunks, texts, hashes, chunked.sources,
-                         _stats(source, chunked, model_id, settings, run, dense_coverage=0.0),
+                         _stats(source, chunked, model_id, settings, run, recorded, touched, dense_coverage=0.0),
                          settings.show_progress, cache_choice.path),
                 embedder, settings, timings, run, on_progress, started, tests=not deferred)
 
@@ -217,7 +219,7 @@ def build_index(
             timings["storing"] = round(time.perf_counter() - mark, 2)
             if deferred:
                 timings["complete"] = round(time.perf_counter() - started, 2)  # default searches: the full index
-            stats = _stats(source, chunked, model_id, settings, run, collection=collection,
+            stats = _stats(source, chunked, model_id, settings, run, recorded, touched, collection=collection,
                            duration_s=round(time.perf_counter() - started, 2), timings_s=timings,
                            chroma_url=settings.chroma_url, index_uid=index_uid,
                            test_coverage=tests_share_with_vectors(chunked.chunks, with_vectors))
@@ -323,18 +325,33 @@ def _searchable_first(phase: PhaseOne, embedder: Embedder | None, settings: Sett
 
 
 def _stats(source: Path, chunked: ChunkedCodebase, model_id: str, settings: Settings, run: dict,
-           **fields: object) -> IndexStats:
+           recorded: Sequence[dict] = (), touched: Collection[str] = (), **fields: object) -> IndexStats:
     """The metadata of this run's index: what the chunks say, plus `fields` (a partial index
-    starts at dense_coverage 0 and fills it in as vectors arrive; a complete one adds timings)."""
+    starts at dense_coverage 0 and fills it in as vectors arrive; a complete one adds timings).
+    The repositories `touched` (their files changed) are stamped with this run's time; the others
+    keep the `updated_at` the previous index `recorded`."""
+    now = _now()
     return IndexStats(**{
         "source": str(source), "files": chunked.files, "total_chunks": len(chunked.chunks),
-        "chunks_per_kind": _count_kinds(chunked.chunks), "model": model_id, "indexed_at": _now(),
+        "chunks_per_kind": _count_kinds(chunked.chunks), "model": model_id, "indexed_at": now,
         "duration_s": 0.0, "warnings": chunked.warnings, "collection": COLLECTION_NAME,
         "text_budget": settings.embed_code_chars, "run": run,
         "secrets_masked": dict(sorted(chunked.secrets_masked.items())), "redaction_version": REDACTION_VERSION,
-        "repositories": chunked.repositories,
+        "repositories": stamp_updates(chunked.repositories, recorded, touched, now),
         **fields,
     })
+
+
+def _touched_repositories(source: Path, chunked: ChunkedCodebase, previous_files: dict[str, str] | None,
+                          index_dir: Path) -> set[str]:
+    """The repositories whose files this run changes in the index (added, edited, deleted), told
+    from the file hashes the index held: those of the manifest this run builds on, else (a full
+    rebuild) of whatever manifest the folder holds, so a rebuild of unchanged files moves no time."""
+    if previous_files is None:
+        held = Manifest.load(index_dir) if is_codelens_index(index_dir) else None
+        previous_files = held.files if held is not None else {}
+    workspace = Workspace.from_json(chunked.repositories, str(source))
+    return changed_repositories(workspace, previous_files, chunked.file_hashes)
 
 
 def _collection_name(settings: Settings, index_uid: str) -> str:

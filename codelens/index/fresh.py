@@ -17,12 +17,15 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from codelens.errors import SourceError
 from codelens.index.layout import IndexLayout
-from codelens.index.manifest import Manifest, file_hash
-from codelens.ingest.tree import live_tree
+from codelens.index.manifest import Manifest, file_hash, repository_counts
+from codelens.index.metadata import IndexStats
+from codelens.ingest.tree import SourceTree, live_tree
+from codelens.workspace import Workspace
 
 Stat = tuple[int, int]  # (size, mtime_ns)
 
@@ -32,6 +35,21 @@ class Staleness:
     changed: tuple[str, ...]  # rel paths added, changed or deleted since the index
     checked: int  # files looked at
     hashed: int  # files read because their size or mtime differed from the record
+    added: tuple[str, ...] = ()  # of `changed`: on disk, not in the index yet
+    deleted: tuple[str, ...] = ()  # of `changed`: in the index, gone from the disk (or now ignored)
+
+
+@dataclass(frozen=True)
+class RepositoryFreshness:
+    """How one repository's files on disk differ from the index now."""
+
+    changed: int  # indexed files whose content differs
+    deleted: int  # indexed files gone from the disk (or now ignored)
+    new: int  # files an index run would read that the index does not hold
+
+    @property
+    def stale_files(self) -> int:
+        return self.changed + self.deleted + self.new
 
 
 def stale_files(index_dir: Path, source: Path) -> Staleness | None:
@@ -61,10 +79,77 @@ def stale_files(index_dir: Path, source: Path) -> Staleness | None:
             changed.append(rel)
     # A file the index holds that the walk did not yield: deleted, or now ignored.
     on_disk = set(seen) | set(changed)
-    changed.extend(rel for rel in manifest.files if rel not in on_disk and not tree.is_static(rel))
+    added = tuple(sorted(rel for rel in changed if rel not in manifest.files))
+    deleted = tuple(sorted(rel for rel in manifest.files if rel not in on_disk and not tree.is_static(rel)))
+    changed.extend(deleted)
     if seen != recorded:
         _save(index_dir, seen)
-    return Staleness(tuple(sorted(set(changed))), len(on_disk), hashed)
+    return Staleness(tuple(sorted(set(changed))), len(on_disk), hashed, added, deleted)
+
+
+def freshness_by_repository(index_dir: Path, source: Path,
+                            workspace: Workspace) -> dict[str, RepositoryFreshness | None]:
+    """`stale_files` split by repository (`Workspace.repo_of`): what `stats`, MCP `index_status` and
+    the app show beside each repository. None for a repository whose files are not compared: a
+    zip's (static: it changes only with the zip), or every one when the source is gone, is not a
+    valid workspace file any more, or the index has no manifest."""
+    unchecked: dict[str, RepositoryFreshness | None] = dict.fromkeys(workspace.names)
+    try:
+        tree = live_tree(source)
+        staleness = stale_files(index_dir, source)
+    except SourceError:  # a workspace file broken since: nothing to compare with
+        return unchecked
+    if staleness is None:
+        return unchecked
+    counts = {name: [0, 0, 0] for name in workspace.names if _is_live(tree, workspace, name)}
+    added, deleted = set(staleness.added), set(staleness.deleted)
+    for rel in staleness.changed:
+        slot = 1 if rel in deleted else 2 if rel in added else 0
+        counts.get(workspace.repo_of(rel), [0, 0, 0])[slot] += 1
+    return unchecked | {name: RepositoryFreshness(*found) for name, found in counts.items()}
+
+
+def _is_live(tree: SourceTree, workspace: Workspace, name: str) -> bool:
+    """Whether a repository's files are on disk to compare (a folder that is still there)."""
+    repository = next(repo for repo in workspace.repositories if repo.name == name)
+    found = tree.root_of(f"{repository.label}/" if repository.label else "")
+    return found is not None and found[0].live
+
+
+def repository_status(index_dir: Path, stats: IndexStats, check: bool = True) -> list[dict]:
+    """Each repository of the index as `stats`, MCP `index_status` and the app list it: its
+    metadata record (name, label, path), files and chunks (the manifest), `updated_at` (when an index
+    run or update last changed its files in the index; None: an index written before that was
+    recorded) and, `check`, its freshness now: `stale_files` = `changed` + `deleted` + `new` (None
+    for a repository not compared: a zip's). `check` False skips the walk (an index run's summary:
+    it just read every file)."""
+    workspace = Workspace.from_json(stats.repositories, stats.source)
+    times = {str(item.get("name")): item.get("updated_at") or None
+             for item in stats.repositories or () if isinstance(item, dict)}
+    counts = {row["name"]: row for row in repository_counts(index_dir, workspace)}
+    fresh = freshness_by_repository(index_dir, Path(stats.source), workspace) if check else {}
+    rows = []
+    for repository in workspace.repositories:
+        row = {**repository.to_json(), **counts.get(repository.name, {"files": 0, "chunks": 0}),
+               "updated_at": times.get(repository.name)}
+        if check:
+            found = fresh.get(repository.name)
+            row.update({"stale_files": found.stale_files, **asdict(found)} if found is not None else
+                       dict.fromkeys(("stale_files", "changed", "deleted", "new")))
+        rows.append(row)
+    return rows
+
+
+def freshness_text(row: dict) -> str:
+    """A repository's freshness in a few words (`stats`, MCP `index_status`)."""
+    if "stale_files" not in row:
+        return ""
+    if row["stale_files"] is None:
+        return "freshness n/a (a zip, or a source not on disk)"
+    if not row["stale_files"]:
+        return "up to date"
+    parts = [f"{row[key]} {key}" for key in ("changed", "deleted", "new") if row[key]]
+    return f"{row['stale_files']} stale files ({', '.join(parts)})"
 
 
 def settle(index_dir: Path, source: Path, paths: Iterable[str]) -> None:

@@ -47,7 +47,7 @@ from codelens.ingest.tree import SourceTree, live_tree, open_tree
 from codelens.models import ENGLISH_MODEL_KEYS, Embedder, load_embedder
 from codelens.search.english import recorded_english_key
 from codelens.settings import Settings
-from codelens.workspace import Workspace, repository_labels
+from codelens.workspace import Workspace, changed_repositories, repository_labels, stamp_updates
 
 MAX_DELTA_SHARE = 0.25  # a delta above this share of the index: an index run folds it into ChromaDB
 MAX_DELTA_MIN = 2000  # ... but never below this many chunks
@@ -94,7 +94,8 @@ def update_index(source: Path, settings: Settings, changed: Iterable[str] | None
         regrouped = state is not None and not same_repositories(state.stats.repositories, tree.workspace)
         if state is not None and not (regrouped and _new_static_root(tree, state.stats.repositories)):
             if regrouped:  # a repository came or went: recorded with this update (paths stay as they are)
-                state.stats = replace(state.stats, repositories=tree.workspace.to_json())
+                state.stats = replace(state.stats, repositories=stamp_updates(
+                    tree.workspace.to_json(), state.stats.repositories))  # each keeps its time
                 changed = None
             paths = _changed_paths(tree, state.manifest, changed)
             files = {path: _read(tree, path, settings.max_file_bytes) for path in sorted(paths)}
@@ -136,9 +137,10 @@ def _read_state(index_dir: Path, settings: Settings) -> _State | None:
 def same_repositories(recorded: Sequence[dict], workspace: Workspace) -> bool:
     """Whether the index's recorded repositories are the workspace's now (two workspaces of one
     are the same whatever they are called: their paths carry no label)."""
-    if workspace.is_single and Workspace.from_json(recorded, "").is_single:
+    recorded_workspace = Workspace.from_json(recorded, "")
+    if workspace.is_single and recorded_workspace.is_single:
         return True
-    return list(recorded or ()) == workspace.to_json()
+    return bool(recorded) and recorded_workspace.to_json() == workspace.to_json()  # `updated_at` aside
 
 
 def _new_static_root(tree: SourceTree, recorded: Sequence[dict]) -> bool:
@@ -392,13 +394,18 @@ def _write(build_dir: Path, settings: Settings, state: _State, entries: list[Cat
 def _next_stats(state: _State, entries: list[CatalogEntry], files: Mapping[str, FileChunks | None], run: dict,
                 timings: dict[str, float], started: float) -> IndexStats:
     """The metadata after the update: counts from the catalog, each changed file's warnings
-    replacing its old ones."""
+    replacing its old ones, and the time of this update for the repositories whose files changed."""
     stale = tuple(f"{path}:" for path in files)
     warnings = [w for w in state.stats.warnings if not w.startswith(stale)]
     warnings += [w for f in files.values() if f is not None for w in f.warnings]
     file_count = state.stats.files + sum(1 for p, f in files.items() if f is not None and p not in state.manifest.files)
     file_count -= sum(1 for p, f in files.items() if f is None and p in state.manifest.files)
     chunks = [e.chunk for e in entries]
+    now = _now()
+    after = {p: f.file_hash for p, f in files.items() if f is not None and f.file_hash is not None}
+    touched = changed_repositories(Workspace.from_json(state.stats.repositories, state.stats.source),
+                                   {p: h for p, h in state.manifest.files.items() if p in files}, after)
+    repositories = stamp_updates(state.stats.repositories, state.stats.repositories, touched, now)
     return replace(state.stats, files=file_count, total_chunks=len(chunks), chunks_per_kind=_count_kinds(chunks),
-                   indexed_at=_now(), warnings=warnings, run=run, timings_s=timings,
+                   indexed_at=now, warnings=warnings, run=run, timings_s=timings, repositories=repositories,
                    duration_s=round(time.perf_counter() - started, 3))

@@ -33,8 +33,9 @@ from codelens.graph.query import (
     use_kinds,
 )
 from codelens.graph.store import GraphNotFound, load_graph
+from codelens.index.fresh import freshness_text, repository_status
 from codelens.index.freshness import NOTES, FileCheck, source_folder
-from codelens.index.manifest import files_beside_code, repository_counts
+from codelens.index.manifest import files_beside_code
 from codelens.open_index import OpenIndex
 from codelens.search.filters import SearchFilters
 from codelens.search.limits import k_problem
@@ -226,7 +227,7 @@ class CodeLensTools:
                 "model": stats.model, "indexed_at": stats.indexed_at, "duration_s": stats.duration_s,
                 "warnings": len(stats.warnings), "dense": searcher.vector_counts(),
                 "ask_enabled": ask_enabled, "reindex_allowed": reindex_allowed,
-                "damaged": list(searcher.damaged), "repositories": repository_counts(db_path, searcher.workspace)}
+                "damaged": list(searcher.damaged), "repositories": repository_status(db_path, stats)}
         watch = read_watch_status(db_path)
         data["watch"] = asdict(watch) if watch else None
         data["watch_line"] = watch.line() if watch else "watch: off (this index is not being followed)"
@@ -380,8 +381,9 @@ def _status_text(data: dict) -> str:
     repositories = data.get("repositories") or []
     lines = [
         f"index {data['db']}: {data['total_chunks']} chunks from {data['files']} files of {data['source']}",
-        *(["repositories: " + ", ".join(f"{r['name']} ({r['files']} files, {r['chunks']} chunks)"
-                                        for r in repositories)] if len(repositories) > 1 else []),
+        *(["repositories: " + ", ".join(f"{r['name']} ({r['files']} files, {r['chunks']} chunks, "
+                                        f"updated {r['updated_at'] or 'unknown'}, {freshness_text(r)})"
+                                        for r in repositories)] if repositories else []),
         "  " + ", ".join(f"{kind} {kinds.get(kind, 0)}" for kind in KINDS),
         f"model {data['model']}, indexed {data['indexed_at']} in {data['duration_s']:.1f} s, "
         f"{data['warnings']} warnings",
