@@ -4,6 +4,12 @@ RSS, index size on disk, warm query p50/p95 at that size, and the embedding thro
 of the shipped pipeline beside a plain one-batch-at-a-time loop over the same chunks.
 
     python bench/scale.py [--limit-files N] [--sample N] [--keep DIR]
+    python bench/scale.py --source WORKSPACE_DIR --machine-cache --questions-from DIR [--keep DIR]
+
+`--source` indexes that folder instead (a folder of repositories is a workspace); `--machine-cache`
+keeps this machine's embedding cache (a workspace whose repositories were indexed before embeds
+nothing again: the run then measures everything but the embedding); `--questions-from DIR` times
+the queries of DIR's `*.queries.json` (semble's format) instead of the demo's sample queries.
 """
 
 from __future__ import annotations
@@ -55,13 +61,18 @@ STDLIB_QUESTIONS = ["parse a json document", "как открыть zip архи
                     "разбор аргументов командной строки", "thread pool executor shutdown"]
 
 
-def query_latency(db: Path, work_dir: Path, rounds: int = 3) -> tuple[float, float]:
+def query_latency(db: Path, work_dir: Path, rounds: int = 3, questions_from: Path | None = None) -> tuple[float, float]:
     """Warm p50/p95 of Searcher.search in a process of its own (as a search process runs):
-    sample_queries.txt plus a few stdlib questions."""
-    samples = PROJECT_ROOT / "sample_queries.txt"
-    queries = samples.read_text(encoding="utf-8").splitlines() if samples.exists() else []
+    sample_queries.txt plus a few stdlib questions, or the queries of `questions_from`."""
+    if questions_from is not None:
+        queries = [item["query"] for path in sorted(questions_from.glob("*.queries.json"))
+                   for item in json.loads(path.read_text(encoding="utf-8"))]
+    else:
+        samples = PROJECT_ROOT / "sample_queries.txt"
+        queries = samples.read_text(encoding="utf-8").splitlines() if samples.exists() else []
+        queries += STDLIB_QUESTIONS
     questions = work_dir / "questions.txt"
-    questions.write_text("\n".join([q for q in queries if q.strip()] + STDLIB_QUESTIONS), encoding="utf-8")
+    questions.write_text("\n".join(q for q in queries if q.strip()), encoding="utf-8")
     _, _, out = run_measured([sys.executable, "bench/query_latency.py", "--db", str(db), "--queries",
                               str(questions), "--rounds", str(rounds), "--json"])
     result = json.loads(out.strip().splitlines()[-1])
@@ -90,16 +101,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--limit-files", type=int, default=None, help="index only the first N files")
     parser.add_argument("--sample", type=int, default=256, help="chunks in the throughput comparison")
     parser.add_argument("--keep", type=Path, default=None, help="keep the index in this folder")
+    parser.add_argument("--source", type=Path, default=None, help="index this folder instead of the stdlib")
+    parser.add_argument("--machine-cache", action="store_true", help="keep this machine's embedding cache")
+    parser.add_argument("--questions-from", type=Path, default=None, help="time these *.queries.json")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="codelens-scale-") as tmp:
-        source = Path(tmp) / "stdlib"
-        files = copy_stdlib(source, args.limit_files)
+        source = args.source or Path(tmp) / "stdlib"
+        files = copy_stdlib(source, args.limit_files) if args.source is None else "all"
         db = args.keep or Path(tmp) / "chroma_db"
-        print(f"indexing {files} stdlib files into {db} ...", file=sys.stderr)
+        print(f"indexing {files} files of {source} into {db} ...", file=sys.stderr)
         wall, peak_mb, _ = run_measured([sys.executable, "index.py", "--source", str(source), "--db", str(db),
-                                         "--quiet", "--full"], env=cold_cache_env(Path(tmp)))
+                                         "--quiet", "--full"],
+                                        env=None if args.machine_cache else cold_cache_env(Path(tmp)))
         meta = read_metadata(db)
-        p50, p95 = query_latency(db, Path(tmp))
+        p50, p95 = query_latency(db, Path(tmp), questions_from=args.questions_from)
         plain, shipped = embedding_throughput(source, args.sample)
         timings = meta.get("timings_s", {})
         rows = [[meta["files"], meta["total_chunks"], round(wall, 1), timings.get("embedding", ""),
