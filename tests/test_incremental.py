@@ -408,3 +408,24 @@ def test_searches_keep_answering_while_runs_swap_indexes(tmp_path: Path, embedde
     assert len(results) >= 20 and all(len(r["ids"]) == 3 and r["code"] for r in results)
     saw_new = ["zebra.py::count_zebra_stripes" in r["ids"] for r in results]
     assert any(saw_new) and not all(saw_new)  # both states were seen, every answer whole
+
+
+def test_a_writer_cleans_killed_runs_leftovers_but_not_a_work_folder_in_use(tmp_path):
+    """Found under bench/load.py --edit-every: an update's clean-up of killed runs' build folders
+    removed the folder the watcher's deferred code graph was being built in (outside the writer's
+    lock), and that rebuild failed with "cannot write the code graph ... unable to open database file"."""
+    import tempfile as tempfile_module
+
+    from codelens.index.folder import held_work_dir, recover_interrupted_swap
+    from codelens.index.layout import IndexLayout
+
+    index_dir = tmp_path / "db"
+    index_dir.mkdir()
+    killed = Path(tempfile_module.mkdtemp(prefix=IndexLayout(index_dir).build_prefix, dir=tmp_path))
+    with held_work_dir(index_dir, "graph-") as work:
+        (work / "graph.sqlite").write_bytes(b"half built")
+        recover_interrupted_swap(index_dir)  # what update_index does under the writer's lock
+        assert (work / "graph.sqlite").read_bytes() == b"half built"
+        assert not killed.exists()
+    assert not work.exists()
+    assert not list(tmp_path.glob(".db.building-*"))

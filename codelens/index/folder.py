@@ -104,6 +104,48 @@ def fresh_build_dir(index_dir: Path, copy_from: Path | None, link: frozenset[str
         raise DatabaseError(f"cannot write the index next to {index_dir}: {exc}") from exc
 
 
+@contextmanager
+def held_work_dir(index_dir: Path, tag: str = "") -> Iterator[Path]:
+    """A folder beside the index for work done outside the writer's lock (the code graph an update
+    left for later, test vectors, the word bridge), removed afterwards. Named like a build folder, so
+    a killed process's leftover is cleaned by the next writer (recover_interrupted_swap), and locked
+    (flock on the folder, released by the kernel however the process ends) while in use, so a writer
+    never removes one that another thread or process is still building in."""
+    layout = IndexLayout(index_dir)
+    for attempt in range(3):
+        try:
+            work = Path(tempfile.mkdtemp(prefix=f"{layout.build_prefix}{tag}", dir=layout.parent))
+            handle = os.open(work, os.O_RDONLY)
+        except FileNotFoundError:  # a writer cleaned it before it was locked: a new one
+            if attempt == 2:
+                raise
+            continue
+        except OSError as exc:
+            raise DatabaseError(f"cannot write the index next to {index_dir}: {exc}") from exc
+        break
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield work
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+        os.close(handle)
+
+
+def _in_use(folder: Path) -> bool:
+    """Whether a live thread or process holds this work folder (held_work_dir)."""
+    try:
+        handle = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(handle)  # our own lock goes with it
+    return False
+
+
 def swap_into_place(build_dir: Path, index_dir: Path) -> None:
     """Put the finished build where the index is. Where the kernel can, the two folders
     trade places in one atomic step, so a reader never finds no index; elsewhere two
@@ -138,12 +180,14 @@ def _exchange(first: Path, second: Path) -> bool:
 
 def recover_interrupted_swap(index_dir: Path) -> None:
     """A run killed between the two renames left no index but a complete old one: restore it.
-    Leftover build folders of killed runs are removed."""
+    Leftover build folders of killed runs are removed; a work folder in use (held_work_dir) is not."""
     layout = IndexLayout(index_dir)
     olds = sorted(layout.parent.glob(f"{layout.old_prefix}*"), key=lambda p: p.stat().st_mtime)
     if not index_dir.exists() and olds and is_codelens_index(olds[-1]):
         os.replace(olds.pop(), index_dir)
     for leftover in [*layout.parent.glob(f"{layout.build_prefix}*"), *olds]:
+        if _in_use(leftover):  # built outside the writer's lock by a live thread or process
+            continue
         carried = IndexLayout(leftover).collections  # moved there just before the kill: bring them back
         if carried.is_dir() and index_dir.is_dir() and not layout.collections.exists():
             os.replace(carried, layout.collections)

@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -28,7 +27,7 @@ import numpy as np
 
 from codelens.chunk import Chunk
 from codelens.index.embed_cache import embed_with_cache, open_cache, read_index_vectors
-from codelens.index.folder import fresh_build_dir, swap_into_place
+from codelens.index.folder import fresh_build_dir, held_work_dir, swap_into_place
 from codelens.index.layout import IndexLayout
 from codelens.index.metadata import IndexStats, read_stats, write_stats
 from codelens.index.registry import partial_sidecars
@@ -186,11 +185,11 @@ def add_word_bridge(phase: PhaseOne) -> None:
     into the live partial index. Not before the first swap: e5 over a large vocabulary takes
     longer than everything else that phase does."""
     layout = IndexLayout(phase.index_dir)
-    prefix = f"{layout.build_prefix}bridge-"  # a killed run's leftover is cleaned like a build's
-    with tempfile.TemporaryDirectory(prefix=prefix, dir=layout.parent) as work:
-        BRIDGE_SIDECAR.build(SidecarInput(Path(work), phase.chunks, phase.sources, phase.cache_path,
+    # outside the writer's lock: a killed run's leftover is cleaned like a build's, a live one is held
+    with held_work_dir(phase.index_dir, "bridge-") as work:
+        BRIDGE_SIDECAR.build(SidecarInput(work, phase.chunks, phase.sources, phase.cache_path,
                                           phase.show_progress))
-        built = IndexLayout(Path(work))
+        built = IndexLayout(work)
         layout.bridge.mkdir(exist_ok=True)
         # each atomic; a half pair reads as "no bridge"
         for made, live in ((built.bridge_engine, layout.bridge_engine), (built.bridge_vectors, layout.bridge_vectors),

@@ -19,7 +19,6 @@ swap, and an `--include-tests` search over an index whose test vectors are missi
 from __future__ import annotations
 
 import shutil
-import tempfile
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
@@ -28,9 +27,8 @@ from pathlib import Path
 from codelens.chunk import Chunk
 from codelens.errors import CodeLensError
 from codelens.index.embed_cache import choose_cache, open_cache, read_index_vectors, text_hash
-from codelens.index.folder import fresh_build_dir, index_lock, recover_interrupted_swap, swap_into_place
+from codelens.index.folder import fresh_build_dir, held_work_dir, index_lock, recover_interrupted_swap, swap_into_place
 from codelens.index.health import sidecar_checksums
-from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest, chunk_fingerprint
 from codelens.index.metadata import IndexStats, read_stats, write_stats
 from codelens.index.progressive import CatalogEntry, load_catalog
@@ -130,10 +128,9 @@ def finish_test_vectors(index_dir: Path, settings: Settings, embedder: Embedder 
     stats = read_stats(index_dir)
     _, embedded = _embed(index_dir, stats.model, _texts(pending, stats),
                          embedder, settings, on_progress)
-    layout = IndexLayout(index_dir)
-    with tempfile.TemporaryDirectory(prefix=f"{layout.build_prefix}tests-", dir=layout.parent) as scratch:
+    with held_work_dir(index_dir, "tests-") as scratch:  # held: a writer's clean-up leaves it alone
         # the English model's vectors into the cache now, outside the lock (the swap reads them back)
-        _rebuild_vector_sidecars(index_dir, Path(scratch), stats.model, load_catalog(index_dir), settings.show_progress)
+        _rebuild_vector_sidecars(index_dir, scratch, stats.model, load_catalog(index_dir), settings.show_progress)
     with index_lock(index_dir, wait_s=lock_wait_s):
         recover_interrupted_swap(index_dir)
         return _swap_in(index_dir, settings, embedder, embedded, mark, started)

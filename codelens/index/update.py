@@ -30,7 +30,7 @@ from codelens.errors import DatabaseError
 from codelens.index.build import _count_kinds, _now, chunking_key, embed_texts, recorded_sidecars
 from codelens.index.delta import Delta, load_delta, save_delta
 from codelens.index.embed_cache import choose_cache, finish_run, open_cache, text_hash
-from codelens.index.folder import fresh_build_dir, index_lock, recover_interrupted_swap, swap_into_place
+from codelens.index.folder import fresh_build_dir, held_work_dir, index_lock, recover_interrupted_swap, swap_into_place
 from codelens.index.health import sidecar_checksums
 from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest, chunk_fingerprint, file_hash
@@ -314,8 +314,8 @@ def refresh_deferred(source: Path, settings: Settings, still_wanted: Callable[[]
         return False
     entries = load_catalog(index_dir)
     later = [s for s in SIDECARS if s.after_update]
-    work = fresh_build_dir(index_dir, copy_from=None)  # a killed run's leftover is cleaned like a build's
-    try:
+    # outside the writer's lock: held, so an update's clean-up of killed runs' leftovers leaves it alone
+    with held_work_dir(index_dir, "graph-") as work:
         with tempfile.TemporaryDirectory(prefix="codelens-src-") as extracted:
             tree = live_tree(source)  # a workspace file's zips: extracted for their text
             tree = open_tree(source, Path(extracted)) if tree.has_static else tree
@@ -329,8 +329,6 @@ def refresh_deferred(source: Path, settings: Settings, still_wanted: Callable[[]
             if _metadata_identity(index_dir) != seen:  # an update swapped in meanwhile: it waits again
                 return False
             _swap_in_rebuilt(index_dir, work, later, stats)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
     return True
 
 
