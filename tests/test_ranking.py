@@ -114,6 +114,25 @@ def test_in_a_workspace_each_repository_defining_the_name_gets_a_pin_first() -> 
     assert order(in_workspace, "Request", items)[:2] == ["client/a/_api.py::Request", "web/web/requests.py::Request"]
 
 
+def test_in_a_workspace_a_copy_of_better_code_from_another_repository_goes_below_the_head() -> None:
+    from codelens.search.ranking import RepositoryCopies
+
+    def piece(chunk_id: str, code: str) -> Chunk:
+        path, symbol = chunk_id.split("::")
+        return Chunk(chunk_id=chunk_id, path=path, symbol=symbol, kind="function", start_line=1, end_line=1, code=code)
+
+    chunks = {c.chunk_id: c for c in [piece("fork/a.py::send", "def send(): pass"),
+                                      piece("main/a.py::send", "def send(): pass"),
+                                      piece("main/b.py::send", "def send(): pass"),  # same repository: kept
+                                      piece("fork/c.py::other", "def other(): pass")]}
+    items = fused(("main/a.py::send", 0.9), ("fork/a.py::send", 0.9), ("main/b.py::send", 0.8),
+                  ("fork/c.py::other", 0.5))
+    stage = RepositoryCopies(chunks, lambda path: path.split("/")[0])
+    assert order(stage, "send", items) == ["main/a.py::send", "main/b.py::send", "fork/c.py::other",
+                                           "fork/a.py::send"]
+    assert order(RepositoryCopies(chunks, None), "send", items) == [f.chunk_id for f in items]
+
+
 def test_identifier_shapes() -> None:
     assert bare_identifier(" Depends() ") == "Depends"
     assert bare_identifier("how routes work") is None

@@ -223,6 +223,33 @@ class FileDiversity:
 
 
 @dataclass(frozen=True)
+class RepositoryCopies:
+    """In a workspace, a chunk whose code is the same as a better chunk's of another repository (a
+    fork, a vendored copy, the same project twice) goes below the head: the list shows that code
+    once, and the place goes to another answer. Equal code has equal vectors and scores, so the
+    copies tie; `prefer_repository` (ties.py) has already put the repository you are in first."""
+
+    chunks: Mapping[str, Chunk]
+    repo_of: Callable[[str], str] | None
+    window: int = 50
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        if self.repo_of is None:
+            return fused
+        seen: dict[str, str] = {}  # code -> the repository of its best chunk
+        kept, copies = [], []
+        for item in fused[: self.window]:
+            chunk = self.chunks.get(item.chunk_id)
+            if chunk is None:
+                kept.append(item)
+                continue
+            repo = self.repo_of(chunk.path)
+            first = seen.setdefault(chunk.code, repo)
+            (copies if first != repo else kept).append(item)
+        return kept + copies + fused[self.window :] if copies else fused
+
+
+@dataclass(frozen=True)
 class PathSignal:
     """A chunk whose file name or folder is a word of the question gains `bonus` x its score.
     A Russian question's words count through the word bridge («куки» -> cookie -> cookies.py)."""
@@ -395,6 +422,7 @@ STAGES: Mapping[str, StageFactory] = {
     "file-words": lambda c: FileWords(c.index.chunks, c.file_words),
     "graph-files": lambda c: GraphFiles(c.index.chunks, c.call_files),
     "kind-prior": lambda c: KindPrior(c.index.chunks),
+    "repo-copies": lambda c: RepositoryCopies(c.index.chunks, c.repo_of),
 }
 
 

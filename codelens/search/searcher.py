@@ -33,7 +33,7 @@ from codelens.search.filters import ChunkScope, SearchFilters, check_path_prefix
 from codelens.search.lexical import LexicalIndex, file_words_index, load_file_words
 from codelens.search.pipeline import HybridPipeline, overfetch_for, shipped_pipeline
 from codelens.search.query import Fused, Query, Stage
-from codelens.search.ranking import RankingIndex, StageContext, stages_by_name
+from codelens.search.ranking import RankingIndex, RepositoryCopies, StageContext, stages_by_name
 from codelens.search.ties import PreferRepository
 from codelens.settings import DEFAULT_MODEL, Settings
 from codelens.workspace import Workspace, named_repositories, repository_packages
@@ -319,8 +319,10 @@ class Searcher:
                                self.file_words, self._call_files,
                                repo_of=None if self.workspace.is_single else self.workspace.repo_of)
         stages = self.ranking(context)
-        if prefer_repo in self.workspace.names and not self.workspace.is_single:
-            stages = (*stages, PreferRepository(prefer_repo, self.workspace.repo_of))
+        if not self.workspace.is_single:  # the repository you are in first on a tie, then one copy of equal code
+            if prefer_repo in self.workspace.names:
+                stages = (*stages, PreferRepository(prefer_repo, self.workspace.repo_of))
+            stages = (*stages, RepositoryCopies(self.chunks, self.workspace.repo_of))
         return shipped_pipeline(dense, self.lexical, bridge=self.bridge, accept=accept, english=self._english,
                                 stages=stages, overfetch=self.overfetch(filters))
 
