@@ -147,14 +147,20 @@ def test_updates_and_the_freshness_check_follow_every_folder_repository(team: Pa
     assert live_tree(team).watched_folders == (tmp_path / "src" / "alpha", gamma)
 
 
-def test_a_repository_added_to_a_folder_workspace_is_found_by_the_next_update(tmp_path: Path, mini_project: Path,
-                                                                              embedder) -> None:
+def folder_workspace(tmp_path: Path, mini_project: Path) -> Path:
+    """A folder of two git repositories: the mini project (alpha) and an invoices one (beta)."""
     root = tmp_path / "work"
     shutil.copytree(mini_project, root / "alpha")
     (root / "beta").mkdir()
     for name in ("alpha", "beta"):
         (root / name / ".git").mkdir()
     (root / "beta" / "invoices.py").write_text(INVOICES)
+    return root
+
+
+def test_a_repository_added_to_a_folder_workspace_is_found_by_the_next_update(tmp_path: Path, mini_project: Path,
+                                                                              embedder) -> None:
+    root = folder_workspace(tmp_path, mini_project)
     settings = settings_for(tmp_path / "db")
     build_index(root, settings, embedder=embedder)
     (root / "gamma").mkdir()
@@ -224,12 +230,7 @@ def test_a_real_watcher_adds_a_repository_cloned_into_a_folder_workspace(tmp_pat
     from codelens.index.watch import UP_TO_DATE, IndexWatcher
     from tests.test_watch import eventually
 
-    root = tmp_path / "work"
-    shutil.copytree(mini_project, root / "alpha")
-    (root / "beta").mkdir()
-    for name in ("alpha", "beta"):
-        (root / name / ".git").mkdir()
-    (root / "beta" / "invoices.py").write_text(INVOICES)
+    root = folder_workspace(tmp_path, mini_project)
     settings = settings_for(tmp_path / "db")
     build_index(root, settings, embedder=embedder)
     watcher = IndexWatcher(root, settings, embedder=embedder)
