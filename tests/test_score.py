@@ -129,3 +129,24 @@ def test_score_py_entry_point(files) -> None:
     usage = subprocess.run([sys.executable, "score.py"], cwd=PROJECT_ROOT, capture_output=True, text=True,
                            timeout=120)
     assert usage.returncode == 2 and "--predictions" in usage.stderr
+
+
+def test_codelens_eval_writes_results_that_score_py_reads(mini_index, tmp_path: Path, capsys) -> None:
+    """`codelens eval` over a real index: every question answered (warm: its latency is the
+    search's), results.json in the contract's form, and score.py scores it."""
+    from codelens.cli.main import main as codelens_main
+
+    questions = tmp_path / "questions.json"
+    questions.write_text(json.dumps({"questions": [
+        {"id": "e1", "query": "how are passwords hashed", "lang": "en", "relevant": ["pkg/auth.py::hash_password"]},
+        {"id": "r1", "query": "как хешируется пароль", "lang": "ru", "relevant": ["pkg/auth.py::hash_password"]},
+    ]}), encoding="utf-8")
+    out = tmp_path / "results.json"
+    assert codelens_main(["eval", "--db", str(mini_index.index_dir), "--questions", str(questions),
+                          "--out", str(out)]) == 0
+    results = json.loads(out.read_text(encoding="utf-8"))
+    assert results["k"] == 5 and [r["id"] for r in results["results"]] == ["e1", "r1"]
+    assert all(r["hits"] and r["latency_ms"] > 0 for r in results["results"])
+    capsys.readouterr()
+    assert main(["--predictions", str(out), "--questions", str(questions), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["overall"]["hit_at_5"] == 1.0
