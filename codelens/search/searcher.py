@@ -233,9 +233,6 @@ class Searcher:
 
     def warm_up(self) -> None:
         """Load every model a question can need now, so the first real question does not wait."""
-        load_fast_engine = getattr(self.embedder, "load_fast_engine", None)
-        if load_fast_engine is not None:  # a long-lived process: every question on the faster engine
-            load_fast_engine()
         for query in WARM_UP_QUERIES:
             self.search(query, k=5)
 
