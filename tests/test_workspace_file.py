@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import shutil
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -198,18 +200,29 @@ def test_a_search_in_a_repository_of_an_indexed_workspace_file_searches_it_fresh
     assert "1 file changed since the index - updating" in err and "you are in its repository alpha" in err
 
 
-@pytest.mark.slow
-def test_a_real_watcher_follows_every_folder_repository_and_the_file_itself(team: Path, tmp_path: Path,
-                                                                            embedder) -> None:
+@contextmanager
+def watching(source: Path, settings, embedder) -> Iterator[None]:
+    """The source indexed, then a real watcher on it, up to date before the body runs; stopped after."""
     from codelens.index.watch import UP_TO_DATE, IndexWatcher
     from tests.test_watch import eventually
 
-    settings = settings_for(tmp_path / "db")
-    build_index(team, settings, embedder=embedder)
-    watcher = IndexWatcher(team, settings, embedder=embedder)
+    build_index(source, settings, embedder=embedder)
+    watcher = IndexWatcher(source, settings, embedder=embedder)
     watcher.start()
     try:
         eventually(lambda: watcher.status.state == UP_TO_DATE and watcher.status.last_update)
+        yield
+    finally:
+        watcher.stop()
+
+
+@pytest.mark.slow
+def test_a_real_watcher_follows_every_folder_repository_and_the_file_itself(team: Path, tmp_path: Path,
+                                                                            embedder) -> None:
+    from tests.test_watch import eventually
+
+    settings = settings_for(tmp_path / "db")
+    with watching(team, settings, embedder):
         (tmp_path / "src" / "alpha" / "pkg" / "shipping.py").write_text(SHIPPING)
         eventually(lambda: "alpha/pkg/shipping.py::shipping_cost" in Searcher(settings, embedder=embedder).chunks)
         gamma = tmp_path / "elsewhere" / "gamma"
@@ -220,31 +233,22 @@ def test_a_real_watcher_follows_every_folder_repository_and_the_file_itself(team
         eventually(lambda: "gamma/rates.py::bill_customer" in Searcher(settings, embedder=embedder).chunks)
         (gamma / "more.py").write_text(SHIPPING.replace("shipping_cost", "gamma_cost"))  # followed now too
         eventually(lambda: "gamma/more.py::gamma_cost" in Searcher(settings, embedder=embedder).chunks)
-    finally:
-        watcher.stop()
 
 
 @pytest.mark.slow
 def test_a_real_watcher_adds_a_repository_cloned_into_a_folder_workspace(tmp_path: Path, mini_project: Path,
                                                                          embedder) -> None:
-    from codelens.index.watch import UP_TO_DATE, IndexWatcher
     from tests.test_watch import eventually
 
     root = folder_workspace(tmp_path, mini_project)
     settings = settings_for(tmp_path / "db")
-    build_index(root, settings, embedder=embedder)
-    watcher = IndexWatcher(root, settings, embedder=embedder)
-    watcher.start()
-    try:
-        eventually(lambda: watcher.status.state == UP_TO_DATE and watcher.status.last_update)
+    with watching(root, settings, embedder):
         (root / "gamma" / ".git").mkdir(parents=True)
         (root / "gamma" / "rates.py").write_text(SHIPPING)
         eventually(lambda: names(settings) == ["alpha", "beta", "gamma"]
                    and "gamma/rates.py::shipping_cost" in Searcher(settings, embedder=embedder).chunks)
         shutil.rmtree(root / "gamma")
         eventually(lambda: names(settings) == ["alpha", "beta"])
-    finally:
-        watcher.stop()
 
 
 def test_a_hits_file_state_is_checked_in_its_own_repository(team: Path, tmp_path: Path) -> None:
