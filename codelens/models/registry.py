@@ -27,9 +27,10 @@ class EnglishModel:
 
 
 def _minilm() -> Any:
-    from codelens.models.sentence import MiniLM
+    from codelens.models.runtime import int8_ships
+    from codelens.models.sentence import MINILM_NAME, MiniLM
 
-    return MiniLM()
+    return MiniLM(int8=int8_ships(MINILM_NAME))
 
 
 def _mpnet() -> Any:

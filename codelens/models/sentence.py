@@ -159,8 +159,10 @@ def _version(package: str) -> str:
 
 
 def minilm_graph() -> Path:
-    """Where MiniLM's exported graph is (or will be): what `codelens setup` checks."""
-    return graph_path(MINILM_NAME, _version(MINILM_PACKAGE))
+    """Where the product's MiniLM graph is (or will be): what `codelens setup` checks."""
+    from codelens.models.runtime import int8_ships
+
+    return graph_path(MINILM_NAME, _version(MINILM_PACKAGE), int8_ships(MINILM_NAME))
 
 
 def mpnet_ready() -> bool:
