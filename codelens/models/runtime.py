@@ -51,10 +51,10 @@ def int8_ships(name: str) -> bool:
     return name in INT8_MODELS
 
 
-def engine_tag(name: str) -> str:
-    """What computes the product's vectors of the packaged model `name`: its part of the
-    embedding cache's key, so that vectors of another graph or precision are never reused."""
-    return f"onnxruntime g{GRAPH_VERSION} {'int8' if int8_ships(name) else 'fp32'}"
+def engine_tag(int8: bool) -> str:
+    """What computes a packaged model's vectors: its part of the embedding cache's key, so that
+    vectors of another graph or precision are never reused."""
+    return f"onnxruntime g{GRAPH_VERSION} {'int8' if int8 else 'fp32'}"
 
 
 def cache_root() -> Path:
@@ -126,19 +126,27 @@ def _quantize(source: Path, target: Path) -> None:
 
 
 class OnnxEncoder:
-    """Token id sequences -> mean-pooled last hidden states (not normalised), by onnxruntime."""
+    """Token id sequences -> mean-pooled last hidden states (not normalised), by onnxruntime.
 
-    def __init__(self, weights: EncoderWeights, graph: Path, threads: int | None = None) -> None:
+    `alone`: each sequence is a pass of its own. An int8 graph needs it: its activations are
+    quantised with one range per pass, so in a shared pass a text's vector would move with the
+    other texts of its batch (to a cosine of 0.998, bench/RESULTS.md issue 31 part 3), and a text's
+    cached vector, an update's and a Ray worker's would differ. Alone, a text's vector is a function
+    of the text, as an fp32 graph's is (which batches: within a pass, padding is masked out)."""
+
+    def __init__(self, weights: EncoderWeights, graph: Path, threads: int | None = None, alone: bool = False) -> None:
         import onnxruntime
 
         self.weights = weights
+        self.alone = alone
         self._session = onnxruntime.InferenceSession(
             str(graph), session_options(threads or cores()), providers=["CPUExecutionProvider"])
 
     def mean_pooled(self, sequences: Sequence[np.ndarray]) -> np.ndarray:
         """One row per id sequence, in order; each sequence fits the position table."""
         pooled = np.zeros((len(sequences), self.weights.width), dtype=np.float32)
-        for group in passes([len(s) for s in sequences]):
+        groups = [[i] for i in range(len(sequences))] if self.alone else passes([len(s) for s in sequences])
+        for group in groups:
             pooled[group] = self._pass([sequences[i] for i in group])
         return pooled
 

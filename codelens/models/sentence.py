@@ -66,7 +66,7 @@ class SentenceModel:
         self._tokenizer.enable_truncation(max_tokens)
         weights = self.embedding_weights(folder, config)
         graph = graph_file(name, weights_version, lambda: self.graph(folder, config, weights), int8=int8)
-        self._encoder = OnnxEncoder(weights, graph, threads)
+        self._encoder = OnnxEncoder(weights, graph, threads, alone=int8)
 
     def embedding_weights(self, folder: Path, config: dict) -> EncoderWeights:
         """The weights of the embedding step (run in numpy), without the layers."""
