@@ -1,8 +1,9 @@
 """int8 on onnxruntime against the fp32 graphs the product runs: throughput, the share of the
 machine's matrix ceiling, and how far the vectors move.
 
-    python bench/int8.py [--sample 240] [--rounds 3] [--only e5p,minilm,words]
-        [--variants fp32,dyn-all,dyn-matmul,dyn-ffn-up,static-matmul]
+    python bench/int8.py [--sample 240] [--rounds 3] [--only e5p,minilm,words] [--alone]
+        [--variants fp32,dyn-all,dyn-no-down,dyn-matmul,dyn-ffn-up,static-matmul]
+    python bench/int8.py --batches dyn-no-down     # how an int8 vector moves with its batch
 
 Rows: e5 passages and MiniLM passages (the demo's chunk texts, as the index embeds them),
 the bridge's words (the demo's vocabulary as e5 questions, batched as an index run does).
@@ -31,10 +32,11 @@ vector then never depends on its batch). State the load (`uptime`) beside the nu
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -278,6 +280,44 @@ def measure(kind: str, texts: list[str], variants: Sequence[str], rounds: int, c
     return rows
 
 
+def batch_dependence(texts: list[str], variant: str, rounds: int) -> list[list[object]]:
+    """How far an int8 variant's e5 vector moves with its batch: the texts embedded with several
+    pass budgets, then again shuffled into batches of 7 (a text alone in its pass: budget 1)."""
+    from codelens.models import runtime
+
+    reference = with_variant("e5", "fp32").embed_passages(texts)
+    rows = []
+    for budget, alone in ((runtime.TOKENS_PER_PASS, False), (1024, False), (256, False), (1, True)):
+        model = with_variant("e5", variant, alone)
+        best, vectors = 0.0, None
+        with _pass_budget(runtime, budget):
+            for _ in range(rounds):
+                start = time.perf_counter()
+                vectors = model.embed_passages(texts)
+                best = max(best, len(texts) / (time.perf_counter() - start))
+            order = np.random.default_rng(1).permutation(len(texts))
+            again = np.zeros_like(vectors)
+            for first in range(0, len(texts), 7):
+                batch = order[first : first + 7]
+                again[batch] = model.embed_passages([texts[i] for i in batch])
+        cosines = (vectors * reference).sum(axis=1)
+        rows.append(["1 text per pass" if alone else budget, round(best, 1), f"{cosines.min():.5f}",
+                     f"{(vectors * again).sum(axis=1).min():.6f}",
+                     f"{int((vectors == again).all(axis=1).sum())} of {len(texts)}"])
+    return rows
+
+
+@contextlib.contextmanager
+def _pass_budget(runtime: object, budget: int) -> Iterator[None]:
+    """runtime.passes with another token budget for a while."""
+    saved = runtime.passes.__defaults__
+    runtime.passes.__defaults__ = (budget,)
+    try:
+        yield
+    finally:
+        runtime.passes.__defaults__ = saved
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sample", type=int, default=240, help="chunk texts per passage row (0: all)")
@@ -285,7 +325,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--only", default="e5p,minilm,words")
     parser.add_argument("--variants", default=",".join(VARIANTS))
     parser.add_argument("--alone", action="store_true", help="int8 variants: one text per pass (as the product runs)")
+    parser.add_argument("--batches", metavar="VARIANT", help="only the table of how an e5 vector of VARIANT moves "
+                        "with its batch (pass budgets, then the texts shuffled into batches of 7)")
     args = parser.parse_args(argv)
+    if args.batches:
+        rows = batch_dependence(chunk_texts(demo_chunks(), args.sample), args.batches, args.rounds)
+        print_table(["tokens per pass", "texts/s", "min cos vs fp32", "other batches: min cos", "identical"], rows)
+        return
     variants = args.variants.split(",")
     if "fp32" not in variants:
         variants.insert(0, "fp32")
