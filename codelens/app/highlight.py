@@ -120,16 +120,30 @@ _LEXER_OF_FORMAT = {"env": "bash", "ini": "ini", "dockerfile": "docker", "makefi
                     "sql": "sql"}
 
 
+# Code suffixes Pygments does not tell by name (`.mts`), or tells as another language (`.sc` is
+# SuperCollider to it, a Scala script here).
+_LEXER_OF_SUFFIX = {".mts": "typescript", ".cts": "typescript", ".sc": "scala"}
+# A chunk is a piece of its file: a PHP method has no `<?php` before it, without which Pygments
+# reads it all as HTML around no code.
+_LEXER_OPTIONS = {"PHP": {"startinline": True}}  # by Pygments' lexer name
+
+
 @lru_cache(maxsize=128)
 def lexer_for(path: str) -> Lexer:
-    """The lexer for a file: Python for code, else Pygments' pick by file name, else by the
-    file's family, else plain text."""
+    """The lexer for a file: Python for Python, else Pygments' pick by file name (TypeScript, Go,
+    Java, Kotlin, C#, Rust, C, C++, Ruby, PHP, Swift, Scala...), else by the file's family, else plain text."""
     options = {"stripnl": False, "ensurenl": True}
     fmt = file_format(path) if path else "python"
     if fmt == "python":
         return PythonLexer(**options)
+    name = PurePosixPath(path).name
+    suffix = PurePosixPath(name.lower()).suffix
+    if suffix in _LEXER_OF_SUFFIX:
+        return get_lexer_by_name(_LEXER_OF_SUFFIX[suffix], **options)
     try:
-        return get_lexer_for_filename(PurePosixPath(path).name, **options)
+        lexer = get_lexer_for_filename(name, **options)
+        extra = _LEXER_OPTIONS.get(lexer.name)
+        return type(lexer)(**options, **extra) if extra else lexer
     except ClassNotFound:
         return get_lexer_by_name(_LEXER_OF_FORMAT.get(fmt or "", "text"), **options)
 

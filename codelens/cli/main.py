@@ -18,7 +18,7 @@ from codelens.cli.access import add_access_arguments, team_token_of
 from codelens.cli.agents import AGENT_COMMANDS, add_agent_command
 from codelens.cli.app import APP_COMMANDS, add_app_command
 from codelens.cli.ask import add_ask_command, cmd_ask
-from codelens.cli.common import EXIT_CODES_HELP, add_common, settings_of
+from codelens.cli.common import EXIT_CODES_HELP, add_common, program_name, settings_of
 from codelens.cli.graph import GRAPH_COMMANDS, add_graph_commands
 from codelens.cli.search import add_search_arguments, hit_count, print_hits, search_request
 from codelens.cli.setup import SETUP_COMMANDS, add_setup_command
@@ -41,15 +41,17 @@ class UsageParser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(prog: str | None = None, index_prog: str | None = None) -> argparse.ArgumentParser:
+    """Every command's flags; `prog`: the program's name in usage lines (default: as it was started);
+    `index_prog`: the index command's own (`index.py`, which is that command without its word)."""
     parser = UsageParser(
-        prog="python -m codelens",
+        prog=prog or program_name(),
         description="CodeLens: semantic search over a Python codebase (Russian and English).",
         epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_index_arguments(commands.add_parser(
-        "index", help="index a codebase (zip or folder) into --db",
+        "index", help="index a codebase (zip or folder) into --db", **({"prog": index_prog} if index_prog else {}),
         description="Chunk every function, method, class and module block, and the docs, configuration "
                     "and build files, embed, store."))
 
@@ -219,8 +221,9 @@ def update_line(result) -> str:
     return line + "".join(f"\n  warning: {w}" for w in result.warnings)
 
 
-def format_summary(stats, db_path: Path, check_fresh: bool = False) -> str:
-    """What an index holds; `check_fresh` (stats) lists every repository, with its freshness now."""
+def format_summary(stats, db_path: Path, check_fresh: bool = False, languages: dict | None = None) -> str:
+    """What an index holds; `check_fresh` (stats) lists every repository, with its freshness now;
+    `languages` (stats: `language_counts`) its files and chunks per language."""
     from codelens.index.progressive import coverage_line
     from codelens.index.test_vectors import pending_tests_line
 
@@ -234,6 +237,10 @@ def format_summary(stats, db_path: Path, check_fresh: bool = False) -> str:
         f"Vector DB stored at: {stats.chroma_url or db_path}   Model: {stats.model}   "
         f"Time: {stats.duration_s:.1f} s",
     ]
+    if languages:
+        from codelens.search.filters import language_summary
+
+        lines.append(f"Languages: {language_summary(languages)}")
     lines.append(coverage_line(stats))
     if stats.test_coverage < 1.0:
         lines.append(pending_tests_line(stats, db_path))
@@ -284,7 +291,8 @@ def cmd_search(args: argparse.Namespace) -> int:
 
         searcher = Searcher(settings)
         filters = SearchFilters(kinds=tuple(args.kind or ()), path_prefix=args.path,
-                                include_tests=args.include_tests, repos=tuple(args.repo or ()))
+                                include_tests=args.include_tests, repos=tuple(args.repo or ()),
+                                languages=tuple(args.lang or ()))
         found = searcher.search(args.query, k=args.k, filters=filters,
                                 prefer_repo=current_repository(settings.project))
         hits = [h.to_row() for h in found]
@@ -395,12 +403,25 @@ def cmd_stats(args: argparse.Namespace) -> int:
         status = read_watch_status(settings.index_dir)
         # the metadata's repositories, each with its counts and its freshness now (a superset)
         repositories = repository_status(settings.index_dir, stats)
-        print(json.dumps({**stats.to_json(), "repositories": repositories, "watch": asdict(status) if status else None},
-                         ensure_ascii=False, indent=2))
+        print(json.dumps({**stats.to_json(), "repositories": repositories, "watch": asdict(status) if status else None,
+                          "languages": indexed_languages(settings.index_dir)}, ensure_ascii=False, indent=2))
     else:
-        print(format_summary(stats, settings.index_dir, check_fresh=True).replace("INDEXING COMPLETE", "INDEX"))
+        print(format_summary(stats, settings.index_dir, check_fresh=True, languages=indexed_languages(
+            settings.index_dir)).replace("INDEXING COMPLETE", "INDEX"))
         print(watch_line(settings.index_dir))
     return 0
+
+
+def indexed_languages(index_dir: Path) -> dict[str, dict[str, int]]:
+    """Files and chunks per language, from the index's chunk catalog (counted when asked, not
+    recorded in index_metadata.json); empty for an index written before catalogs."""
+    from codelens.index.progressive import load_catalog
+    from codelens.search.filters import language_counts
+
+    try:
+        return language_counts(entry.chunk for entry in load_catalog(index_dir))
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
 
 
 def watch_line(index_dir: Path) -> str:
@@ -422,8 +443,8 @@ COMMANDS.update(SETUP_COMMANDS)
 COMMANDS.update(APP_COMMANDS)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+def main(argv: Sequence[str] | None = None, index_prog: str | None = None) -> int:
+    args = build_parser(index_prog=index_prog).parse_args(argv)
     try:
         status = COMMANDS[args.command](args)
         sys.stdout.flush()  # inside the try: a pipe closed by `| head` shows up here, not at exit
@@ -452,4 +473,4 @@ def index_main(argv: Sequence[str] | None = None) -> int:
     --db or CODELENS_DB says otherwise (the checkout's contract)."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     explicit = any(a == "--db" or a.startswith("--db=") for a in arguments) or os.environ.get("CODELENS_DB")
-    return main(["index", *([] if explicit else ["--db", DEFAULT_DB]), *arguments])
+    return main(["index", *([] if explicit else ["--db", DEFAULT_DB]), *arguments], index_prog=program_name())

@@ -34,6 +34,9 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--include-tests", action="store_true", help="also search test code")
     parser.add_argument("--repo", action="append", default=None, metavar="NAME",
                         help="only this repository of a workspace (repeatable; `codelens stats` lists them)")
+    parser.add_argument("--lang", action="append", default=None, metavar="NAME",
+                        help="only this language (repeatable): python, typescript, go... or doc, config, text "
+                             "(`codelens stats` counts each)")
 
 
 def hit_count(text: str) -> int:
@@ -71,6 +74,7 @@ def search_request(args: argparse.Namespace, settings: Settings) -> dict:
     directory is in (an index found from it), first among hits of equal score (search/ties.py)."""
     return {"query": args.query, "k": args.k, "kinds": list(args.kind or ()), "path_prefix": args.path,
             "include_tests": args.include_tests, "model": args.model, "repos": list(args.repo or ()),
+            "languages": list(args.lang or ()),
             "prefer_repo": current_repository(settings.project)}
 
 
