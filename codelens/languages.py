@@ -71,7 +71,9 @@ _JS_FUNCTIONS = (("function_declaration", FUNCTION), ("generator_function_declar
                  ("abstract_method_signature", FUNCTION), ("function_signature", FUNCTION),
                  # `const f = () => ...` and `handler = (e) => ...`: the chunker keeps only function values
                  ("lexical_declaration", FUNCTION), ("variable_declaration", FUNCTION),
-                 ("public_field_definition", FUNCTION), ("field_definition", FUNCTION))
+                 ("public_field_definition", FUNCTION), ("field_definition", FUNCTION),
+                 # `res.status = function status(code) {...}`: the chunker keeps only function values
+                 ("expression_statement", FUNCTION))
 _JS_CONTAINERS = ("export_statement", "class_body", "interface_body", "object_type", "internal_module",
                   "module", "statement_block", "ambient_declaration", "expression_statement")
 _JS_CALLS = ("call_expression", "new_expression")
@@ -179,7 +181,8 @@ LANGUAGES: tuple[LanguageRow, ...] = (
                      ("enum_declaration", CLASS), ("function_definition", FUNCTION),
                      ("method_declaration", FUNCTION)),
         containers=("namespace_definition", "compound_statement", "declaration_list", "enum_declaration_list"),
-        preamble=("php_tag", "text", "namespace_definition"), doc_prefixes=(*_C_STYLE_DOCS, "//", "#"),
+        preamble=("php_tag", "text", "namespace_definition", "declare_statement"),
+        doc_prefixes=(*_C_STYLE_DOCS, "//", "#"),
         test_suffixes=("Test.php",), calls=("function_call_expression", "member_call_expression",
                                              "scoped_call_expression", "object_creation_expression"),
         imports=("namespace_use_declaration",),

@@ -13,8 +13,8 @@ from pathlib import PurePosixPath
 from typing import NamedTuple
 
 from codelens.chunk import MODULE_SYMBOL, Chunk, Definition, ParsedModule
-from codelens.ingest.lines import source_lines
 from codelens.ingest import treesitter
+from codelens.ingest.lines import source_lines
 from codelens.languages import is_language_test_path
 
 MAX_SIGNATURE_CHARS = 400

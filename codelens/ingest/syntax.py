@@ -38,6 +38,10 @@ _IDENTIFIER_TYPES = frozenset({
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
 # `export`, `template <...>`: a wrapper whose definition starts where the wrapper does
 _WRAPPERS = frozenset({"export_statement", "template_declaration", "ambient_declaration"})
+_BARE_MACRO = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]{2,}[ \t]*$", re.M)
+# `FMT_EXPORT template <...>`, `UV_EXTERN int uv_run(...)`, `FMT_CONSTEXPR auto f()`: macros before a declaration
+_IF_MACRO = re.compile(rb"(?<=\bif )[ \t]*[A-Z][A-Z0-9]*_[A-Z0-9_]*(?=[ \t]*\()")  # `if FMT_CONSTEXPR20 (...)`
+_PREFIX_MACROS = re.compile(rb"^[ \t]*((?:[A-Z][A-Z0-9]*_[A-Z0-9_]*[ \t]+)+)(?=[A-Za-z_~])", re.M)
 _TAG = re.compile(r"</?[a-zA-Z][^>]*>")  # C#'s `/// <summary>` XML doc tags
 _DOC_MARKERS = ("/**", "/*!", "/*", "*/", "///", "//!", "//", "--", "#", "*")
 
@@ -67,7 +71,7 @@ def load_parser(grammar: Grammar):
 def parse_with_grammar(rel_path: str, text: str, row: LanguageRow, grammar: Grammar) -> SyntaxResult:
     """The definitions and <module> statements of one file; GrammarUnavailable when it cannot be parsed."""
     source = text.encode("utf-8", errors="replace")
-    root = load_parser(grammar).parse(source).root_node
+    root = load_parser(grammar).parse(_without_bare_macros(source, row)).root_node
     walk = _Walk(row, source, source_lines(text))
     definitions, spans, imports = walk.top_level(root)
     last = max(1, len(source_lines(text.rstrip("\r\n"))))
@@ -79,6 +83,17 @@ def parse_with_grammar(rel_path: str, text: str, row: LanguageRow, grammar: Gram
         warning = (f"{rel_path}: the {row.name} grammar could not parse all of it; "
                    f"kept the {count} definitions it recovered")
     return SyntaxResult(parsed, warning)
+
+
+def _without_bare_macros(source: bytes, row: LanguageRow) -> bytes:
+    """C and C++: a line that is only a macro's name (`FMT_BEGIN_NAMESPACE`, `FMT_END_EXPORT`) reads
+    to the grammar as the start of a declaration and swallows what follows; blanked to spaces
+    (same bytes, same lines), the definitions after it parse. So are macros that open a declaration's line."""
+    if row.name not in ("c", "cpp"):
+        return source
+    source = _BARE_MACRO.sub(lambda match: b" " * len(match.group(0)), source)
+    source = _IF_MACRO.sub(lambda match: b" " * len(match.group(0)), source)
+    return _PREFIX_MACROS.sub(lambda match: b" " * len(match.group(0)), source)
 
 
 class _Walk:
@@ -164,6 +179,8 @@ class _Walk:
         kind = node.type
         if kind in ("lexical_declaration", "variable_declaration"):
             return self._function_variable(node)
+        if kind == "expression_statement":
+            return self._function_assignment(node)
         if kind in ("public_field_definition", "field_definition"):
             value = node.child_by_field_name("value")
             name = node.child_by_field_name("name") or node.child_by_field_name("property")
@@ -182,7 +199,9 @@ class _Walk:
             return self.text(declarator), ""
         if kind in ("struct_specifier", "union_specifier", "enum_specifier", "class_specifier"):
             name = node.child_by_field_name("name")
-            return (self.text(name), "") if name is not None and node.child_by_field_name("body") else None
+            if name is None or node.child_by_field_name("body") is None:
+                return None
+            return _split_owner(_strip_templates(self.text(name)), "")
         if kind == "method_declaration" and node.child_by_field_name("receiver") is not None:
             return self._go_method(node)
         if kind == "companion_object":
@@ -207,6 +226,22 @@ class _Walk:
         if value is None or name is None or value.type not in _FUNCTION_VALUES or name.type != "identifier":
             return None
         return self.text(name), ""
+
+    def _function_assignment(self, node) -> tuple[str, str] | None:
+        """JavaScript's `res.status = function status(code) {...}`, `Foo.prototype.bar = () => ...`,
+        `module.exports = function createApplication() {...}`: a function (of its object)."""
+        assignment = node.named_children[0] if node.named_children else None
+        if assignment is None or assignment.type != "assignment_expression":
+            return None
+        left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+        if left is None or right is None or right.type not in _FUNCTION_VALUES:
+            return None
+        target = self.text(left).replace(".prototype", "")
+        name, owner = _split_owner(target, "")
+        if owner in ("", "module", "exports", "module.exports"):  # what the module exports: by its own name
+            own = right.child_by_field_name("name")
+            return (self.text(own) if own is not None and name == "exports" else name), ""
+        return name, owner
 
     def _go_method(self, node) -> tuple[str, str] | None:
         receiver = node.child_by_field_name("receiver")
@@ -277,6 +312,9 @@ class _Walk:
         """(first line, text) of the comment run directly above a definition (no blank line between)."""
         index = start_line - 2  # the line above, 0-based
         first = start_line
+        if self.block_docs and index >= 1 and not self.lines[index].strip() and (
+                self.lines[index - 1].strip().endswith("*/")):
+            index -= 1  # JSDoc a blank line above (express): still the definition's
         while index >= 0:
             stripped = self.lines[index].strip()
             if self.block_docs and stripped.endswith("*/"):
@@ -326,6 +364,8 @@ def _split_owner(name: str, owner: str) -> tuple[str, str]:
 
 def _strip_templates(text: str) -> str:
     """`Wrapper<T>` -> `Wrapper`; `formatter<T, Char>::parse` -> `formatter::parse`."""
+    if "operator" in text:  # `operator<`, `Foo::operator[]`: the brackets are the name
+        return text.strip()
     out, depth = [], 0
     for char in text:
         if char in "<[":
