@@ -23,7 +23,7 @@ from codelens.cli.common import hit_line, program_name
 from codelens.cli.main import main
 from codelens.errors import EXIT_BAD_INPUT, BadInput
 from codelens.index.build import build_index
-from codelens.languages import LANGUAGES, language_names
+from codelens.languages import LANGUAGES, language_names, language_of
 from codelens.mcp.tools import CodeLensTools, ServedIndex
 from codelens.search.filters import (
     SearchFilters,
@@ -59,13 +59,46 @@ token_minutes = 30
 """
 
 
+CLIENT_TS = """/** Talks to the backend's REST API. */
+export class ApiClient {
+  constructor(private baseUrl: string) {}
+
+  /** Fetches one user by id from the server. */
+  async fetchUser(id: number): Promise<unknown> {
+    const response = await fetch(`${this.baseUrl}/users/${id}`);
+    return response.json();
+  }
+}
+"""
+
+MAIN_GO = """package main
+
+import "net/http"
+
+// main starts the HTTP server on port 8080.
+func main() {
+	http.HandleFunc("/health", health)
+	http.ListenAndServe(":8080", nil)
+}
+
+// health answers the load balancer's health check.
+func health(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusOK)
+}
+"""
+
+
 @pytest.fixture(scope="module")
 def mixed_index(tmp_path_factory, embedder, mini_project: Path):
-    """The mini project's Python with a README (doc) and a TOML file (config) beside it."""
+    """The mini project's Python with a README (doc), a TOML file (config), a TypeScript client
+    and a Go server beside it: one workspace of every kind of file."""
     source = tmp_path_factory.mktemp("mixed") / "project"
     shutil.copytree(mini_project, source)
     (source / "README.md").write_text(README, encoding="utf-8")
     (source / "settings.toml").write_text(CONFIG, encoding="utf-8")
+    for path, code in (("web/src/api/client.ts", CLIENT_TS), ("cmd/server/main.go", MAIN_GO)):
+        (source / path).parent.mkdir(parents=True)
+        (source / path).write_text(code, encoding="utf-8")
     settings = settings_for(source.parent / "chroma_db")
     build_index(source, settings, embedder=embedder)
     return settings
@@ -131,6 +164,19 @@ def test_a_search_under_a_language_returns_that_language_only(mixed_searcher: Se
         mixed_searcher.search(question, k=5, filters=SearchFilters(languages=("klingon",)))
 
 
+def test_typescript_go_and_python_search_as_one_and_apart(mixed_searcher: Searcher) -> None:
+    assert {"typescript", "go", "python", "doc", "config"} <= set(language_counts(mixed_searcher.chunks.values()))
+    question = "fetch a user from the REST API"
+    assert "web/src/api/client.ts::ApiClient.fetchUser" in [h.chunk_id for h in mixed_searcher.search(question, k=5)]
+    hits = mixed_searcher.search(question, k=5, filters=SearchFilters(languages=("typescript",)))
+    assert hits[0].chunk_id == "web/src/api/client.ts::ApiClient.fetchUser"
+    assert {h.language for h in hits} == {"typescript"}
+    hits = mixed_searcher.search("health check endpoint of the server", k=5, filters=SearchFilters(languages=("go",)))
+    assert hits[0].chunk_id == "cmd/server/main.go::health" and {h.language for h in hits} == {"go"}
+    hits = mixed_searcher.search("health check", k=8, filters=SearchFilters(languages=("go", "typescript")))
+    assert {h.language for h in hits} == {"go", "typescript"}
+
+
 # ------------------------------------------------------------ the CLI
 
 
@@ -139,7 +185,8 @@ def test_cli_search_json_carries_language_and_lang_filters(mixed_index) -> None:
     result = run_cli("-m", "codelens", "search", "how are passwords hashed", "-k", "6", "--json", "--db", db)
     assert result.returncode == 0, result.stderr
     hits = json.loads(result.stdout)
-    assert all(h["language"] == ("python" if h["path"].endswith(".py") else h["kind"]) for h in hits)
+    assert all(h["language"] == (language_of(h["path"]) or h["kind"]) for h in hits)
+    assert "python" in {h["language"] for h in hits}
     assert all(h["matched"] in ("meaning", "keywords", "meaning+keywords", "name") for h in hits)
     assert all(isinstance(h["score"], float) for h in hits)  # the fused score: a number on every hit
 
@@ -163,6 +210,7 @@ def test_stats_count_files_and_chunks_per_language(mixed_index, mixed_searcher: 
     data = json.loads(capsys.readouterr().out)
     assert data["languages"] == expected
     assert sum(row["chunks"] for row in data["languages"].values()) == data["total_chunks"]
+    assert data["languages"]["typescript"]["files"] == 1 and data["languages"]["go"]["files"] == 1
     assert main(["stats", "--db", str(mixed_index.db_path)]) == 0
     out = capsys.readouterr().out
     python = expected["python"]
@@ -327,6 +375,9 @@ def test_app_filters_by_language_and_counts_languages_in_its_index_tab(monkeypat
     assert [tuple(row) for row in table.itertuples(index=False)] == [
         (name, row["files"], row["chunks"]) for name, row in counts.items()]
 
+    search(app, "fetch a user from the REST API")
+    header = next(m.value for m in app.markdown if "web/src/api/client.ts" in m.value and "fetchUser" in m.value)
+    assert ":gray-badge[typescript]" in header
     search(app, "where is the database url configured")
     assert {path for _, path, *_ in cards(app)} & {"pkg/storage.py", "settings.toml"}
     app.multiselect(key="languages").set_value(["config"]).run()
