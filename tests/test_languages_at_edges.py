@@ -201,6 +201,14 @@ def test_cli_search_json_carries_language_and_lang_filters(mixed_index) -> None:
     assert "unknown language 'cobol'" in result.stderr and "typescript" in result.stderr
 
 
+def test_a_search_through_a_running_server_asks_for_its_languages(mixed_index) -> None:
+    from codelens.cli.main import build_parser
+    from codelens.cli.search import search_request
+
+    args = build_parser().parse_args(["search", "health", "--lang", "go", "--lang", "TypeScript"])
+    assert search_request(args, mixed_index)["languages"] == ["go", "TypeScript"]  # the server checks them
+
+
 def test_stats_count_files_and_chunks_per_language(mixed_index, mixed_searcher: Searcher, capsys) -> None:
     expected = language_counts(mixed_searcher.chunks.values())
     assert expected["doc"]["files"] == 1 and expected["config"]["files"] == 1
