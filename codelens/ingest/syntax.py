@@ -147,7 +147,7 @@ class _Walk:
                         spans.append(_lines_of(child))
                 elif not wrapper:  # `export class`, `template <...> class`: the definition is the statement
                     spans.extend(inner_spans)
-            elif kind not in self.kinds and not (own_name is not None and child.id == own_name.id):
+            elif not (own_name is not None and child.id == own_name.id):  # `var x = 1`: a statement
                 spans.append(_lines_of(child))
 
     def _definition(self, node, depth: int, outer, owner: str) -> Definition | None:
