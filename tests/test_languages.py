@@ -178,6 +178,28 @@ def test_a_header_is_read_with_the_cpp_grammar() -> None:
     assert warnings == [] and [c.symbol for c in chunks] == ["buffer", "buffer.clear"]
 
 
+def test_a_constant_made_by_a_call_handed_a_function_is_that_function() -> None:
+    """zod's `export const $ZodString = core.$constructor("$ZodString", (inst, def) => {...})`."""
+    text = ('export const $ZodString = /*@__PURE__*/ core.$constructor("$ZodString", (inst, def) => {\n'
+            '  inst.pattern = def.pattern;\n});\n'
+            'export const defaults = { strict: true };\n')
+    chunks, _ = chunk_code_file("schemas.ts", text)
+    assert [(c.symbol, c.kind, c.start_line, c.end_line) for c in chunks] == [
+        ("<module>", "module", 4, 4), ("$ZodString", "function", 1, 3)]
+
+
+def test_a_long_module_is_cut_into_parts_each_embedded_whole() -> None:
+    cases = "".join(f'it("case {n}", () => {{\n  expect(parse("{n}")).toBe({n});\n}});\n\n' for n in range(200))
+    chunks, _ = chunk_code_file("src/parse.test.ts", cases)
+    assert all(c.kind == "module" and c.is_test for c in chunks) and len(chunks) > 3
+    assert [c.symbol for c in chunks[:3]] == ["<module>", "<module> (2)", "<module> (3)"]
+    assert all(len(c.code) <= syntax.MODULE_PART_CHARS for c in chunks)
+    lines = cases.split("\n")  # every line of the file is in exactly one part
+    covered = [n for c in chunks for s, e in (c.line_spans or ((c.start_line, c.end_line),)) for n in range(s, e + 1)]
+    assert sorted(covered) == sorted(set(covered)) and {lines[n - 1] for n in covered} >= {
+        line for line in lines if line.strip()}
+
+
 def test_the_embedded_text_of_other_languages_has_no_python_in_it() -> None:
     chunks, _ = chunks_of("client.ts")
     by_symbol = {c.symbol: c for c in chunks}
