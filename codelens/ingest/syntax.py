@@ -14,15 +14,18 @@ from __future__ import annotations
 
 import importlib
 import re
+from dataclasses import replace
 from functools import cache
 from typing import NamedTuple
 
-from codelens.chunk import Chunk, Definition, ParsedModule
+from codelens.chunk import MODULE_SYMBOL, Chunk, Definition, ParsedModule
 from codelens.ingest.chunker import chunks_from_parsed
 from codelens.ingest.formats import chunk_other_file
 from codelens.ingest.lines import source_lines
+from codelens.ingest.pieces import MAX_PIECE_CHARS, split_to_budget
 from codelens.languages import CLASS, Grammar, LanguageRow, grammar_for, language_row
 
+MODULE_PART_CHARS = 2 * MAX_PIECE_CHARS  # a long <module> is cut into parts of about this size
 _MAX_DEPTH = 64  # nesting of containers and classes walked (a deeper one is the enclosing chunk's code)
 # Where a definition's body starts: its signature is what comes before
 _BODY_TYPES = frozenset({
@@ -36,6 +39,8 @@ _IDENTIFIER_TYPES = frozenset({
     "field_identifier", "word",
 })
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
+_VALUE_WRAPPERS = frozenset({"as_expression", "satisfies_expression", "parenthesized_expression",
+                             "non_null_expression", "await_expression"})
 # `export`, `template <...>`: a wrapper whose definition starts where the wrapper does
 _WRAPPERS = frozenset({"export_statement", "template_declaration", "ambient_declaration"})
 _BARE_MACRO = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]{2,}[ \t]*$", re.M)
@@ -147,7 +152,7 @@ class _Walk:
                         spans.append(_lines_of(child))
                 elif not wrapper:  # `export class`, `template <...> class`: the definition is the statement
                     spans.extend(inner_spans)
-            elif kind not in self.kinds and not (own_name is not None and child.id == own_name.id):
+            elif not (own_name is not None and child.id == own_name.id):  # `var x = 1`: a statement
                 spans.append(_lines_of(child))
 
     def _definition(self, node, depth: int, outer, owner: str) -> Definition | None:
@@ -223,7 +228,7 @@ class _Walk:
             return None
         value = declarators[0].child_by_field_name("value")
         name = declarators[0].child_by_field_name("name")
-        if value is None or name is None or value.type not in _FUNCTION_VALUES or name.type != "identifier":
+        if value is None or name is None or name.type != "identifier" or not _is_function_value(value):
             return None
         return self.text(name), ""
 
@@ -334,6 +339,17 @@ class _Walk:
         return first, _clean_doc(self.lines[first - 1 : start_line - 1])
 
 
+def _is_function_value(value) -> bool:
+    """`() => ...`, `function () {...}`, and a call handed one: `forwardRef((props) => ...)`,
+    zod's `$constructor("$ZodString", (inst, def) => {...})`: what the constant is, is that function."""
+    while value.type in _VALUE_WRAPPERS and value.named_children:
+        value = value.named_children[0]
+    if value.type in _FUNCTION_VALUES:
+        return True
+    arguments = value.child_by_field_name("arguments") if value.type == "call_expression" else None
+    return arguments is not None and any(a.type in _FUNCTION_VALUES for a in arguments.named_children)
+
+
 def _clean_doc(lines: list[str]) -> str:
     """The words of a doc comment: markers, XML tags and attribute lines gone."""
     kept = []
@@ -426,4 +442,34 @@ def chunk_code_file(rel_path: str, text: str) -> tuple[list[Chunk], list[str]]:
             f"the {row.name} grammar is unavailable, its files are indexed as plain text: {exc}"]
     except (ValueError, RuntimeError, RecursionError) as exc:  # the parser gave up on this file
         return chunk_other_file(rel_path, text, "text"), [f"{rel_path}: not parsed ({exc}); indexed as plain text"]
-    return chunks_from_parsed(rel_path, text, result.parsed), [result.warning] if result.warning else []
+    chunks = chunks_from_parsed(rel_path, text, result.parsed)
+    return _module_in_parts(chunks, source_lines(text)), [result.warning] if result.warning else []
+
+
+def _module_in_parts(chunks: list[Chunk], lines: list[str]) -> list[Chunk]:
+    """A long <module> (a TypeScript test file's `describe` calls, a header's prototypes, what a
+    grammar could not parse) in parts of about MODULE_PART_CHARS: `<module>`, `<module> (2)`...
+    as long document pieces are, so each part is embedded whole. Python's is left as it is."""
+    module = next((c for c in chunks if c.symbol == MODULE_SYMBOL), None)
+    if module is None or len(module.code) <= MODULE_PART_CHARS * 3 // 2:
+        return chunks
+    spans = list(module.line_spans) or [(module.start_line, module.end_line)]
+    pieces = [part for start, end in spans for part in split_to_budget(lines, start, end, MODULE_PART_CHARS)]
+    groups: list[list[tuple[int, int]]] = [[]]
+    size = 0
+    for start, end in pieces:
+        chars = sum(len(lines[n - 1]) + 1 for n in range(start, end + 1))
+        if groups[-1] and size + chars > MODULE_PART_CHARS:
+            groups.append([])
+            size = 0
+        groups[-1].append((start, end))
+        size += chars
+    parts = []
+    for number, group in enumerate(groups, 1):
+        symbol = MODULE_SYMBOL if number == 1 else f"{MODULE_SYMBOL} ({number})"
+        parts.append(replace(
+            module, chunk_id=f"{module.path}::{symbol}", symbol=symbol, start_line=group[0][0],
+            end_line=group[-1][1], code="\n".join("\n".join(lines[s - 1 : e]) for s, e in group),
+            line_spans=tuple(group) if len(group) > 1 else ()))
+    position = chunks.index(module)
+    return chunks[:position] + parts + chunks[position + 1 :]
