@@ -77,6 +77,7 @@ class Hit:
         """`to_dict` plus the rank and the relevance shown to people (CLI lines, serve, MCP)."""
         return {**self.to_dict(), "rank": self.rank, "relevance": self.relevance}
 
+
 def relevance_percent(cosine_similarity: float) -> float:
     """Cosine similarity as a percentage, clamped to 0-100 (never 1 - distance twice)."""
     return round(max(0.0, min(1.0, cosine_similarity)) * 100.0, 1)
