@@ -18,7 +18,7 @@ from codelens.cli.access import add_access_arguments, team_token_of
 from codelens.cli.agents import AGENT_COMMANDS, add_agent_command
 from codelens.cli.app import APP_COMMANDS, add_app_command
 from codelens.cli.ask import add_ask_command, cmd_ask
-from codelens.cli.common import EXIT_CODES_HELP, add_common, program_name, settings_of
+from codelens.cli.common import EXIT_CODES_HELP, add_common, settings_of
 from codelens.cli.graph import GRAPH_COMMANDS, add_graph_commands
 from codelens.cli.search import add_search_arguments, hit_count, print_hits, search_request
 from codelens.cli.setup import SETUP_COMMANDS, add_setup_command
@@ -44,6 +44,8 @@ class UsageParser(argparse.ArgumentParser):
 def build_parser(prog: str | None = None, index_prog: str | None = None) -> argparse.ArgumentParser:
     """Every command's flags; `prog`: the program's name in usage lines (default: as it was started);
     `index_prog`: the index command's own (`index.py`, which is that command without its word)."""
+    from codelens.cli.common import program_name
+
     parser = UsageParser(
         prog=prog or program_name(),
         description="CodeLens: semantic search over a Python codebase (Russian and English).",
@@ -472,5 +474,7 @@ def index_main(argv: Sequence[str] | None = None) -> int:
     """`python index.py [flags]`: the index command without the word, into ./chroma_db unless
     --db or CODELENS_DB says otherwise (the checkout's contract)."""
     arguments = list(sys.argv[1:] if argv is None else argv)
+    from codelens.cli.common import program_name
+
     explicit = any(a == "--db" or a.startswith("--db=") for a in arguments) or os.environ.get("CODELENS_DB")
     return main(["index", *([] if explicit else ["--db", DEFAULT_DB]), *arguments], index_prog=program_name())

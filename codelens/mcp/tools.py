@@ -36,7 +36,6 @@ from codelens.graph.store import GraphNotFound, load_graph
 from codelens.index.fresh import freshness_text, repository_status
 from codelens.index.freshness import NOTES, FileCheck, source_folder
 from codelens.index.manifest import files_beside_code
-from codelens.languages import language_of
 from codelens.open_index import OpenIndex
 from codelens.search.filters import SearchFilters, chunk_language, language_counts, language_filter, language_summary
 from codelens.search.limits import k_problem
@@ -152,7 +151,7 @@ class CodeLensTools:
         code, cut = numbered_code(chunk, CHUNK_LINES)
         state = self.index.file_state(chunk.path)
         data = {**_chunk_data(chunk), "code": chunk.code, "docstring": chunk.docstring, "file_state": state}
-        fence = language_of(chunk.path) or ""
+        fence = chunk.language or ""
         lines = [f"{chunk.chunk_id}  [{chunk.kind}]  {chunk.path}:{chunk.start_line}-{chunk.end_line}",
                  *([f"({NOTES[state]})"] if state in NOTES else []), f"```{fence}\n{code}\n```"]
         if cut:
@@ -348,7 +347,7 @@ def _hit_text(hit: Hit) -> str:
     found = relevance_text(hit.relevance, hit.matched)
     return (f"{hit.rank}. {c.chunk_id}  [{hit.language}, {c.kind}]  {c.path}:{c.start_line}-{c.end_line}  "
             f"{'relevance ' + found if hit.relevance is not None else found}\n"
-            f"```{language_of(c.path) or ''}\n{code}\n```{more}")
+            f"```{c.language or ''}\n{code}\n```{more}")
 
 
 def _stale_note(state: str) -> str:
