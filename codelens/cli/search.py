@@ -15,8 +15,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from codelens.chunk import KINDS
+from codelens.chunk import FILE_KINDS, KINDS
 from codelens.cli.common import add_location_arguments, add_model_argument, hit_line, settings_of
+from codelens.languages import language_names
 from codelens.locations import current_repository
 from codelens.search.limits import MAX_K, k_problem
 from codelens.settings import Settings
@@ -35,8 +36,8 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repo", action="append", default=None, metavar="NAME",
                         help="only this repository of a workspace (repeatable; `codelens stats` lists them)")
     parser.add_argument("--lang", action="append", default=None, metavar="NAME",
-                        help="only this language (repeatable): python, typescript, go... or doc, config, text "
-                             "(`codelens stats` counts each)")
+                        help=f"only this language (repeatable): {', '.join(language_names())}, or the other "
+                             f"files' kinds {', '.join(FILE_KINDS)} (`codelens stats` counts each)")
 
 
 def hit_count(text: str) -> int:
