@@ -171,7 +171,8 @@ def test_evaluation_tab_writes_results_json_that_score_py_agrees_with(
     for entry in results["results"]:
         assert set(entry) == {"id", "query", "latency_ms", "hits"} and len(entry["hits"]) == 5
         for hit in entry["hits"]:
-            assert set(hit) == {"chunk_id", "path", "symbol", "kind", "start_line", "end_line", "score", "repo"}
+            assert set(hit) == {"chunk_id", "path", "symbol", "kind", "start_line", "end_line", "score", "repo",
+                                "language", "matched"}
 
     assert score_main(["--predictions", "results.json", "--questions", str(PROJECT_ROOT / "eval_questions.json"),
                        "--json"]) == 0

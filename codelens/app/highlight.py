@@ -22,6 +22,7 @@ from pygments.util import ClassNotFound
 
 from codelens.chunk import span_segments
 from codelens.ingest.formats import file_format
+from codelens.languages import language_of
 
 PREVIEW_LINES = 14
 CODE_STYLE = "friendly"
@@ -120,18 +121,40 @@ _LEXER_OF_FORMAT = {"env": "bash", "ini": "ini", "dockerfile": "docker", "makefi
                     "sql": "sql"}
 
 
+# Code suffixes Pygments tells as another language (`.sc` is SuperCollider to it, a Scala script here).
+_LEXER_OF_SUFFIX = {".sc": "scala"}
+# A chunk is a piece of its file: a PHP method has no `<?php` before it, without which Pygments
+# reads it all as HTML around no code.
+_LEXER_OPTIONS = {"PHP": {"startinline": True}}  # by Pygments' lexer name
+
+
 @lru_cache(maxsize=128)
 def lexer_for(path: str) -> Lexer:
-    """The lexer for a file: Python for code, else Pygments' pick by file name, else by the
-    file's family, else plain text."""
+    """The lexer for a file: Python for Python, else Pygments' pick by file name (TypeScript, Go,
+    Java, Kotlin, C#, Rust, C, C++, Ruby, PHP, Swift, Scala...), else by its language's name in
+    codelens/languages.py (`.mts`, `.inl`), else by the file's family, else plain text."""
     options = {"stripnl": False, "ensurenl": True}
     fmt = file_format(path) if path else "python"
     if fmt == "python":
         return PythonLexer(**options)
+    name = PurePosixPath(path).name
+    # the table's language names are Pygments' names for them (typescript, cpp, csharp...)
+    by_name = (_LEXER_OF_SUFFIX.get(PurePosixPath(name.lower()).suffix), language_of(path),
+               _LEXER_OF_FORMAT.get(fmt or "", "text"))
     try:
-        return get_lexer_for_filename(PurePosixPath(path).name, **options)
+        lexer = get_lexer_by_name(by_name[0]) if by_name[0] else get_lexer_for_filename(name)
     except ClassNotFound:
-        return get_lexer_by_name(_LEXER_OF_FORMAT.get(fmt or "", "text"), **options)
+        lexer = _first_lexer(by_name[1:])
+    return type(lexer)(**options, **_LEXER_OPTIONS.get(lexer.name, {}))
+
+
+def _first_lexer(names: Sequence[str | None]) -> Lexer:
+    for alias in names:
+        try:
+            return get_lexer_by_name(alias or "")
+        except ClassNotFound:
+            continue
+    return get_lexer_by_name("text")
 
 
 def render_html(view: CodeView, terms: Sequence[str] = (), numbered: bool = True, path: str = "") -> str:

@@ -27,6 +27,7 @@ from codelens.app.ui import (
     chunks_per_file,
     evaluation_frame,
     example_path_prefix,
+    language_frame,
     questions_for_index,
     repository_frame,
     results_path,
@@ -49,7 +50,8 @@ from codelens.index.metadata import read_stats
 from codelens.index.watch import IndexWatcher, read_watch_status, watcher_for
 from codelens.models import Embedder, load_embedder, tune_threads_for_search
 from codelens.open_index import OpenIndex
-from codelens.search.filters import SearchFilters
+from codelens.search.filters import SearchFilters, language_counts
+from codelens.search.matched import NAME
 from codelens.search.searcher import WARM_UP_QUERIES, Hit
 from codelens.settings import Settings, default_source
 
@@ -58,6 +60,7 @@ KIND_LABELS = {"function": "функция", "method": "метод", "class": "�
                "doc": "документ", "config": "конфигурация", "text": "текст"}
 KIND_PLURALS = {"function": "Функции", "method": "Методы", "class": "Классы", "module": "Модули",
                 "doc": "Документы", "config": "Конфигурация", "text": "Текст"}
+KEYWORDS_ONLY = "найдено по ключевым словам (смыслового вектора ещё нет) · matched by keywords"
 KIND_COLORS = {"function": "blue", "method": "violet", "class": "green", "module": "orange",
                "doc": "red", "config": "gray", "text": "gray"}
 LANG_LABELS = {"ru": "русский", "en": "английский"}
@@ -104,6 +107,13 @@ def repository_rows(index_dir: str, version: tuple[int, int]) -> list[dict]:
     every rerun runs the tab, so it is computed at most every FRESHNESS_TTL_S, and again at once
     when an update or index run swaps in a new index (`version`)."""
     return repository_status(Path(index_dir), read_stats(Path(index_dir)))
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def indexed_languages(_index: OpenIndex, index_dir: str, version: tuple[int, int]) -> dict[str, dict[str, int]]:
+    """Files and chunks per language of the open index (the filter's choices, the index tab's
+    table): counted once per index version, not on every rerun."""
+    return language_counts(_index.chunks.values())
 
 
 def index_version(index_dir: Path) -> tuple[int, int]:
@@ -290,13 +300,18 @@ def render_hit(hit: Hit, terms: tuple[str, ...], graph: CodeGraph | None, includ
         badges = f":{KIND_COLORS.get(chunk.kind, 'gray')}-badge[{KIND_LABELS.get(chunk.kind, chunk.kind)}]"
         if show_repo and hit.repo:  # a workspace of several repositories: which one
             badges = f":blue-badge[:material/folder: {hit.repo}] " + badges
+        if chunk.is_code and hit.language != chunk.kind:  # typescript, go...: which language the code is in
+            badges += f" :gray-badge[{hit.language}]"
         if chunk.is_test:
             badges += " :gray-badge[тест]"
         if file_state in FILE_STATE_BADGES:  # never show stale code as current
             badges += " " + FILE_STATE_BADGES[file_state]
         head.markdown(f"**#{hit.rank}** &nbsp; `{chunk.path}:{chunk.start_line}-{chunk.end_line}` &nbsp; "
                       f"**`{chunk.symbol}`** &nbsp; {badges}")
-        score.progress(min(max(hit.relevance / 100.0, 0.0), 1.0), text=f"релевантность **{hit.relevance:.0f}%**")
+        if hit.relevance is None:  # no vector yet (a progressive run) or for this chunk: no relevance to show
+            score.caption(KEYWORDS_ONLY if hit.matched != NAME else "найдено по имени · matched by name")
+        else:
+            score.progress(min(max(hit.relevance / 100.0, 0.0), 1.0), text=f"релевантность **{hit.relevance:.0f}%**")
         summary = chunk.docstring.strip().splitlines()
         if summary:
             st.caption(summary[0])
@@ -422,6 +437,9 @@ with st.sidebar:
     several_repositories = not index.workspace.is_single
     repos = (st.multiselect("Репозиторий (repository)", index.workspace.names, key="repos",
                             placeholder="все репозитории") if several_repositories else [])
+    languages_held = indexed_languages(index, str(index_dir), index_version(index_dir))
+    languages = st.multiselect("Язык (language)", list(languages_held), key="languages", placeholder="все языки",
+                               format_func=lambda name: f"{name} · {languages_held[name]['chunks']}")
     st.divider()
     watcher, watch_note = get_watcher(settings, str(index_dir), stats.source)
     if watcher is not None:
@@ -461,7 +479,7 @@ with search_tab:
         st.info("Введите вопрос на русском или английском — или выберите пример выше.")
     else:
         filters = SearchFilters(kinds=tuple(kinds), path_prefix=path_prefix.strip(), include_tests=include_tests,
-                                repos=tuple(repos))
+                                repos=tuple(repos), languages=tuple(languages))
         started = time.perf_counter()
         try:
             hits = index.search(query, k=k, filters=filters)
@@ -573,6 +591,8 @@ with index_tab:
     st.markdown(f"**Модель:** `{stats.model}` · **построен:** {stats.indexed_at} · "
                 f"**за** {stats.duration_s:.1f} с · **источник:** `{stats.source}`")
     st.progress(stats.dense_coverage, text=f"Смысловые векторы (dense coverage): {stats.dense_coverage:.0%}")
+    st.subheader(f"Языки: {len(languages_held)}")
+    st.dataframe(language_frame(languages_held), hide_index=True)
     repositories = repository_rows(str(index_dir), index_version(index_dir))
     st.subheader(f"Репозитории: {len(repositories)}")
     st.dataframe(repository_frame(repositories), hide_index=True)

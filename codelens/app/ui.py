@@ -140,6 +140,13 @@ def watch_caption(status: WatchStatus | None) -> str:
     return ", ".join(parts)
 
 
+def language_frame(counts: dict[str, dict[str, int]]) -> pd.DataFrame:
+    """The index tab's table of languages (search/filters.py `language_counts`): code languages by
+    name, documents and configuration by their kind (doc, config, text)."""
+    return pd.DataFrame([(name, row["files"], row["chunks"]) for name, row in counts.items()],
+                        columns=["Язык", "Файлов", "Фрагментов"])
+
+
 def repository_frame(rows: list[dict]) -> pd.DataFrame:
     """The index tab's table of repositories (index/fresh.py `repository_status`): files, chunks,
     when the index last changed their files, and how many differ from the disk now."""

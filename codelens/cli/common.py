@@ -3,12 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import PurePath
 
 from codelens.locations import locate_index
+from codelens.search.matched import relevance_text
 from codelens.settings import DEFAULT_DB, DEFAULT_MODEL, Settings
 
 EXIT_CODES_HELP = """exit codes: 0 ok, 1 error, 2 no index, 3 bad source, 4 bad --db,
 5 model mismatch, 6 bad input file or unknown name, 7 LLM endpoint failed, 64 usage error"""
+
+
+def program_name(argv0: str | None = None) -> str:
+    """The program as it was started, for usage lines: `codelens` (the console script),
+    `python -m codelens` (the module: argv[0] is its `__main__.py`), `index.py` (a script)."""
+    path = PurePath(sys.argv[0] if argv0 is None else argv0)
+    if path.name == "__main__.py":
+        return f"python -m {path.parent.name}"
+    return path.name or "codelens"
 
 
 def add_location_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,9 +37,13 @@ def add_location_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def hit_line(hit: dict) -> str:
-    """One search hit (`Hit.to_row()`, or a row from `codelens serve`) as the CLI prints it."""
+    """One search hit (`Hit.to_row()`, or a row from `codelens serve`) as the CLI prints it: its
+    relevance, or (no vector: no relevance) how it was found. A server of an older version sends
+    neither language nor matched."""
+    found = relevance_text(hit.get("relevance"), hit.get("matched", ""))
+    language = f"{hit['language']}, " if hit.get("language") and hit["language"] != hit["kind"] else ""
     return (f"{hit['rank']}. {hit['path']}:{hit['start_line']}-{hit['end_line']}  {hit['symbol']}  "
-            f"[{hit['kind']}]  {hit['relevance']:.1f}%")
+            f"[{language}{hit['kind']}]  {found}")
 
 
 def add_model_argument(parser: argparse.ArgumentParser) -> None:

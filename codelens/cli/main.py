@@ -41,15 +41,19 @@ class UsageParser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(prog: str | None = None, index_prog: str | None = None) -> argparse.ArgumentParser:
+    """Every command's flags; `prog`: the program's name in usage lines (default: as it was started);
+    `index_prog`: the index command's own (`index.py`, which is that command without its word)."""
+    from codelens.cli.common import program_name
+
     parser = UsageParser(
-        prog="python -m codelens",
+        prog=prog or program_name(),
         description="CodeLens: semantic search over a Python codebase (Russian and English).",
         epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_index_arguments(commands.add_parser(
-        "index", help="index a codebase (zip or folder) into --db",
+        "index", help="index a codebase (zip or folder) into --db", **({"prog": index_prog} if index_prog else {}),
         description="Chunk every function, method, class and module block, and the docs, configuration "
                     "and build files, embed, store."))
 
@@ -219,8 +223,9 @@ def update_line(result) -> str:
     return line + "".join(f"\n  warning: {w}" for w in result.warnings)
 
 
-def format_summary(stats, db_path: Path, check_fresh: bool = False) -> str:
-    """What an index holds; `check_fresh` (stats) lists every repository, with its freshness now."""
+def format_summary(stats, db_path: Path, check_fresh: bool = False, languages: dict | None = None) -> str:
+    """What an index holds; `check_fresh` (stats) lists every repository, with its freshness now;
+    `languages` (stats: `language_counts`) its files and chunks per language."""
     from codelens.index.progressive import coverage_line
     from codelens.index.test_vectors import pending_tests_line
 
@@ -234,6 +239,10 @@ def format_summary(stats, db_path: Path, check_fresh: bool = False) -> str:
         f"Vector DB stored at: {stats.chroma_url or db_path}   Model: {stats.model}   "
         f"Time: {stats.duration_s:.1f} s",
     ]
+    if languages:
+        from codelens.search.filters import language_summary
+
+        lines.append(f"Languages: {language_summary(languages)}")
     lines.append(coverage_line(stats))
     if stats.test_coverage < 1.0:
         lines.append(pending_tests_line(stats, db_path))
@@ -284,7 +293,8 @@ def cmd_search(args: argparse.Namespace) -> int:
 
         searcher = Searcher(settings)
         filters = SearchFilters(kinds=tuple(args.kind or ()), path_prefix=args.path,
-                                include_tests=args.include_tests, repos=tuple(args.repo or ()))
+                                include_tests=args.include_tests, repos=tuple(args.repo or ()),
+                                languages=tuple(args.lang or ()))
         found = searcher.search(args.query, k=args.k, filters=filters,
                                 prefer_repo=current_repository(settings.project))
         hits = [h.to_row() for h in found]
@@ -395,12 +405,25 @@ def cmd_stats(args: argparse.Namespace) -> int:
         status = read_watch_status(settings.index_dir)
         # the metadata's repositories, each with its counts and its freshness now (a superset)
         repositories = repository_status(settings.index_dir, stats)
-        print(json.dumps({**stats.to_json(), "repositories": repositories, "watch": asdict(status) if status else None},
-                         ensure_ascii=False, indent=2))
+        print(json.dumps({**stats.to_json(), "repositories": repositories, "watch": asdict(status) if status else None,
+                          "languages": indexed_languages(settings.index_dir)}, ensure_ascii=False, indent=2))
     else:
-        print(format_summary(stats, settings.index_dir, check_fresh=True).replace("INDEXING COMPLETE", "INDEX"))
+        print(format_summary(stats, settings.index_dir, check_fresh=True, languages=indexed_languages(
+            settings.index_dir)).replace("INDEXING COMPLETE", "INDEX"))
         print(watch_line(settings.index_dir))
     return 0
+
+
+def indexed_languages(index_dir: Path) -> dict[str, dict[str, int]]:
+    """Files and chunks per language, from the index's chunk catalog (counted when asked, not
+    recorded in index_metadata.json); empty for an index written before catalogs."""
+    from codelens.index.progressive import load_catalog
+    from codelens.search.filters import language_counts
+
+    try:
+        return language_counts(entry.chunk for entry in load_catalog(index_dir))
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
 
 
 def watch_line(index_dir: Path) -> str:
@@ -422,8 +445,8 @@ COMMANDS.update(SETUP_COMMANDS)
 COMMANDS.update(APP_COMMANDS)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+def main(argv: Sequence[str] | None = None, index_prog: str | None = None) -> int:
+    args = build_parser(index_prog=index_prog).parse_args(argv)
     try:
         status = COMMANDS[args.command](args)
         sys.stdout.flush()  # inside the try: a pipe closed by `| head` shows up here, not at exit
@@ -451,5 +474,7 @@ def index_main(argv: Sequence[str] | None = None) -> int:
     """`python index.py [flags]`: the index command without the word, into ./chroma_db unless
     --db or CODELENS_DB says otherwise (the checkout's contract)."""
     arguments = list(sys.argv[1:] if argv is None else argv)
+    from codelens.cli.common import program_name
+
     explicit = any(a == "--db" or a.startswith("--db=") for a in arguments) or os.environ.get("CODELENS_DB")
-    return main(["index", *([] if explicit else ["--db", DEFAULT_DB]), *arguments])
+    return main(["index", *([] if explicit else ["--db", DEFAULT_DB]), *arguments], index_prog=program_name())

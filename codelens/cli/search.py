@@ -15,8 +15,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from codelens.chunk import KINDS
+from codelens.chunk import FILE_KINDS, KINDS
 from codelens.cli.common import add_location_arguments, add_model_argument, hit_line, settings_of
+from codelens.languages import language_names
 from codelens.locations import current_repository
 from codelens.search.limits import MAX_K, k_problem
 from codelens.settings import Settings
@@ -34,6 +35,9 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--include-tests", action="store_true", help="also search test code")
     parser.add_argument("--repo", action="append", default=None, metavar="NAME",
                         help="only this repository of a workspace (repeatable; `codelens stats` lists them)")
+    parser.add_argument("--lang", action="append", default=None, metavar="NAME",
+                        help=f"only this language (repeatable): {', '.join(language_names())}, or the other "
+                             f"files' kinds {', '.join(FILE_KINDS)} (`codelens stats` counts each)")
 
 
 def hit_count(text: str) -> int:
@@ -71,6 +75,7 @@ def search_request(args: argparse.Namespace, settings: Settings) -> dict:
     directory is in (an index found from it), first among hits of equal score (search/ties.py)."""
     return {"query": args.query, "k": args.k, "kinds": list(args.kind or ()), "path_prefix": args.path,
             "include_tests": args.include_tests, "model": args.model, "repos": list(args.repo or ()),
+            "languages": list(args.lang or ()),
             "prefer_repo": current_repository(settings.project)}
 
 

@@ -199,15 +199,20 @@ def _add_search_tools(server: MCPServer, calls: ToolCalls) -> None:
         include_tests: Annotated[bool, Field(description="also search test code")] = False,
         repo: Annotated[str | list[str] | None, Field(description="only these repositories of a workspace index "
                                                       "(index_status lists them)")] = None,
+        lang: Annotated[str | list[str] | None, Field(description="only these languages: python, typescript, go, "
+                                                      "java... or doc / config / text (index_status counts "
+                                                      "each)")] = None,
     ) -> CallToolResult:
-        """Semantic search over the indexed Python codebase: the functions, methods, classes and module
+        """Semantic search over the indexed codebase (every language): the functions, methods, classes and module
         blocks (and the sections of its docs, keys of its configuration, targets of its build files)
         that best answer the query, best first, each with its chunk id, file path, line range,
-        kind, relevance (0-100%) and code with line numbers. Pass a chunk id on to `get_chunk`,
+        kind, language, relevance (0-100%; null with matched "keywords" for a chunk without a
+        vector yet) and code with line numbers. Pass a chunk id on to `get_chunk`,
         `callers`, `callees` or `deps`."""
         kinds = (kind,) if isinstance(kind, str) else tuple(kind or ())
         repos = (repo,) if isinstance(repo, str) else tuple(repo or ())
-        return await calls.run(calls.tools.search, query, k, kinds, path, include_tests, repos)
+        languages = (lang,) if isinstance(lang, str) else tuple(lang or ())
+        return await calls.run(calls.tools.search, query, k, kinds, path, include_tests, repos, languages)
 
     @server.tool(annotations=READ_ONLY)
     async def get_chunk(

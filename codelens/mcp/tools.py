@@ -37,8 +37,9 @@ from codelens.index.fresh import freshness_text, repository_status
 from codelens.index.freshness import NOTES, FileCheck, source_folder
 from codelens.index.manifest import files_beside_code
 from codelens.open_index import OpenIndex
-from codelens.search.filters import SearchFilters
+from codelens.search.filters import SearchFilters, chunk_language, language_counts, language_filter, language_summary
 from codelens.search.limits import k_problem
+from codelens.search.matched import relevance_text
 from codelens.search.searcher import Hit, Searcher
 from codelens.settings import Settings
 
@@ -120,7 +121,7 @@ class CodeLensTools:
     # ------------------------------------------------------------ search and code
 
     def search(self, query: str, k: int = 5, kinds: Sequence[str] = (), path: str = "",
-               include_tests: bool = False, repos: Sequence[str] = ()) -> ToolOutput:
+               include_tests: bool = False, repos: Sequence[str] = (), languages: Sequence[str] = ()) -> ToolOutput:
         query = _question(query)
         if k_problem(k):
             raise BadInput(k_problem(k))
@@ -130,13 +131,13 @@ class CodeLensTools:
         searcher = self.index.searcher
         path = path.strip().removeprefix("./")
         filters = SearchFilters(kinds=tuple(kinds), path_prefix=path, include_tests=include_tests,
-                                repos=tuple(repos))
+                                repos=tuple(repos), languages=language_filter(languages))
         hits = searcher.search(query, k=k, filters=filters)
         states = [self.index.file_state(hit.chunk.path, hit.file_hash) for hit in hits]
         data = {"query": query, "hits": [{**_hit_data(hit), "file_state": state} for hit, state in zip(hits, states,
                                                                                                      strict=True)]}
         if not hits:
-            return ToolOutput(f"no results for {query!r} - try other words, or drop the kind and path "
+            return ToolOutput(f"no results for {query!r} - try other words, or drop the kind, language and path "
                               "filters (include_tests searches test code too)", data)
         blocks = [f"{len(hits)} hits for {query!r}:"]
         blocks.extend(_hit_text(hit) + _stale_note(state) for hit, state in zip(hits, states, strict=True))
@@ -150,8 +151,9 @@ class CodeLensTools:
         code, cut = numbered_code(chunk, CHUNK_LINES)
         state = self.index.file_state(chunk.path)
         data = {**_chunk_data(chunk), "code": chunk.code, "docstring": chunk.docstring, "file_state": state}
+        fence = chunk.language or ""
         lines = [f"{chunk.chunk_id}  [{chunk.kind}]  {chunk.path}:{chunk.start_line}-{chunk.end_line}",
-                 *([f"({NOTES[state]})"] if state in NOTES else []), f"```python\n{code}\n```"]
+                 *([f"({NOTES[state]})"] if state in NOTES else []), f"```{fence}\n{code}\n```"]
         if cut:
             lines.append(f"({cut} more lines not shown)")
         try:
@@ -227,7 +229,8 @@ class CodeLensTools:
                 "model": stats.model, "indexed_at": stats.indexed_at, "duration_s": stats.duration_s,
                 "warnings": len(stats.warnings), "dense": searcher.vector_counts(),
                 "ask_enabled": ask_enabled, "reindex_allowed": reindex_allowed,
-                "damaged": list(searcher.damaged), "repositories": repository_status(db_path, stats)}
+                "damaged": list(searcher.damaged), "repositories": repository_status(db_path, stats),
+                "languages": language_counts(searcher.chunks.values())}
         watch = read_watch_status(db_path)
         data["watch"] = asdict(watch) if watch else None
         data["watch_line"] = watch.line() if watch else "watch: off (this index is not being followed)"
@@ -293,7 +296,7 @@ def write_answer(material: AskMaterial, client: ChatModel, budget_tokens: int) -
     if material.hits:
         lines.append("\nSources:")
         lines.extend(f"  {h.rank}. {h.chunk.chunk_id}  {h.chunk.path}:{h.chunk.start_line}-{h.chunk.end_line}  "
-                     f"{h.relevance:.1f}%" for h in material.hits)
+                     f"{relevance_text(h.relevance, h.matched)}" for h in material.hits)
     data = {**answer.to_dict(), "found": answer.found, "hits": [h.to_dict() for h in material.hits]}
     return ToolOutput("\n".join(lines), data)
 
@@ -329,7 +332,7 @@ def numbered_code(chunk: Chunk, max_lines: int) -> tuple[str, int]:
 
 def _chunk_data(chunk: Chunk) -> dict:
     return {"chunk_id": chunk.chunk_id, "path": chunk.path, "symbol": chunk.symbol, "kind": chunk.kind,
-            "start_line": chunk.start_line, "end_line": chunk.end_line}
+            "start_line": chunk.start_line, "end_line": chunk.end_line, "language": chunk_language(chunk)}
 
 
 def _hit_data(hit: Hit) -> dict:
@@ -341,8 +344,10 @@ def _hit_text(hit: Hit) -> str:
     c = hit.chunk
     code, cut = numbered_code(c, HIT_LINES)
     more = f"\n({cut} more lines: get_chunk {c.chunk_id})" if cut else ""
-    return (f"{hit.rank}. {c.chunk_id}  [{c.kind}]  {c.path}:{c.start_line}-{c.end_line}  "
-            f"relevance {hit.relevance:.1f}%\n```python\n{code}\n```{more}")
+    found = relevance_text(hit.relevance, hit.matched)
+    return (f"{hit.rank}. {c.chunk_id}  [{hit.language}, {c.kind}]  {c.path}:{c.start_line}-{c.end_line}  "
+            f"{'relevance ' + found if hit.relevance is not None else found}\n"
+            f"```{c.language or ''}\n{code}\n```{more}")
 
 
 def _stale_note(state: str) -> str:
@@ -385,6 +390,7 @@ def _status_text(data: dict) -> str:
                                         f"updated {r['updated_at'] or 'unknown'}, {freshness_text(r)})"
                                         for r in repositories)] if repositories else []),
         "  " + ", ".join(f"{kind} {kinds.get(kind, 0)}" for kind in KINDS),
+        f"languages: {language_summary(data['languages']) or 'none'}",
         f"model {data['model']}, indexed {data['indexed_at']} in {data['duration_s']:.1f} s, "
         f"{data['warnings']} warnings",
         f"dense coverage: e5 {dense['e5_vectors']}/{dense['chunks']} ({100 * dense['e5_vectors'] / chunks:.0f}%), "

@@ -1,4 +1,4 @@
-"""What a search may return: kinds, a path prefix, and whether test code counts.
+"""What a search may return: kinds, languages, a path prefix, and whether test code counts.
 
 Every leg applies a filter exactly: one boolean mask over its own rows before it cuts its list
 to n (`ChunkScope.mask`), so a narrow filter still gets the n best chunks inside it.
@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
-from codelens.chunk import Chunk
+from codelens.chunk import FILE_KINDS, Chunk
 from codelens.errors import BadInput
+from codelens.languages import language_names, language_of
 from codelens.search.query import Candidate, LegResult, top_n
 
 # How many of the folders (and files) that do exist a "no such path" message lists.
@@ -25,6 +27,7 @@ class SearchFilters:
     path_prefix: str = ""
     include_tests: bool = False
     repos: tuple[str, ...] = ()  # repository names of a workspace (codelens/workspace.py); empty: every one
+    languages: tuple[str, ...] = ()  # `chunk_language` names (python, typescript, doc...); empty: every one
 
     @property
     def prefix(self) -> str:
@@ -33,9 +36,62 @@ class SearchFilters:
     def accepts(self, chunk: Chunk) -> bool:
         if self.kinds and chunk.kind not in self.kinds:
             return False
+        if self.languages and chunk_language(chunk) not in self.languages:
+            return False
         if chunk.is_test and not self.include_tests:
             return False
         return chunk.path.startswith(self.prefix) if self.path_prefix else True
+
+
+def chunk_language(chunk: Chunk) -> str:
+    """The `language` a hit carries: its file's code language (`web/src/api/client.ts` ->
+    typescript, whichever chunker read it), else its kind (doc, config, text)."""
+    return _path_language(chunk.path) or chunk.kind
+
+
+@lru_cache(maxsize=65_536)
+def _path_language(path: str) -> str | None:
+    # remembered per path: a language filter asks it of every chunk of the index once per scope
+    return language_of(path)
+
+
+def filter_languages() -> tuple[str, ...]:
+    """What `--lang` takes: the code languages of codelens/languages.py, then the kinds of the
+    other files (the `language` their hits carry)."""
+    return (*language_names(), *FILE_KINDS)
+
+
+def language_counts(chunks: Iterable[Chunk]) -> dict[str, dict[str, int]]:
+    """Files and chunks per `chunk_language`, most chunks first (stats, MCP index_status, the
+    app's index tab): `{"python": {"files": 77, "chunks": 350}, "doc": {...}}`."""
+    paths: dict[str, set[str]] = {}
+    chunk_counts: dict[str, int] = {}
+    for chunk in chunks:
+        language = chunk_language(chunk)
+        paths.setdefault(language, set()).add(chunk.path)
+        chunk_counts[language] = chunk_counts.get(language, 0) + 1
+    order = sorted(chunk_counts, key=lambda name: (-chunk_counts[name], name))
+    return {name: {"files": len(paths[name]), "chunks": chunk_counts[name]} for name in order}
+
+
+def language_summary(counts: Mapping[str, Mapping[str, int]]) -> str:
+    """`python 77 files / 350 chunks, doc 9 files / 19 chunks`: the counts on one line (stats, index_status)."""
+    return ", ".join(f"{name} {row['files']} files / {row['chunks']} chunks" for name, row in counts.items())
+
+
+class UnknownLanguage(BadInput):
+    """A `--lang` name that is neither a code language nor a kind of other file: said, with the names."""
+
+
+def language_filter(names: Iterable[str]) -> tuple[str, ...]:
+    """`--lang` names as the filter holds them (lower case, each once, in order); UnknownLanguage
+    for a name CodeLens does not know, listing the ones it does."""
+    wanted = tuple(dict.fromkeys(name.strip().lower() for name in names))
+    known = filter_languages()
+    unknown = [name for name in wanted if name not in known]
+    if unknown:
+        raise UnknownLanguage(f"unknown language {unknown[0]!r} - choose from {', '.join(known)}")
+    return wanted
 
 
 class ChunkScope:

@@ -22,7 +22,7 @@ from codelens.index.sidecar import Sidecar, SidecarInput
 from codelens.search.bridge import WordBridge, bridged_terms, crossed
 from codelens.search.filters import code_first, split_top_n
 from codelens.search.query import Candidate, LegResult, Query
-from codelens.search.terms import term_stats, tokenize
+from codelens.search.terms import term_stats, tokenize, without_code_suffix
 
 # Bump when tokenization or the indexed fields change: older sidecars are then rebuilt.
 TOKENIZER_VERSION = 1
@@ -47,7 +47,7 @@ def _terms(path: str, symbol: str, code: str) -> tuple[str, ...]:
     """Remembered per chunk text: a watcher's update re-tokenizes only the chunks that changed
     (tokenizing every chunk of pydantic took seconds, and an update is meant to take one)."""
     name = "" if symbol == MODULE_SYMBOL else symbol
-    return tuple(tokenize("\n".join([path.removesuffix(".py"), name, name, code])))
+    return tuple(tokenize("\n".join([without_code_suffix(path), name, name, code])))
 
 
 class LexicalIndex:

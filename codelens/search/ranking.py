@@ -43,7 +43,7 @@ from codelens.search.file_vectors import FileVectors
 from codelens.search.fusion import minmax
 from codelens.search.lexical import LexicalIndex
 from codelens.search.query import Fused, Query, Stage
-from codelens.search.terms import index_term
+from codelens.search.terms import index_term, without_code_suffix
 
 # Measured one at a time on semble_py_dev (bench/RESULTS.md): each of these lifts it alone.
 SHIPPED_RANKING: tuple[str, ...] = ("graph-files", "file-words", "file-meaning", "path", "kind-prior", "diverse-close",
@@ -88,7 +88,7 @@ class RankingIndex:
 
 def _qualified_match(chunk: Chunk, wanted: str, exact_case: bool) -> bool:
     symbol = chunk.symbol.split("#", 1)[0]
-    dotted = f"{chunk.path.removesuffix('.py').replace('/', '.')}.{symbol}"
+    dotted = f"{without_code_suffix(chunk.path).replace('/', '.')}.{symbol}"
     if not exact_case:
         symbol, dotted = symbol.lower(), dotted.lower()
     return any(name == wanted or name.endswith("." + wanted) for name in (symbol, dotted))
@@ -389,7 +389,7 @@ class KindPrior:
 def _path_terms(path: str) -> frozenset[str]:
     """Stemmed words of a file's name and its folder: `httpx/_auth.py` -> {auth, httpx}
     (remembered per path: every search asks it of each fused candidate)."""
-    parts = path.removesuffix(".py").split("/")[-2:]
+    parts = without_code_suffix(path).split("/")[-2:]
     return frozenset(index_term(w) for part in parts for w in split_identifier(part) if len(w) > 1)
 
 

@@ -2,7 +2,9 @@
 questions with the shipped pipeline (`pipeline.py`).
 
 Hits are ranked by the fused score; each keeps the e5 cosine of its chunk as its relevance,
-so the percentage the UI shows still means "how close in meaning".
+so the percentage the UI shows still means "how close in meaning". A chunk with no e5 vector
+(a progressive run has not embedded it yet, a test chunk whose vector follows) has no relevance:
+None, and `matched` says it was found by its keywords, never "0.0%".
 """
 
 from __future__ import annotations
@@ -29,8 +31,9 @@ from codelens.search.bridge import WordBridge, load_bridge_vectors
 from codelens.search.dense import ChromaDenseRetriever, MatrixDenseRetriever, OverlaidDense
 from codelens.search.english import EnglishVectors, load_english_vectors
 from codelens.search.file_vectors import FileVectors, load_file_vectors
-from codelens.search.filters import ChunkScope, SearchFilters, check_path_prefix
-from codelens.search.lexical import LexicalIndex, file_words_index, load_file_words
+from codelens.search.filters import ChunkScope, SearchFilters, check_path_prefix, chunk_language, language_filter
+from codelens.search.lexical import LexicalIndex, LexicalRetriever, file_words_index, load_file_words
+from codelens.search.matched import BOTH, KEYWORDS, MEANING, NAME
 from codelens.search.pipeline import HybridPipeline, overfetch_for, shipped_pipeline
 from codelens.search.query import Fused, Query, Stage
 from codelens.search.ranking import RankingIndex, RepositoryCopies, StageContext, stages_by_name
@@ -43,22 +46,31 @@ from codelens.workspace import Workspace, named_repositories, repository_package
 class Hit:
     chunk: Chunk
     fused_score: float  # what the ranking used: the fused score of every leg
-    relevance: float  # the e5 cosine of question and chunk, 0-100: what the UI shows
+    relevance: float | None  # the e5 cosine of question and chunk, 0-100: what the UI shows; None: no vector
     rank: int
     file_hash: str = ""  # its file's content hash when indexed (index/freshness.py compares it with the disk)
     repo: str = ""  # the repository of its file (codelens/workspace.py)
+    matched: str = MEANING  # how it was found: search/matched.py
 
     @property
     def chunk_id(self) -> str:
         return self.chunk.chunk_id
 
+    @property
+    def language(self) -> str:
+        """python, typescript, go...; a document's or configuration's kind (doc, config, text)."""
+        return chunk_language(self.chunk)
+
     def to_dict(self) -> dict:
-        """The hit format of results.json and `search --json` (a contract other tools read)."""
+        """The hit format of results.json and `search --json` (a contract other tools read).
+        `score` is the fused score the hits are ranked by: every hit has one (a hit found by its
+        keywords alone has its keywords' share), so it stays a number; `relevance` (to_row) is
+        what has none without a vector."""
         c = self.chunk
         return {
             "chunk_id": c.chunk_id, "path": c.path, "symbol": c.symbol, "kind": c.kind,
             "start_line": c.start_line, "end_line": c.end_line, "score": round(self.fused_score, 4),
-            "repo": self.repo,
+            "repo": self.repo, "language": self.language, "matched": self.matched,
         }
 
     def to_row(self) -> dict:
@@ -76,6 +88,16 @@ _SCOPES_KEPT = 16  # filters whose masks a searcher keeps (the app's and a sessi
 QUERY_EMBED_CHARS = 2000
 # One English and one Russian question load every model a search can need (e5, MiniLM, the bridge).
 WARM_UP_QUERIES = ("where are the database settings stored?", "как создаётся токен доступа?")
+
+
+def _matched(item: Fused) -> str:
+    """How a fused hit was found, from the legs that returned it (neither: a stage pinned it)."""
+    dense, lexical = ChromaDenseRetriever.name in item.leg_scores, LexicalRetriever.name in item.leg_scores
+    if dense and lexical:
+        return BOTH
+    if dense:
+        return MEANING
+    return KEYWORDS if lexical else NAME
 
 
 def _complete_chunks(db_path: Path, store: VectorStore) -> dict[str, Chunk]:
@@ -136,6 +158,7 @@ class Searcher:
         self._version = _index_version(db_path)
         # A progressive run's partial index has no ChromaDB yet: its catalog and cached vectors.
         self.partial = open_partial_index(db_path, self.stats.model) if is_partial(self.stats) else None
+        self._partial_ids: frozenset[str] | None = None  # its vectors' ids, as a set on the first need
         if self.partial is not None:
             self.store, self.chunks = None, self.partial.chunks
         else:
@@ -248,6 +271,8 @@ class Searcher:
         if not query or k <= 0:
             return []
         filters = self.named_scope(query, filters or SearchFilters())
+        if filters.languages:  # `TypeScript` is `typescript`; an unknown name says which ones exist
+            filters = replace(filters, languages=language_filter(filters.languages))
         self.scope(filters)  # a path prefix that matches nothing says so before any work
         prepared = self.prepare(query)
         for attempt in range(SWAP_RETRIES):
@@ -348,15 +373,28 @@ class Searcher:
     def _hits(self, fused: list[Fused]) -> list[Hit]:
         """Fused order; relevance is the index model's cosine. A chunk the ChromaDB leg did not
         fetch (found by BM25 or the English model only) shows the lowest cosine among the hits, an upper
-        bound of its own (which lies below every fetched one)."""
-        floor = min((f.cosine for f in fused if f.cosine is not None), default=0.0)
+        bound of its own (which lies below every fetched one); a chunk with no vector at all has none
+        (None, never a made-up 0.0%), nor has any hit when no hit's cosine is known."""
+        floor = min((f.cosine for f in fused if f.cosine is not None), default=None)
         hits = []
         for item in fused:
             chunk = self.chunks.get(item.chunk_id)
             if chunk is None:
                 continue
-            cosine = item.cosine if item.cosine is not None else floor
-            hits.append(Hit(chunk=chunk, fused_score=item.score, relevance=relevance_percent(cosine),
+            cosine = item.cosine
+            if cosine is None and self.has_vector(item.chunk_id):
+                cosine = floor
+            hits.append(Hit(chunk=chunk, fused_score=item.score,
+                            relevance=relevance_percent(cosine) if cosine is not None else None,
                             rank=len(hits) + 1, file_hash=self.file_hashes.get(chunk.path, ""),
-                            repo=self.workspace.repo_of(chunk.path)))
+                            repo=self.workspace.repo_of(chunk.path), matched=_matched(item)))
         return hits
+
+    def has_vector(self, chunk_id: str) -> bool:
+        """Whether the chunk has its e5 vector in this index (not yet, during a progressive run, or
+        for a test chunk whose vector follows the complete index)."""
+        if self.partial is not None:
+            if self._partial_ids is None:
+                self._partial_ids = frozenset(self.partial.vector_ids)
+            return chunk_id in self._partial_ids
+        return chunk_id not in self.pending_tests

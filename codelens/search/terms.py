@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from codelens.errors import CodeLensError
 from codelens.ingest.embed_text import split_identifier
+from codelens.languages import PYTHON, language_row
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -33,6 +34,17 @@ STOP_WORDS = frozenset(str.split(
     "ещё еще уже у к ко мне меня мы вы он она оно они их его ее её есть быть был была было "
     "питон питоне пайтон"
 ))
+
+
+def without_code_suffix(path: str) -> str:
+    """A code file's path without its language's extension (`api/client.ts` -> `api/client`):
+    the path words the lexical leg and the ranking read. Documents and configuration keep
+    theirs (`README.md`); `.py` goes exactly as it always did."""
+    row = language_row(path)
+    if row is None or row.name == PYTHON:
+        return path.removesuffix(".py")
+    dot = path.rfind(".")
+    return path[:dot] if dot > path.rfind("/") and path[dot:].lower() in row.extensions else path
 
 
 def has_cyrillic(text: str) -> bool:

@@ -31,7 +31,7 @@ from codelens.chunk import KINDS
 from codelens.errors import BadInput, CodeLensError
 from codelens.exposure import SERVER_EXPOSED_WARNING, is_loopback
 from codelens.index.layout import IndexLayout
-from codelens.search.filters import SearchFilters
+from codelens.search.filters import SearchFilters, language_filter
 from codelens.search.limits import k_problem
 from codelens.search.searcher import Searcher
 from codelens.serve.client import SERVE_HOST, announcement_file, connect_host, find_server
@@ -77,11 +77,15 @@ def search_payload(searcher: Searcher, request: dict) -> dict:
     repos = request.get("repos") or ()
     if not isinstance(repos, list | tuple) or not all(isinstance(repo, str) for repo in repos):
         raise BadInput("'repos' must be a list of repository names")
+    languages = request.get("languages") or ()
+    if not isinstance(languages, list | tuple) or not all(isinstance(name, str) for name in languages):
+        raise BadInput("'languages' must be a list of language names")
     prefer_repo = request.get("prefer_repo") or ""
     if not isinstance(prefer_repo, str):
         raise BadInput("'prefer_repo' must be a repository name")
     filters = SearchFilters(kinds=tuple(kinds), path_prefix=prefix,
-                            include_tests=bool(request.get("include_tests", False)), repos=tuple(repos))
+                            include_tests=bool(request.get("include_tests", False)), repos=tuple(repos),
+                            languages=language_filter(languages))
     hits = searcher.search(query, k=k, filters=filters, prefer_repo=prefer_repo)
     return {"hits": [hit.to_row() for hit in hits]}
 
