@@ -14,9 +14,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+import codelens.search.sidecars  # noqa: F401  (registers the index's sidecars before any command runs)
 from codelens.cli.access import add_access_arguments, team_token_of
 from codelens.cli.agents import AGENT_COMMANDS, add_agent_command
-from codelens.cli.app import APP_COMMANDS, add_app_command
+from codelens.cli.app import add_app_command, app_commands
 from codelens.cli.ask import add_ask_command, cmd_ask
 from codelens.cli.common import EXIT_CODES_HELP, add_common, settings_of
 from codelens.cli.graph import GRAPH_COMMANDS, add_graph_commands
@@ -335,7 +336,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_repos(args: argparse.Namespace) -> int:
-    from codelens.index.user_indexes import list_indexes
+    from codelens.cli.user_indexes import list_indexes
 
     indexes = list_indexes()
     if args.json:
@@ -349,7 +350,7 @@ def cmd_repos(args: argparse.Namespace) -> int:
 
 
 def cmd_forget(args: argparse.Namespace) -> int:
-    from codelens.index.user_indexes import forget_index
+    from codelens.cli.user_indexes import forget_index
 
     target = args.path
     if target is None:
@@ -419,7 +420,7 @@ COMMANDS.update(GRAPH_COMMANDS)
 COMMANDS.update(MCP_COMMANDS)
 COMMANDS.update(AGENT_COMMANDS)
 COMMANDS.update(SETUP_COMMANDS)
-COMMANDS.update(APP_COMMANDS)
+COMMANDS.update(app_commands(run_cli=lambda argv: main(argv)))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
