@@ -15,6 +15,8 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SHARED = PROJECT_ROOT.parent / "shared"
 sys.path.insert(0, str(PROJECT_ROOT))
 
+import codelens.search.sidecars  # noqa: E402, F401  (registers the index's sidecars for every benchmark)
+
 
 def percentile(values: Sequence[float], q: float) -> float:
     """Nearest-rank percentile: the smallest value with at least q% of values at or below it."""

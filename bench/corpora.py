@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 
 from codelens.chunk import Chunk
-from codelens.index.build import embed_texts
 from codelens.index.embed_cache import EmbeddingCache
+from codelens.index.embedding import embed_texts
 from codelens.ingest.chunker import chunk_file
 from codelens.models import Embedder
 from codelens.settings import Settings

@@ -99,7 +99,7 @@ def partial_index(source: Path, from_db: Path, share: float, embedder: object) -
     from codelens.index.build import _stats
     from codelens.index.embed_cache import text_hash
     from codelens.index.metadata import read_stats
-    from codelens.index.progressive import PhaseOne, add_word_bridge, publish_searchable
+    from codelens.index.progressive import PhaseOne, add_late_sidecars, publish_searchable
     from codelens.ingest.codebase import chunk_source
     from codelens.ingest.embed_text import embedding_text
     from codelens.locations import shared_embedding_cache
@@ -125,7 +125,7 @@ def partial_index(source: Path, from_db: Path, share: float, embedder: object) -
                              _stats(source, chunked, stats.model, settings, {}, dense_coverage=0.0),
                              cache_path=shared_embedding_cache())
             publish_searchable(phase)
-            add_word_bridge(phase)  # a progressive run adds it before the first e5 batch
+            add_late_sidecars(phase)  # a progressive run adds it before the first e5 batch
             yield Searcher(Settings(db_path=db, show_progress=False), embedder=embedder)
         finally:
             if saved is None:

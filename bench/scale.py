@@ -26,7 +26,7 @@ from pathlib import Path
 
 from _common import PROJECT_ROOT, cold_cache_env, print_table, read_metadata, run_measured
 
-from codelens.index.build import embed_texts
+from codelens.index.embedding import embed_texts
 from codelens.ingest.chunker import is_test_path
 from codelens.ingest.codebase import chunk_codebase
 from codelens.ingest.embed_text import embedding_text

@@ -1,4 +1,7 @@
-"""Exceptions with the fix in the message, and the exit codes the CLI maps them to."""
+"""Exceptions with the fix in the message, and the exit codes the CLI maps them to.
+
+The bottom of the package: this module imports nothing of CodeLens. `IndexNotFound`, whose
+message names the command that builds the index, lives with that command in locations.py."""
 
 from __future__ import annotations
 
@@ -17,16 +20,6 @@ class CodeLensError(Exception):
     """Base class: the message is what the user reads; exit_code is what the CLI returns."""
 
     exit_code = EXIT_ERROR
-
-
-class IndexNotFound(CodeLensError):
-    exit_code = EXIT_NO_INDEX
-
-    def __init__(self, db_path: str) -> None:
-        from codelens.locations import index_command
-
-        super().__init__(f"no index in {db_path} - run: {index_command(db_path)}")
-        self.db_path = db_path
 
 
 class SourceError(CodeLensError):

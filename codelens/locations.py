@@ -28,6 +28,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from codelens.errors import EXIT_NO_INDEX, CodeLensError
+
 CACHE_VARIABLE = "CODELENS_CACHE_DIR"
 MODEL_CACHE_VARIABLE = "CODELENS_MODEL_CACHE"  # models only (older name, still honoured)
 CHECKOUT_DB = Path("chroma_db")  # `python index.py`'s default, relative to the working directory
@@ -171,7 +173,6 @@ def current_repository(project: Path | None, cwd: Path | None = None) -> str:
     cwd = Path.cwd() if cwd is None else Path(cwd)
     if not Path(project).is_file():
         return repository_within(project, cwd)
-    from codelens.errors import CodeLensError
     from codelens.workspace_file import load_workspace_file
 
     try:
@@ -236,3 +237,13 @@ def index_command(index_dir: Path | str | None = None, flags: str = "") -> str:
         if folder != CHECKOUT_DB and folder.resolve() != (Path.cwd() / CHECKOUT_DB).resolve():
             return f"python index.py --db {folder}{tail}"
     return f"python index.py{tail}"
+
+
+class IndexNotFound(CodeLensError):
+    """No index in `db_path`: the message names the command that builds it (index_command)."""
+
+    exit_code = EXIT_NO_INDEX
+
+    def __init__(self, db_path: str) -> None:
+        super().__init__(f"no index in {db_path} - run: {index_command(db_path)}")
+        self.db_path = db_path

@@ -1,14 +1,25 @@
-"""One Settings object: defaults, overridden by environment variables, then by CLI flags.
+"""One Settings object and the table that declares each setting once (`SETTING_ROWS`: its field,
+flag, environment variable, parser and help).
+
+The precedence is written once, in `Settings.resolve`: a flag that was given > the environment >
+the default. The index's own record comes after the flags and the environment, where the index is
+read: an empty `model` or `english_model` means "what the index has" (search/searcher.py,
+index/build.py), else the default. Which index (`--db`, CODELENS_DB, ./chroma_db, the project
+around the working directory) is codelens/locations.py's. The CLI (cli/common.py: the flags are
+added from the table, `settings_of`), serve, MCP, the app and index.py all resolve through it.
 
 Nothing is read at import time: `Settings.from_env()` reads the environment when called.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 DEFAULT_MODEL = "multilingual-e5-small"
 # Characters of embedded text per chunk (ingest/embed_text.py). Embedding time grows with text length
@@ -66,22 +77,23 @@ class Settings:
     project: Path | None = None
 
     @classmethod
-    def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
+    def resolve(cls, flags: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
+        """The defaults, then the environment, then the flags that were given (`flags`: argparse's
+        values by dest; a flag left out, empty or zero was not given), row by row of SETTING_ROWS."""
         env = os.environ if environ is None else environ
-        settings = cls()
-        if env.get("CODELENS_DB"):
-            settings = replace(settings, db_path=Path(env["CODELENS_DB"]))
-        if env.get("CODELENS_MODEL"):
-            settings = replace(settings, model=env["CODELENS_MODEL"])
-        if env.get("CODELENS_COLLECTION"):
-            settings = replace(settings, collection=valid_collection_name(env["CODELENS_COLLECTION"]))
-        if env.get("CODELENS_CHROMA_URL"):
-            settings = replace(settings, chroma_url=env["CODELENS_CHROMA_URL"])
-        if env.get("CODELENS_ENGLISH_MODEL"):
-            settings = replace(settings, english_model=env["CODELENS_ENGLISH_MODEL"])
-        if env.get("CODELENS_PROGRESSIVE", "").strip() in ("0", "false", "no"):
-            settings = replace(settings, progressive=False)
-        return settings
+        flags = flags or {}
+        values: dict[str, Any] = {}
+        for row in SETTING_ROWS:
+            if row.env and env.get(row.env):
+                values[row.name] = row.parse(env[row.env])
+            if row.flag and flags.get(row.dest):
+                values[row.name] = row.from_flag(flags[row.dest]) if row.from_flag else row.parse(flags[row.dest])
+        return cls(**values)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """The defaults, then the environment (no flags: the app, a test, a library caller)."""
+        return cls.resolve(None, environ)
 
     @property
     def build_model(self) -> str:
@@ -112,3 +124,73 @@ def valid_collection_name(name: str) -> str:
     if not _COLLECTION_NAME.fullmatch(name) or name in (".", ".."):
         raise BadInput(f"collection name {name!r}: use 1-64 letters, digits, '.', '_' or '-'")
     return name
+
+
+def positive_int(text: str) -> int:
+    """A flag's whole number above zero (argparse's type: its message is the usage error)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
+    return value
+
+
+def _on_unless_off(text: str) -> bool:
+    return text.strip() not in ("0", "false", "no")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting, declared once: the Settings field it fills, its flag and its environment
+    variable (either may be absent), how their text becomes the value, and the flag's help."""
+
+    name: str  # the Settings field
+    flag: str = ""  # "--batch-size"; "": no flag
+    env: str = ""  # "CODELENS_MODEL"; "": no environment variable
+    parse: Callable[[str], Any] = str  # the environment's text (and a flag's value) -> the field's value
+    from_flag: Callable[[Any], Any] | None = None  # a flag's value -> the field's, when it differs from parse
+    help: str = ""
+    options: Mapping[str, Any] = field(default_factory=dict)  # argparse's other options (type, action, metavar)
+
+    @property
+    def dest(self) -> str:
+        """argparse's name for the flag's value."""
+        return self.flag.lstrip("-").replace("-", "_")
+
+
+SETTING_ROWS: tuple[Setting, ...] = (
+    # Which index: codelens/locations.py decides (--db > CODELENS_DB > ./chroma_db > the project).
+    Setting("db_path", "--db", "CODELENS_DB", Path,
+            help=f"index folder (env CODELENS_DB; default: {DEFAULT_DB} when it holds an index, else the index of "
+                 "the repository around the working directory, kept in the user cache)"),
+    Setting("collection", "--collection", "CODELENS_COLLECTION", lambda text: valid_collection_name(text),
+            help="a named index in --db, for several codebases side by side "
+                 "(env CODELENS_COLLECTION; default: the --db folder itself)"),
+    Setting("chroma_url", "--chroma-url", "CODELENS_CHROMA_URL",
+            help="keep the vectors on a `chroma run` server, e.g. http://127.0.0.1:8000 (env CODELENS_CHROMA_URL)"),
+    Setting("model", "--model", "CODELENS_MODEL",
+            help=f"embedding model: {DEFAULT_MODEL} (default) or st:NAME_OR_PATH"),
+    Setting("batch_size", "--batch-size", parse=int, help="chunks per embedding batch", options={"type": int}),
+    Setting("max_file_bytes", "--max-file-kb", from_flag=lambda kb: kb * 1000,
+            help="skip .py files larger than this, with a warning (default 1000 kB)", options={"type": positive_int}),
+    Setting("show_progress", "--quiet", from_flag=lambda _quiet: False, help="no progress bar",
+            options={"action": "store_true", "default": False}),
+    Setting("ray_address", "--ray",
+            help="embed on a Ray cluster: HEAD:6379, ray://HEAD:10001, or auto (the cluster this machine joined, "
+                 "else a local one); needs pip install -r requirements-ray.txt",
+            options={"metavar": "ADDRESS|auto"}),
+    Setting("ray_worker_cpus", "--ray-worker-cpus", parse=int,
+            help="CPUs per Ray embedding worker (default: one worker per node, all its CPUs)",
+            options={"type": positive_int}),
+    # Its choices are the English models' keys (codelens/models/registry.py): the CLI adds them.
+    Setting("english_model", "--english-model", "CODELENS_ENGLISH_MODEL",
+            help="the English leg's second model: minilm (default; fast) or mpnet (better English answers, "
+                 "~40 ms more per question, slower indexing)"),
+    Setting("progressive", env="CODELENS_PROGRESSIVE", parse=_on_unless_off),
+)
+
+
+def setting_row(name: str) -> Setting:
+    return next(row for row in SETTING_ROWS if row.name == name)

@@ -10,12 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from codelens.errors import EXIT_BAD_INPUT, DatabaseError, IndexNotFound, ModelMismatch, SourceError
+from codelens.errors import EXIT_BAD_INPUT, DatabaseError, ModelMismatch, SourceError
 from codelens.index.build import build_index
 from codelens.index.metadata import read_stats
 from codelens.index.store import SEARCH_EF, open_client
 from codelens.ingest.codebase import chunk_codebase
 from codelens.ingest.source import list_python_files, open_codebase
+from codelens.locations import IndexNotFound
 from codelens.search.filters import SearchFilters
 from codelens.search.searcher import Searcher, relevance_percent
 from tests.conftest import DEMO_ZIP, GYMHERO_2026_ZIP, run_cli, settings_for, zip_folder

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from codelens.cli.main import main
-from codelens.errors import EXIT_BAD_INPUT, EXIT_NO_INDEX, IndexNotFound
+from codelens.errors import EXIT_BAD_INPUT, EXIT_NO_INDEX
 from codelens.graph.codemap import code_map, code_map_data
 from codelens.graph.model import CodeGraph, Edge, Node, build_graph, definition_ids
 from codelens.graph.query import (
@@ -31,6 +31,7 @@ from codelens.index.sidecar import SidecarInput
 from codelens.ingest.chunker import chunk_file, parse_with_ast
 from codelens.ingest.codebase import chunk_codebase
 from codelens.ingest.source import open_codebase
+from codelens.locations import IndexNotFound
 from tests.conftest import DEMO_ZIP, FIXTURES, settings_for
 
 MAX_FILE_BYTES = 1_000_000

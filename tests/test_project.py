@@ -192,8 +192,7 @@ def test_the_first_search_starts_a_background_server_that_answers_the_next(tmp_p
 
 
 def test_messages_name_the_command_that_builds_this_index(tmp_path, monkeypatch) -> None:
-    from codelens.errors import IndexNotFound
-    from codelens.locations import index_command
+    from codelens.locations import IndexNotFound, index_command
 
     assert index_command(index_for(tmp_path)) == "codelens index (in the repository)"
     assert index_command(tmp_path / "db", "--full") == f"python index.py --db {tmp_path / 'db'} --full"

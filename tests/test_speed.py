@@ -107,7 +107,7 @@ def test_warm_index_loads_every_model_before_the_first_question(mini_index) -> N
 
 
 def test_warm_index_hands_over_the_error(tmp_path: Path) -> None:
-    from codelens.errors import IndexNotFound
+    from codelens.locations import IndexNotFound
     from codelens.settings import Settings
 
     with pytest.raises(IndexNotFound):

@@ -36,7 +36,7 @@ from codelens.app.ui import (
 )
 from codelens.app.warm import WarmIndex
 from codelens.chunk import CODE_KINDS, KINDS, Chunk
-from codelens.errors import CodeLensError, IndexNotFound, ModelMismatch
+from codelens.errors import CodeLensError, ModelMismatch
 from codelens.evaluation import load_questions, parse_questions_file, score_predictions, summarize
 from codelens.exposure import EXPOSED_WARNING, allowed_roots, check_index_source, is_loopback
 from codelens.graph.model import CodeGraph
@@ -48,6 +48,7 @@ from codelens.index.freshness import FileCheck, source_folder
 from codelens.index.layout import IndexLayout
 from codelens.index.metadata import read_stats
 from codelens.index.watch import IndexWatcher, read_watch_status, watcher_for
+from codelens.locations import IndexNotFound
 from codelens.models import Embedder, load_embedder, tune_threads_for_search
 from codelens.open_index import OpenIndex
 from codelens.search.filters import SearchFilters, language_counts

@@ -12,6 +12,8 @@ import argparse
 import os
 import site
 import sys
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 
 from codelens.cli.common import add_location_arguments, settings_of
@@ -56,15 +58,15 @@ def page_environment(settings_db: Path, collection: str, chroma_url: str) -> dic
     return env
 
 
-def cmd_app(args: argparse.Namespace) -> int:
+def cmd_app(args: argparse.Namespace, run_cli: Callable[[Sequence[str]], int]) -> int:
+    """`codelens app`; `run_cli` runs a whole command line (`codelens index` first when the
+    repository has no index yet)."""
     from codelens.app import page_file
 
     settings = settings_of(args)
     if settings.project is not None and not has_index(settings.index_dir):
-        from codelens.cli.main import main as full_cli
-
         print(f"no index for {settings.project} yet: indexing it first (codelens index)", file=sys.stderr, flush=True)
-        status = full_cli(["index"])
+        status = run_cli(["index"])
         if status != 0:
             return status
     if not is_loopback(args.host):
@@ -78,4 +80,7 @@ def cmd_app(args: argparse.Namespace) -> int:
     return 0  # not reached
 
 
-APP_COMMANDS = {"app": cmd_app}
+def app_commands(run_cli: Callable[[Sequence[str]], int]) -> dict[str, Callable[[argparse.Namespace], int]]:
+    """The `app` command, handed the full command line by cli/main.py (which lists the commands:
+    this module does not import it back)."""
+    return {"app": partial(cmd_app, run_cli=run_cli)}

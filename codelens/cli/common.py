@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping
 from pathlib import PurePath
+from typing import Any
 
 from codelens.locations import locate_index
 from codelens.search.matched import relevance_text
-from codelens.settings import DEFAULT_DB, DEFAULT_MODEL, Settings
+from codelens.settings import Settings, setting_row
 
 EXIT_CODES_HELP = """exit codes: 0 ok, 1 error, 2 no index, 3 bad source, 4 bad --db,
 5 model mismatch, 6 bad input file or unknown name, 7 LLM endpoint failed, 64 usage error"""
@@ -23,17 +25,18 @@ def program_name(argv0: str | None = None) -> str:
     return path.name or "codelens"
 
 
+def add_setting_arguments(parser: argparse.ArgumentParser, *names: str,
+                          extra: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+    """The flags of these settings as their rows declare them (settings.SETTING_ROWS); `extra`:
+    more argparse options by setting (the English models' keys, known above the settings)."""
+    for name in names:
+        row = setting_row(name)
+        parser.add_argument(row.flag, **{"default": None, **row.options, **(extra or {}).get(name, {})},
+                            help=row.help)
+
+
 def add_location_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--db", default=None,
-                        help=f"index folder (env CODELENS_DB; default: {DEFAULT_DB} when it holds an index, "
-                             "else the index of the repository around the working directory, kept in the user "
-                             "cache)")
-    parser.add_argument("--collection", default=None,
-                        help="a named index in --db, for several codebases side by side "
-                             "(env CODELENS_COLLECTION; default: the --db folder itself)")
-    parser.add_argument("--chroma-url", default=None,
-                        help="keep the vectors on a `chroma run` server, e.g. http://127.0.0.1:8000 "
-                             "(env CODELENS_CHROMA_URL)")
+    add_setting_arguments(parser, "db_path", "collection", "chroma_url")
 
 
 def hit_line(hit: dict) -> str:
@@ -47,8 +50,7 @@ def hit_line(hit: dict) -> str:
 
 
 def add_model_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", default=None,
-                        help=f"embedding model: {DEFAULT_MODEL} (default) or st:NAME_OR_PATH")
+    add_setting_arguments(parser, "model")
 
 
 def add_common(parser: argparse.ArgumentParser) -> None:
@@ -58,23 +60,8 @@ def add_common(parser: argparse.ArgumentParser) -> None:
 
 
 def settings_of(args: argparse.Namespace) -> Settings:
-    """Defaults, then the environment, then the flags that were given. Without --db or
-    CODELENS_DB the index is the one codelens/locations.py finds from the working directory."""
+    """Defaults, then the environment, then the flags that were given (Settings.resolve). The
+    index is the one codelens/locations.py finds: --db, CODELENS_DB, ./chroma_db, else the project
+    around the working directory."""
     location = locate_index(getattr(args, "db", None))
-    settings = Settings.from_env().with_overrides(
-        db_path=location.index_dir, collection=getattr(args, "collection", None),
-        chroma_url=getattr(args, "chroma_url", None), project=location.project,
-    )
-    if getattr(args, "batch_size", None):
-        settings = settings.with_overrides(batch_size=args.batch_size)
-    if getattr(args, "quiet", False):
-        settings = settings.with_overrides(show_progress=False)
-    if getattr(args, "max_file_kb", None):
-        settings = settings.with_overrides(max_file_bytes=args.max_file_kb * 1000)
-    if getattr(args, "ray", None):
-        settings = settings.with_overrides(ray_address=args.ray, ray_worker_cpus=args.ray_worker_cpus)
-    if getattr(args, "model", None):
-        settings = settings.with_overrides(model=args.model)
-    if getattr(args, "english_model", None):
-        settings = settings.with_overrides(english_model=args.english_model)
-    return settings
+    return Settings.resolve(vars(args)).with_overrides(db_path=location.index_dir, project=location.project)

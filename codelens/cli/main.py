@@ -14,11 +14,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+import codelens.search.sidecars  # noqa: F401  (registers the index's sidecars before any command runs)
 from codelens.cli.access import add_access_arguments, team_token_of
 from codelens.cli.agents import AGENT_COMMANDS, add_agent_command
-from codelens.cli.app import APP_COMMANDS, add_app_command
+from codelens.cli.app import add_app_command, app_commands
 from codelens.cli.ask import add_ask_command, cmd_ask
-from codelens.cli.common import EXIT_CODES_HELP, add_common, settings_of
+from codelens.cli.common import EXIT_CODES_HELP, add_common, add_setting_arguments, settings_of
 from codelens.cli.graph import GRAPH_COMMANDS, add_graph_commands
 from codelens.cli.search import add_search_arguments, hit_count, print_hits, search_request
 from codelens.cli.setup import SETUP_COMMANDS, add_setup_command
@@ -120,18 +121,8 @@ def add_index_arguments(parser: argparse.ArgumentParser, positional: bool = True
                              "else CodeLens's own codelens/ package)")
     parser.add_argument("--full", action="store_true",
                         help="rebuild from scratch instead of updating only what changed")
-    parser.add_argument("--batch-size", type=int, default=None, help="chunks per embedding batch")
-    parser.add_argument("--max-file-kb", type=_positive_int, default=None,
-                        help="skip .py files larger than this, with a warning (default 1000 kB)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    parser.add_argument("--ray", default=None, metavar="ADDRESS|auto",
-                        help="embed on a Ray cluster: HEAD:6379, ray://HEAD:10001, or auto (the cluster "
-                             "this machine joined, else a local one); needs pip install -r requirements-ray.txt")
-    parser.add_argument("--ray-worker-cpus", type=_positive_int, default=None,
-                        help="CPUs per Ray embedding worker (default: one worker per node, all its CPUs)")
-    parser.add_argument("--english-model", choices=ENGLISH_MODEL_KEYS, default=None,
-                        help="the English leg's second model: minilm (default; fast) or mpnet (better "
-                             "English answers, ~40 ms more per question, slower indexing)")
+    add_setting_arguments(parser, "batch_size", "max_file_bytes", "show_progress", "ray_address", "ray_worker_cpus",
+                          "english_model", extra={"english_model": {"choices": ENGLISH_MODEL_KEYS}})
     parser.add_argument("--watch", action="store_true",
                         help="after indexing, keep the index fresh: every save under a folder source is "
                              "searchable within seconds (Ctrl-C stops)")
@@ -141,16 +132,6 @@ def add_index_arguments(parser: argparse.ArgumentParser, positional: bool = True
 def add_watch_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-watch", dest="watch", action="store_false",
                         help="do not follow changes to the indexed folder (watched by default; a zip never is)")
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
-    return value
 
 
 def cmd_index(args: argparse.Namespace) -> int:
@@ -345,7 +326,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_repos(args: argparse.Namespace) -> int:
-    from codelens.index.user_indexes import list_indexes
+    from codelens.cli.user_indexes import list_indexes
 
     indexes = list_indexes()
     if args.json:
@@ -359,7 +340,7 @@ def cmd_repos(args: argparse.Namespace) -> int:
 
 
 def cmd_forget(args: argparse.Namespace) -> int:
-    from codelens.index.user_indexes import forget_index
+    from codelens.cli.user_indexes import forget_index
 
     target = args.path
     if target is None:
@@ -442,7 +423,7 @@ COMMANDS.update(GRAPH_COMMANDS)
 COMMANDS.update(MCP_COMMANDS)
 COMMANDS.update(AGENT_COMMANDS)
 COMMANDS.update(SETUP_COMMANDS)
-COMMANDS.update(APP_COMMANDS)
+COMMANDS.update(app_commands(run_cli=lambda argv: main(argv)))
 
 
 def main(argv: Sequence[str] | None = None, index_prog: str | None = None) -> int:

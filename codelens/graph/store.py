@@ -19,12 +19,12 @@ from contextlib import closing
 from functools import lru_cache
 from pathlib import Path
 
-from codelens.errors import EXIT_NO_INDEX, CodeLensError, DatabaseError, IndexNotFound
+from codelens.errors import EXIT_NO_INDEX, CodeLensError, DatabaseError
 from codelens.graph.model import CodeGraph, Edge, Node, build_graph
 from codelens.index.layout import IndexLayout
 from codelens.index.metadata import is_codelens_index
 from codelens.index.sidecar import Sidecar, SidecarInput
-from codelens.locations import index_command
+from codelens.locations import IndexNotFound, index_command
 
 GRAPH_FORMAT = "1"
 
@@ -55,15 +55,22 @@ class GraphNotFound(CodeLensError):
 
 
 def build_graph_sidecar(build: SidecarInput) -> None:
-    """Sidecar builder (see `codelens.index.registry`): write the index's graph file."""
+    """Sidecar builder (listed in `codelens.search.sidecars`): write the index's graph file."""
     graph = build_graph(build.chunks, build.sources, build.repository_labels)
     save_graph(graph, IndexLayout(Path(build.build_dir)).graph)
 
 
 # An update rebuilds it after the searchable swap: the whole graph is resolved again (callers in
 # unchanged files point at the changed ones), seconds on pydantic.
+def count_graph_nodes(index_dir: Path) -> object:
+    """Its health check (index/health.py): the file opens read-only and has its nodes table."""
+    path = IndexLayout(index_dir).graph
+    with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as connection:
+        return connection.execute("SELECT count(*) FROM nodes").fetchone()
+
+
 GRAPH_SIDECAR = Sidecar("build_graph_sidecar", build_graph_sidecar, lambda layout: (layout.graph,), in_partial=True,
-                        after_update=True)
+                        after_update=True, checks=(count_graph_nodes,))
 
 
 def save_graph(graph: CodeGraph, path: Path) -> None:

@@ -5,8 +5,9 @@
 a fixed contract); `manifest` holds the content hashes that make runs incremental;
 `embed_cache` keeps vectors by text hash so nothing is embedded twice and killed runs resume;
 `folder` is the writer's lock, build-aside and atomic swap; `sidecar` is the Sidecar record a leg
-declares and what every sidecar builder is handed; `registry` lists the sidecars; `build`
-orchestrates a run; `test_vectors` adds the test chunks' vectors after the complete index; `update`
-applies a few changed files in seconds (its e5 vectors in `delta`); `watch` follows a folder and runs
-updates; `freshness` says whether a hit's file changed since.
+declares and what every sidecar builder is handed; `registry` holds the sidecars search/sidecars.py
+registers; `embedding` embeds a run's passages; `build` orchestrates a run; `test_vectors` adds the
+test chunks' vectors after the complete index; `update` applies a few changed files in seconds (its
+e5 vectors in `delta`); `watch` follows a folder and runs updates; `freshness` says whether a hit's
+file changed since.
 """

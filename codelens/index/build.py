@@ -15,19 +15,19 @@ import sys
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-import numpy as np
 from tqdm import tqdm
 
 import codelens
 from codelens.chunk import CODE_KINDS, FILE_KINDS, Chunk
 from codelens.errors import BadInput, DatabaseError
 from codelens.index.delta import Delta, load_delta
-from codelens.index.embed_cache import EmbeddingCache, choose_cache, embed_with_cache, finish_run, open_cache, text_hash
+from codelens.index.embed_cache import choose_cache, finish_run, open_cache, text_hash
+from codelens.index.embedding import ProgressCallback, embed_texts
 from codelens.index.folder import check_target, fresh_build_dir, index_lock, recover_interrupted_swap, swap_into_place
 from codelens.index.health import changed_sidecars, damaged_sidecars, sidecar_checksums, vectors_damaged
 from codelens.index.layout import IndexLayout
@@ -43,7 +43,7 @@ from codelens.index.progressive import (
     save_catalog,
 )
 from codelens.index.registry import SIDECARS, sidecar_names
-from codelens.index.sidecar import Sidecar, SidecarBuilder, SidecarInput
+from codelens.index.sidecar import Sidecar, SidecarBuilder, SidecarInput, recorded_english_key
 from codelens.index.store import VectorStore, drop_collections
 from codelens.index.test_vectors import (
     FINISH_LOCK_WAIT_S,
@@ -55,17 +55,15 @@ from codelens.ingest.codebase import ChunkedCodebase, chunk_source, source_file_
 from codelens.ingest.embed_text import embedding_text
 from codelens.ingest.redaction import REDACTION_VERSION
 from codelens.models import ENGLISH_MODEL_KEYS, Embedder, load_embedder, normalize_model_id
-from codelens.search.english import recorded_english_key
 from codelens.settings import COLLECTION_NAME, Settings
 from codelens.workspace import Workspace, changed_repositories, repository_labels, stamp_updates
 
-ProgressCallback = Callable[[int, int], None]
 STORE_BATCH = 1000  # chunks per ChromaDB write (and progress step)
 STORE_PROGRESS_MIN = 5000  # smaller indexes store in a moment: no bar
 
 
 def sidecar_builders() -> list[SidecarBuilder]:
-    """Structures built beside the vectors on every run, in order (index/registry.py)."""
+    """Structures built beside the vectors on every run, in order (codelens/search/sidecars.py)."""
     return [sidecar.build for sidecar in SIDECARS]
 
 
@@ -82,21 +80,6 @@ def plan_changes(chunks: Sequence[Chunk], fingerprints: dict[str, str], previous
     upsert = [c for c in chunks if previous.chunks.get(c.chunk_id) != fingerprints[c.chunk_id]]
     delete = sorted(set(previous.chunks) - set(fingerprints))
     return ChangePlan(upsert=upsert, delete=delete, reused=len(chunks) - len(upsert))
-
-
-def embed_texts(
-    texts: Sequence[str], embedder: Embedder, settings: Settings, cache: EmbeddingCache | None = None,
-    on_progress: ProgressCallback | None = None,
-) -> tuple[np.ndarray, int]:
-    """Passage vectors of the index model for texts (cached; see `embed_with_cache`)."""
-    if settings.ray_address:  # issue 15 part 3: Ray actors embed, this process caches (distributed.py)
-        from codelens.index.distributed import embed_on_ray
-
-        return embed_on_ray(texts, embedder.model_id, embedder.dim, settings.ray_address,
-                            batch_size=settings.batch_size, worker_cpus=settings.ray_worker_cpus, cache=cache,
-                            show_progress=settings.show_progress, on_progress=on_progress)
-    return embed_with_cache(texts, embedder.embed_passages, embedder.dim, cache, settings.batch_size,
-                            show_progress=settings.show_progress, on_progress=on_progress)
 
 
 def build_index(

@@ -32,16 +32,11 @@ REPAIR_HINT = "python index.py rebuilds it (nothing is embedded again)"
 
 
 def damaged_sidecars(index_dir: Path) -> list[str]:
-    """The sidecar folders and files of index_dir that exist but do not load."""
-    from codelens.search.bridge import load_bridge_vectors
-    from codelens.search.english import load_english_vectors
-    from codelens.search.file_vectors import load_file_vectors
-    from codelens.search.lexical import LexicalIndex, load_file_words
-
+    """The sidecar folders and files of index_dir that exist but do not load (each sidecar's
+    `checks`, declared by its leg)."""
     layout = IndexLayout(index_dir)
     checks: dict[Path, Callable[[Path], object]] = {
-        layout.lexical: LexicalIndex.load, layout.file_words: load_file_words, layout.bridge: load_bridge_vectors,
-        layout.english: load_english_vectors, layout.file_vectors: load_file_vectors, layout.graph: _open_graph,
+        path: load for sidecar in SIDECARS for path, load in zip(sidecar.paths(layout), sidecar.checks, strict=False)
     }
     damaged = []
     for path, load in checks.items():
@@ -94,8 +89,3 @@ def vectors_damaged(index_dir: Path) -> str | None:
         return f"{database}: {exc}"
     return None
 
-
-def _open_graph(index_dir: Path) -> object:
-    path = IndexLayout(index_dir).graph
-    with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as connection:
-        return connection.execute("SELECT count(*) FROM nodes").fetchone()

@@ -7,9 +7,9 @@ import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from codelens.errors import DatabaseError, IndexNotFound
+from codelens.errors import DatabaseError
 from codelens.index.layout import IndexLayout
-from codelens.locations import index_command
+from codelens.locations import IndexNotFound, index_command
 
 FORMAT_VERSION = 1
 

@@ -30,10 +30,9 @@ from codelens.index.embed_cache import embed_with_cache, open_cache, read_index_
 from codelens.index.folder import fresh_build_dir, held_work_dir, swap_into_place
 from codelens.index.layout import IndexLayout
 from codelens.index.metadata import IndexStats, read_stats, write_stats
-from codelens.index.registry import partial_sidecars
+from codelens.index.registry import late_partial_sidecars, partial_sidecars
 from codelens.index.sidecar import SidecarInput
 from codelens.models import Embedder
-from codelens.search.bridge import BRIDGE_SIDECAR
 from codelens.workspace import repository_labels
 
 COVERAGE_WRITE_S = 1.0  # the live metadata is rewritten at most this often while embedding
@@ -134,7 +133,7 @@ def publish_searchable(phase: PhaseOne) -> float:
         save_catalog(build_dir, [CatalogEntry(c, phase.hashes[c.chunk_id]) for c in phase.chunks])
         sidecar_input = SidecarInput(build_dir, phase.chunks, phase.sources, phase.cache_path, phase.show_progress,
                                      repository_labels=repository_labels(phase.stats.repositories))
-        for sidecar in partial_sidecars():  # the word bridge follows: add_word_bridge
+        for sidecar in partial_sidecars():  # the word bridge follows: add_late_sidecars
             sidecar.build(sidecar_input)
         covered = 1.0 - missing_vectors(phase.index_dir, phase.stats.model, phase.hashes) / max(1, len(phase.chunks))
         write_stats(build_dir, replace(phase.stats, dense_coverage=min(covered, 0.999)))
@@ -166,7 +165,7 @@ def embed_progressively(phase: PhaseOne, embedder: Embedder, batch_size: int,
             on_progress(covered + embedded + done, total)
 
     try:
-        add_word_bridge(phase)
+        add_late_sidecars(phase)
         for group in (False, True) if tests else (False,):  # non-test code first: it answers most questions
             texts = [phase.texts[c.chunk_id] for c in phase.chunks if c.is_test == group]
             _, count = embed_with_cache(texts, embedder.embed_passages, embedder.dim, cache, batch_size,
@@ -180,22 +179,30 @@ def embed_progressively(phase: PhaseOne, embedder: Embedder, batch_size: int,
     return embedded
 
 
-def add_word_bridge(phase: PhaseOne) -> None:
-    """Embed the code's words for the Russian->English bridge (cached, resumable) and put them
-    into the live partial index. Not before the first swap: e5 over a large vocabulary takes
-    longer than everything else that phase does."""
+def add_late_sidecars(phase: PhaseOne) -> None:
+    """Build the `after_partial` sidecars (the word bridge: the code's words embedded for the
+    Russian->English bridge, cached, resumable) and put them into the live partial index. Not
+    before the first swap: e5 over a large vocabulary takes longer than everything else that
+    phase does."""
     layout = IndexLayout(phase.index_dir)
-    # outside the writer's lock: a killed run's leftover is cleaned like a build's, a live one is held
-    with held_work_dir(phase.index_dir, "bridge-") as work:
-        BRIDGE_SIDECAR.build(SidecarInput(work, phase.chunks, phase.sources, phase.cache_path,
-                                          phase.show_progress))
-        built = IndexLayout(work)
-        layout.bridge.mkdir(exist_ok=True)
-        # each atomic; a half pair reads as "no bridge"
-        for made, live in ((built.bridge_engine, layout.bridge_engine), (built.bridge_vectors, layout.bridge_vectors),
-                           (built.bridge_words, layout.bridge_words)):
-            os.replace(made, live)
+    for sidecar in late_partial_sidecars():
+        # outside the writer's lock: a killed run's leftover is cleaned like a build's, a live one is held
+        with held_work_dir(phase.index_dir, "bridge-") as work:
+            sidecar.build(SidecarInput(work, phase.chunks, phase.sources, phase.cache_path, phase.show_progress))
+            for made, live in zip(sidecar.paths(IndexLayout(work)), sidecar.paths(layout), strict=True):
+                _move_in(made, live)
     _write_coverage(phase.index_dir, None)  # a new metadata version: searchers reopen with the bridge
+
+
+def _move_in(made: Path, live: Path) -> None:
+    """A built file, or each file of a built folder, renamed over the live one: each rename is
+    atomic, and a sidecar missing one of its files reads as absent (the bridge: "no bridge")."""
+    if not made.is_dir():
+        os.replace(made, live)
+        return
+    live.mkdir(exist_ok=True)
+    for file in sorted(made.iterdir()):
+        os.replace(file, live / file.name)
 
 
 def _write_coverage(index_dir: Path, coverage: float | None) -> None:

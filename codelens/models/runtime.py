@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from codelens.errors import ModelUnavailable
-from codelens.models import onnx_graph
+from codelens.models.onnx_graph import EMBEDDED, MASK, POOLED, POSITION_BIAS
 from codelens.models.threads import cores, session_options
 from codelens.models.weights import EncoderWeights
 
@@ -24,6 +24,12 @@ from codelens.models.weights import EncoderWeights
 # machine, so its vectors are the same bits wherever it runs (a Ray worker with one CPU, a
 # laptop with eight).
 TOKENS_PER_PASS = 512
+# The most tokens of a question a model reads (e5's and the English model's). onnxruntime's cost
+# grows with the tokens (e5, 2 cores, load 4: 16 tokens 19 ms, 128 tokens 99 ms, 510 tokens 684 ms;
+# bench/RESULTS.md, issue 31 part 5): a pasted issue is read as its first 128 tokens (its title and
+# opening lines, ~450 characters of prose); its identifiers reach the lexical leg whole. Every
+# question of the benchmark sets is shorter.
+QUESTION_TOKENS = 128
 # Bumped whenever onnx_graph.py (or _quantize) builds a different graph: cached files of another
 # version are never read, and neither are vectors cached under another (embedders.weights_fingerprint).
 GRAPH_VERSION = 2
@@ -152,10 +158,10 @@ class OnnxEncoder:
 
     def _pass(self, sequences: list[np.ndarray]) -> np.ndarray:
         embedded, mask = self.weights.embedded(sequences)
-        feed = {onnx_graph.EMBEDDED: embedded, onnx_graph.MASK: mask}
+        feed = {EMBEDDED: embedded, MASK: mask}
         if self.weights.position_bias is not None:
-            feed[onnx_graph.POSITION_BIAS] = self.weights.position_bias(embedded.shape[1])
-        return self._session.run([onnx_graph.POOLED], feed)[0]
+            feed[POSITION_BIAS] = self.weights.position_bias(embedded.shape[1])
+        return self._session.run([POOLED], feed)[0]
 
 
 def passes(lengths: list[int], budget: int = TOKENS_PER_PASS) -> list[list[int]]:

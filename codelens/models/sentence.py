@@ -27,9 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from codelens.errors import ModelUnavailable
-from codelens.models import onnx_graph
-from codelens.models.embedders import QUESTION_TOKENS
-from codelens.models.runtime import OnnxEncoder, cache_root, graph_file, graph_path
+from codelens.models.onnx_graph import encoder_graph
+from codelens.models.runtime import QUESTION_TOKENS, OnnxEncoder, cache_root, graph_file, graph_path
 from codelens.models.weights import EncoderWeights, LayerNames, load_layers
 from codelens.weights import run_setup_hint
 
@@ -77,7 +76,7 @@ class SentenceModel:
 
         tensors = load_file(str(folder / "model.safetensors"))
         layers = load_layers(tensors, int(config["num_hidden_layers"]), self.layer_names)
-        return onnx_graph.encoder_graph(replace(weights, layers=layers), weights.position_bias is not None)
+        return encoder_graph(replace(weights, layers=layers), weights.position_bias is not None)
 
     layer_names = _BERT_LAYER
 

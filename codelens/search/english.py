@@ -42,14 +42,6 @@ RUSSIAN_E5_WEIGHT = 0.9
 _BATCH = 256
 
 
-def recorded_english_key(folder: Path) -> str | None:
-    """The `--english-model` key of the English vectors an index holds, or None."""
-    try:
-        return english_model(str(_read_meta(folder).get("model"))).key
-    except (OSError, ValueError, AttributeError):
-        return None
-
-
 def _read_meta(folder: Path) -> dict:
     return json.loads(IndexLayout(folder).english_ids.read_text(encoding="utf-8"))
 
@@ -187,4 +179,5 @@ class EnsembleDense:
 
 
 ENGLISH_SIDECAR = Sidecar("build_english_sidecar", build_english_sidecar, lambda layout: (layout.english,),
-                          prewarm=lambda chunks: [*map(_english_text, chunks)].clear())
+                          prewarm=lambda chunks: [*map(_english_text, chunks)].clear(),
+                          checks=(load_english_vectors,), chunk_vectors=True)

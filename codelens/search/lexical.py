@@ -203,4 +203,5 @@ def build_lexical_sidecars(build: SidecarInput) -> None:
 
 LEXICAL_SIDECAR = Sidecar("build_lexical_sidecars", build_lexical_sidecars,
                           lambda layout: (layout.lexical, layout.file_words), in_partial=True,
-                          prewarm=lambda chunks: [*map(chunk_terms, chunks)].clear())
+                          prewarm=lambda chunks: [*map(chunk_terms, chunks)].clear(),
+                          checks=(LexicalIndex.load, load_file_words))

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+import codelens.search.sidecars  # noqa: F401  (registers the sidecars: a searching process may index or update too)
 from codelens.chunk import Chunk
 from codelens.errors import ModelMismatch
 from codelens.graph.store import call_neighbour_files
