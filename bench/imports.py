@@ -5,24 +5,22 @@ from __future__ import annotations
 
 from _common import PROJECT_ROOT, print_table  # noqa: F401  (puts the project on sys.path)
 
-from tests.test_layers import LAYERS, LEFT_TO_INGEST, arrows, circles, layer_of, upward_arrows
+from tests.test_layers import LAYERS, arrows, circles, layer_of, upward_arrows
 
 
 def main() -> None:
     found = arrows()
     groups = circles(found)
     upward = upward_arrows(found)
-    print(f"{len(found)} imports between {len({a.source for a in found})} modules of codelens/ "
-          "(* left to the ingest branch: tests/test_layers.py LEFT_TO_INGEST)\n")
+    print(f"{len(found)} imports between {len({a.source for a in found})} modules of codelens/\n")
     print(f"import circles: {len(groups)}")
     for group in groups:
-        pending = all((a.source, a.target) in LEFT_TO_INGEST for a in found if {a.source, a.target} <= set(group))
-        print("  " + " <-> ".join(group) + (" *" if pending else ""))
+        print("  " + " <-> ".join(group))
     print(f"\nupward imports: {len(upward)}")
     if upward:
         print_table(
             ["from", "line", "to", "layers"],
-            [[a.source + (" *" if (a.source, a.target) in LEFT_TO_INGEST else ""), a.line, a.target,
+            [[a.source, a.line, a.target,
               f"{LAYERS[layer_of(a.source)][0]} -> {LAYERS[layer_of(a.target)][0]}"] for a in upward],
         )
 

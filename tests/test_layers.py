@@ -43,15 +43,6 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
-# Being removed on the "ingest" branch (issue 36 part 3, its own files): the tests leave these
-# two out until that branch is merged, then this set is emptied. Nothing else may be added here.
-LEFT_TO_INGEST: frozenset[tuple[str, str]] = frozenset({
-    ("codelens.ingest.chunker", "codelens.ingest.treesitter"),
-    ("codelens.ingest.treesitter", "codelens.ingest.chunker"),
-    ("codelens.ingest.codebase", "codelens.index.manifest"),
-})
-
-
 @dataclass(frozen=True)
 class Arrow:
     """One import: `source` imports `target` at `line` (both dotted module names)."""
@@ -189,7 +180,7 @@ def test_every_module_is_in_a_layer() -> None:
 
 
 def _checked_arrows() -> list[Arrow]:
-    return [a for a in arrows() if (a.source, a.target) not in LEFT_TO_INGEST]
+    return arrows()
 
 
 def test_no_import_circles() -> None:
