@@ -208,6 +208,22 @@ LANGUAGES: tuple[LanguageRow, ...] = (
         calls=("call_expression",), imports=("import_declaration",),
     ),
     LanguageRow(
+        "dart", (".dart",), Grammar("tree-sitter-dart", "tree_sitter_dart"),
+        # a Dart function is its signature and the function_body beside it (the chunker joins them)
+        definitions=(("class_definition", CLASS), ("mixin_declaration", CLASS), ("extension_declaration", CLASS),
+                     ("enum_declaration", CLASS), ("function_signature", FUNCTION), ("method_signature", FUNCTION)),
+        containers=("class_body", "extension_body", "enum_body"), preamble=("function_body",),
+        comments=("comment", "documentation_comment"), doc_prefixes=("///", *_C_STYLE_DOCS),
+        test_suffixes=("_test.dart",), generated_suffixes=(".g.dart", ".freezed.dart", ".pb.dart"),
+        imports=("import_or_export",),
+    ),
+    LanguageRow(
+        "elixir", (".ex", ".exs"), Grammar("tree-sitter-elixir", "tree_sitter_elixir"),
+        # `defmodule`, `def` are calls: the chunker reads the called name (`syntax._ELIXIR_DEFINITIONS`)
+        definitions=(("call", FUNCTION),), containers=("do_block",), doc_prefixes=("#",),
+        test_suffixes=("_test.exs",), calls=("call",),
+    ),
+    LanguageRow(
         "lua", (".lua",), Grammar("tree-sitter-lua", "tree_sitter_lua"),
         definitions=(("function_declaration", FUNCTION),),
         doc_prefixes=("--",), test_suffixes=("_spec.lua", "_test.lua"), calls=("function_call",),

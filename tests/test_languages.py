@@ -118,6 +118,16 @@ EXPECTED: dict[str, list[tuple[str, str, int, int, str, str]]] = {
         ("Functor#2", "class", 8, 11, "", ""),
         ("Functor.apply", "method", 9, 10, "Functor", "Summons the instance."),
     ],
+    "session.dart": [
+        ("Session", "class", 3, 13, "", "A client session: requests share its cookies."),
+        ("Session.send", "method", 9, 12, "Session", "Sends a request and returns the body."),
+        ("openSession", "function", 15, 17, "", ""),
+    ],
+    "conn.ex": [
+        ("Plug.Conn", "class", 1, 10, "", ""),
+        ("Plug.Conn.send_resp", "method", 4, 7, "Plug.Conn", "Sends a response with the given status and body."),
+        ("Plug.Conn.put_status", "method", 9, 9, "Plug.Conn", ""),
+    ],
     "util.lua": [
         ("<module>", "module", 1, 12, "", ""),
         ("M.join", "method", 3, 6, "M", "Joins the parts with a separator."),

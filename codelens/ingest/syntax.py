@@ -23,7 +23,7 @@ from codelens.ingest.chunker import chunks_from_parsed
 from codelens.ingest.formats import chunk_other_file
 from codelens.ingest.lines import source_lines
 from codelens.ingest.pieces import MAX_PIECE_CHARS, split_to_budget
-from codelens.languages import CLASS, Grammar, LanguageRow, grammar_for, language_row
+from codelens.languages import CLASS, FUNCTION, Grammar, LanguageRow, grammar_for, language_row
 
 MODULE_PART_CHARS = 2 * MAX_PIECE_CHARS  # a long <module> is cut into parts of about this size
 _MAX_DEPTH = 64  # nesting of containers and classes walked (a deeper one is the enclosing chunk's code)
@@ -32,13 +32,18 @@ _BODY_TYPES = frozenset({
     "block", "statement_block", "compound_statement", "class_body", "interface_body", "enum_body",
     "declaration_list", "field_declaration_list", "body_statement", "template_body", "function_body",
     "enum_class_body", "protocol_body", "constructor_body", "enum_variant_list", "object_type",
-    "enum_member_declaration_list", "enum_declaration_list",
+    "enum_member_declaration_list", "enum_declaration_list", "do_block", "extension_body",
 })
 _IDENTIFIER_TYPES = frozenset({
     "identifier", "type_identifier", "simple_identifier", "constant", "name", "property_identifier",
     "field_identifier", "word",
 })
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
+_ELIXIR_DEFINITIONS = {
+    "defmodule": CLASS, "defprotocol": CLASS, "defimpl": CLASS,
+    "def": FUNCTION, "defp": FUNCTION, "defmacro": FUNCTION, "defmacrop": FUNCTION, "defguard": FUNCTION,
+    "defdelegate": FUNCTION,
+}
 _VALUE_WRAPPERS = frozenset({"as_expression", "satisfies_expression", "parenthesized_expression",
                              "non_null_expression", "await_expression"})
 # `export`, `template <...>`: a wrapper whose definition starts where the wrapper does
@@ -157,6 +162,8 @@ class _Walk:
 
     def _definition(self, node, depth: int, outer, owner: str) -> Definition | None:
         kind = self.kinds.get(node.type)
+        if kind is not None and self.row.name == "elixir":
+            kind = _ELIXIR_DEFINITIONS.get(self._elixir_macro(node))
         if kind is None:
             return None
         named = self._name(node)
@@ -166,12 +173,13 @@ class _Walk:
         children: list[Definition] = []
         if kind == CLASS and depth < _MAX_DEPTH and node.type != "type_definition":
             self._members(node, children, [], [], depth + 1, None)
+        end = _lines_of(self._dart_body(node) or node)[1]
         start = _lines_of(outer)[0]
         # a member on its class's line (`class A { m() {} }`) has no comment of its own above it
         starts_line = not self.lines[start - 1][: outer.start_point[1]].strip()
         doc_start, docstring = self._doc_comment(start) if starts_line else (start, "")
         return Definition(
-            kind=kind, name=name, start_line=doc_start, end_line=_lines_of(node)[1],
+            kind=kind, name=name, start_line=doc_start, end_line=end,
             signature=self._signature(node, outer), docstring=docstring, children=children,
             owner=own or owner,
         )
@@ -182,6 +190,12 @@ class _Walk:
         """(name, owner type) of a definition node, None when it is no definition after all
         (`const x = 1`, a Go type alias, a struct named without a body)."""
         kind = node.type
+        if self.row.name == "elixir":
+            return self._elixir_name(node)
+        if kind == "method_signature" and self.row.name == "dart":  # the name is in the signature inside
+            inner = node.named_children[0] if node.named_children else None
+            name = inner.child_by_field_name("name") if inner is not None else None
+            return (self.text(name), "") if name is not None else None
         if kind in ("lexical_declaration", "variable_declaration"):
             return self._function_variable(node)
         if kind == "expression_statement":
@@ -220,6 +234,29 @@ class _Walk:
         if name is None:
             return None
         return _split_owner(self.text(name), self._receiver_type(node, name))
+
+    def _dart_body(self, node):
+        """Dart: the function_body after a signature is the function's (they are siblings)."""
+        if self.row.name != "dart" or node.type not in ("function_signature", "method_signature"):
+            return None
+        body = node.next_named_sibling
+        return body if body is not None and body.type == "function_body" else None
+
+    def _elixir_macro(self, node) -> str:
+        target = node.child_by_field_name("target")
+        return self.text(target) if target is not None and target.type == "identifier" else ""
+
+    def _elixir_name(self, node) -> tuple[str, str] | None:
+        """`defmodule Plug.Conn do`, `def send(conn, body) do`, `def helper(x) when x > 0, do:`."""
+        arguments = next((c for c in node.named_children if c.type == "arguments"), None)
+        head = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+        if head is not None and head.type == "binary_operator":  # a guard: `f(x) when ...`
+            head = head.child_by_field_name("left")
+        if head is not None and head.type == "call":
+            head = head.child_by_field_name("target")
+        if head is None or head.type not in ("identifier", "alias"):
+            return None
+        return self.text(head), ""
 
     def _function_variable(self, node) -> tuple[str, str] | None:
         """`const fetchUser = async (id) => ...`: a function by another syntax."""
