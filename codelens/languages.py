@@ -237,8 +237,10 @@ _BY_NAME = {row.name: row for row in LANGUAGES}
 
 def language_row(rel_path: str) -> LanguageRow | None:
     """The row of a code file, by its name or suffix; None for anything that is not code."""
-    name = PurePosixPath(rel_path).name.lower()
-    return _BY_FILE_NAME.get(name) or _BY_SUFFIX.get(PurePosixPath(name).suffix)
+    name = rel_path.rsplit("/", 1)[-1].lower()  # string work, not PurePosixPath: every hit asks (Chunk.language)
+    dot = name.rfind(".")
+    suffix = name[dot:] if 0 < dot < len(name) - 1 else ""  # what PurePosixPath.suffix says
+    return _BY_FILE_NAME.get(name) or _BY_SUFFIX.get(suffix)
 
 
 def language_of(rel_path: str) -> str | None:
