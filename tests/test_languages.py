@@ -11,6 +11,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from codelens.chunk import Chunk
 from codelens.errors import SourceError
@@ -20,11 +22,12 @@ from codelens.ingest.chunker import chunk_file, is_test_path
 from codelens.ingest.codebase import chunk_one_file, chunk_source
 from codelens.ingest.embed_text import embedding_text
 from codelens.ingest.formats import file_format
+from codelens.ingest.lines import source_lines
 from codelens.ingest.source import list_source_files
 from codelens.ingest.syntax import chunk_code_file
 from codelens.languages import LANGUAGES, Grammar, grammar_for, language_of
 from codelens.search.searcher import Searcher
-from tests.conftest import settings_for, zip_folder
+from tests.conftest import examples, settings_for, zip_folder
 
 FIXTURES = Path(__file__).parent / "fixtures" / "languages"
 
@@ -377,3 +380,39 @@ def test_a_mixed_workspace_is_searched_in_english_and_russian(tmp_path: Path, em
     for question, expected in questions.items():
         hits = [hit.chunk.chunk_id for hit in searcher.search(question, k=3)]
         assert expected in hits, (question, hits)
+
+
+def test_lines_end_where_the_chunks_say_whatever_the_line_breaks() -> None:
+    """Old Mac `\r`, Windows `\r\n` and `\n` in one file: tree-sitter's rows are the chunks' lines."""
+    text = "package x\r\rfunc A() {\r}\r\n\r\nfunc B() {}\n"
+    chunks, _ = chunk_code_file("a.go", text)
+    assert [(c.symbol, c.start_line, c.end_line, c.code) for c in chunks] == [
+        ("A", 3, 4, "func A() {\n}"), ("B", 6, 6, "func B() {}")]
+
+
+FRAGMENTS = ["class A {", "}", "{", "func (s *S) M() {", "fn f() {", "impl X {", "def f", "end", "/** doc */",
+             "// note", "export const f = () => {", "namespace N {", "template <typename T>", "FMT_EXPORT",
+             "#[derive(X)]", "extension S {", "x = 1;", "return;", "'unterminated", "\"str\"", "@Override", "\r",
+             "\t", "é", "\u2028", "\x0c"]
+FUZZ = settings(max_examples=examples(150), deadline=None, database=None,
+                suppress_health_check=[HealthCheck.too_slow])
+
+
+@FUZZ
+@given(st.sampled_from(sorted({row.extensions[0] for row in LANGUAGES if row.grammar})),
+       st.lists(st.sampled_from(FRAGMENTS), max_size=40),
+       st.lists(st.sampled_from(["\n", " ", "", "\r", "\r\n"]), max_size=40))
+def test_any_text_in_any_language_chunks_without_raising(extension: str, fragments: list[str],
+                                                         glue: list[str]) -> None:
+    text = "".join(f + (glue[i] if i < len(glue) else "\n") for i, f in enumerate(fragments))
+    chunks, _ = chunk_code_file(f"src/x{extension}", text)
+    lines = source_lines(text)
+    last = max(1, len(source_lines(text.rstrip("\r\n"))))
+    ids = [c.chunk_id for c in chunks]
+    assert len(ids) == len(set(ids))
+    for chunk in chunks:
+        assert 1 <= chunk.start_line <= chunk.end_line <= last
+        assert chunk.code == "\n".join("\n".join(lines[start - 1 : end])
+                                       for start, end in chunk.line_spans or ((chunk.start_line, chunk.end_line),))
+        if chunk.kind != "module":  # the lines are the definition's: its name is in them
+            assert chunk.name.split("#")[0] in chunk.code

@@ -48,6 +48,7 @@ _VALUE_WRAPPERS = frozenset({"as_expression", "satisfies_expression", "parenthes
                              "non_null_expression", "await_expression"})
 # `export`, `template <...>`: a wrapper whose definition starts where the wrapper does
 _WRAPPERS = frozenset({"export_statement", "template_declaration", "ambient_declaration"})
+_LONE_CR = re.compile(rb"\r(?!\n)")
 _BARE_MACRO = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]{2,}[ \t]*$", re.M)
 # `FMT_EXPORT template <...>`, `UV_EXTERN int uv_run(...)`, `FMT_CONSTEXPR auto f()`: macros before a declaration
 _IF_MACRO = re.compile(rb"(?<=\bif )[ \t]*[A-Z][A-Z0-9]*_[A-Z0-9_]*(?=[ \t]*\()")  # `if FMT_CONSTEXPR20 (...)`
@@ -81,7 +82,10 @@ def load_parser(grammar: Grammar):
 def parse_with_grammar(rel_path: str, text: str, row: LanguageRow, grammar: Grammar) -> SyntaxResult:
     """The definitions and <module> statements of one file; GrammarUnavailable when it cannot be parsed."""
     source = text.encode("utf-8", errors="replace")
-    root = load_parser(grammar).parse(_without_bare_macros(source, row)).root_node
+    # tree-sitter ends rows at \n only; a lone \r ends a line for source_lines (and old Mac files):
+    # read as \n (same bytes, same offsets), every row is the line it is in the chunks' text
+    parsed_bytes = _LONE_CR.sub(b"\n", _without_bare_macros(source, row))
+    root = load_parser(grammar).parse(parsed_bytes).root_node
     walk = _Walk(row, source, source_lines(text))
     definitions, spans, imports = walk.top_level(root)
     last = max(1, len(source_lines(text.rstrip("\r\n"))))
