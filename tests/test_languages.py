@@ -21,7 +21,7 @@ from codelens.ingest import syntax
 from codelens.ingest.chunker import chunk_file, is_test_path
 from codelens.ingest.codebase import chunk_one_file, chunk_source
 from codelens.ingest.embed_text import embedding_text
-from codelens.ingest.formats import file_format
+from codelens.ingest.formats import chunk_other_file, file_format
 from codelens.ingest.lines import source_lines
 from codelens.ingest.source import list_source_files
 from codelens.ingest.syntax import chunk_code_file
@@ -230,6 +230,12 @@ def test_python_keeps_its_own_path() -> None:
     assert [c.chunk_id for c in chunk_file("a.py", text).chunks] == ["a.py::A", "a.py::A.run"]
     assert embedding_text(chunk_file("pkg/a.py", text).chunks[1]).startswith(
         "method a run (A.run) in pkg a\ndef run(self):")
+
+
+def test_documents_and_configuration_keep_their_embedded_text() -> None:
+    """Only code in other languages is embedded differently: a TOML piece's closing `]` stays."""
+    chunk = chunk_other_file("pyproject.toml", '[tool.x]\nexclude = [\n  "a",\n]\n', "toml")[0]
+    assert embedding_text(chunk).endswith('exclude = [\n"a",\n]')
 
 
 @pytest.mark.parametrize(("path", "is_test"), [
