@@ -65,7 +65,9 @@ _JS_TESTS = (".test.ts", ".spec.ts", ".test.tsx", ".spec.tsx", ".test.js", ".spe
              ".spec.jsx", ".test.mjs", ".spec.mjs", ".test.cjs", ".spec.cjs", ".e2e.ts")
 _JS_TEST_DIRS = ("__tests__", "__mocks__", "spec", "e2e", "cypress")
 _JS_CLASSES = (("class_declaration", CLASS), ("abstract_class_declaration", CLASS),
-               ("interface_declaration", CLASS), ("enum_declaration", CLASS))
+               ("interface_declaration", CLASS), ("enum_declaration", CLASS),
+               # `type Options = {...}` over several lines is an interface by another syntax (the chunker checks)
+               ("type_alias_declaration", CLASS))
 _JS_FUNCTIONS = (("function_declaration", FUNCTION), ("generator_function_declaration", FUNCTION),
                  ("method_definition", FUNCTION), ("method_signature", FUNCTION),
                  ("abstract_method_signature", FUNCTION), ("function_signature", FUNCTION),

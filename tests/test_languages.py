@@ -201,6 +201,15 @@ def test_a_constant_made_by_a_call_handed_a_function_is_that_function() -> None:
         ("<module>", "module", 4, 4), ("$ZodString", "function", 1, 3)]
 
 
+def test_a_typescript_object_type_is_a_class_and_a_one_line_alias_a_statement() -> None:
+    text = ("type Id = string;\n/** Options of a router. */\nexport type RouterOptions = {\n"
+            "  strict: boolean;\n  onError(e: Error): void;\n};\n")
+    chunks, _ = chunk_code_file("router.ts", text)
+    assert [(c.symbol, c.kind, c.start_line, c.end_line, c.docstring) for c in chunks] == [
+        ("<module>", "module", 1, 1, ""), ("RouterOptions", "class", 2, 6, "Options of a router."),
+        ("RouterOptions.onError", "method", 5, 5, "")]
+
+
 def test_a_long_module_is_cut_into_parts_each_embedded_whole() -> None:
     cases = "".join(f'it("case {n}", () => {{\n  expect(parse("{n}")).toBe({n});\n}});\n\n' for n in range(200))
     chunks, _ = chunk_code_file("src/parse.test.ts", cases)

@@ -202,6 +202,9 @@ class _Walk:
             return (self.text(name), "") if name is not None else None
         if kind in ("lexical_declaration", "variable_declaration"):
             return self._function_variable(node)
+        if kind == "type_alias_declaration":  # TypeScript: a one-line alias is a <module> statement
+            name = node.child_by_field_name("name")
+            return (self.text(name), "") if name is not None and node.end_point[0] - node.start_point[0] >= 2 else None
         if kind == "expression_statement":
             return self._function_assignment(node)
         if kind in ("public_field_definition", "field_definition"):
