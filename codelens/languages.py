@@ -226,6 +226,15 @@ LANGUAGES: tuple[LanguageRow, ...] = (
         test_suffixes=("_test.exs",), calls=("call",),
     ),
     LanguageRow(
+        "haskell", (".hs",), Grammar("tree-sitter-haskell", "tree_sitter_haskell"),
+        # a function is its type signature and its equations, siblings the chunker joins
+        definitions=(("signature", FUNCTION), ("function", FUNCTION), ("data_type", CLASS), ("newtype", CLASS),
+                     ("class", CLASS), ("instance", CLASS)),
+        containers=("declarations", "class_declarations", "instance_declarations"),
+        preamble=("header",), comments=("comment", "haddock"), doc_prefixes=("--",),
+        test_suffixes=("Spec.hs", "Test.hs"), calls=("apply",), imports=("imports",),
+    ),
+    LanguageRow(
         "lua", (".lua",), Grammar("tree-sitter-lua", "tree_sitter_lua"),
         definitions=(("function_declaration", FUNCTION),),
         doc_prefixes=("--",), test_suffixes=("_spec.lua", "_test.lua"), calls=("function_call",),

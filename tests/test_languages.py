@@ -131,6 +131,15 @@ EXPECTED: dict[str, list[tuple[str, str, int, int, str, str]]] = {
         ("Plug.Conn.send_resp", "method", 4, 7, "Plug.Conn", "Sends a response with the given status and body."),
         ("Plug.Conn.put_status", "method", 9, 9, "Plug.Conn", ""),
     ],
+    "stack.hs": [
+        ("Stack", "class", 5, 6, "", "A last-in, first-out stack."),
+        ("push", "function", 8, 10, "", "Pushes an element."),
+        ("size", "function", 12, 14, "", ""),  # its type signature and both equations: one chunk
+        ("Container", "class", 16, 18, "", ""),
+        ("Container.empty", "method", 17, 17, "Container", ""),
+        ("Container.insert", "method", 18, 18, "Container", ""),
+        ("Container#2", "class", 20, 22, "", ""),
+    ],
     "util.lua": [
         ("<module>", "module", 1, 12, "", ""),
         ("M.join", "method", 3, 6, "M", "Joins the parts with a separator."),
