@@ -211,8 +211,8 @@ def _piece(candidate: Candidate, form: str, counter: TokenCounter, rules: PackRu
 def piece_header(chunk: Chunk, note: str, form: str) -> str:
     """`### path:start-end kind `symbol` (why it is here; how it is shown)`."""
     what = "module-level code" if chunk.kind == "module" else f"{chunk.kind} `{chunk.symbol}`"
-    shown = {"signature": "; signature only", "outline": "; outline"}.get(form, "")
-    return f"### {chunk.path}:{chunk.start_line}-{chunk.end_line} {what} ({note}{shown})"
+    why = "; ".join(part for part in (note, {"signature": "signature only", "outline": "outline"}.get(form)) if part)
+    return f"### {chunk.path}:{chunk.start_line}-{chunk.end_line} {what}" + (f" ({why})" if why else "")
 
 
 def numbered_lines(chunk: Chunk) -> list[str]:
