@@ -334,8 +334,8 @@ def impact_of(diff_text: str, catalog: ChunkCatalog, graph: CodeGraph | None, li
     if "\x00" in diff_text:
         raise BadInput("the diff is not text (it holds NUL bytes) - pass `git diff` output")
     files = parse_diff(diff_text)
-    if not files:
-        raise BadInput("the diff is empty: nothing changed - pass a revision, --staged or a diff with changes")
+    if not files:  # nothing changed: nothing to run (CI asks this of every commit)
+        return Impact((), (), (), ())
     changed = changed_chunks(files, catalog, prefix)
     affected, tests = _upstream(changed, catalog, graph, links, depth)
     documents = [d for c in changed for d in links.documents(c)]
@@ -388,6 +388,8 @@ def _unique_chunks(chunks: Sequence[Chunk]) -> list[Chunk]:
 
 def to_text(impact: Impact) -> str:
     """The impact for a person: what changed, what it reaches, the tests to run, the documents."""
+    if not impact.changed:
+        return "nothing changed: no definitions touched, no tests to run"
     lines = [f"Changed ({len(impact.changed)}):"]
     lines += [f"  {c.chunk_id}  {c.path}:{c.start_line}-{c.end_line}" for c in impact.changed]
     lines.append(f"\nAffected ({len(impact.affected)}):")

@@ -99,8 +99,8 @@ class Packed:
         return "\n\n".join(piece.text for piece in self.pieces)
 
     def to_dict(self) -> dict:
-        return {"budget": self.budget, "tokens": self.tokens, "tokenizer": self.tokenizer,
-                "pieces": [piece.to_dict() for piece in self.pieces]}
+        return {"budget": self.budget, "tokens": self.tokens, "pieces": [piece.to_dict() for piece in self.pieces],
+                "tokenizer": self.tokenizer}
 
 
 def score(relevance: float, hops: int) -> float:

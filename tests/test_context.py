@@ -1,0 +1,221 @@
+"""`codelens context` and `codelens impact` on a real indexed project (tests/fixtures/context_project:
+a shop whose checkout calls a gateway, builds a receipt, raises a declined-payment error, reads
+settings and an environment variable, is tested and documented), in a real git repository; and
+every kind of bad input, each a clear message and exit code with nothing written."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from codelens.answer.token_count import e5_tokens
+from codelens.errors import EXIT_BAD_INPUT
+from codelens.index.build import build_index
+from codelens.open_index import OpenIndex
+from codelens.settings import Settings
+from tests.conftest import FIXTURES, PROJECT_ROOT, run_cli, session_cache, settings_for
+
+CHECKOUT = "shop/checkout.py::checkout"
+GATEWAY = "shop/gateway.py::charge_card"
+TASK = ("Checkout raises PaymentDeclined for a good card: the order is paid for with a card, "
+        "retrying a few times, and every retry is declined.")
+PIECE_FIELDS = ["chunk_id", "path", "repo", "start_line", "end_line", "role", "hops", "form", "tokens", "score",
+                "text"]
+
+
+def git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(repo), "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
+                          capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory, embedder) -> tuple[Path, Settings]:
+    """The shop as a git repository with one commit, indexed (treat both as read-only)."""
+    repo = tmp_path_factory.mktemp("shop") / "shop_repo"
+    shutil.copytree(FIXTURES / "context_project", repo)
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    settings = settings_for(tmp_path_factory.mktemp("shop_db") / "db")
+    with session_cache():
+        build_index(repo, settings, embedder=embedder)
+    return repo, settings
+
+
+@pytest.fixture(scope="module")
+def index(shop, embedder) -> OpenIndex:
+    return OpenIndex(shop[1], embedder=embedder)
+
+
+@pytest.fixture()
+def changed_shop(shop, tmp_path) -> Path:
+    """A clone of the shop repository to change (the index stays the base commit's)."""
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(shop[0]), str(clone)], check=True)
+    return clone
+
+
+# ------------------------------------------------------------------ context
+
+
+def test_context_walks_from_the_seeds_to_every_kind_of_neighbour(index: OpenIndex) -> None:
+    packed = index.context(TASK, budget=6000)
+    roles = {piece.chunk.chunk_id: piece.role for piece in packed.pieces}
+    assert roles[CHECKOUT] == "seed"
+    assert {"seed", "test"} <= set(roles.values())
+    tests = [cid for cid, role in roles.items() if role == "test"]
+    assert "tests/test_checkout.py::test_checkout_declines_a_short_card" in tests
+    assert "shop/errors.py::PaymentDeclined" in roles and "shop/models.py::Order" in roles
+    assert len(roles) == len(packed.pieces)  # one piece per chunk id
+    counter = e5_tokens()
+    assert packed.tokens <= 6000 and all(p.tokens == counter.count(p.text) for p in packed.pieces)
+    assert packed.tokenizer == counter.name
+    every = [p.chunk.chunk_id for p in packed.pieces]
+    assert every.index(GATEWAY) < every.index(CHECKOUT)  # what is called comes first
+
+
+def test_configuration_and_documents_the_seeds_read_and_are_named_in(index: OpenIndex) -> None:
+    from codelens.answer.task_context import Seed, walk
+
+    seeds = [Seed(index.catalog.get(CHECKOUT), 1.0, 1), Seed(index.catalog.get(GATEWAY), 0.8, 2)]
+    reached = {(r.chunk.chunk_id, r.role) for r in walk(seeds, index.links)}
+    assert ("shop/settings.py::<module>", "configuration") in reached  # MAX_RETRIES, PAYMENT_TIMEOUT
+    assert ("config.yaml::payment", "configuration") in reached  # PAYMENT_API_KEY from os.environ
+    assert ("docs/payments.md::Checking out", "document") in reached  # names `checkout`
+    assert ("shop/api.py::handle_checkout_request", "caller") in reached
+    assert ("shop/models.py::Receipt", "type") in reached
+    assert ("shop/errors.py::PaymentDeclined", "exception") in reached  # raised, not a plain callee
+
+
+def test_a_small_budget_keeps_the_nearest_and_never_overflows(index: OpenIndex) -> None:
+    for budget in (100, 300, 800):
+        packed = index.context(TASK, budget=budget)
+        assert packed.tokens <= budget
+        assert all(piece.hops <= 1 or piece.form == "signature" for piece in packed.pieces)
+    small, large = index.context(TASK, budget=300), index.context(TASK, budget=6000)
+    assert len(small.pieces) < len(large.pieces)
+
+
+def test_context_cli_json_and_markdown(shop, tmp_path) -> None:
+    db = str(shop[1].db_path)
+    done = run_cli("-m", "codelens", "context", TASK, "--budget", "2000", "--json", "--db", db)
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert list(answer)[:3] == ["budget", "tokens", "pieces"] and answer["budget"] == 2000
+    assert answer["tokens"] == sum(p["tokens"] for p in answer["pieces"]) <= 2000
+    assert all(list(p)[:11] == PIECE_FIELDS for p in answer["pieces"])
+    assert {p["form"] for p in answer["pieces"]} <= {"full", "signature", "outline"}
+    task_file = tmp_path / "issue.txt"
+    task_file.write_text(TASK, encoding="utf-8")
+    markdown = run_cli("-m", "codelens", "context", f"@{task_file}", "--db", db)
+    assert markdown.returncode == 0, markdown.stderr
+    assert "### shop/checkout.py:8-13 function `checkout` (seed" in markdown.stdout
+    assert "tokens (multilingual-e5-small" in markdown.stdout.splitlines()[-1]
+
+
+# ------------------------------------------------------------------ impact
+
+
+def test_impact_of_a_working_tree_change(changed_shop: Path, shop) -> None:
+    from codelens.answer.impact import git_diff, impact_of
+
+    index = OpenIndex(shop[1])
+    gateway = changed_shop / "shop" / "gateway.py"
+    gateway.write_text(gateway.read_text().replace("PAYMENT_TIMEOUT > 0", "PAYMENT_TIMEOUT >= 0"))
+    found = impact_of(git_diff(changed_shop), index.catalog, index.graph, index.links, depth=2)
+    assert [c.chunk_id for c in found.changed] == [GATEWAY]
+    assert [(a.chunk.chunk_id, a.hops, a.via) for a in found.affected][:1] == [(CHECKOUT, 1, GATEWAY)]
+    assert {a.chunk.chunk_id for a in found.affected} == {CHECKOUT, "shop/checkout.py::checkout_all",
+                                                          "shop/api.py::handle_checkout_request"}
+    assert [(t.test_id, t.hops) for t in found.tests] == [
+        ("tests/test_checkout.py::test_checkout_declines_a_short_card", 2)]
+    deeper = impact_of(git_diff(changed_shop), index.catalog, index.graph, index.links, depth=3)
+    assert "tests/test_api.py" in deeper.test_files
+
+
+def test_impact_cli_revisions_staged_and_diff_file(changed_shop: Path, shop, tmp_path) -> None:
+    checkout = changed_shop / "shop" / "checkout.py"
+    checkout.write_text(checkout.read_text().replace("range(MAX_RETRIES)", "range(MAX_RETRIES + 1)"))
+    git(changed_shop, "commit", "-qam", "one more retry")
+    db = ["--db", str(shop[1].db_path)]
+    # The index was built from the base repository: git runs there, so diff it to the clone's commit by file.
+    patch = tmp_path / "change.diff"
+    patch.write_text(git(changed_shop, "diff", "HEAD~1", "HEAD"))
+    done = run_cli("-m", "codelens", "impact", "--diff", str(patch), "--json", *db)
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert list(answer) == ["changed", "affected", "tests", "documents"]
+    assert answer["changed"] == [CHECKOUT]
+    assert {"path": "tests/test_checkout.py", "test_id": "tests/test_checkout.py::test_checkout_declines_a_short_card",
+            "hops": 1} in answer["tests"]
+    assert any(d["chunk_id"] == "docs/payments.md::Checking out" for d in answer["documents"])
+    base = shop[0]
+    for nothing in (["HEAD"], ["--staged"]):  # the base repository is as indexed
+        same = run_cli("-m", "codelens", "impact", *nothing, *db)
+        assert same.returncode == 0 and same.stdout.startswith("nothing changed"), same.stderr
+    empty = run_cli("-m", "codelens", "impact", "--staged", "--json", *db)
+    assert json.loads(empty.stdout) == {"changed": [], "affected": [], "tests": [], "documents": []}
+    assert git(base, "status", "--porcelain") == ""
+
+
+def test_impact_of_a_commit_range_in_the_indexed_repository(shop, tmp_path, embedder) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(shop[0], repo)
+    settings = settings_for(tmp_path / "db")
+    with session_cache():
+        build_index(repo, settings, embedder=embedder)
+    errors = repo / "shop" / "errors.py"
+    errors.write_text(errors.read_text().replace("was declined", "was refused"))
+    git(repo, "commit", "-qam", "reword")
+    done = run_cli("-m", "codelens", "impact", "HEAD~1..HEAD", "--json", "--db", str(settings.db_path))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["changed"] == ["shop/errors.py::PaymentDeclined.__init__"]
+
+
+# ------------------------------------------------------------------ bad input
+
+
+def test_bad_tasks_and_budgets_exit_with_the_reason_and_write_nothing(tmp_path) -> None:
+    missing = tmp_path / "no_index_here"
+    cases = [("", "the task is empty"), ("x" * 1_048_576, "characters; the most is"),
+             (TASK, "out of range", "--budget", "0"), (TASK, "out of range", "--budget", "10000000")]
+    for task, said, *flags in cases:
+        done = run_cli("-m", "codelens", "context", task, *flags, "--db", str(missing))
+        assert done.returncode == EXIT_BAD_INPUT and said in done.stderr, (said, done.stderr)
+    assert not missing.exists()
+
+
+def test_binary_stdin_and_a_missing_task_file_are_refused(tmp_path) -> None:
+    missing = tmp_path / "no_index_here"
+    command = [sys.executable, "-m", "codelens", "context", "-", "--db", str(missing)]
+    for data, said in ((b"\x89PNG\r\n\x1a\n\x00\x00", "stdin is not text"), (b"\xff\xfe\xfa", "not UTF-8")):
+        done = subprocess.run(command, input=data, capture_output=True, cwd=PROJECT_ROOT, timeout=120)
+        assert done.returncode == EXIT_BAD_INPUT and said in done.stderr.decode(), done.stderr
+    gone = run_cli("-m", "codelens", "context", f"@{tmp_path / 'nope.txt'}", "--db", str(missing))
+    assert gone.returncode == EXIT_BAD_INPUT and "cannot read the task" in gone.stderr
+    assert not missing.exists()
+
+
+def test_bad_revisions_diffs_and_depths(shop, tmp_path) -> None:
+    db = ["--db", str(shop[1].db_path)]
+    unknown = run_cli("-m", "codelens", "impact", "no-such-branch", *db)
+    assert unknown.returncode == EXIT_BAD_INPUT and "bad revision" in unknown.stderr
+    not_applying = tmp_path / "stale.diff"
+    not_applying.write_text("--- a/shop/gateway.py\n+++ b/shop/gateway.py\n@@ -9,1 +9,1 @@\n"
+                            "-    api_key = os.environ['SOMETHING_ELSE']\n+    api_key = ''\n")
+    stale = run_cli("-m", "codelens", "impact", "--diff", str(not_applying), *db)
+    assert stale.returncode == EXIT_BAD_INPUT and "does not apply to the index" in stale.stderr
+    prose = tmp_path / "prose.diff"
+    prose.write_text("please fix the checkout\n")
+    assert "not a unified diff" in run_cli("-m", "codelens", "impact", "--diff", str(prose), *db).stderr
+    depth = run_cli("-m", "codelens", "impact", "--depth", "0", *db)
+    assert depth.returncode == EXIT_BAD_INPUT and "depth of 0" in depth.stderr
+    both = run_cli("-m", "codelens", "impact", "HEAD", "--diff", str(prose), *db)
+    assert both.returncode == EXIT_BAD_INPUT and "leave out REV" in both.stderr
+    assert git(shop[0], "status", "--porcelain") == ""
