@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from codelens.answer.token_count import e5_tokens
-from codelens.errors import EXIT_BAD_INPUT
+from codelens.errors import EXIT_BAD_INPUT, BadInput
 from codelens.index.build import build_index
 from codelens.open_index import OpenIndex
 from codelens.settings import Settings
@@ -219,3 +219,63 @@ def test_bad_revisions_diffs_and_depths(shop, tmp_path) -> None:
     both = run_cli("-m", "codelens", "impact", "HEAD", "--diff", str(prose), *db)
     assert both.returncode == EXIT_BAD_INPUT and "leave out REV" in both.stderr
     assert git(shop[0], "status", "--porcelain") == ""
+
+
+# ------------------------------------------------------------------ MCP
+
+
+def test_mcp_tools_context_and_impact(shop, changed_shop: Path) -> None:
+    from codelens.mcp.tools import CodeLensTools, ServedIndex
+
+    tools = CodeLensTools(ServedIndex(shop[1]))
+    packed = tools.context(TASK, budget=1500)
+    assert packed.data["tokens"] <= 1500 and packed.data["pieces"][0]["text"] in packed.text
+    gateway = changed_shop / "shop" / "gateway.py"
+    gateway.write_text(gateway.read_text().replace("amount <= 0", "amount < 0"))
+    diff = git(changed_shop, "diff")
+    found = tools.impact(diff=diff)
+    assert found.data["changed"] == [GATEWAY] and "Tests to run" in found.text
+    with pytest.raises(BadInput, match="not both"):
+        tools.impact(diff=diff, revision="HEAD")
+    with pytest.raises(BadInput, match="out of range"):
+        tools.context(TASK, budget=0)
+
+
+# ------------------------------------------------------------------ serve
+
+
+def test_serve_answers_context_requests(shop, embedder) -> None:
+    import http.client
+    import threading
+
+    from codelens.search.searcher import Searcher
+    from codelens.serve.server import ContextOfSearcher, _handler, _Server
+    from codelens.serve.worker import ModelThread
+
+    models = ModelThread()
+    searcher = models.call(Searcher, shop[1], embedder)
+    context = ContextOfSearcher(searcher)
+    models.call(context.warm_up)
+    server = _Server(("127.0.0.1", 0), _handler(searcher, "secret", lambda model: None, models, context=context))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+
+    def post(body: dict) -> tuple[int, dict]:
+        connection = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=60)
+        try:
+            connection.request("POST", "/context", json.dumps({**body, "token": "secret"}).encode())
+            response = connection.getresponse()
+            return response.status, json.loads(response.read())
+        finally:
+            connection.close()
+
+    try:
+        status, answer = post({"task": TASK, "budget": 1200})
+        assert status == 200 and 0 < answer["tokens"] <= 1200 == answer["budget"]
+        assert any(piece["chunk_id"] == CHECKOUT for piece in answer["pieces"])
+        status, refused = post({"task": "", "budget": 1200})
+        assert status == 422 and refused["exit_code"] == EXIT_BAD_INPUT and "empty" in refused["error"]
+        assert post({"task": TASK, "budget": 10**7})[0] == 422
+    finally:
+        server.shutdown()
+        server.server_close()
+        models.close()

@@ -24,6 +24,7 @@ from codelens.chunk import MODULE_SYMBOL, Chunk, span_segments
 from codelens.errors import BadInput
 from codelens.graph.model import CodeGraph
 from codelens.graph.query import dependencies
+from codelens.workspace import Workspace
 
 DEFAULT_DEPTH = 2
 MAX_DEPTH = 10  # beyond this the walk is the whole codebase
@@ -161,6 +162,33 @@ def git_diff(root: Path, revision: str | None = None, staged: bool = False) -> s
         raise BadInput(f"git diff failed in {root}: {reason} - is the revision {revision or 'HEAD'!r} in this "
                        "repository?")
     return done.stdout.decode("utf-8", "replace")
+
+
+def repository_label(workspace: Workspace, name: str | None) -> str:
+    """The path label of the repository a change is in ("" for an index of one repository); BadInput
+    when a workspace's repository is not named, or the name is not one of them."""
+    repositories = workspace.repositories
+    if name is None:
+        if len(repositories) > 1:
+            names = ", ".join(r.name for r in repositories)
+            raise BadInput(f"this index is a workspace of {len(repositories)} repositories - say which one the "
+                           f"change is in: --repo NAME ({names})")
+        return repositories[0].label if repositories else ""
+    for repo in repositories:
+        if repo.name == name:
+            return repo.label
+    raise BadInput(f"no repository named {name!r} in this index - `codelens stats` lists them")
+
+
+def repository_root(source: str, workspace: Workspace, label: str) -> Path:
+    """Where git runs: the indexed folder, or the workspace's repository in it."""
+    for repo in workspace.repositories:
+        if repo.label == label and repo.path:
+            return Path(repo.path)
+    root = Path(source) / label if label else Path(source)
+    if not root.is_dir():
+        raise BadInput(f"the index was built from {source}, not a folder git can diff - pass the change as a diff")
+    return root
 
 
 # ------------------------------------------------------------------ diff -> chunks

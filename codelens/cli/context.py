@@ -105,7 +105,7 @@ def cmd_context(args: argparse.Namespace) -> int:
 
 
 def cmd_impact(args: argparse.Namespace) -> int:
-    from codelens.answer.impact import check_depth, git_diff, impact_of, to_text
+    from codelens.answer.impact import check_depth, git_diff, impact_of, repository_label, repository_root, to_text
     from codelens.open_index import OpenIndex
 
     check_depth(args.depth)
@@ -113,40 +113,12 @@ def cmd_impact(args: argparse.Namespace) -> int:
         raise BadInput("--diff FILE takes the change from the file: leave out REV and --staged")
     diff_text = read_task(args.diff if args.diff == "-" else f"@{args.diff}") if args.diff is not None else None
     index = OpenIndex(settings_of(args))
-    prefix = _repository_label(index, args.repo)
+    prefix = repository_label(index.workspace, args.repo)
     if diff_text is None:
-        diff_text = git_diff(_repository_root(index, prefix), args.revision, args.staged)
+        diff_text = git_diff(repository_root(index.stats.source, index.workspace, prefix), args.revision, args.staged)
     found = impact_of(diff_text, index.catalog, index.graph, index.links, args.depth, prefix)
     print(json.dumps(found.to_dict(), ensure_ascii=False, indent=2) if args.json else to_text(found))
     return 0
-
-
-def _repository_label(index, name: str | None) -> str:
-    """The path label of the repository the change is in: "" for an index of one repository."""
-    repositories = index.workspace.repositories
-    if name is None:
-        if len(repositories) > 1:
-            names = ", ".join(r.name for r in repositories)
-            raise BadInput(f"this index is a workspace of {len(repositories)} repositories - say which one the "
-                           f"change is in: --repo NAME ({names})")
-        return repositories[0].label if repositories else ""
-    for repo in repositories:
-        if repo.name == name:
-            return repo.label
-    raise BadInput(f"no repository named {name!r} in this index - `codelens stats` lists them")
-
-
-def _repository_root(index, label: str) -> Path:
-    """Where git runs: the indexed folder, or the workspace repository under it."""
-    source = Path(index.stats.source)
-    for repo in index.workspace.repositories:
-        if repo.label == label and repo.path:
-            return Path(repo.path)
-    root = source / label if label else source
-    if not root.is_dir():
-        raise BadInput(f"the index was built from {source}, not a folder git can diff - pass the change with "
-                       "--diff FILE")
-    return root
 
 
 CONTEXT_COMMANDS = {"context": cmd_context, "impact": cmd_impact}
