@@ -279,3 +279,20 @@ def test_serve_answers_context_requests(shop, embedder) -> None:
         server.shutdown()
         server.server_close()
         models.close()
+
+
+# ------------------------------------------------------------------ the app
+
+
+def test_app_tab_packs_a_pasted_task_with_a_token_meter(monkeypatch, shop) -> None:
+    from tests.test_app import open_app
+
+    app = open_app(monkeypatch, shop[1].db_path)
+    assert any("Вставьте текст задачи" in info.value for info in app.info)
+    app.text_area(key="task").input(TASK).run()
+    assert not app.exception, [e.value for e in app.exception]
+    whole = next(block.value for block in app.code if block.value.startswith("## Context for:"))
+    assert "### shop/checkout.py:8-13 function `checkout` (seed" in whole
+    tokens = int(whole.splitlines()[-1].split(" pieces, ")[1].split(" of ")[0].replace(",", ""))
+    assert 0 < tokens <= 8000
+    assert any(f"{tokens:,} из 8,000 токенов" in str(bar.proto.text) for bar in app.get("progress"))
