@@ -296,3 +296,13 @@ def test_app_tab_packs_a_pasted_task_with_a_token_meter(monkeypatch, shop) -> No
     tokens = int(whole.splitlines()[-1].split(" pieces, ")[1].split(" of ")[0].replace(",", ""))
     assert 0 < tokens <= 8000
     assert any(f"{tokens:,} из 8,000 токенов" in str(bar.proto.text) for bar in app.get("progress"))
+
+
+def test_a_change_no_test_calls_lists_the_nearest_test_files_importing_it(index: OpenIndex) -> None:
+    from codelens.answer.impact import impact_of
+
+    diff = ("--- a/shop/models.py\n+++ b/shop/models.py\n@@ -22,1 +22,1 @@\n"
+            "-        self.paid = order.total\n+        self.paid = round(order.total, 2)\n")
+    found = impact_of(diff, index.catalog, index.graph, index.links)
+    assert [c.chunk_id for c in found.changed] == ["shop/models.py::Receipt.__init__"]
+    assert [(t.path, t.test_id, t.hops) for t in found.tests] == [("tests/test_checkout.py", "", 1)]

@@ -5,9 +5,10 @@ into files and hunks; each file is matched to the index on the side its lines ag
 index may hold the code before the change, as in review, or after it, as in a working tree),
 and each changed line is mapped to the innermost chunk holding it. The graph then walks
 upstream from those chunks: callers and subclasses to `depth`, across the repositories of a
-workspace. Tests are the test chunks that walk reaches (as pytest ids), and, for a changed chunk
-no test reaches by calls, the test files that import its file. Documents and configuration
-pieces that name a changed definition are listed too.
+workspace. Tests are the test chunks that walk reaches (as pytest ids), and the test files nearest
+in the tree that import a changed file (dynamic dispatch, `getattr(self, "_print_" + name)`, leaves
+no call edge to follow). Documents and configuration pieces that name a changed definition are
+listed too.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from codelens.workspace import Workspace
 
 DEFAULT_DEPTH = 2
 MAX_DEPTH = 10  # beyond this the walk is the whole codebase
+IMPORTING_TESTS_PER_FILE = 2  # a changed file's own tests by import: the nearest two (a core module has hundreds)
 MAX_DIFF_BYTES = 20_000_000  # a diff bigger than this is a vendored tree, not a change to review
 GIT_TIMEOUT_S = 60
 
@@ -378,29 +380,41 @@ def _upstream(changed: Sequence[Chunk], catalog: ChunkCatalog, graph: CodeGraph 
     best: dict[str, Affected] = {}
     tests: dict[str, SuggestedTest] = {}
     for chunk in changed:
-        reached_test = False
         for step in dependencies(graph, chunk.chunk_id, depth, upstream=True, include_tests=True):
             found = catalog.get(step.node_id)
             if found is None or step.node_id in changed_ids:
                 continue
             if found.is_test:
-                reached_test = True
                 test = SuggestedTest(found.path, pytest_id(found), step.depth)
                 if test.test_id not in tests or tests[test.test_id].hops > test.hops:
                     tests[test.test_id] = test
             elif step.node_id not in best or best[step.node_id].hops > step.depth:
                 best[step.node_id] = Affected(found, step.depth, step.parent, links.repo_of(found.path))
-        if not reached_test:
-            for path in _importing_tests(graph, chunk.path):
-                tests.setdefault(path, SuggestedTest(path, "", 1))
+    called = {test.path for test in tests.values()}
+    for path in dict.fromkeys(c.path for c in changed):  # dynamic dispatch leaves no call edge: its own tests
+        for test_file in _importing_tests(graph, path)[:IMPORTING_TESTS_PER_FILE]:
+            if test_file not in called:
+                tests.setdefault(test_file, SuggestedTest(test_file, "", 1))
     affected = sorted(best.values(), key=lambda a: (a.hops, a.chunk.path, a.chunk.start_line))
     return affected, sorted(tests.values(), key=lambda t: (t.hops, t.path, t.test_id))
 
 
 def _importing_tests(graph: CodeGraph, path: str) -> list[str]:
-    """Test files that import this file (the graph's imports edges)."""
-    return sorted({e.source for e in graph.in_edges(path, ("imports",))
-                   if (node := graph.nodes.get(e.source)) is not None and node.is_test})
+    """Test files that import this file (the graph's imports edges), the nearest in the tree first
+    (`pkg/tests/test_mod.py` before a test of another package that also imports it)."""
+    found = {e.source for e in graph.in_edges(path, ("imports",))
+             if (node := graph.nodes.get(e.source)) is not None and node.is_test}
+    stem = path.rsplit("/", 1)[-1].removesuffix(".py")
+    return sorted(found, key=lambda test: (-_shared_folders(test, path), stem not in test.rsplit("/", 1)[-1], test))
+
+
+def _shared_folders(a: str, b: str) -> int:
+    count = 0
+    for x, y in zip(a.split("/")[:-1], b.split("/")[:-1], strict=False):
+        if x != y:
+            break
+        count += 1
+    return count
 
 
 def pytest_id(chunk: Chunk) -> str:
