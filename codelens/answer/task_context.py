@@ -168,8 +168,9 @@ class ContextLinks:
         if self.graph is None:
             return []
         found = [self._chunk(e.source) for e in self.graph.in_edges(chunk.chunk_id, ("calls",))]
+        # the nearest callers in the tree first: they show how its own package uses it
         return _unique(sorted((c for c in found if c is not None and c.chunk_id != chunk.chunk_id),
-                              key=lambda c: (c.path, c.start_line)))
+                              key=lambda c: (-_shared_prefix(c.path, chunk.path), c.path, c.start_line)))
 
     def call_targets(self, chunk: Chunk) -> frozenset[str]:
         """The chunk ids it calls: what the packer puts before it."""
