@@ -15,8 +15,8 @@ Per budget (tokens counted with e5's tokenizer, the packer's own counter, for ev
   or of the class or module block holding it); file recall: gold files with a piece in it; all:
   instances with every gold function in full;
 - for `context` (Stage A + B + the packer), for today's search read in rank order (100 hits, each
-  whole with its header, until the next does not fit), and for BM25 over whole files (read whole in
-  rank order until the next does not fit; a function counts when its file is read).
+  whole with its header, skipping one that does not fit what is left), and for BM25 over whole files
+  (read whole in rank order the same way; a function counts when its file is read).
 `impact` fed each instance's gold patch (depth 2): recall of the test files its test patch touches,
 and how many test files it lists. Latency of `context` for a 2,300-character task: warm (p50/p95 over
 --rounds on the open index) and from a fresh `python -m codelens context` process (--cold runs).
@@ -129,7 +129,7 @@ def search_shown(hits: Sequence[Chunk], budget: int, counter: TokenCounter, gold
     for chunk in hits:
         cost = counter.count("\n".join([piece_header(chunk, "search hit", "full"), *numbered_lines(chunk)]))
         if spent + cost > budget:
-            break
+            continue  # a reader skips what does not fit and reads on
         read.append(chunk)
         spent += cost
     return full_cover(read, gold, index), {c.path for c in read}
@@ -157,7 +157,7 @@ class FileBM25:
             text = (self.root / path).read_text(encoding="utf-8", errors="replace")
             cost = counter.count(f"### {path}\n{text}")
             if spent + cost > budget:
-                break
+                continue
             read.add(path)
             spent += cost
         return {g for g in gold if g.split("::", 1)[0] in read}, read

@@ -78,15 +78,20 @@ def test_a_cycle_of_calls_is_broken_best_first() -> None:
 
 def test_a_big_class_is_its_outline_and_its_methods_stay_pieces_of_their_own() -> None:
     cls, members = big_class()
-    packed = pack([Candidate(cls, "seed", 0, 1.0, members=members), Candidate(members[5], "seed", 0, 0.9)],
-                  10_000, BYTE_ESTIMATE)
+    candidates = [Candidate(cls, "seed", 0, 1.0, members=members), Candidate(members[5], "seed", 0, 0.9)]
+    whole = BYTE_ESTIMATE.count(cls.code)
+    assert pack(candidates, 3 * whole, BYTE_ESTIMATE).pieces[0].form == "full"  # small beside the budget: whole
+    packed = pack(candidates, 2 * whole, BYTE_ESTIMATE)  # over a third of it: the outline
     outline, method = packed.pieces
     assert outline.form == "outline" and method.form == "full" and method.chunk is members[5]
     lines = outline.text.splitlines()
     assert lines[0] == "### app/big.py:1-82 class `Big` (outline)" and lines[2] == "class Big:"
     assert "    3: def m0(self, value):" in lines and "    81: def m39(self, value):" in lines
     assert "return value" not in outline.text
-    assert outline.tokens < BYTE_ESTIMATE.count(cls.code) / 2
+    assert outline.tokens < whole / 2
+    short = pack(candidates[:1], 2 * whole, BYTE_ESTIMATE, PackRules(outline_members=3)).pieces[0].text.splitlines()
+    assert short[-4:] == ["    5: def m1(self, value):", "    7: def m2(self, value):", "    ... and 37 more methods",
+                          "```"]
 
 
 def test_a_method_of_a_class_shown_whole_is_not_repeated() -> None:

@@ -39,15 +39,16 @@ _DEFINITION = re.compile(r"^\s*(?:@|(?:async\s+)?def\s|class\s|func\s|fn\s|funct
 class PackRules:
     full_hops: int = 1  # pieces at most this far from a seed come whole; farther ones as signatures
     piece_share: float = 0.5  # no piece but the first takes more than this share of the budget
-    big_class_tokens: int = 600  # a class costing more is shown as its outline (its methods are pieces of their own)
+    big_class_share: float = 0.35  # a class costing more of the budget is its outline: the rest would starve
+    outline_members: int = 40  # an outline lists this many methods at most (a printer class has hundreds)
     callees_first: bool = True  # order the pieces callee before caller (else best first)
     cut_first: bool = False  # the best piece, when it fits in no form, is cut to the budget (ask)
     fence: bool = True  # code in a Markdown fence (ask's prompt shows it bare)
 
 
 CONTEXT_RULES = PackRules()
-ASK_RULES = PackRules(full_hops=1, piece_share=1.0, big_class_tokens=10**9, callees_first=False, cut_first=True,
-                      fence=False)
+ASK_RULES = PackRules(full_hops=1, piece_share=1.0, big_class_share=float("inf"), callees_first=False,
+                      cut_first=True, fence=False)
 
 
 @dataclass(frozen=True)
@@ -144,7 +145,7 @@ def _inside_shown(chunk: Chunk, shown: Sequence[Piece]) -> bool:
     )
 
 
-def _forms(candidate: Candidate, counter: TokenCounter, rules: PackRules, first: bool) -> list[str]:
+def _forms(candidate: Candidate, counter: TokenCounter, rules: PackRules, first: bool, budget: int) -> list[str]:
     """The forms to try, best first: near pieces whole (a big class as its outline), far ones as signatures;
     ask's best hit whole or cut."""
     if first and rules.cut_first:
@@ -152,7 +153,7 @@ def _forms(candidate: Candidate, counter: TokenCounter, rules: PackRules, first:
     if candidate.hops > rules.full_hops:
         return ["signature"]
     if candidate.chunk.kind == "class" and candidate.members and \
-            counter.count(candidate.chunk.code) > rules.big_class_tokens:
+            counter.count(candidate.chunk.code) > rules.big_class_share * budget:
         return ["outline", "signature"]
     return ["full", "signature"]
 
@@ -160,7 +161,7 @@ def _forms(candidate: Candidate, counter: TokenCounter, rules: PackRules, first:
 def _fit(candidate: Candidate, remaining: int, budget: int, counter: TokenCounter, rules: PackRules,
          first: bool) -> Piece | None:
     cap = min(remaining, budget if first else int(budget * rules.piece_share))
-    for form in _forms(candidate, counter, rules, first):
+    for form in _forms(candidate, counter, rules, first, budget):
         piece = _piece(candidate, form, counter, rules)
         if piece.tokens <= cap:
             return piece
@@ -196,7 +197,7 @@ def _piece(candidate: Candidate, form: str, counter: TokenCounter, rules: PackRu
     if form == "full" or form == CUT:
         lines = numbered_lines(chunk)
     elif form == "outline":
-        lines = outline_lines(chunk, candidate.members)
+        lines = outline_lines(chunk, candidate.members, rules.outline_members)
     else:
         lines = signature_lines(chunk)
     if rules.fence:
@@ -233,17 +234,19 @@ def signature_lines(chunk: Chunk) -> list[str]:
     return lines
 
 
-def outline_lines(chunk: Chunk, members: Sequence[Chunk]) -> list[str]:
-    """A class as its signature, docstring, class-level lines that are not methods, and each
-    method's signature with its line: what the class offers, at a fraction of its code."""
+def outline_lines(chunk: Chunk, members: Sequence[Chunk], most: int = 40) -> list[str]:
+    """A class as its signature, docstring and each method's signature with its line (the first
+    `most` of them): what the class offers, at a fraction of its code."""
     lines = signature_lines(chunk)
     inside = [m for m in members if chunk.start_line < m.start_line and m.end_line <= chunk.end_line]
     inside.sort(key=lambda m: m.start_line)
-    for member in inside:
+    for member in inside[:most]:
         signature = member.signature or (member.code.splitlines() or [""])[0]
         lines.append(f"    {member.start_line}: {signature.strip()}")
     if not inside:  # members unknown (another language's class): its definition lines
-        lines.extend(_definition_lines(chunk))
+        lines.extend(_definition_lines(chunk)[:most])
+    if len(inside) > most:
+        lines.append(f"    ... and {len(inside) - most} more methods")
     return lines
 
 

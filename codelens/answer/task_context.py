@@ -1,7 +1,7 @@
 """Task context: from a task (an issue, a bug report) to the code an agent must read, within a budget.
 
 Stage A: the search that exists finds the seeds (a long task is read as its first tokens there).
-Stage B: a walk over the code graph from the seeds, `MAX_HOPS` steps: what they call (and the
+Stage B: a walk over the code graph from the best seeds, `MAX_HOPS` steps: what they call (and the
 classes they take, return or build), the exceptions they raise, who calls them, the tests that
 call them (test code is context even though search leaves it out), the configuration they read
 (constants, settings fields, environment variables) and the documents that name them; across
@@ -33,8 +33,8 @@ MIN_BUDGET = 100  # below this not even one signature with its header fits
 MAX_BUDGET = 2_000_000  # the largest context windows of today; more is a typo, not a model
 MAX_TASK_CHARS = 100_000  # a long issue with its logs is ~20k characters; a megabyte is a dump, not a task
 
-SEARCH_HITS = 30  # Stage A's hits: the first SEEDS are seeds, the rest lend their relevance to what the walk reaches
-SEEDS = 10  # seeds the walk starts from: about what a person reads of a result list
+SEARCH_HITS = 30  # the seeds: about what search read in rank order fits in 8k tokens (a fix is often past 10)
+WALKED_SEEDS = 10  # the seeds the walk starts from: the graph around weak hits is mostly noise
 MAX_HOPS = 2  # farther than two calls away the code rarely bears on the task (and comes as signatures anyway)
 CALLEES_PER_NODE = 8  # a node's callees walked: a long function calls many helpers, the first ones matter most
 CALLERS_PER_NODE = 5  # a popular function has hundreds of callers: a few show how it is used
@@ -224,10 +224,12 @@ class _Reached:
     origin: Chunk
 
 
-def walk(seeds: Sequence[Seed], links: ContextLinks, include_tests: bool = True) -> list[_Reached]:
-    """Breadth-first from the seeds, MAX_HOPS steps: each chunk at its shortest distance, with its role."""
+def walk(seeds: Sequence[Seed], links: ContextLinks, include_tests: bool = True,
+         also_seen: Iterable[str] = ()) -> list[_Reached]:
+    """Breadth-first from the seeds, MAX_HOPS steps: each chunk at its shortest distance, with its role
+    (`also_seen`: chunks already candidates, the other seeds, not walked again)."""
     reached: list[_Reached] = []
-    seen = {seed.chunk.chunk_id for seed in seeds}
+    seen = {seed.chunk.chunk_id for seed in seeds} | set(also_seen)
     frontier = [seed.chunk for seed in seeds]
     for hops in range(1, MAX_HOPS + 1):
         next_frontier: list[Chunk] = []
@@ -271,14 +273,13 @@ def task_candidates(hits: Sequence[Hit], links: ContextLinks, include_tests: boo
     """Stage A's hits and Stage B's walk as the packer's candidates."""
     seeds = seeds_of(hits)
     relevance = {seed.chunk.chunk_id: seed.relevance for seed in seeds}
-    walked = seeds[:SEEDS]
     candidates = [
         Candidate(seed.chunk, "seed", 0, seed.relevance, note=f"seed {seed.rank}, found by the search",
                   repo=seed.repo or links.repo_of(seed.chunk.path), callees=links.call_targets(seed.chunk),
                   members=links.members(seed.chunk))
-        for seed in walked
+        for seed in seeds
     ]
-    for found in walk(walked, links, include_tests):
+    for found in walk(seeds[:WALKED_SEEDS], links, include_tests, also_seen=relevance):
         chunk = found.chunk
         hops = f"{found.hops} hop{'s' if found.hops > 1 else ''}"
         candidates.append(Candidate(
