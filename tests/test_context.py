@@ -306,3 +306,20 @@ def test_a_change_no_test_calls_lists_the_nearest_test_files_importing_it(index:
     found = impact_of(diff, index.catalog, index.graph, index.links)
     assert [c.chunk_id for c in found.changed] == ["shop/models.py::Receipt.__init__"]
     assert [(t.path, t.test_id, t.hops) for t in found.tests] == [("tests/test_checkout.py", "", 1)]
+
+
+def test_mcp_server_lists_and_runs_context_and_impact_over_stdio(shop, tmp_path) -> None:
+    from tests.test_mcp import serving
+
+    with serving(["--db", str(shop[1].db_path), "--no-watch"], tmp_path / "server.log") as client:
+        tools = client.tools()
+        assert {"context", "impact"} <= set(tools)
+        assert tools["context"].annotations.read_only_hint and tools["context"].input_schema["required"] == ["task"]
+        budget = tools["context"].input_schema["properties"]["budget"]
+        assert (budget["minimum"], budget["maximum"], budget["default"]) == (100, 2_000_000, 8000)
+        result = client.call("context", task=TASK, budget=1000)
+        assert not result.is_error and 0 < result.structured_content["tokens"] <= 1000
+        empty = client.call("impact", staged=True)
+        assert not empty.is_error and empty.structured_content["changed"] == []
+        refused = client.call("context", task="   ")
+        assert refused.is_error and "empty" in refused.content[0].text
