@@ -323,3 +323,46 @@ def test_mcp_server_lists_and_runs_context_and_impact_over_stdio(shop, tmp_path)
         assert not empty.is_error and empty.structured_content["changed"] == []
         refused = client.call("context", task="   ")
         assert refused.is_error and "empty" in refused.content[0].text
+
+
+# ------------------------------------------------------------------ a workspace
+
+
+def test_context_and_impact_cross_the_repositories_of_a_workspace(tmp_path, embedder) -> None:
+    root = tmp_path / "work"
+    shop, billing = root / "shop", root / "billing"
+    (billing / "billing").mkdir(parents=True)
+    (billing / "billing" / "__init__.py").write_text("")
+    (billing / "billing" / "invoices.py").write_text(
+        'def send_invoice(customer, amount):\n    """E-mail the invoice of a paid order."""\n'
+        "    return f'{customer}: {amount:.2f}'\n")
+    (shop / "tests").mkdir(parents=True)
+    (shop / "checkout.py").write_text(
+        "from billing.invoices import send_invoice\n\n\n"
+        'def pay_order(customer, amount):\n    """Pay an order and send its invoice."""\n'
+        "    return send_invoice(customer, amount)\n")
+    (shop / "tests" / "test_checkout.py").write_text(
+        "from checkout import pay_order\n\n\ndef test_pay_order():\n    assert pay_order('ann', 2)\n")
+    for repo in (shop, billing):
+        git(repo, "init", "-q")
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", "base")
+    settings = settings_for(tmp_path / "db")
+    build_index(root, settings, embedder=embedder)
+    index = OpenIndex(settings, embedder=embedder)
+    packed = index.context("the invoice e-mail of a paid order shows the wrong amount", budget=2000)
+    pieces = {p.chunk.chunk_id: p for p in packed.pieces}
+    assert pieces["billing/billing/invoices.py::send_invoice"].repo == "billing"
+    assert pieces["shop/checkout.py::pay_order"].repo == "shop"
+    invoices = billing / "billing" / "invoices.py"
+    invoices.write_text(invoices.read_text().replace(":.2f", ":.3f"))
+    done = run_cli("-m", "codelens", "impact", "--repo", "billing", "--json", "--db", str(settings.db_path))
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["changed"] == ["billing/billing/invoices.py::send_invoice"]
+    assert answer["affected"] == [{"chunk_id": "shop/checkout.py::pay_order", "path": "shop/checkout.py",
+                                   "repo": "shop", "hops": 1, "via": "billing/billing/invoices.py::send_invoice"}]
+    assert answer["tests"] == [{"path": "shop/tests/test_checkout.py",
+                                "test_id": "shop/tests/test_checkout.py::test_pay_order", "hops": 2}]
+    unnamed = run_cli("-m", "codelens", "impact", "--db", str(settings.db_path))
+    assert unnamed.returncode == EXIT_BAD_INPUT and "--repo NAME (billing, shop)" in unnamed.stderr
