@@ -6,6 +6,7 @@ every kind of bad input, each a clear message and exit code with nothing written
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -249,12 +250,24 @@ def test_serve_answers_context_requests(shop, embedder) -> None:
     import threading
 
     from codelens.search.searcher import Searcher
-    from codelens.serve.server import ContextOfSearcher, _handler, _Server
+    from codelens.serve.client import announcement_file
+    from codelens.serve.server import ContextOfSearcher, _announce, _handler, _Server
     from codelens.serve.worker import ModelThread
+
+    class Recording(ContextOfSearcher):
+        """The server's context, remembering each task it was asked."""
+
+        def __init__(self, searcher: Searcher) -> None:
+            super().__init__(searcher)
+            self.asked: list[str] = []
+
+        def payload(self, request: dict) -> dict:
+            self.asked.append(request.get("task"))
+            return super().payload(request)
 
     models = ModelThread()
     searcher = models.call(Searcher, shop[1], embedder)
-    context = ContextOfSearcher(searcher)
+    context = Recording(searcher)
     models.call(context.warm_up)
     server = _Server(("127.0.0.1", 0), _handler(searcher, "secret", lambda model: None, models, context=context))
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -275,6 +288,22 @@ def test_serve_answers_context_requests(shop, embedder) -> None:
         status, refused = post({"task": "", "budget": 1200})
         assert status == 422 and refused["exit_code"] == EXIT_BAD_INPUT and "empty" in refused["error"]
         assert post({"task": TASK, "budget": 10**7})[0] == 422
+        from codelens.serve.client import RemoteError, ServerAddress, remote_context
+
+        address = ServerAddress(server.server_address[1], "secret", os.getpid(), "", "")
+        assert remote_context(address, {"task": TASK, "budget": 1200}) == answer  # the CLI's fast path
+        with pytest.raises(RemoteError, match="empty"):
+            remote_context(address, {"task": " ", "budget": 1200})
+        announced = announcement_file(shop[1].index_dir)
+        _announce(announced, {"port": server.server_address[1], "token": "secret", "pid": os.getpid(),
+                              "index_dir": str(Path(shop[1].index_dir).resolve()), "chroma_url": ""})
+        try:  # the CLI asks the announced server (its answer is the server's, byte for byte)
+            done = run_cli("-m", "codelens", "context", TASK, "--budget", "1200", "--json",
+                           "--db", str(shop[1].db_path))
+        finally:
+            announced.unlink()
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout) == answer and context.asked[-1] == TASK
     finally:
         server.shutdown()
         server.server_close()

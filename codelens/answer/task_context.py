@@ -303,13 +303,15 @@ def task_context(task: str, search: Callable[[str, int, SearchFilters], Sequence
     return pack(task_candidates(hits, links), budget, counter, CONTEXT_RULES)
 
 
-def to_markdown(packed: Packed, task: str = "") -> str:
+def to_markdown(packed: Packed | dict, task: str = "") -> str:
     """The pieces as Markdown, one block each (its header says where, what, why and how far), then a
-    line of totals."""
+    line of totals; from the packed context or its JSON (a server's answer)."""
+    data = packed.to_dict() if isinstance(packed, Packed) else packed
     title = " ".join(task.split())[:100]
     head = [f"## Context for: {title}" if title else "## Context", ""]
-    tail = f"{len(packed.pieces)} pieces, {packed.tokens:,} of {packed.budget:,} tokens ({packed.tokenizer})"
-    return "\n".join(head) + packed.text + ("\n\n" if packed.pieces else "") + tail
+    pieces = data["pieces"]
+    tail = f"{len(pieces)} pieces, {data['tokens']:,} of {data['budget']:,} tokens ({data.get('tokenizer', '')})"
+    return "\n".join(head) + "\n\n".join(p["text"] for p in pieces) + ("\n\n" if pieces else "") + tail
 
 
 # ------------------------------------------------------------------ helpers

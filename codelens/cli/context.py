@@ -90,15 +90,31 @@ def cmd_context(args: argparse.Namespace) -> int:
 
     task = check_task(read_task(args.task))  # before the index opens: bad input costs nothing
     check_budget(args.budget)
-    index = OpenIndex(settings_of(args))
-    repos = index.workspace.check_names(args.repo) if args.repo else ()
-    filters = SearchFilters(path_prefix=args.path, include_tests=args.include_tests, repos=tuple(repos))
-    packed = index.context(task, args.budget, filters)
+    settings = settings_of(args)
+    packed = _context_on_server(args, settings, task)
+    if packed is None:
+        index = OpenIndex(settings)
+        repos = index.workspace.check_names(args.repo) if args.repo else ()
+        filters = SearchFilters(path_prefix=args.path, include_tests=args.include_tests, repos=tuple(repos))
+        packed = index.context(task, args.budget, filters).to_dict()
     if args.json:
-        print(json.dumps(packed.to_dict(), ensure_ascii=False, indent=2))
+        print(json.dumps(packed, ensure_ascii=False, indent=2))
     else:
         print(to_markdown(packed, task))
     return 0
+
+
+def _context_on_server(args: argparse.Namespace, settings, task: str) -> dict | None:
+    """The context from a running `codelens serve` of this index (warm: no model or index to load),
+    or None when there is none."""
+    from codelens.serve.client import find_server, remote_context
+
+    address = find_server(settings.index_dir, settings.chroma_url)
+    if address is None:
+        return None
+    return remote_context(address, {"task": task, "budget": args.budget, "path_prefix": args.path,
+                                    "include_tests": args.include_tests, "repos": list(args.repo or ()),
+                                    "model": args.model})
 
 
 # ------------------------------------------------------------------ impact
