@@ -86,10 +86,22 @@ def export_tree(git_dir: Path, commit: str, target: Path, only: Sequence[str]) -
     if target.exists():
         shutil.rmtree(target)
     target.mkdir(parents=True)
-    archive = subprocess.run(["git", f"--git-dir={git_dir}", "archive", "--format=tar", commit, *only],
-                             capture_output=True, check=True).stdout
+    archive = subprocess.run(["git", f"--git-dir={git_dir}", "archive", "--format=tar", commit, *only,
+                              *_package_inits(git_dir, commit, only)], capture_output=True, check=True).stdout
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(target, filter="data")
+
+
+def _package_inits(git_dir: Path, commit: str, only: Sequence[str]) -> list[str]:
+    """The `__init__.py` of every package above the --only folders, so their modules keep their
+    dotted names (`sympy/__init__.py` makes `sympy/printing/latex.py` `sympy.printing.latex`)."""
+    wanted = {f"{'/'.join(p.strip('/').split('/')[:depth])}/__init__.py"
+              for p in only for depth in range(1, len(p.strip("/").split("/")))}
+    if not wanted:
+        return []
+    listed = subprocess.run(["git", f"--git-dir={git_dir}", "ls-tree", "--name-only", commit, *sorted(wanted)],
+                            capture_output=True, text=True, check=True).stdout.split()
+    return sorted(set(listed) & wanted)
 
 
 def commit_time(git_dir: Path, commit: str) -> int:

@@ -198,3 +198,11 @@ def test_test_ids_are_pytest_ids() -> None:
     assert pytest_id(method) == "tests/test_a.py::TestA::test_b"
     assert pytest_id(make_chunk("tests/test_a.py::test_c", "def test_c(): pass", is_test=True)) == \
         "tests/test_a.py::test_c"
+
+
+def test_a_line_between_definitions_maps_to_the_module_block_else_the_definition_before() -> None:
+    insertion = "--- a/app/util.py\n+++ b/app/util.py\n@@ -4,0 +5,2 @@\n+\n+def another(): pass\n"
+    assert [c.chunk_id for c in changed_chunks(parse_diff(insertion), ChunkCatalog([HELPER]))] == [HELPER.chunk_id]
+    module = Chunk("app/util.py::<module>", "app/util.py", "<module>", "module", 1, 1, "import os")
+    with_module = ChunkCatalog([HELPER, module])
+    assert [c.chunk_id for c in changed_chunks(parse_diff(insertion), with_module)] == [module.chunk_id]

@@ -234,8 +234,22 @@ def _file_chunks(file: FileDiff, catalog: ChunkCatalog, prefix: str) -> list[Chu
         return catalog.in_file(new)
     for path, side in ((old, "old"), (new, "new")):
         if path is not None and _matches(file.hunks, catalog.in_file(path), side):
-            return [c for line in _changed_lines(file.hunks, side) if (c := catalog.at_lines(path, line))]
+            return [_holding(catalog, path, line) for line in _changed_lines(file.hunks, side)]
     return False
+
+
+def _holding(catalog: ChunkCatalog, path: str, line: int) -> Chunk:
+    """The innermost chunk holding the line; for a line between definitions (a blank line, a def
+    added after a class's last method), the file's module block, else the definition just before it."""
+    found = catalog.at_lines(path, line)
+    if found is not None:
+        return found
+    chunks = catalog.in_file(path)
+    module = [c for c in chunks if c.symbol == MODULE_SYMBOL]
+    if module:
+        return module[0]
+    before = [c for c in chunks if c.end_line < line] or chunks
+    return max(before, key=lambda c: (c.end_line, c.start_line))
 
 
 def _indexed(path: str | None, catalog: ChunkCatalog, prefix: str) -> str | None:
