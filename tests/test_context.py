@@ -92,6 +92,9 @@ def test_configuration_and_documents_the_seeds_read_and_are_named_in(index: Open
     assert ("shop/api.py::handle_checkout_request", "caller") in reached
     assert ("shop/models.py::Receipt", "type") in reached
     assert ("shop/errors.py::PaymentDeclined", "exception") in reached  # raised, not a plain callee
+    ship = [Seed(index.catalog.get("shop/shipping.py::ship"), 1.0, 1)]
+    assert [(r.chunk.chunk_id, r.role) for r in walk(ship, index.links)] == [
+        ("config.yaml::shipping", "configuration")]  # settings.shipping: the configuration key
 
 
 def test_a_small_budget_keeps_the_nearest_and_never_overflows(index: OpenIndex) -> None:

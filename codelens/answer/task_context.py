@@ -116,22 +116,25 @@ class ContextLinks:
         return found
 
     @cached_property
-    def _configuration(self) -> dict[str, list[Chunk]]:
-        """A lower-cased name -> the configuration pieces that set it: a key path's last key, an
-        environment variable written in a config or text file, a module-level CONSTANT."""
-        found: dict[str, list[Chunk]] = {}
+    def _configuration(self) -> tuple[dict[str, list[Chunk]], dict[str, list[Chunk]]]:
+        """The configuration pieces by what they set: (a NAME as written -> the pieces writing it: an
+        environment variable in a config, .env or text file, a module-level CONSTANT; a key's
+        lower-cased last part -> the config pieces of that key)."""
+        names: dict[str, list[Chunk]] = {}
+        keys: dict[str, list[Chunk]] = {}
         for chunk in self.catalog.chunks.values():
             if chunk.kind == "config":
-                names = {chunk.symbol.rsplit(".", 1)[-1].rsplit(" > ", 1)[-1]} | set(_CONSTANT.findall(chunk.code))
+                keys.setdefault(chunk.symbol.rsplit(".", 1)[-1].rsplit(" > ", 1)[-1].lower(), []).append(chunk)
+                written = set(_CONSTANT.findall(chunk.code))
             elif chunk.kind == "text":
-                names = set(_CONSTANT.findall(chunk.code))
+                written = set(_CONSTANT.findall(chunk.code))
             elif chunk.kind == "module" and not chunk.is_test:
-                names = set(_DEFINES_CONSTANT.findall(chunk.code))
+                written = set(_DEFINES_CONSTANT.findall(chunk.code))
             else:
                 continue
-            for name in names:
-                found.setdefault(name.lower(), []).append(chunk)
-        return found
+            for name in written:
+                names.setdefault(name, []).append(chunk)
+        return names, keys
 
     @cached_property
     def _documents(self) -> dict[str, list[Chunk]]:
@@ -187,9 +190,13 @@ class ContextLinks:
         return self._named_classes(names, chunk)
 
     def configuration(self, chunk: Chunk) -> list[Chunk]:
-        code = chunk.code
-        names = [*_ENV_READ.findall(code), *_SETTINGS_FIELD.findall(code), *_CONSTANT.findall(code)]
-        found = [c for name in dict.fromkeys(names) for c in self._configuration.get(name.lower(), ())]
+        """What it reads: environment variables and CONSTANTS where they are set, settings fields as
+        configuration keys (or as their environment variable, FIELD in upper case)."""
+        names, keys = self._configuration
+        fields = _SETTINGS_FIELD.findall(chunk.code)
+        written = [*_ENV_READ.findall(chunk.code), *_CONSTANT.findall(chunk.code), *(f.upper() for f in fields)]
+        found = [c for name in dict.fromkeys(written) for c in names.get(name, ())]
+        found += [c for field in dict.fromkeys(fields) for c in keys.get(field.lower(), ())]
         return [c for c in _unique(found) if c.chunk_id != chunk.chunk_id][:LINKS_PER_SEED]
 
     def documents(self, chunk: Chunk) -> list[Chunk]:
