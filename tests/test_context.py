@@ -330,7 +330,7 @@ def test_app_tab_packs_a_pasted_task_with_a_token_meter(monkeypatch, shop) -> No
     assert any(f"{tokens:,} из 8,000 токенов" in str(bar.proto.text) for bar in app.get("progress"))
 
 
-def test_a_change_no_test_calls_lists_the_nearest_test_files_importing_it(index: OpenIndex) -> None:
+def test_a_change_no_test_calls_lists_the_nearest_test_files_using_its_file(index: OpenIndex) -> None:
     from codelens.answer.impact import impact_of
 
     diff = ("--- a/shop/models.py\n+++ b/shop/models.py\n@@ -22,1 +22,1 @@\n"

@@ -6,9 +6,9 @@ index may hold the code before the change, as in review, or after it, as in a wo
 and each changed line is mapped to the innermost chunk holding it. The graph then walks
 upstream from those chunks: callers and subclasses to `depth`, across the repositories of a
 workspace. Tests are the test chunks that walk reaches (as pytest ids), and the test files nearest
-in the tree that import a changed file (dynamic dispatch, `getattr(self, "_print_" + name)`, leaves
-no call edge to follow). Documents and configuration pieces that name a changed definition are
-listed too.
+in the tree that import a changed file or call any of its definitions (dynamic dispatch,
+`getattr(self, "_print_" + name)`, leaves no call edge to the changed one). Documents and
+configuration pieces that name a changed definition are listed too.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from codelens.workspace import Workspace
 
 DEFAULT_DEPTH = 2
 MAX_DEPTH = 10  # beyond this the walk is the whole codebase
-IMPORTING_TESTS_PER_FILE = 2  # a changed file's own tests by import: the nearest two (a core module has hundreds)
+FILE_TESTS_PER_FILE = 2  # a changed file's tests (importing or calling it): the nearest two (a core one has hundreds)
 MAX_DIFF_BYTES = 20_000_000  # a diff bigger than this is a vendored tree, not a change to review
 GIT_TIMEOUT_S = 60
 
@@ -405,19 +405,22 @@ def _upstream(changed: Sequence[Chunk], catalog: ChunkCatalog, graph: CodeGraph 
             elif step.node_id not in best or best[step.node_id].hops > step.depth:
                 best[step.node_id] = Affected(found, step.depth, step.parent, links.repo_of(found.path))
     called = {test.path for test in tests.values()}
-    for path in dict.fromkeys(c.path for c in changed):  # dynamic dispatch leaves no call edge: its own tests
-        for test_file in _importing_tests(graph, path)[:IMPORTING_TESTS_PER_FILE]:
+    for path in dict.fromkeys(c.path for c in changed):  # dynamic dispatch leaves no call edge: the file's tests
+        for test_file in _file_tests(graph, catalog, path)[:FILE_TESTS_PER_FILE]:
             if test_file not in called:
                 tests.setdefault(test_file, SuggestedTest(test_file, "", 1))
     affected = sorted(best.values(), key=lambda a: (a.hops, a.chunk.path, a.chunk.start_line))
     return affected, sorted(tests.values(), key=lambda t: (t.hops, t.path, t.test_id))
 
 
-def _importing_tests(graph: CodeGraph, path: str) -> list[str]:
-    """Test files that import this file (the graph's imports edges), the nearest in the tree first
-    (`pkg/tests/test_mod.py` before a test of another package that also imports it)."""
-    found = {e.source for e in graph.in_edges(path, ("imports",))
-             if (node := graph.nodes.get(e.source)) is not None and node.is_test}
+def _file_tests(graph: CodeGraph, catalog: ChunkCatalog, path: str) -> list[str]:
+    """Test files that import this file or call any of its definitions (the graph's edges, through
+    re-exports), the nearest in the tree first (`pkg/tests/test_mod.py` before a test of another
+    package that also uses it)."""
+    edges = [*graph.in_edges(path, ("imports",))]
+    for chunk in catalog.in_file(path):
+        edges.extend(graph.in_edges(chunk.chunk_id, ("calls",)))
+    found = {node.path for e in edges if (node := graph.nodes.get(e.source)) is not None and node.is_test}
     stem = path.rsplit("/", 1)[-1].removesuffix(".py")
     return sorted(found, key=lambda test: (-_shared_folders(test, path), stem not in test.rsplit("/", 1)[-1], test))
 
