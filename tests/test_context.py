@@ -187,7 +187,9 @@ def test_impact_of_a_commit_range_in_the_indexed_repository(shop, tmp_path, embe
 
 def test_bad_tasks_and_budgets_exit_with_the_reason_and_write_nothing(tmp_path) -> None:
     missing = tmp_path / "no_index_here"
-    cases = [("", "the task is empty"), ("x" * 1_048_576, "characters; the most is"),
+    megabyte = tmp_path / "dump.txt"  # a file: one argument of a megabyte is more than exec takes
+    megabyte.write_text("x" * 1_048_576)
+    cases = [("", "the task is empty"), (f"@{megabyte}", "characters; the most is"),
              (TASK, "out of range", "--budget", "0"), (TASK, "out of range", "--budget", "10000000")]
     for task, said, *flags in cases:
         done = run_cli("-m", "codelens", "context", task, *flags, "--db", str(missing))
