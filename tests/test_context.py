@@ -400,3 +400,9 @@ def test_context_and_impact_cross_the_repositories_of_a_workspace(tmp_path, embe
                                 "test_id": "shop/tests/test_checkout.py::test_pay_order", "hops": 2}]
     unnamed = run_cli("-m", "codelens", "impact", "--db", str(settings.db_path))
     assert unnamed.returncode == EXIT_BAD_INPUT and "--repo NAME (billing, shop)" in unnamed.stderr
+    only_shop = run_cli("-m", "codelens", "context", "paid order invoice", "--repo", "shop", "--json",
+                        "--db", str(settings.db_path))
+    seeds = [p for p in json.loads(only_shop.stdout)["pieces"] if p["role"] == "seed"]
+    assert seeds and {p["repo"] for p in seeds} == {"shop"}  # the filter is the seeds'; the walk crosses
+    unknown = run_cli("-m", "codelens", "context", "invoice", "--repo", "nosuch", "--db", str(settings.db_path))
+    assert unknown.returncode == EXIT_BAD_INPUT and "no repository 'nosuch'" in unknown.stderr
