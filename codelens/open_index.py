@@ -13,6 +13,9 @@ from functools import cached_property
 from codelens.answer.ask import Answer, answer_question
 from codelens.answer.context import ChunkCatalog, Neighbours
 from codelens.answer.llm import ChatModel, TokenCallback
+from codelens.answer.pack import Packed
+from codelens.answer.task_context import DEFAULT_BUDGET, ContextLinks, task_context
+from codelens.answer.token_count import e5_tokens
 from codelens.chunk import Chunk
 from codelens.evaluation import Question, run_evaluation
 from codelens.graph.model import CodeGraph
@@ -62,8 +65,8 @@ class OpenIndex:
         """Reopen what an index run swapped in since we opened it (a long-lived server's check)."""
         if not self.searcher.refresh():
             return False
-        self.__dict__.pop("graph", None)
-        self.__dict__.pop("catalog", None)
+        for cached in ("graph", "catalog", "links"):
+            self.__dict__.pop(cached, None)
         return True
 
     @cached_property
@@ -78,6 +81,16 @@ class OpenIndex:
     def catalog(self) -> ChunkCatalog:
         """Every chunk of the index: what citations are checked against."""
         return ChunkCatalog(self.searcher.chunks.values())
+
+    @cached_property
+    def links(self) -> ContextLinks:
+        """Stage B of task context over this index: the graph and the links found by name."""
+        return ContextLinks(self.catalog, self.graph, self.searcher.workspace.repo_of)
+
+    def context(self, task: str, budget: int = DEFAULT_BUDGET, filters: SearchFilters | None = None) -> Packed:
+        """The packed context of a task (answer/task_context.py), counted in e5's tokens."""
+        return task_context(task, lambda text, k, scope: self.search(text, k, scope), self.links, e5_tokens(),
+                            budget, filters)
 
     def neighbours(self) -> Neighbours | None:
         return neighbour_lookup(self.graph) if self.graph is not None else None

@@ -33,7 +33,7 @@ from codelens.search.limits import MAX_K
 from tests.conftest import PROJECT_ROOT, run_cli, settings_for
 from tests.stub_llm import Reply
 
-READ_ONLY_TOOLS = {"search", "get_chunk", "callers", "callees", "deps", "code_map", "index_status"}
+READ_ONLY_TOOLS = {"search", "get_chunk", "callers", "callees", "deps", "code_map", "index_status", "context", "impact"}
 VERIFY_PASSWORD = "gymhero/security.py::verify_password"
 
 

@@ -19,6 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from codelens.answer.llm import HOW_TO_ENABLE, ChatClient, LLMConfig
+from codelens.answer.task_context import to_markdown
 from codelens.app.access import UNLOCKED_KEY, page_token, unlocks
 from codelens.app.highlight import code_view, has_real_line_numbers, query_terms, render_html, render_segments
 from codelens.app.self_demo import is_own_source, own_source
@@ -292,6 +293,39 @@ FILE_STATE_BADGES = {"changed": ":orange-badge[:material/edit: файл изме
                      "deleted": ":red-badge[:material/delete: файл удалён]"}
 
 
+CONTEXT_ROLES = {"seed": "найдено поиском", "callee": "вызывается", "caller": "вызывает", "type": "тип",
+                 "exception": "исключение", "configuration": "настройки", "test": "тест", "document": "документ"}
+CONTEXT_BUDGETS = (1000, 2000, 4000, 8000, 16000, 27000)
+
+
+def render_context_tab(index: OpenIndex, filters: SearchFilters) -> None:
+    """Paste a task, get the code it needs packed to a budget: a token meter, the whole as Markdown
+    (its copy button), each piece with where it is, why it is there and how far from a seed."""
+    task = st.text_area("Задача: текст issue, баг-репорт или описание изменения", key="task", height=150,
+                        placeholder="например: checkout raises PaymentDeclined for a valid card")
+    budget = st.select_slider("Бюджет (токены e5)", CONTEXT_BUDGETS, value=8000, key="context_budget")
+    if not task.strip():
+        st.info("Вставьте текст задачи: поиск найдёт исходные фрагменты, граф кода добавит то, что они "
+                "вызывают, кто их вызывает, исключения, настройки, тесты и документацию.")
+        return
+    try:
+        packed = index.context(task, budget, filters)
+    except CodeLensError as exc:
+        st.error(str(exc))
+        return
+    st.progress(min(1.0, packed.tokens / packed.budget),
+                text=f"{packed.tokens:,} из {packed.budget:,} токенов · {len(packed.pieces)} фрагментов")
+    st.caption("Весь контекст в Markdown (кнопка копирования — справа вверху блока):")
+    st.code(to_markdown(packed, task), language="markdown")
+    for piece in packed.pieces:
+        chunk = piece.chunk
+        label = (f"{chunk.path}:{chunk.start_line}-{chunk.end_line} · `{chunk.symbol}` · "
+                 f"{CONTEXT_ROLES.get(piece.role, piece.role)} · шагов от исходного: {piece.hops} · "
+                 f"{piece.form} · {piece.tokens} ток.")
+        with st.expander(label):
+            st.code(piece.text, language="markdown")
+
+
 def render_hit(hit: Hit, terms: tuple[str, ...], graph: CodeGraph | None, include_tests: bool,
                file_state: str = "", show_repo: bool = False) -> None:
     chunk = hit.chunk
@@ -463,8 +497,9 @@ if stats.dense_coverage < 1.0:  # a progressive index run is adding dense vector
             "работает: по этим векторам и по ключевым словам для остальных; обновите страницу позже · "
             f"Index {stats.dense_coverage:.0%} embedded, search works meanwhile.", icon=":material/hourglass_top:")
 
-search_tab, eval_tab, index_tab = st.tabs([":material/search: Поиск", ":material/analytics: Метрики (Precision@5)",
-                                         ":material/database: Индекс"])
+search_tab, eval_tab, index_tab, context_tab = st.tabs([
+    ":material/search: Поиск", ":material/analytics: Метрики (Precision@5)", ":material/database: Индекс",
+    ":material/account_tree: Контекст задачи"])
 
 # ----------------------------------------------------------------- search
 
@@ -621,3 +656,9 @@ with index_tab:
                            value=str(recorded if recorded.exists() else fallback or ""), key="reindex_source")
     if st.button("Переиндексировать", icon=":material/refresh:", disabled=not source.strip()):
         build_with_progress(Path(source.strip()), settings, recorded_source=stats.source)
+
+# ----------------------------------------------------------------- task context
+
+with context_tab:
+    render_context_tab(index, SearchFilters(path_prefix=path_prefix.strip(), include_tests=include_tests,
+                                            repos=tuple(repos)))

@@ -20,6 +20,7 @@ from codelens.cli.agents import AGENT_COMMANDS, add_agent_command
 from codelens.cli.app import add_app_command, app_commands
 from codelens.cli.ask import add_ask_command, cmd_ask
 from codelens.cli.common import EXIT_CODES_HELP, add_common, add_setting_arguments, settings_of
+from codelens.cli.context import CONTEXT_COMMANDS, add_context_commands
 from codelens.cli.graph import GRAPH_COMMANDS, add_graph_commands
 from codelens.cli.search import add_search_arguments, hit_count, print_hits, search_request
 from codelens.cli.setup import SETUP_COMMANDS, add_setup_command
@@ -102,6 +103,7 @@ def build_parser(prog: str | None = None, index_prog: str | None = None) -> argp
     add_common(stats)
     add_ask_command(commands)
     add_graph_commands(commands)
+    add_context_commands(commands)
     add_mcp_command(commands)
     add_agent_command(commands)
     add_setup_command(commands)
@@ -420,6 +422,7 @@ def watch_line(index_dir: Path) -> str:
 COMMANDS = {"index": cmd_index, "search": cmd_search, "eval": cmd_eval, "stats": cmd_stats, "ask": cmd_ask,
             "serve": cmd_serve, "repos": cmd_repos, "forget": cmd_forget}
 COMMANDS.update(GRAPH_COMMANDS)
+COMMANDS.update(CONTEXT_COMMANDS)
 COMMANDS.update(MCP_COMMANDS)
 COMMANDS.update(AGENT_COMMANDS)
 COMMANDS.update(SETUP_COMMANDS)

@@ -37,6 +37,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from codelens.answer.llm import ChatClient, LLMConfig
+from codelens.answer.task_context import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET
 from codelens.errors import CodeLensError, LLMError
 from codelens.exposure import SERVER_EXPOSED_WARNING, is_loopback
 from codelens.graph.codemap import DEFAULT_MAP_CHARS
@@ -153,6 +154,7 @@ def build_server(settings: Settings, *, allow_reindex: bool = False, watch: bool
                        log_level="WARNING", **auth)
     _add_search_tools(server, calls)
     _add_graph_tools(server, calls)
+    _add_context_tools(server, calls)
 
     @server.tool(annotations=READ_ONLY)
     async def index_status() -> CallToolResult:
@@ -257,6 +259,40 @@ def _add_graph_tools(server: MCPServer, calls: ToolCalls) -> None:
         """A compact map of the codebase: packages, modules, their main classes and functions (most
         used first) and the libraries it imports. A good first call in an unknown codebase."""
         return await calls.run(calls.tools.code_map, chars, repo)
+
+
+def _add_context_tools(server: MCPServer, calls: ToolCalls) -> None:
+    @server.tool(annotations=READ_ONLY)
+    async def context(
+        task: Annotated[str, Field(description="the task: an issue, a bug report or a change request, in words")],
+        budget: Annotated[int, Field(ge=MIN_BUDGET, le=MAX_BUDGET, description="tokens the pieces may take in all "
+                                                                               "(e5's tokenizer)")] = DEFAULT_BUDGET,
+        path: Annotated[str, Field(description="seeds only from paths starting with this")] = "",
+        include_tests: Annotated[bool, Field(description="seeds may be test code too")] = False,
+        repo: Annotated[str | list[str] | None, Field(description="seeds only from these repositories of a "
+                                                      "workspace index")] = None,
+    ) -> CallToolResult:
+        """The code a task needs, packed to a token budget: the search's seeds, then what they call (and the
+        classes they pass), the exceptions they raise, their callers, the tests that call them, the
+        configuration they read and the documents that name them; nearest first, each piece once with its
+        path:start-end, far ones as signatures, what is called before what calls it."""
+        repos = (repo,) if isinstance(repo, str) else tuple(repo or ())
+        return await calls.run(calls.tools.context, task, budget, path, include_tests, repos)
+
+    @server.tool(annotations=READ_ONLY)
+    async def impact(
+        diff: Annotated[str, Field(description="a unified diff (`git diff` output); empty: git's diff of the "
+                                               "indexed repository")] = "",
+        revision: Annotated[str, Field(description="with no diff: diff the working tree against this revision, "
+                                                   "or A..B")] = "",
+        staged: Annotated[bool, Field(description="with no diff: the staged change")] = False,
+        depth: Annotated[int, Field(ge=1, le=10, description="how many steps of callers")] = 2,
+        repo: Annotated[str, Field(description="the repository of a workspace index the change is in")] = "",
+    ) -> CallToolResult:
+        """What a change touches: the definitions it adds, changes or removes, their callers to `depth`, the
+        tests that reach them through the code graph (pytest ids, a list to run) and the documents and
+        configuration that name them."""
+        return await calls.run(calls.tools.impact, diff, revision, staged, depth, repo)
 
 
 def _add_ask_tool(server: MCPServer, calls: ToolCalls, config: LLMConfig | None, problem: str) -> None:

@@ -12,7 +12,10 @@ from pathlib import Path
 
 from codelens.answer.ask import answer_question
 from codelens.answer.context import ChunkCatalog, Neighbours
+from codelens.answer.impact import DEFAULT_DEPTH, git_diff, impact_of, repository_label, repository_root
+from codelens.answer.impact import to_text as impact_text
 from codelens.answer.llm import ChatModel
+from codelens.answer.task_context import DEFAULT_BUDGET, to_markdown
 from codelens.chunk import KINDS, Chunk, span_segments
 from codelens.errors import BadInput, CodeLensError, SourceError
 from codelens.graph.codemap import code_map_data
@@ -241,6 +244,30 @@ class CodeLensTools:
         except GraphNotFound:
             data["graph"] = None
         return ToolOutput(_status_text(data), data)
+
+    # ------------------------------------------------------------ task context, change impact
+
+    def context(self, task: str, budget: int = DEFAULT_BUDGET, path: str = "", include_tests: bool = False,
+                repos: Sequence[str] = ()) -> ToolOutput:
+        """The code a task needs, packed to `budget` tokens (answer/task_context.py)."""
+        index = self.index.current()
+        filters = SearchFilters(path_prefix=path.strip().removeprefix("./"), include_tests=include_tests,
+                                repos=index.workspace.check_names(repos) if repos else ())
+        packed = index.context(task, budget, filters)
+        return ToolOutput(to_markdown(packed, task), packed.to_dict())
+
+    def impact(self, diff: str = "", revision: str = "", staged: bool = False, depth: int = DEFAULT_DEPTH,
+               repo: str = "") -> ToolOutput:
+        """What a change touches (answer/impact.py): a unified diff given, or git's diff of the indexed
+        repository (the working tree against HEAD, `revision`, `A..B`, or the staged change)."""
+        if diff.strip() and (revision or staged):
+            raise BadInput("give the change either as a diff or as a revision / staged, not both")
+        index = self.index.current()
+        prefix = repository_label(index.workspace, repo or None)
+        if not diff.strip():
+            diff = git_diff(repository_root(index.stats.source, index.workspace, prefix), revision or None, staged)
+        found = impact_of(diff, index.catalog, index.graph, index.links, depth, prefix)
+        return ToolOutput(impact_text(found), found.to_dict())
 
     # ------------------------------------------------------------ answers in words, re-indexing
 

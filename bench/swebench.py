@@ -1,0 +1,317 @@
+"""Task context and change impact on SWE-bench Lite instances (issue 38): real issues, each indexed at
+its base commit, the code its fix changed as the gold.
+
+    python bench/swebench.py --repo GITDIR [--instances N] [--budgets 2000,8000,27000]
+                             [--set instances.json] [--work DIR] [--only PREFIX ...] [--out results.json]
+
+GITDIR is a clone or bare mirror of the instances' repository (sympy/sympy for the dev set in
+../shared/benchmarks/swebench_lite_dev/). Instances run in commit order; each base is exported with
+`git archive` into one folder and one index is updated incrementally from one base to the next
+(only what changed is chunked and embedded). `--only PREFIX` indexes only those folders (a smoke
+run: a smaller search space, numbers not comparable with a whole tree's).
+
+Per budget (tokens counted with e5's tokenizer, the packer's own counter, for every method):
+- function recall: gold functions whose full code is in the context (a full piece of the function,
+  or of the class or module block holding it); file recall: gold files with a piece in it; all:
+  instances with every gold function in full;
+- for `context` (Stage A + B + the packer), for today's search read in rank order (100 hits, each
+  whole with its header, skipping one that does not fit what is left), and for BM25 over whole files
+  (read whole in rank order the same way; a function counts when its file is read).
+`impact` fed each instance's gold patch (depth 2): recall of the test files its test patch touches,
+and how many test files it lists. Latency of `context` for a 2,300-character task: warm (p50/p95 over
+--rounds on the open index) and from a fresh `python -m codelens context` process (--cold runs).
+State the load (`uptime`, printed) beside the numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from _common import PROJECT_ROOT, SHARED, percentile, print_table
+
+from codelens.answer.impact import impact_of
+from codelens.answer.pack import numbered_lines, piece_header
+from codelens.answer.task_context import check_task
+from codelens.answer.token_count import TokenCounter, e5_tokens
+from codelens.chunk import Chunk
+from codelens.errors import CodeLensError
+from codelens.index.build import build_index
+from codelens.open_index import OpenIndex
+from codelens.search.lexical import LexicalIndex
+from codelens.search.terms import tokenize
+from codelens.settings import Settings
+
+DEV_SET = SHARED / "benchmarks" / "swebench_lite_dev" / "instances.json"
+TASK_CHARS = 2300  # the issue's latency task: a long issue's length
+SEARCH_READ = 100  # hits today's search returns at most (search/limits.MAX_K)
+
+
+@dataclass
+class Recall:
+    """Per budget and method: gold functions in full, gold files touched, instances complete."""
+
+    functions: list[float] = field(default_factory=list)
+    files: list[float] = field(default_factory=list)
+    complete: list[bool] = field(default_factory=list)
+
+    def add(self, gold_functions: Sequence[str], gold_files: Sequence[str], shown_full: set[str],
+            shown_files: set[str]) -> None:
+        found = [g in shown_full for g in gold_functions]
+        self.functions.append(sum(found) / max(1, len(found)))
+        self.files.append(sum(f in shown_files for f in gold_files) / max(1, len(gold_files)))
+        self.complete.append(all(found))
+
+    def row(self) -> tuple[float, float, float]:
+        mean = lambda values: sum(values) / max(1, len(values))  # noqa: E731
+        return mean(self.functions), mean(self.files), mean([float(c) for c in self.complete])
+
+
+# ------------------------------------------------------------------ the sources
+
+
+def export_tree(git_dir: Path, commit: str, target: Path, only: Sequence[str]) -> None:
+    """The tree at commit, alone in target (files of the previous base removed first)."""
+    if target.exists():
+        shutil.rmtree(target)
+    target.mkdir(parents=True)
+    archive = subprocess.run(["git", f"--git-dir={git_dir}", "archive", "--format=tar", commit, *only,
+                              *_package_inits(git_dir, commit, only)], capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(target, filter="data")
+
+
+def _package_inits(git_dir: Path, commit: str, only: Sequence[str]) -> list[str]:
+    """The `__init__.py` of every package above the --only folders, so their modules keep their
+    dotted names (`sympy/__init__.py` makes `sympy/printing/latex.py` `sympy.printing.latex`)."""
+    wanted = {f"{'/'.join(p.strip('/').split('/')[:depth])}/__init__.py"
+              for p in only for depth in range(1, len(p.strip("/").split("/")))}
+    if not wanted:
+        return []
+    listed = subprocess.run(["git", f"--git-dir={git_dir}", "ls-tree", "--name-only", commit, *sorted(wanted)],
+                            capture_output=True, text=True, check=True).stdout.split()
+    return sorted(set(listed) & wanted)
+
+
+def commit_time(git_dir: Path, commit: str) -> int:
+    done = subprocess.run(["git", f"--git-dir={git_dir}", "show", "-s", "--format=%ct", commit],
+                          capture_output=True, text=True, check=True)
+    return int(done.stdout.strip())
+
+
+# ------------------------------------------------------------------ what each method shows
+
+
+def full_cover(chunks: Sequence[Chunk], gold: Sequence[str], index: OpenIndex) -> set[str]:
+    """The gold functions whose whole code is inside one of these chunks."""
+    covered = set()
+    for gold_id in gold:
+        target = index.catalog.get(gold_id)
+        for chunk in chunks:
+            if chunk.chunk_id == gold_id or (target is not None and chunk.path == target.path
+                                            and chunk.kind != "module"
+                                            and chunk.start_line <= target.start_line
+                                            and target.end_line <= chunk.end_line):
+                covered.add(gold_id)
+                break
+    return covered
+
+
+def context_shown(index: OpenIndex, task: str, budget: int, gold: Sequence[str]) -> tuple[set[str], set[str]]:
+    packed = index.context(task, budget)
+    full = [p.chunk for p in packed.pieces if p.form == "full"]
+    return full_cover(full, gold, index), {p.chunk.path for p in packed.pieces}
+
+
+def search_shown(hits: Sequence[Chunk], budget: int, counter: TokenCounter, gold: Sequence[str],
+                 index: OpenIndex) -> tuple[set[str], set[str]]:
+    """Hits read in rank order, each whole (header and numbered code), until the next does not fit."""
+    read, spent = [], 0
+    for chunk in hits:
+        cost = counter.count("\n".join([piece_header(chunk, "search hit", "full"), *numbered_lines(chunk)]))
+        if spent + cost > budget:
+            continue  # a reader skips what does not fit and reads on
+        read.append(chunk)
+        spent += cost
+    return full_cover(read, gold, index), {c.path for c in read}
+
+
+class FileBM25:
+    """BM25 over whole .py files of one tree (the SWE-bench paper's retrieval), built per base."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.paths = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.py"))
+        texts = [(root / path).read_text(encoding="utf-8", errors="replace") for path in self.paths]
+        self.index = LexicalIndex.build(self.paths, [tokenize(f"{path}\n{text}") for path, text in
+                                                     zip(self.paths, texts, strict=True)])
+
+    def ranked(self, task: str) -> list[str]:
+        weights = Counter(tokenize(task))
+        scores = self.index.scores({term: float(n) for term, n in weights.items()})
+        order = scores.argsort()[::-1]
+        return [self.paths[i] for i in order if scores[i] > 0]
+
+    def shown(self, task: str, budget: int, counter: TokenCounter, gold: Sequence[str]) -> tuple[set[str], set[str]]:
+        read, spent = set(), 0
+        for path in self.ranked(task):
+            text = (self.root / path).read_text(encoding="utf-8", errors="replace")
+            cost = counter.count(f"### {path}\n{text}")
+            if spent + cost > budget:
+                continue
+            read.add(path)
+            spent += cost
+        return {g for g in gold if g.split("::", 1)[0] in read}, read
+
+
+# ------------------------------------------------------------------ impact and latency
+
+
+def impact_row(index: OpenIndex, patch: str, test_files: Sequence[str]) -> tuple[float, int, float]:
+    """(recall of the test files, test files listed, ms) of impact fed the gold patch."""
+    started = time.perf_counter()
+    try:
+        found = impact_of(patch, index.catalog, index.graph, index.links, 2)
+    except CodeLensError as exc:
+        print(f"  impact: {exc}", file=sys.stderr)
+        return 0.0, 0, float("nan")
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    listed = set(found.test_files)
+    return sum(f in listed for f in test_files) / max(1, len(test_files)), len(listed), elapsed_ms
+
+
+def latency_task(problem: str) -> str:
+    """The issue's text cut or repeated to TASK_CHARS characters."""
+    text = problem
+    while len(text) < TASK_CHARS:
+        text = f"{text}\n\n{problem}"
+    return text[:TASK_CHARS]
+
+
+def warm_latency(index: OpenIndex, task: str, rounds: int) -> list[float]:
+    index.context(task, 8000)
+    times = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        index.context(task, 8000)
+        times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
+def cold_latency(db: Path, task: str, runs: int, work: Path) -> list[float]:
+    task_file = work / "latency_task.txt"
+    task_file.write_text(task, encoding="utf-8")
+    env = {**os.environ, "CODELENS_AUTOSERVE": "0", "PYTHONPATH": str(PROJECT_ROOT)}
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "codelens", "context", f"@{task_file}", "--db", str(db), "--json"],
+                       cwd=PROJECT_ROOT, env=env, capture_output=True, check=True)
+        times.append(time.perf_counter() - started)
+    return times
+
+
+# ------------------------------------------------------------------ the run
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repo", type=Path, required=True, help="git dir (a clone or a bare mirror)")
+    parser.add_argument("--set", type=Path, default=DEV_SET, help="instances.json")
+    parser.add_argument("--instances", type=int, default=0, help="the first N in commit order (0: all)")
+    parser.add_argument("--budgets", default="2000,8000,27000")
+    parser.add_argument("--work", type=Path, default=Path("/tmp/codelens_swebench"))
+    parser.add_argument("--only", action="append", default=[], metavar="PREFIX",
+                        help="index only these folders of each tree (a smoke run)")
+    parser.add_argument("--rounds", type=int, default=20, help="warm latency rounds")
+    parser.add_argument("--cold", type=int, default=3, help="fresh-process latency runs")
+    parser.add_argument("--out", type=Path, default=None, help="write every number as JSON here")
+    args = parser.parse_args(argv)
+    budgets = [int(b) for b in args.budgets.split(",")]
+    git_dir = args.repo.resolve()
+    instances = json.loads(args.set.read_text(encoding="utf-8"))
+    if args.only:  # a smoke run: the instances whose fix and tests lie inside what is indexed
+        inside = lambda path: any(path.startswith(prefix.rstrip("/") + "/") for prefix in args.only)  # noqa: E731
+        instances = [i for i in instances if all(inside(f) for f in [*i["gold_files"], *i["test_files"]])]
+    instances.sort(key=lambda i: commit_time(git_dir, i["base_commit"]))
+    if args.instances:
+        instances = instances[: args.instances]
+    source, db = args.work / "source", args.work / "db"
+    settings = Settings(db_path=db, show_progress=False)
+    counter = e5_tokens()
+    recalls = {(method, budget): Recall() for method in ("context", "search", "bm25 files") for budget in budgets}
+    impacts: list[tuple[float, int, float]] = []
+    per_instance = []
+    warm: list[float] = []
+    cold: list[float] = []
+    for number, instance in enumerate(instances, start=1):
+        started = time.perf_counter()
+        export_tree(git_dir, instance["base_commit"], source, args.only)
+        build_index(source, settings, finish_tests=False)  # search leaves tests out; the graph has them
+        indexed_s = time.perf_counter() - started
+        index = OpenIndex(settings)
+        task = check_task(instance["problem_statement"])
+        gold, gold_files = instance["gold_functions"], instance["gold_files"]
+        hits = [h.chunk for h in index.search(task, k=SEARCH_READ)]
+        files = FileBM25(source)
+        row = {"instance_id": instance["instance_id"], "indexed_s": round(indexed_s, 1)}
+        for budget in budgets:
+            for method, (full, shown_files) in (
+                    ("context", context_shown(index, task, budget, gold)),
+                    ("search", search_shown(hits, budget, counter, gold, index)),
+                    ("bm25 files", files.shown(task, budget, counter, gold))):
+                recalls[method, budget].add(gold, gold_files, full, shown_files)
+                row[f"{method}@{budget}"] = sorted(full)
+        recall, listed, impact_ms = impact_row(index, instance["patch"], instance["test_files"])
+        impacts.append((recall, listed, impact_ms))
+        row["impact"] = {"test_file_recall": recall, "listed": listed, "ms": round(impact_ms, 1)}
+        if number == 1:
+            long_task = latency_task(instance["problem_statement"])
+            warm = warm_latency(index, long_task, args.rounds)
+            cold = cold_latency(db, long_task, args.cold, args.work) if args.cold else []
+        per_instance.append(row)
+        print(f"[{number}/{len(instances)}] {instance['instance_id']}: indexed in {indexed_s:.0f} s, "
+              f"context@{budgets[len(budgets) // 2]} {len(row[f'context@{budgets[len(budgets) // 2]}'])}/{len(gold)}, "
+              f"impact {recall:.2f} of tests ({listed} files listed)", flush=True)
+    report(recalls, budgets, impacts, warm, cold, len(instances), args)
+    if args.out:
+        args.out.write_text(json.dumps({"instances": per_instance, "warm_ms": warm, "cold_s": cold}, indent=2))
+    return 0
+
+
+def report(recalls: dict, budgets: Sequence[int], impacts: Sequence[tuple[float, int, float]], warm: Sequence[float],
+           cold: Sequence[float], count: int, args: argparse.Namespace) -> None:
+    print(f"\n{count} instances of {args.set.name}" + (f", only {', '.join(args.only)} indexed (smoke)"
+                                                        if args.only else ""))
+    rows = []
+    for method in ("context", "search", "bm25 files"):
+        for budget in budgets:
+            functions, files, complete = recalls[method, budget].row()
+            rows.append((method, budget, functions, files, complete))
+    print_table(["method", "budget (e5 tokens)", "function recall", "file recall", "all gold functions"], rows)
+    if impacts:
+        recall = sum(r for r, _, _ in impacts) / len(impacts)
+        listed = sum(n for _, n, _ in impacts) / len(impacts)
+        times = [ms for _, _, ms in impacts if ms == ms]
+        print_table(["impact (gold patch, depth 2)", "test-file recall", "test files listed (mean)", "warm ms p95"],
+                    [("", recall, listed, percentile(times, 95))])
+    if warm:
+        print_table(["context, 2,300-char task", "warm p50 ms", "warm p95 ms", "fresh process s (median)"],
+                    [("", percentile(warm, 50), percentile(warm, 95),
+                      percentile(cold, 50) if cold else float("nan"))])
+    print("load:", os.getloadavg())
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

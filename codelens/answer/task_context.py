@@ -1,0 +1,342 @@
+"""Task context: from a task (an issue, a bug report) to the code an agent must read, within a budget.
+
+Stage A: the search that exists finds the seeds (a long task is read as its first tokens there).
+Stage B: a walk over the code graph from the best seeds, `MAX_HOPS` steps: what they call (and the
+classes they take, return or build), the exceptions they raise, who calls them, the tests that
+call them (test code is context even though search leaves it out), the configuration they read
+(constants, settings fields, environment variables) and the documents that name them; across
+the repositories of a workspace, since the graph's edges cross them. The packer
+(answer/pack.py) then shares the budget by S(v) = ALPHA * relevance + BETA * exp(-LAMBDA * hops).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from codelens.answer.context import ChunkCatalog
+from codelens.answer.pack import CONTEXT_RULES, Candidate, Packed, pack
+from codelens.answer.token_count import TokenCounter
+from codelens.chunk import Chunk
+from codelens.errors import BadInput
+from codelens.graph.model import CodeGraph
+from codelens.search.filters import SearchFilters
+
+if TYPE_CHECKING:
+    from codelens.search.searcher import Hit
+
+DEFAULT_BUDGET = 8000
+MIN_BUDGET = 100  # below this not even one signature with its header fits
+MAX_BUDGET = 2_000_000  # the largest context windows of today; more is a typo, not a model
+MAX_TASK_CHARS = 100_000  # a long issue with its logs is ~20k characters; a megabyte is a dump, not a task
+
+SEARCH_HITS = 30  # the seeds: about what search read in rank order fits in 8k tokens (a fix is often past 10)
+WALKED_SEEDS = 10  # the seeds the walk starts from: the graph around weak hits is mostly noise
+MAX_HOPS = 2  # farther than two calls away the code rarely bears on the task (and comes as signatures anyway)
+CALLEES_PER_NODE = 8  # a node's callees walked: a long function calls many helpers, the first ones matter most
+CALLERS_PER_NODE = 5  # a popular function has hundreds of callers: a few show how it is used
+TESTS_PER_NODE = 4  # the tests that call a seed: enough to see how it is exercised
+LINKS_PER_SEED = 3  # configuration pieces, documents, types and exceptions per seed
+
+ROLES = ("seed", "callee", "caller", "type", "exception", "configuration", "test", "document")
+
+_RAISE = re.compile(r"\braise\s+([A-Za-z_][\w.]*)")
+_CAPWORD = re.compile(r"\b([A-Z][A-Za-z0-9_]*[a-z][A-Za-z0-9_]*)\b")
+_CONSTANT = re.compile(r"(?<![\w.])([A-Z][A-Z0-9_]{2,})(?!\w)")
+_ENV_READ = re.compile(r"""(?:environ(?:\.get)?\s*[\[(]|getenv\s*\()\s*['"]([A-Za-z_][A-Za-z0-9_]*)['"]""")
+_SETTINGS_FIELD = re.compile(r"\b(?:settings|config|conf|cfg|options)\.([A-Za-z_][A-Za-z0-9_]*)")
+_DEFINES_CONSTANT = re.compile(r"^([A-Z][A-Z0-9_]{2,})\s*[:=]", re.MULTILINE)
+_DOC_CODE = re.compile(r"`+([^`\n]{2,80})`+|\b([A-Za-z_][\w.]*[A-Za-z0-9_])\(")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+# ------------------------------------------------------------------ input
+
+
+def check_task(task: str) -> str:
+    """The task's text, stripped; BadInput when it is empty, too long or not text."""
+    text = task.strip()
+    if not text:
+        raise BadInput("the task is empty - pass the issue's text, `-` to read it from stdin, or @FILE")
+    if len(text) > MAX_TASK_CHARS:
+        raise BadInput(f"the task is {len(text):,} characters; the most is {MAX_TASK_CHARS:,} - pass the issue's "
+                       "text (its title and description), not a log or a dump")
+    if "\x00" in text:
+        raise BadInput("the task is not text (it holds NUL bytes) - pass the issue's text")
+    return text
+
+
+def check_budget(budget: int) -> int:
+    if isinstance(budget, bool) or not isinstance(budget, int) or not MIN_BUDGET <= budget <= MAX_BUDGET:
+        raise BadInput(f"a budget of {budget!r} tokens is out of range - give {MIN_BUDGET:,} to {MAX_BUDGET:,} "
+                       f"(default {DEFAULT_BUDGET:,})")
+    return budget
+
+
+# ------------------------------------------------------------------ stage A
+
+
+@dataclass(frozen=True)
+class Seed:
+    chunk: Chunk
+    relevance: float  # the hit's fused score over the best hit's: 1.0 for the first
+    rank: int
+    repo: str = ""
+
+
+def seeds_of(hits: Sequence[Hit]) -> list[Seed]:
+    """Search hits as seeds, their fused scores scaled so the best is 1 (what S's relevance reads)."""
+    top = max((hit.fused_score for hit in hits), default=0.0)
+    return [Seed(hit.chunk, min(1.0, max(0.0, hit.fused_score / top)) if top > 0 else 0.0, hit.rank, hit.repo)
+            for hit in hits]
+
+
+# ------------------------------------------------------------------ stage B
+
+
+class ContextLinks:
+    """Stage B over one index: the graph's edges plus the links it has no edges for (configuration,
+    documents, raised and annotated classes), found by name. Built once per opened index."""
+
+    def __init__(self, catalog: ChunkCatalog, graph: CodeGraph | None,
+                 repo_of: Callable[[str], str] | None = None) -> None:
+        self.catalog = catalog
+        self.graph = graph
+        self.repo_of = repo_of or (lambda path: graph.repository_of(path) if graph is not None else "")
+
+    @cached_property
+    def _classes(self) -> dict[str, list[Chunk]]:
+        found: dict[str, list[Chunk]] = {}
+        for chunk in self.catalog.chunks.values():
+            if chunk.kind == "class":
+                found.setdefault(chunk.name, []).append(chunk)
+        return found
+
+    @cached_property
+    def _configuration(self) -> tuple[dict[str, list[Chunk]], dict[str, list[Chunk]]]:
+        """The configuration pieces by what they set: (a NAME as written -> the pieces writing it: an
+        environment variable in a config, .env or text file, a module-level CONSTANT; a key's
+        lower-cased last part -> the config pieces of that key)."""
+        names: dict[str, list[Chunk]] = {}
+        keys: dict[str, list[Chunk]] = {}
+        for chunk in self.catalog.chunks.values():
+            if chunk.kind == "config":
+                keys.setdefault(chunk.symbol.rsplit(".", 1)[-1].rsplit(" > ", 1)[-1].lower(), []).append(chunk)
+                written = set(_CONSTANT.findall(chunk.code))
+            elif chunk.kind == "text":
+                written = set(_CONSTANT.findall(chunk.code))
+            elif chunk.kind == "module" and not chunk.is_test:
+                written = set(_DEFINES_CONSTANT.findall(chunk.code))
+            else:
+                continue
+            for name in written:
+                names.setdefault(name, []).append(chunk)
+        return names, keys
+
+    @cached_property
+    def _documents(self) -> dict[str, list[Chunk]]:
+        """A name written as code in a document (in backticks, or called) -> the sections that write it."""
+        found: dict[str, list[Chunk]] = {}
+        for chunk in self.catalog.chunks.values():
+            if chunk.kind != "doc":
+                continue
+            names = set()
+            for quoted, called in _DOC_CODE.findall(chunk.code):
+                for word in _WORD.findall(quoted or called):
+                    names.add(word)
+            for name in names:
+                found.setdefault(name, []).append(chunk)
+        return found
+
+    def warm_up(self) -> None:
+        _ = self._classes, self._configuration, self._documents
+
+    # ---------------------------------------------------------- one node's links
+
+    def _chunk(self, node_id: str) -> Chunk | None:
+        chunk = self.catalog.get(node_id)
+        return chunk if chunk is not None and chunk.is_code else None
+
+    def callees(self, chunk: Chunk) -> list[Chunk]:
+        if self.graph is None:
+            return []
+        edges = self.graph.out_edges(chunk.chunk_id, ("calls", "inherits"))
+        found = [self._chunk(e.target) for e in sorted(edges, key=lambda e: (e.kind != "inherits", e.line))]
+        return _unique([c for c in found if c is not None and c.chunk_id != chunk.chunk_id])
+
+    def callers(self, chunk: Chunk) -> list[Chunk]:
+        if self.graph is None:
+            return []
+        found = [self._chunk(e.source) for e in self.graph.in_edges(chunk.chunk_id, ("calls",))]
+        # the nearest callers in the tree first: they show how its own package uses it
+        return _unique(sorted((c for c in found if c is not None and c.chunk_id != chunk.chunk_id),
+                              key=lambda c: (-_shared_prefix(c.path, chunk.path), c.path, c.start_line)))
+
+    def call_targets(self, chunk: Chunk) -> frozenset[str]:
+        """The chunk ids it calls: what the packer puts before it."""
+        if self.graph is None:
+            return frozenset()
+        return frozenset(e.target for e in self.graph.out_edges(chunk.chunk_id, ("calls",)))
+
+    def raised(self, chunk: Chunk) -> list[Chunk]:
+        return self._named_classes((name.rsplit(".", 1)[-1] for name in _RAISE.findall(chunk.code)), chunk)
+
+    def types(self, chunk: Chunk) -> list[Chunk]:
+        """Classes its signature names (parameters and return)."""
+        names = [n for n in _CAPWORD.findall(chunk.signature) if n != chunk.name]
+        return self._named_classes(names, chunk)
+
+    def configuration(self, chunk: Chunk) -> list[Chunk]:
+        """What it reads: environment variables and CONSTANTS where they are set, settings fields as
+        configuration keys (or as their environment variable, FIELD in upper case)."""
+        names, keys = self._configuration
+        fields = _SETTINGS_FIELD.findall(chunk.code)
+        written = [*_ENV_READ.findall(chunk.code), *_CONSTANT.findall(chunk.code), *(f.upper() for f in fields)]
+        found = [c for name in dict.fromkeys(written) for c in names.get(name, ())]
+        found += [c for field in dict.fromkeys(fields) for c in keys.get(field.lower(), ())]
+        return [c for c in _unique(found) if c.chunk_id != chunk.chunk_id][:LINKS_PER_SEED]
+
+    def documents(self, chunk: Chunk) -> list[Chunk]:
+        if chunk.kind == "module":
+            return []
+        return _unique(self._documents.get(chunk.name, ()))[:LINKS_PER_SEED]
+
+    def members(self, chunk: Chunk) -> tuple[Chunk, ...]:
+        """A class's own methods, in line order: its outline."""
+        if chunk.kind != "class":
+            return ()
+        return tuple(c for c in self.catalog.in_file(chunk.path) if c.parent == chunk.symbol and c.kind == "method")
+
+    def _named_classes(self, names: Iterable[str], near: Chunk) -> list[Chunk]:
+        """Each name's class, the one nearest `near` in the tree when several share it."""
+        found = []
+        for name in dict.fromkeys(names):
+            classes = self._classes.get(name, [])
+            if classes:
+                found.append(max(classes, key=lambda c: (_shared_prefix(c.path, near.path), -len(c.path))))
+        return [c for c in found if c.chunk_id != near.chunk_id][:LINKS_PER_SEED]
+
+
+# ------------------------------------------------------------------ the walk
+
+
+@dataclass(frozen=True)
+class _Reached:
+    chunk: Chunk
+    role: str
+    hops: int
+    origin: Chunk
+
+
+def walk(seeds: Sequence[Seed], links: ContextLinks, include_tests: bool = True,
+         also_seen: Iterable[str] = ()) -> list[_Reached]:
+    """Breadth-first from the seeds, MAX_HOPS steps: each chunk at its shortest distance, with its role
+    (`also_seen`: chunks already candidates, the other seeds, not walked again)."""
+    reached: list[_Reached] = []
+    seen = {seed.chunk.chunk_id for seed in seeds} | set(also_seen)
+    frontier = [seed.chunk for seed in seeds]
+    for hops in range(1, MAX_HOPS + 1):
+        next_frontier: list[Chunk] = []
+        for chunk in frontier:
+            for role, found in _relations(chunk, links, first_step=hops == 1, include_tests=include_tests):
+                if found.chunk_id in seen:
+                    continue
+                seen.add(found.chunk_id)
+                reached.append(_Reached(found, role, hops, chunk))
+                if role in ("callee", "caller", "type"):
+                    next_frontier.append(found)
+        frontier = next_frontier
+    return reached
+
+
+def _relations(chunk: Chunk, links: ContextLinks, first_step: bool,
+               include_tests: bool) -> list[tuple[str, Chunk]]:
+    """(role, chunk) of one node's neighbours; configuration and documents only next to a seed."""
+    raised = links.raised(chunk) if chunk.is_code else []
+    raised_ids = {c.chunk_id for c in raised}
+    related: list[tuple[str, Chunk]] = [("exception", c) for c in raised]
+    if chunk.is_code:
+        for callee in links.callees(chunk)[:CALLEES_PER_NODE]:
+            if callee.chunk_id not in raised_ids:
+                related.append(("type" if callee.kind == "class" else "callee", callee))
+        related.extend(("type", c) for c in links.types(chunk))
+        callers = links.callers(chunk)
+        related.extend(("caller", c) for c in [c for c in callers if not c.is_test][:CALLERS_PER_NODE])
+        if include_tests:
+            related.extend(("test", c) for c in [c for c in callers if c.is_test][:TESTS_PER_NODE])
+    if first_step:
+        related.extend(("configuration", c) for c in links.configuration(chunk))
+        related.extend(("document", c) for c in links.documents(chunk))
+    return related
+
+
+# ------------------------------------------------------------------ the whole
+
+
+def task_candidates(hits: Sequence[Hit], links: ContextLinks, include_tests: bool = True) -> list[Candidate]:
+    """Stage A's hits and Stage B's walk as the packer's candidates."""
+    seeds = seeds_of(hits)
+    relevance = {seed.chunk.chunk_id: seed.relevance for seed in seeds}
+    candidates = [
+        Candidate(seed.chunk, "seed", 0, seed.relevance, note=f"seed {seed.rank}, found by the search",
+                  repo=seed.repo or links.repo_of(seed.chunk.path), callees=links.call_targets(seed.chunk),
+                  members=links.members(seed.chunk))
+        for seed in seeds
+    ]
+    for found in walk(seeds[:WALKED_SEEDS], links, include_tests, also_seen=relevance):
+        chunk = found.chunk
+        hops = f"{found.hops} hop{'s' if found.hops > 1 else ''}"
+        candidates.append(Candidate(
+            chunk, found.role, found.hops, relevance.get(chunk.chunk_id, 0.0),
+            note=f"{found.role}, {_VIA[found.role]} `{found.origin.symbol}`, {hops}",
+            repo=links.repo_of(chunk.path), callees=links.call_targets(chunk), members=links.members(chunk)))
+    return candidates
+
+
+_VIA = {"callee": "called by", "caller": "calls", "type": "used by", "exception": "raised by",
+        "configuration": "read by", "test": "tests", "document": "names"}
+
+
+def task_context(task: str, search: Callable[[str, int, SearchFilters], Sequence[Hit]], links: ContextLinks,
+                 counter: TokenCounter, budget: int = DEFAULT_BUDGET,
+                 filters: SearchFilters | None = None) -> Packed:
+    """The packed context of a task: Stage A (`search(task, k, filters)`), Stage B (`links`), the packer."""
+    text = check_task(task)
+    check_budget(budget)
+    hits = search(text, SEARCH_HITS, filters or SearchFilters())
+    return pack(task_candidates(hits, links), budget, counter, CONTEXT_RULES)
+
+
+def to_markdown(packed: Packed | dict, task: str = "") -> str:
+    """The pieces as Markdown, one block each (its header says where, what, why and how far), then a
+    line of totals; from the packed context or its JSON (a server's answer)."""
+    data = packed.to_dict() if isinstance(packed, Packed) else packed
+    title = " ".join(task.split())[:100]
+    head = [f"## Context for: {title}" if title else "## Context", ""]
+    pieces = data["pieces"]
+    tail = f"{len(pieces)} pieces, {data['tokens']:,} of {data['budget']:,} tokens ({data.get('tokenizer', '')})"
+    return "\n".join(head) + "\n\n".join(p["text"] for p in pieces) + ("\n\n" if pieces else "") + tail
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _unique(chunks: Iterable[Chunk]) -> list[Chunk]:
+    return list({c.chunk_id: c for c in chunks}.values())
+
+
+def _shared_prefix(a: str, b: str) -> int:
+    count = 0
+    for x, y in zip(a.split("/"), b.split("/"), strict=False):
+        if x != y:
+            break
+        count += 1
+    return count
+
+
+__all__ = ["DEFAULT_BUDGET", "MAX_BUDGET", "MAX_TASK_CHARS", "MIN_BUDGET", "ROLES",
+           "ContextLinks", "Seed", "check_budget", "check_task", "seeds_of", "task_candidates", "task_context",
+           "to_markdown", "walk"]

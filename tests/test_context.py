@@ -1,0 +1,408 @@
+"""`codelens context` and `codelens impact` on a real indexed project (tests/fixtures/context_project:
+a shop whose checkout calls a gateway, builds a receipt, raises a declined-payment error, reads
+settings and an environment variable, is tested and documented), in a real git repository; and
+every kind of bad input, each a clear message and exit code with nothing written."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from codelens.answer.token_count import e5_tokens
+from codelens.errors import EXIT_BAD_INPUT, BadInput
+from codelens.index.build import build_index
+from codelens.open_index import OpenIndex
+from codelens.settings import Settings
+from tests.conftest import FIXTURES, PROJECT_ROOT, run_cli, session_cache, settings_for
+
+CHECKOUT = "shop/checkout.py::checkout"
+GATEWAY = "shop/gateway.py::charge_card"
+TASK = ("Checkout raises PaymentDeclined for a good card: the order is paid for with a card, "
+        "retrying a few times, and every retry is declined.")
+PIECE_FIELDS = ["chunk_id", "path", "repo", "start_line", "end_line", "role", "hops", "form", "tokens", "score",
+                "text"]
+
+
+def git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(repo), "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
+                          capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory, embedder) -> tuple[Path, Settings]:
+    """The shop as a git repository with one commit, indexed (treat both as read-only)."""
+    repo = tmp_path_factory.mktemp("shop") / "shop_repo"
+    shutil.copytree(FIXTURES / "context_project", repo)
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    settings = settings_for(tmp_path_factory.mktemp("shop_db") / "db")
+    with session_cache():
+        build_index(repo, settings, embedder=embedder)
+    return repo, settings
+
+
+@pytest.fixture(scope="module")
+def index(shop, embedder) -> OpenIndex:
+    return OpenIndex(shop[1], embedder=embedder)
+
+
+@pytest.fixture()
+def changed_shop(shop, tmp_path) -> Path:
+    """A clone of the shop repository to change (the index stays the base commit's)."""
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(shop[0]), str(clone)], check=True)
+    return clone
+
+
+# ------------------------------------------------------------------ context
+
+
+def test_context_walks_from_the_seeds_to_every_kind_of_neighbour(index: OpenIndex) -> None:
+    packed = index.context(TASK, budget=6000)
+    roles = {piece.chunk.chunk_id: piece.role for piece in packed.pieces}
+    assert roles[CHECKOUT] == "seed"
+    assert {"seed", "test"} <= set(roles.values())
+    tests = [cid for cid, role in roles.items() if role == "test"]
+    assert "tests/test_checkout.py::test_checkout_declines_a_short_card" in tests
+    assert "shop/errors.py::PaymentDeclined" in roles and "shop/models.py::Order" in roles
+    assert len(roles) == len(packed.pieces)  # one piece per chunk id
+    counter = e5_tokens()
+    assert packed.tokens <= 6000 and all(p.tokens == counter.count(p.text) for p in packed.pieces)
+    assert packed.tokenizer == counter.name
+    every = [p.chunk.chunk_id for p in packed.pieces]
+    assert every.index(GATEWAY) < every.index(CHECKOUT)  # what is called comes first
+
+
+def test_configuration_and_documents_the_seeds_read_and_are_named_in(index: OpenIndex) -> None:
+    from codelens.answer.task_context import Seed, walk
+
+    seeds = [Seed(index.catalog.get(CHECKOUT), 1.0, 1), Seed(index.catalog.get(GATEWAY), 0.8, 2)]
+    reached = {(r.chunk.chunk_id, r.role) for r in walk(seeds, index.links)}
+    assert ("shop/settings.py::<module>", "configuration") in reached  # MAX_RETRIES, PAYMENT_TIMEOUT
+    assert ("config.yaml::payment", "configuration") in reached  # PAYMENT_API_KEY from os.environ
+    assert ("docs/payments.md::Checking out", "document") in reached  # names `checkout`
+    assert ("shop/api.py::handle_checkout_request", "caller") in reached
+    assert ("shop/models.py::Receipt", "type") in reached
+    assert ("shop/errors.py::PaymentDeclined", "exception") in reached  # raised, not a plain callee
+    ship = [Seed(index.catalog.get("shop/shipping.py::ship"), 1.0, 1)]
+    assert [(r.chunk.chunk_id, r.role) for r in walk(ship, index.links)] == [
+        ("config.yaml::shipping", "configuration")]  # settings.shipping: the configuration key
+
+
+def test_a_small_budget_keeps_the_nearest_and_never_overflows(index: OpenIndex) -> None:
+    for budget in (100, 300, 800):
+        packed = index.context(TASK, budget=budget)
+        assert packed.tokens <= budget
+        assert all(piece.hops <= 1 or piece.form == "signature" for piece in packed.pieces)
+    small, large = index.context(TASK, budget=300), index.context(TASK, budget=6000)
+    assert len(small.pieces) < len(large.pieces)
+
+
+def test_context_cli_json_and_markdown(shop, tmp_path) -> None:
+    db = str(shop[1].db_path)
+    done = run_cli("-m", "codelens", "context", TASK, "--budget", "2000", "--json", "--db", db)
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert list(answer)[:3] == ["budget", "tokens", "pieces"] and answer["budget"] == 2000
+    assert answer["tokens"] == sum(p["tokens"] for p in answer["pieces"]) <= 2000
+    assert all(list(p)[:11] == PIECE_FIELDS for p in answer["pieces"])
+    assert {p["form"] for p in answer["pieces"]} <= {"full", "signature", "outline"}
+    task_file = tmp_path / "issue.txt"
+    task_file.write_text(TASK, encoding="utf-8")
+    markdown = run_cli("-m", "codelens", "context", f"@{task_file}", "--db", db)
+    assert markdown.returncode == 0, markdown.stderr
+    assert "### shop/checkout.py:8-13 function `checkout` (seed" in markdown.stdout
+    assert "tokens (multilingual-e5-small" in markdown.stdout.splitlines()[-1]
+
+
+# ------------------------------------------------------------------ impact
+
+
+def test_impact_of_a_working_tree_change(changed_shop: Path, shop) -> None:
+    from codelens.answer.impact import git_diff, impact_of
+
+    index = OpenIndex(shop[1])
+    gateway = changed_shop / "shop" / "gateway.py"
+    gateway.write_text(gateway.read_text().replace("PAYMENT_TIMEOUT > 0", "PAYMENT_TIMEOUT >= 0"))
+    found = impact_of(git_diff(changed_shop), index.catalog, index.graph, index.links, depth=2)
+    assert [c.chunk_id for c in found.changed] == [GATEWAY]
+    assert [(a.chunk.chunk_id, a.hops, a.via) for a in found.affected][:1] == [(CHECKOUT, 1, GATEWAY)]
+    assert {a.chunk.chunk_id for a in found.affected} == {CHECKOUT, "shop/checkout.py::checkout_all",
+                                                          "shop/api.py::handle_checkout_request"}
+    assert [(t.test_id, t.hops) for t in found.tests] == [
+        ("tests/test_checkout.py::test_checkout_declines_a_short_card", 2)]
+    deeper = impact_of(git_diff(changed_shop), index.catalog, index.graph, index.links, depth=3)
+    assert "tests/test_api.py" in deeper.test_files
+
+
+def test_impact_cli_revisions_staged_and_diff_file(changed_shop: Path, shop, tmp_path) -> None:
+    checkout = changed_shop / "shop" / "checkout.py"
+    checkout.write_text(checkout.read_text().replace("range(MAX_RETRIES)", "range(MAX_RETRIES + 1)"))
+    git(changed_shop, "commit", "-qam", "one more retry")
+    db = ["--db", str(shop[1].db_path)]
+    # The index was built from the base repository: git runs there, so diff it to the clone's commit by file.
+    patch = tmp_path / "change.diff"
+    patch.write_text(git(changed_shop, "diff", "HEAD~1", "HEAD"))
+    done = run_cli("-m", "codelens", "impact", "--diff", str(patch), "--json", *db)
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert list(answer) == ["changed", "affected", "tests", "documents"]
+    assert answer["changed"] == [CHECKOUT]
+    assert {"path": "tests/test_checkout.py", "test_id": "tests/test_checkout.py::test_checkout_declines_a_short_card",
+            "hops": 1} in answer["tests"]
+    assert any(d["chunk_id"] == "docs/payments.md::Checking out" for d in answer["documents"])
+    base = shop[0]
+    for nothing in (["HEAD"], ["--staged"]):  # the base repository is as indexed
+        same = run_cli("-m", "codelens", "impact", *nothing, *db)
+        assert same.returncode == 0 and same.stdout.startswith("nothing changed"), same.stderr
+    empty = run_cli("-m", "codelens", "impact", "--staged", "--json", *db)
+    assert json.loads(empty.stdout) == {"changed": [], "affected": [], "tests": [], "documents": []}
+    assert git(base, "status", "--porcelain") == ""
+
+
+def test_impact_of_a_commit_range_in_the_indexed_repository(shop, tmp_path, embedder) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(shop[0], repo)
+    settings = settings_for(tmp_path / "db")
+    with session_cache():
+        build_index(repo, settings, embedder=embedder)
+    errors = repo / "shop" / "errors.py"
+    errors.write_text(errors.read_text().replace("was declined", "was refused"))
+    git(repo, "commit", "-qam", "reword")
+    done = run_cli("-m", "codelens", "impact", "HEAD~1..HEAD", "--json", "--db", str(settings.db_path))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["changed"] == ["shop/errors.py::PaymentDeclined.__init__"]
+
+
+# ------------------------------------------------------------------ bad input
+
+
+def test_bad_tasks_and_budgets_exit_with_the_reason_and_write_nothing(tmp_path) -> None:
+    missing = tmp_path / "no_index_here"
+    megabyte = tmp_path / "dump.txt"  # a file: one argument of a megabyte is more than exec takes
+    megabyte.write_text("x" * 1_048_576)
+    cases = [("", "the task is empty"), (f"@{megabyte}", "characters; the most is"),
+             (TASK, "out of range", "--budget", "0"), (TASK, "out of range", "--budget", "10000000")]
+    for task, said, *flags in cases:
+        done = run_cli("-m", "codelens", "context", task, *flags, "--db", str(missing))
+        assert done.returncode == EXIT_BAD_INPUT and said in done.stderr, (said, done.stderr)
+    assert not missing.exists()
+
+
+def test_binary_stdin_and_a_missing_task_file_are_refused(tmp_path) -> None:
+    missing = tmp_path / "no_index_here"
+    command = [sys.executable, "-m", "codelens", "context", "-", "--db", str(missing)]
+    for data, said in ((b"\x89PNG\r\n\x1a\n\x00\x00", "stdin is not text"), (b"\xff\xfe\xfa", "not UTF-8")):
+        done = subprocess.run(command, input=data, capture_output=True, cwd=PROJECT_ROOT, timeout=120)
+        assert done.returncode == EXIT_BAD_INPUT and said in done.stderr.decode(), done.stderr
+    gone = run_cli("-m", "codelens", "context", f"@{tmp_path / 'nope.txt'}", "--db", str(missing))
+    assert gone.returncode == EXIT_BAD_INPUT and "cannot read the task" in gone.stderr
+    assert not missing.exists()
+
+
+def test_bad_revisions_diffs_and_depths(shop, tmp_path) -> None:
+    db = ["--db", str(shop[1].db_path)]
+    unknown = run_cli("-m", "codelens", "impact", "no-such-branch", *db)
+    assert unknown.returncode == EXIT_BAD_INPUT and "bad revision" in unknown.stderr
+    not_applying = tmp_path / "stale.diff"
+    not_applying.write_text("--- a/shop/gateway.py\n+++ b/shop/gateway.py\n@@ -9,1 +9,1 @@\n"
+                            "-    api_key = os.environ['SOMETHING_ELSE']\n+    api_key = ''\n")
+    stale = run_cli("-m", "codelens", "impact", "--diff", str(not_applying), *db)
+    assert stale.returncode == EXIT_BAD_INPUT and "does not apply to the index" in stale.stderr
+    prose = tmp_path / "prose.diff"
+    prose.write_text("please fix the checkout\n")
+    assert "not a unified diff" in run_cli("-m", "codelens", "impact", "--diff", str(prose), *db).stderr
+    depth = run_cli("-m", "codelens", "impact", "--depth", "0", *db)
+    assert depth.returncode == EXIT_BAD_INPUT and "depth of 0" in depth.stderr
+    both = run_cli("-m", "codelens", "impact", "HEAD", "--diff", str(prose), *db)
+    assert both.returncode == EXIT_BAD_INPUT and "leave out REV" in both.stderr
+    assert git(shop[0], "status", "--porcelain") == ""
+
+
+# ------------------------------------------------------------------ MCP
+
+
+def test_mcp_tools_context_and_impact(shop, changed_shop: Path) -> None:
+    from codelens.mcp.tools import CodeLensTools, ServedIndex
+
+    tools = CodeLensTools(ServedIndex(shop[1]))
+    packed = tools.context(TASK, budget=1500)
+    assert packed.data["tokens"] <= 1500 and packed.data["pieces"][0]["text"] in packed.text
+    gateway = changed_shop / "shop" / "gateway.py"
+    gateway.write_text(gateway.read_text().replace("amount <= 0", "amount < 0"))
+    diff = git(changed_shop, "diff")
+    found = tools.impact(diff=diff)
+    assert found.data["changed"] == [GATEWAY] and "Tests to run" in found.text
+    with pytest.raises(BadInput, match="not both"):
+        tools.impact(diff=diff, revision="HEAD")
+    with pytest.raises(BadInput, match="out of range"):
+        tools.context(TASK, budget=0)
+
+
+# ------------------------------------------------------------------ serve
+
+
+def test_serve_answers_context_requests(shop, embedder) -> None:
+    import http.client
+    import threading
+
+    from codelens.search.searcher import Searcher
+    from codelens.serve.client import announcement_file
+    from codelens.serve.server import ContextOfSearcher, _announce, _handler, _Server
+    from codelens.serve.worker import ModelThread
+
+    class Recording(ContextOfSearcher):
+        """The server's context, remembering each task it was asked."""
+
+        def __init__(self, searcher: Searcher) -> None:
+            super().__init__(searcher)
+            self.asked: list[str] = []
+
+        def payload(self, request: dict) -> dict:
+            self.asked.append(request.get("task"))
+            return super().payload(request)
+
+    models = ModelThread()
+    searcher = models.call(Searcher, shop[1], embedder)
+    context = Recording(searcher)
+    models.call(context.warm_up)
+    server = _Server(("127.0.0.1", 0), _handler(searcher, "secret", lambda model: None, models, context=context))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+
+    def post(body: dict) -> tuple[int, dict]:
+        connection = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=60)
+        try:
+            connection.request("POST", "/context", json.dumps({**body, "token": "secret"}).encode())
+            response = connection.getresponse()
+            return response.status, json.loads(response.read())
+        finally:
+            connection.close()
+
+    try:
+        status, answer = post({"task": TASK, "budget": 1200})
+        assert status == 200 and 0 < answer["tokens"] <= 1200 == answer["budget"]
+        assert any(piece["chunk_id"] == CHECKOUT for piece in answer["pieces"])
+        status, refused = post({"task": "", "budget": 1200})
+        assert status == 422 and refused["exit_code"] == EXIT_BAD_INPUT and "empty" in refused["error"]
+        assert post({"task": TASK, "budget": 10**7})[0] == 422
+        from codelens.serve.client import RemoteError, ServerAddress, remote_context
+
+        address = ServerAddress(server.server_address[1], "secret", os.getpid(), "", "")
+        assert remote_context(address, {"task": TASK, "budget": 1200}) == answer  # the CLI's fast path
+        with pytest.raises(RemoteError, match="empty"):
+            remote_context(address, {"task": " ", "budget": 1200})
+        announced = announcement_file(shop[1].index_dir)
+        _announce(announced, {"port": server.server_address[1], "token": "secret", "pid": os.getpid(),
+                              "index_dir": str(Path(shop[1].index_dir).resolve()), "chroma_url": ""})
+        try:  # the CLI asks the announced server (its answer is the server's, byte for byte)
+            done = run_cli("-m", "codelens", "context", TASK, "--budget", "1200", "--json",
+                           "--db", str(shop[1].db_path))
+        finally:
+            announced.unlink()
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout) == answer and context.asked[-1] == TASK
+    finally:
+        server.shutdown()
+        server.server_close()
+        models.close()
+
+
+# ------------------------------------------------------------------ the app
+
+
+def test_app_tab_packs_a_pasted_task_with_a_token_meter(monkeypatch, shop) -> None:
+    from tests.test_app import open_app
+
+    app = open_app(monkeypatch, shop[1].db_path)
+    assert any("Вставьте текст задачи" in info.value for info in app.info)
+    app.text_area(key="task").input(TASK).run()
+    assert not app.exception, [e.value for e in app.exception]
+    whole = next(block.value for block in app.code if block.value.startswith("## Context for:"))
+    assert "### shop/checkout.py:8-13 function `checkout` (seed" in whole
+    tokens = int(whole.splitlines()[-1].split(" pieces, ")[1].split(" of ")[0].replace(",", ""))
+    assert 0 < tokens <= 8000
+    assert any(f"{tokens:,} из 8,000 токенов" in str(bar.proto.text) for bar in app.get("progress"))
+
+
+def test_a_change_no_test_calls_lists_the_nearest_test_files_using_its_file(index: OpenIndex) -> None:
+    from codelens.answer.impact import impact_of
+
+    diff = ("--- a/shop/models.py\n+++ b/shop/models.py\n@@ -22,1 +22,1 @@\n"
+            "-        self.paid = order.total\n+        self.paid = round(order.total, 2)\n")
+    found = impact_of(diff, index.catalog, index.graph, index.links)
+    assert [c.chunk_id for c in found.changed] == ["shop/models.py::Receipt.__init__"]
+    assert [(t.path, t.test_id, t.hops) for t in found.tests] == [("tests/test_checkout.py", "", 1)]
+
+
+def test_mcp_server_lists_and_runs_context_and_impact_over_stdio(shop, tmp_path) -> None:
+    from tests.test_mcp import serving
+
+    with serving(["--db", str(shop[1].db_path), "--no-watch"], tmp_path / "server.log") as client:
+        tools = client.tools()
+        assert {"context", "impact"} <= set(tools)
+        assert tools["context"].annotations.read_only_hint and tools["context"].input_schema["required"] == ["task"]
+        budget = tools["context"].input_schema["properties"]["budget"]
+        assert (budget["minimum"], budget["maximum"], budget["default"]) == (100, 2_000_000, 8000)
+        result = client.call("context", task=TASK, budget=1000)
+        assert not result.is_error and 0 < result.structured_content["tokens"] <= 1000
+        empty = client.call("impact", staged=True)
+        assert not empty.is_error and empty.structured_content["changed"] == []
+        refused = client.call("context", task="   ")
+        assert refused.is_error and "empty" in refused.content[0].text
+
+
+# ------------------------------------------------------------------ a workspace
+
+
+def test_context_and_impact_cross_the_repositories_of_a_workspace(tmp_path, embedder) -> None:
+    root = tmp_path / "work"
+    shop, billing = root / "shop", root / "billing"
+    (billing / "billing").mkdir(parents=True)
+    (billing / "billing" / "__init__.py").write_text("")
+    (billing / "billing" / "invoices.py").write_text(
+        'def send_invoice(customer, amount):\n    """E-mail the invoice of a paid order."""\n'
+        "    return f'{customer}: {amount:.2f}'\n")
+    (shop / "tests").mkdir(parents=True)
+    (shop / "checkout.py").write_text(
+        "from billing.invoices import send_invoice\n\n\n"
+        'def pay_order(customer, amount):\n    """Pay an order and send its invoice."""\n'
+        "    return send_invoice(customer, amount)\n")
+    (shop / "tests" / "test_checkout.py").write_text(
+        "from checkout import pay_order\n\n\ndef test_pay_order():\n    assert pay_order('ann', 2)\n")
+    for repo in (shop, billing):
+        git(repo, "init", "-q")
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", "base")
+    settings = settings_for(tmp_path / "db")
+    build_index(root, settings, embedder=embedder)
+    index = OpenIndex(settings, embedder=embedder)
+    packed = index.context("the invoice e-mail of a paid order shows the wrong amount", budget=2000)
+    pieces = {p.chunk.chunk_id: p for p in packed.pieces}
+    assert pieces["billing/billing/invoices.py::send_invoice"].repo == "billing"
+    assert pieces["shop/checkout.py::pay_order"].repo == "shop"
+    invoices = billing / "billing" / "invoices.py"
+    invoices.write_text(invoices.read_text().replace(":.2f", ":.3f"))
+    done = run_cli("-m", "codelens", "impact", "--repo", "billing", "--json", "--db", str(settings.db_path))
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["changed"] == ["billing/billing/invoices.py::send_invoice"]
+    assert answer["affected"] == [{"chunk_id": "shop/checkout.py::pay_order", "path": "shop/checkout.py",
+                                   "repo": "shop", "hops": 1, "via": "billing/billing/invoices.py::send_invoice"}]
+    assert answer["tests"] == [{"path": "shop/tests/test_checkout.py",
+                                "test_id": "shop/tests/test_checkout.py::test_pay_order", "hops": 2}]
+    unnamed = run_cli("-m", "codelens", "impact", "--db", str(settings.db_path))
+    assert unnamed.returncode == EXIT_BAD_INPUT and "--repo NAME (billing, shop)" in unnamed.stderr
+    only_shop = run_cli("-m", "codelens", "context", "paid order invoice", "--repo", "shop", "--json",
+                        "--db", str(settings.db_path))
+    seeds = [p for p in json.loads(only_shop.stdout)["pieces"] if p["role"] == "seed"]
+    assert seeds and {p["repo"] for p in seeds} == {"shop"}  # the filter is the seeds'; the walk crosses
+    unknown = run_cli("-m", "codelens", "context", "invoice", "--repo", "nosuch", "--db", str(settings.db_path))
+    assert unknown.returncode == EXIT_BAD_INPUT and "no repository 'nosuch'" in unknown.stderr

@@ -1,0 +1,208 @@
+"""The context packer's rules, exactly: the score, one piece per chunk id, near whole and far as
+signatures, a big class as its outline, the per-piece cap, callee before caller, the budget never
+exceeded; and the unified-diff reader impact is built on. Pure: chunk records and the byte
+estimate (a real, named counter) in, pieces out."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from codelens.answer.context import ChunkCatalog
+from codelens.answer.impact import changed_chunks, parse_diff, pytest_id
+from codelens.answer.pack import ALPHA, BETA, CONTEXT_RULES, LAMBDA, Candidate, PackRules, pack, score
+from codelens.answer.task_context import check_budget, check_task
+from codelens.answer.token_count import BYTE_ESTIMATE
+from codelens.chunk import Chunk
+from codelens.errors import BadInput
+from tests.conftest import make_chunk
+
+HELPER = make_chunk("app/util.py::helper", "def helper(x):\n    return x + 1")
+MIDDLE = make_chunk("app/core.py::middle", "def middle(x):\n    return helper(x) * 2")
+TOP = make_chunk("app/api.py::top", "def top(x):\n    return middle(x) - 3")
+
+
+def big_class() -> tuple[Chunk, tuple[Chunk, ...]]:
+    methods = [f"    def m{i}(self, value):\n        return value * {i} + sum(range({i}))\n" for i in range(40)]
+    code = "class Big:\n    \"\"\"A class with many methods.\"\"\"\n" + "".join(methods)
+    cls = Chunk("app/big.py::Big", "app/big.py", "Big", "class", 1, code.count("\n"), code,
+                signature="class Big:", docstring="A class with many methods.")
+    members = tuple(Chunk(f"app/big.py::Big.m{i}", "app/big.py", f"Big.m{i}", "method", 3 + 2 * i, 4 + 2 * i,
+                          methods[i], signature=f"def m{i}(self, value):", parent="Big") for i in range(40))
+    return cls, members
+
+
+def test_score_is_the_weighted_sum_of_relevance_and_closeness() -> None:
+    assert score(1.0, 0) == pytest.approx(ALPHA + BETA)
+    assert score(0.5, 2) == pytest.approx(ALPHA * 0.5 + BETA * math.exp(-2 * LAMBDA))
+    assert score(0.0, 1) == pytest.approx(BETA * math.exp(-LAMBDA)) and score(0.0, 1) < score(0.1, 1)
+
+
+def test_a_diamond_is_one_piece_at_its_nearest() -> None:
+    candidates = [Candidate(TOP, "seed", 0, 1.0), Candidate(HELPER, "callee", 2), Candidate(HELPER, "callee", 1),
+                  Candidate(MIDDLE, "callee", 1)]
+    packed = pack(candidates, 10_000, BYTE_ESTIMATE)
+    ids = [p.chunk.chunk_id for p in packed.pieces]
+    assert sorted(ids) == sorted({TOP.chunk_id, MIDDLE.chunk_id, HELPER.chunk_id})
+    helper = next(p for p in packed.pieces if p.chunk is HELPER)
+    assert (helper.hops, helper.form) == (1, "full")
+
+
+def test_near_pieces_whole_far_ones_as_signatures() -> None:
+    packed = pack([Candidate(TOP, "seed", 0, 1.0), Candidate(MIDDLE, "callee", 1), Candidate(HELPER, "callee", 2)],
+                  10_000, BYTE_ESTIMATE)
+    forms = {p.chunk.chunk_id: p.form for p in packed.pieces}
+    assert forms == {TOP.chunk_id: "full", MIDDLE.chunk_id: "full", HELPER.chunk_id: "signature"}
+    far = next(p for p in packed.pieces if p.chunk is HELPER)
+    assert "return x + 1" not in far.text and "def helper(x):" in far.text and "signature only" in far.text
+    near = next(p for p in packed.pieces if p.chunk is MIDDLE)
+    assert "2 |     return helper(x) * 2" in near.text and near.text.startswith("### app/core.py:1-2 function")
+
+
+def test_what_is_called_comes_before_what_calls_it() -> None:
+    candidates = [Candidate(TOP, "seed", 0, 1.0, callees=frozenset({MIDDLE.chunk_id})),
+                  Candidate(MIDDLE, "callee", 1, callees=frozenset({HELPER.chunk_id})),
+                  Candidate(HELPER, "callee", 1)]
+    packed = pack(candidates, 10_000, BYTE_ESTIMATE)
+    assert [p.chunk for p in packed.pieces] == [HELPER, MIDDLE, TOP]
+    best_first = pack(candidates, 10_000, BYTE_ESTIMATE, PackRules(callees_first=False))
+    assert [p.chunk for p in best_first.pieces] == [TOP, MIDDLE, HELPER]
+
+
+def test_a_cycle_of_calls_is_broken_best_first() -> None:
+    candidates = [Candidate(TOP, "seed", 0, 1.0, callees=frozenset({MIDDLE.chunk_id})),
+                  Candidate(MIDDLE, "callee", 1, callees=frozenset({TOP.chunk_id}))]
+    assert [p.chunk for p in pack(candidates, 10_000, BYTE_ESTIMATE).pieces] == [TOP, MIDDLE]
+
+
+def test_a_big_class_is_its_outline_and_its_methods_stay_pieces_of_their_own() -> None:
+    cls, members = big_class()
+    candidates = [Candidate(cls, "seed", 0, 1.0, members=members), Candidate(members[5], "seed", 0, 0.9)]
+    whole = BYTE_ESTIMATE.count(cls.code)
+    assert pack(candidates, 3 * whole, BYTE_ESTIMATE).pieces[0].form == "full"  # small beside the budget: whole
+    packed = pack(candidates, 2 * whole, BYTE_ESTIMATE)  # over a third of it: the outline
+    outline, method = packed.pieces
+    assert outline.form == "outline" and method.form == "full" and method.chunk is members[5]
+    lines = outline.text.splitlines()
+    assert lines[0] == "### app/big.py:1-82 class `Big` (outline)" and lines[2] == "class Big:"
+    assert "    3: def m0(self, value):" in lines and "    81: def m39(self, value):" in lines
+    assert "return value" not in outline.text
+    assert outline.tokens < whole / 2
+    short = pack(candidates[:1], 2 * whole, BYTE_ESTIMATE, PackRules(outline_members=3)).pieces[0].text.splitlines()
+    assert short[-4:] == ["    5: def m1(self, value):", "    7: def m2(self, value):", "    ... and 37 more methods",
+                          "```"]
+
+
+def test_a_method_of_a_class_shown_whole_is_not_repeated() -> None:
+    cls = Chunk("a.py::A", "a.py", "A", "class", 1, 3, "class A:\n    def f(self):\n        return 1",
+                signature="class A:")
+    method = Chunk("a.py::A.f", "a.py", "A.f", "method", 2, 3, "    def f(self):\n        return 1",
+                   signature="def f(self):", parent="A")
+    packed = pack([Candidate(cls, "seed", 0, 1.0), Candidate(method, "seed", 0, 0.5)], 1000, BYTE_ESTIMATE)
+    assert [p.chunk for p in packed.pieces] == [cls] and packed.left_out == ()
+
+
+def test_no_piece_but_the_first_takes_more_than_its_share() -> None:
+    long_body = "\n".join(f"    total += {i}" for i in range(60))
+    big = make_chunk("app/long.py::long", f"def long(total):\n{long_body}\n    return total")
+    big = Chunk(**{**big.__dict__, "signature": "def long(total):"})
+    budget = BYTE_ESTIMATE.count(big.code) + 200
+    packed = pack([Candidate(TOP, "seed", 0, 1.0), Candidate(big, "seed", 0, 0.9)], budget, BYTE_ESTIMATE)
+    assert [(p.chunk, p.form) for p in packed.pieces] == [(TOP, "full"), (big, "signature")]
+    alone = pack([Candidate(big, "seed", 0, 1.0)], budget, BYTE_ESTIMATE)
+    assert alone.pieces[0].form == "full"  # the first piece may take the whole budget
+
+
+@pytest.mark.parametrize("budget", [1, 20, 35, 60, 90, 150, 400, 5000])
+def test_the_budget_is_never_exceeded(budget: int) -> None:
+    cls, members = big_class()
+    candidates = [Candidate(cls, "seed", 0, 1.0, members=members), Candidate(TOP, "seed", 0, 0.8),
+                  Candidate(MIDDLE, "callee", 1), Candidate(HELPER, "callee", 2),
+                  *(Candidate(m, "callee", 1) for m in members[:10])]
+    packed = pack(candidates, budget, BYTE_ESTIMATE)
+    assert packed.tokens <= budget
+    assert all(p.tokens == BYTE_ESTIMATE.count(p.text) for p in packed.pieces)
+    shown = {p.chunk.chunk_id for p in packed.pieces}
+    assert shown.isdisjoint(packed.left_out) and len(shown) == len(packed.pieces)
+    assert packed.to_dict()["tokens"] == packed.tokens and packed.tokenizer == BYTE_ESTIMATE.name
+
+
+def test_json_piece_has_the_contract_fields() -> None:
+    piece = pack([Candidate(TOP, "seed", 0, 1.0, repo="api")], 1000, BYTE_ESTIMATE, CONTEXT_RULES).pieces[0]
+    assert list(piece.to_dict()) == ["chunk_id", "path", "repo", "start_line", "end_line", "role", "hops", "form",
+                                     "tokens", "score", "text"]
+    assert piece.to_dict()["repo"] == "api" and piece.to_dict()["score"] == round(ALPHA + BETA, 4)
+
+
+# ------------------------------------------------------------------ input checks
+
+
+@pytest.mark.parametrize("task", ["", "   \n\t", "x" * 1_000_001, "fix\x00this"])
+def test_bad_tasks_are_refused_with_the_reason(task: str) -> None:
+    with pytest.raises(BadInput, match=r"empty|characters|not text"):
+        check_task(task)
+
+
+@pytest.mark.parametrize("budget", [0, -5, 10_000_000, True])
+def test_budgets_out_of_range_are_refused(budget: int) -> None:
+    with pytest.raises(BadInput, match="out of range"):
+        check_budget(budget)
+
+
+# ------------------------------------------------------------------ diffs
+
+
+CHANGE = """\
+diff --git a/app/core.py b/app/core.py
+index 1111111..2222222 100644
+--- a/app/core.py
++++ b/app/core.py
+@@ -1,2 +1,2 @@
+ def middle(x):
+-    return helper(x) * 2
++    return helper(x) * 3
+--- a/app/api.py
++++ b/app/api.py
+@@ -1,0 +2,1 @@
++    -- not a header, an added line
+"""
+
+
+def test_a_diff_is_read_by_its_hunk_counts() -> None:
+    core, api = parse_diff(CHANGE)
+    assert (core.old_path, core.new_path) == ("app/core.py", "app/core.py")
+    assert core.hunks[0].lines == (" def middle(x):", "-    return helper(x) * 2", "+    return helper(x) * 3")
+    assert api.hunks[0].lines == ("+    -- not a header, an added line",) and api.hunks[0].old_count == 0
+    removed = parse_diff("--- a/x.py\n+++ /dev/null\n@@ -1 +0,0 @@\n--- x = 1\n")[0]
+    assert removed.new_path is None and removed.hunks[0].lines == ("--- x = 1",)
+
+
+def test_changed_lines_map_to_chunks_on_the_side_the_index_holds() -> None:
+    catalog = ChunkCatalog([HELPER, MIDDLE, TOP])
+    assert [c.chunk_id for c in changed_chunks(parse_diff(CHANGE), catalog)] == [TOP.chunk_id, MIDDLE.chunk_id]
+    after = CHANGE.replace("* 2\n+", "* 9\n+").replace("-    return helper(x) * 9", "-    return helper(x) * 9")
+    with pytest.raises(BadInput, match="does not apply to the index"):
+        changed_chunks(parse_diff(after.split("--- a/app/api.py")[0]), catalog)
+    with pytest.raises(BadInput, match="touches no indexed file"):
+        changed_chunks(parse_diff("--- a/other.py\n+++ b/other.py\n@@ -1 +1 @@\n-a\n+b\n"), catalog)
+    with pytest.raises(BadInput, match="not a unified diff"):
+        parse_diff("this is an issue, not a diff")
+    with pytest.raises(BadInput, match="cut short"):
+        parse_diff("--- a/app/core.py\n+++ b/app/core.py\n@@ -1,5 +1,5 @@\n def middle(x):\n")
+
+
+def test_test_ids_are_pytest_ids() -> None:
+    method = Chunk("tests/test_a.py::TestA.test_b", "tests/test_a.py", "TestA.test_b", "method", 1, 2, "",
+                   is_test=True)
+    assert pytest_id(method) == "tests/test_a.py::TestA::test_b"
+    assert pytest_id(make_chunk("tests/test_a.py::test_c", "def test_c(): pass", is_test=True)) == \
+        "tests/test_a.py::test_c"
+
+
+def test_a_line_between_definitions_maps_to_the_module_block_else_the_definition_before() -> None:
+    insertion = "--- a/app/util.py\n+++ b/app/util.py\n@@ -4,0 +5,2 @@\n+\n+def another(): pass\n"
+    assert [c.chunk_id for c in changed_chunks(parse_diff(insertion), ChunkCatalog([HELPER]))] == [HELPER.chunk_id]
+    module = Chunk("app/util.py::<module>", "app/util.py", "<module>", "module", 1, 1, "import os")
+    with_module = ChunkCatalog([HELPER, module])
+    assert [c.chunk_id for c in changed_chunks(parse_diff(insertion), with_module)] == [module.chunk_id]
