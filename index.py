@@ -1,4 +1,4 @@
-"""Index a Python codebase: `python index.py [--source ZIP_OR_DIR] [--db PATH]`."""
+"""Index a codebase: `python index.py [--source ZIP_OR_DIR] [--db PATH]`."""
 
 from codelens.cli.main import index_main
 
