@@ -50,7 +50,7 @@ def build_parser(prog: str | None = None, index_prog: str | None = None) -> argp
 
     parser = UsageParser(
         prog=prog or program_name(),
-        description="CodeLens: semantic search over a codebase in Python, TypeScript, Go, Java and more (Russian and English).",
+        description="CodeLens: semantic code search in Python, TypeScript, Go, Java and more (Russian and English).",
         epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
