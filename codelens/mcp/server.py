@@ -50,7 +50,8 @@ from codelens.tokens import same_token
 
 SERVER_NAME = "codelens"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
-INSTRUCTIONS = """CodeLens searches one indexed codebase (Python, TypeScript, Go, Java...) by meaning, in Russian or English.
+INSTRUCTIONS = """CodeLens searches one indexed codebase (Python, TypeScript, Go, Java...) by meaning,
+in Russian or English.
 Start with `search` (a question in words, or identifiers); read a whole hit with `get_chunk`;
 follow the static code graph with `callers`, `callees` and `deps`; get an overview of an unknown
 codebase with `code_map`; `index_status` says what is indexed. Chunk ids look like
