@@ -3,7 +3,7 @@
 Packages, their modules, and each module's main classes (with their main methods) and
 functions, ranked by how much the rest of the codebase uses them; then the most called
 code and the libraries it builds on; then the documents and configuration files of each
-folder (the graph is Python only: the caller passes their paths, `files_beside_code`).
+folder (the graph holds code only: the caller passes their paths, `files_beside_code`).
 Selection is greedy under a character budget: the most important module or symbol is added
 first, and anything that would overflow the budget is left out (and counted as not shown).
 """
@@ -208,14 +208,32 @@ def files_by_folder(paths: Iterable[str], max_chars: int) -> list[str]:
 
 def _libraries(graph: CodeGraph) -> list[str]:
     """Third-party top-level packages imported by non-test code, most imported first."""
-    internal_tops = {PurePosixPath(n.path).parts[0].removesuffix(".py") for n in graph.nodes.values()
+    internal_tops = {PurePosixPath(PurePosixPath(n.path).parts[0]).stem for n in graph.nodes.values()
                      if n.kind == FILE}
     counts: Counter[str] = Counter()
     for edge in _import_edges(graph):
-        top = graph.nodes[edge].symbol.lstrip(".").split(".")[0]
+        top = library_name(graph.nodes[edge].symbol)
         if top and not top.startswith("_") and top not in sys.stdlib_module_names and top not in internal_tops:
             counts[top] += 1
     return [name for name, _ in counts.most_common(MAX_LIBRARIES)]
+
+
+def library_name(imported: str) -> str:
+    """The library an import names: `sqlalchemy.orm` -> sqlalchemy; `github.com/gin-gonic/gin/render`
+    -> github.com/gin-gonic/gin; `@trpc/server/http` -> @trpc/server; `serde::de` -> serde;
+    `Psr\\Log\\LoggerInterface` -> Psr; `<stdio.h>` -> stdio.h."""
+    imported = imported.lstrip(".").strip("<>")
+    if "/" in imported:
+        parts = imported.split("/")
+        if "." in parts[0] and len(parts) >= 3:  # a Go module path: host/owner/name
+            return "/".join(parts[:3])
+        return "/".join(parts[:2]) if imported.startswith("@") else parts[0]
+    for separator in ("::", "\\"):
+        if separator in imported:
+            return imported.split(separator)[0]
+    if imported.endswith((".h", ".hpp")):
+        return imported
+    return imported.split(".")[0]
 
 
 def _import_edges(graph: CodeGraph) -> Iterable[str]:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from codelens.chunk import Chunk
 from codelens.index.layout import IndexLayout
+from codelens.languages import language_of
 
 
 def file_hash(raw: bytes) -> str:
@@ -25,10 +26,10 @@ def chunk_fingerprint(chunk: Chunk, embedded_text_hash: str) -> str:
 
 
 def files_beside_code(index_dir: Path) -> list[str]:
-    """The indexed files that are not Python (documents, configuration, build files): what the
+    """The indexed files that are not code (documents, configuration, build files): what the
     code map lists beside the code graph's modules. Empty without a manifest."""
     manifest = Manifest.load(index_dir)
-    return sorted(path for path in manifest.files if not path.endswith(".py")) if manifest else []
+    return sorted(path for path in manifest.files if language_of(path) is None) if manifest else []
 
 
 def repository_counts(index_dir: Path, workspace) -> list[dict]:

@@ -1,0 +1,388 @@
+"""The code graph's edges for every language with a graph rule other than Python: calls,
+instantiations (a class is "called" where it is built, as in Python), inherits and imports.
+
+`add_syntax_edges(chunks, sources, sink)` reads each file's syntax tree once
+(`syntax_sites.read_syntax`), attributes each site to the innermost chunk whose lines hold it
+(the file's `<module>` chunk, else the file itself, at top level) and resolves its target in order:
+
+1. the object itself (`this.x()`, `self.x`, a Go method's receiver, and a bare call in a language
+   where that means `this`): a method of the enclosing class (in the same file, then the class's
+   other files: Go's methods beside the type, C#'s partial classes), then of its base classes;
+2. a definition of that name in the same file;
+3. through the file's imports (`syntax_imports`: a named import, a module alias such as Go's
+   package or `import * as x`, a wildcard import or `#include`), and the files of the same folder
+   where the language shares a package's names without imports (Go, Java, Kotlin, Scala, C#, PHP,
+   Swift);
+4. a unique name among the definitions of the same family of languages (in a workspace, the
+   caller's own repository first): kept, but marked uncertain (`via="name"`).
+
+What stays unresolved becomes a named external target (`ext:fmt.Println`, `ext:console.log`,
+`ext:react.useState` through its import), as Python's calls do; builtins and keywords that the
+rule lists as noise (Go's `len`, `make`; `require`) are dropped. A method call on a variable whose
+type is unknown (`repo.save()`) resolves only by a unique method name, and is marked uncertain.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from codelens.chunk import Chunk
+from codelens.graph.scopes import EdgeSink
+from codelens.graph.syntax_imports import ImportRecord, ModuleFiles, go_modules_of
+from codelens.graph.syntax_sites import COMPLEX, SELF, SUPER, FileSyntax, Site, parse_file, read_syntax
+from codelens.languages import GraphRule, grammar_for, graph_rule, language_of
+
+EXTERNAL_PREFIX = "ext:"
+BY_NAME = "name"  # Edge.via of a call resolved by a unique name only: uncertain
+MAX_IMPORTED_FILES = 40  # a package import's edges (a Go package folder, `import a.b.*`)
+_MAX_BASE_DEPTH = 4
+
+
+@dataclass
+class _File:
+    """One file's facts and what its imports make visible."""
+
+    path: str
+    language: str
+    rule: GraphRule
+    syntax: FileSyntax
+    owners: list[str] = field(default_factory=list)  # line -> the chunk id owning it ("" beyond the chunks)
+    named: dict[str, list[tuple[tuple[str, ...], str, ImportRecord]]] = field(default_factory=dict)
+    aliases: dict[str, tuple[tuple[str, ...], ImportRecord]] = field(default_factory=dict)
+    visible_files: list[str] = field(default_factory=list)  # wildcard imports, then the package's files
+
+
+def syntax_paths(sources: Mapping[str, str]) -> list[str]:
+    """The files whose edges this module reads: code in a language with a graph rule (never Python)."""
+    return sorted(path for path in sources if graph_rule(language_of(path)) is not None)
+
+
+def add_syntax_edges(chunks: Sequence[Chunk], sources: Mapping[str, str], sink: EdgeSink,
+                     repository_labels: Sequence[str] = ()) -> None:
+    """Calls, inherits and imports edges of every non-Python code file into sink."""
+    files = _read_files(sources)
+    if not files:
+        return
+    resolver = _Resolver(files, [c for c in chunks if c.path in files], sources, repository_labels)
+    resolver.add_edges(sink)
+
+
+def _read_files(sources: Mapping[str, str]) -> dict[str, _File]:
+    files = {}
+    for path in syntax_paths(sources):
+        language = language_of(path)
+        rule, grammar = graph_rule(language), grammar_for(path)
+        if rule is None or grammar is None or language is None:
+            continue
+        try:
+            root = parse_file(sources[path], grammar)
+            if root is not None:
+                files[path] = _File(path, language, rule, read_syntax(root, rule))
+        except RecursionError:  # absurdly deep code: its nodes stay, its edges are skipped
+            continue
+    return files
+
+
+def _owner_of(member: Chunk) -> str:
+    """`A.B.m` -> `A.B`; "" for a top-level definition."""
+    return member.symbol.rpartition(".")[0]
+
+
+class _Resolver:
+    def __init__(self, files: dict[str, _File], chunks: Sequence[Chunk], sources: Mapping[str, str],
+                 repository_labels: Sequence[str]) -> None:
+        self.files = files
+        self.labels = frozenset(repository_labels)
+        self.modules: dict[str, ModuleFiles] = {}
+        go_modules = go_modules_of(sources)
+        by_family: dict[str, list[str]] = defaultdict(list)
+        for path, one in files.items():
+            by_family[one.rule.family].append(path)
+        for family, paths in by_family.items():
+            self.modules[family] = ModuleFiles(paths, go_modules if family == "go" else None)
+        self.in_file: dict[str, dict[str, list[Chunk]]] = defaultdict(lambda: defaultdict(list))
+        self.top_level: dict[str, dict[str, list[Chunk]]] = defaultdict(lambda: defaultdict(list))
+        self.members: dict[str, dict[tuple[str, str], list[Chunk]]] = defaultdict(lambda: defaultdict(list))
+        self.methods: dict[str, dict[str, list[Chunk]]] = defaultdict(lambda: defaultdict(list))
+        self.chunk_of: dict[str, Chunk] = {}
+        self.module_chunk: dict[str, str] = {}
+        self._index(chunks)
+        for one in files.values():
+            self._bind_imports(one)
+        self.bases: dict[str, list[str]] = {}
+
+    # ------------------------------------------------------------ indexes
+
+    def _index(self, chunks: Sequence[Chunk]) -> None:
+        spans: dict[str, list[Chunk]] = defaultdict(list)
+        for chunk in chunks:
+            self.chunk_of[chunk.chunk_id] = chunk
+            if chunk.kind == "module":
+                self.module_chunk.setdefault(chunk.path, chunk.chunk_id)
+                continue
+            family = self.files[chunk.path].rule.family
+            spans[chunk.path].append(chunk)
+            self.in_file[chunk.path][chunk.name].append(chunk)
+            owner = _owner_of(chunk)
+            if owner:
+                self.members[family][(owner.rpartition(".")[2], chunk.name)].append(chunk)
+                self.methods[family][chunk.name].append(chunk)
+            else:
+                self.top_level[family][chunk.name].append(chunk)
+        for path, one in self.files.items():
+            last = max((c.end_line for c in spans[path]), default=0)
+            owners = [""] * (last + 2)
+            for chunk in sorted(spans[path], key=lambda c: c.start_line - c.end_line):  # widest first
+                owners[chunk.start_line:chunk.end_line + 1] = [chunk.chunk_id] * (chunk.end_line - chunk.start_line + 1)
+            one.owners = owners
+
+    def _bind_imports(self, one: _File) -> None:
+        modules = self.modules[one.rule.family]
+        for record in one.syntax.imports:
+            found = modules.locate(one.rule.imports, record, one.path)
+            if record.alias:
+                one.aliases[record.alias] = (found, record)
+            if record.wildcard:
+                one.visible_files.extend(found)
+            for name, local in record.names:
+                one.named.setdefault(local, []).append((found, name, record))
+                if one.rule.imports == "rust":  # `use crate::routing` binds the module routing
+                    module = modules.locate("rust", ImportRecord(record.line, f"{record.module}::{name}"), one.path)
+                    if module:
+                        one.aliases[local] = (module, record)
+        if one.rule.package_scope:
+            folder = posixpath.dirname(one.path)
+            one.visible_files.extend(p for p in modules.folder_files(folder) if p != one.path)
+
+    # ------------------------------------------------------------ edges
+
+    def add_edges(self, sink: EdgeSink) -> None:
+        for one in self.files.values():  # base classes first: calls on `this` look through them
+            for site in one.syntax.sites:
+                if site.kind == "inherits":
+                    self._add_base(one, site, sink)
+        for one in self.files.values():
+            for site in one.syntax.sites:
+                if site.kind != "inherits":
+                    owner = self._owner(one, site.line)
+                    target, via = self._call_target(one, site)
+                    if target and not (via == BY_NAME and target == owner):  # a name matching its own caller
+                        sink.add(owner, target, "calls", site.line, via=via)
+            self._add_imports(one, sink)
+
+    def _owner(self, one: _File, line: int) -> str:
+        owner = one.owners[line] if line < len(one.owners) else ""
+        return owner or self.module_chunk.get(one.path, one.path)
+
+    def _add_base(self, one: _File, site: Site, sink: EdgeSink) -> None:
+        owner = self._owner(one, site.line)
+        found = self._visible(one, site.name, classes=True)
+        via = ""
+        if found is None:
+            found, via = self._unique(one, site.name, classes=True), BY_NAME
+        if found is not None and found.chunk_id != owner:
+            sink.add(owner, found.chunk_id, "inherits", site.line, via=via)
+            self.bases.setdefault(owner, []).append(found.chunk_id)
+        elif found is None:
+            sink.add(owner, EXTERNAL_PREFIX + self._external_name(one, site.name), "inherits", site.line)
+
+    def _add_imports(self, one: _File, sink: EdgeSink) -> None:
+        modules = self.modules[one.rule.family]
+        for record in one.syntax.imports:
+            found = modules.locate(one.rule.imports, record, one.path)
+            if record.names and not record.wildcard:
+                defining = [p for name, _ in record.names for p in found if name in self.in_file.get(p, {})]
+                found = tuple(dict.fromkeys(defining)) or (found if len(found) == 1 else ())
+            for target in found[:MAX_IMPORTED_FILES]:
+                if target != one.path:
+                    sink.add(one.path, target, "imports", record.line)
+            if not found and record.module:
+                sink.add(one.path, EXTERNAL_PREFIX + _module_name(record), "imports", record.line)
+
+    # ------------------------------------------------------------ resolution
+
+    def _call_target(self, one: _File, site: Site) -> tuple[str, str]:
+        """(target node id, via): a chunk id, or an `ext:` name; ("", "") to drop."""
+        caller = self.chunk_of.get(self._owner(one, site.line))
+        if site.receiver in (SELF, SUPER):
+            found = self._own_member(one, caller, site.name, skip_own=site.receiver == SUPER)
+            if found is not None:
+                return found.chunk_id, ""
+            return self._by_name_or_external(one, site, f"{_class_of(caller) or 'this'}.{site.name}")
+        if site.receiver == "":
+            return self._bare(one, caller, site)
+        return self._on_receiver(one, site)
+
+    def _bare(self, one: _File, caller: Chunk | None, site: Site) -> tuple[str, str]:
+        if one.rule.implicit_self and site.kind == "calls":
+            found = self._own_member(one, caller, site.name, skip_own=False)
+            if found is not None:
+                return found.chunk_id, ""
+        found = self._visible(one, site.name, classes=site.kind == "new")
+        if found is not None:
+            return found.chunk_id, ""
+        return self._by_name_or_external(one, site, self._external_name(one, site.name))
+
+    def _on_receiver(self, one: _File, site: Site) -> tuple[str, str]:
+        head, _, rest = site.receiver.partition(".")
+        if site.receiver != COMPLEX and head in one.aliases:  # a module: `pkg.Func()`, `x.go()` (`* as x`)
+            files, record = one.aliases[head]
+            name = rest.rpartition(".")[2] if rest else ""
+            found = self._in_files(files, name or site.name, classes=site.kind == "new" or bool(name))
+            if found is not None and name:  # `pkg.Type.Method()`
+                found = self._member_of(found, site.name)
+            if found is not None:
+                return found.chunk_id, ""
+            if not files:  # `fmt.Println`, `path.join`: the module's name stands for the alias
+                return f"{EXTERNAL_PREFIX}{_module_name(record)}.{rest + '.' if rest else ''}{site.name}", ""
+        if site.receiver != COMPLEX:
+            type_name = site.receiver.rpartition(".")[2]
+            found = self._visible(one, type_name, classes=True)
+            if found is not None:
+                member = self._member_of(found, site.name)
+                if member is not None:
+                    return member.chunk_id, ""
+                if site.name == "new":  # Ruby's `Foo.new`, Rust's `Foo::new` without a `new` of its own
+                    return found.chunk_id, ""
+        described = site.name if site.receiver == COMPLEX else f"{site.receiver}.{site.name}"
+        if head in one.rule.builtins:
+            return EXTERNAL_PREFIX + described, ""
+        return self._by_name_or_external(one, site, described)
+
+    def _by_name_or_external(self, one: _File, site: Site, described: str) -> tuple[str, str]:
+        member = site.receiver != ""
+        found = self._unique(one, site.name, classes=site.kind == "new", methods=member or one.rule.implicit_self)
+        if found is not None:
+            return found.chunk_id, BY_NAME
+        return EXTERNAL_PREFIX + described, ""
+
+    def _visible(self, one: _File, name: str, *, classes: bool) -> Chunk | None:
+        """The definition a plain name means in this file: its own, then what its imports and its
+        package make visible."""
+        found = _pick(self.in_file[one.path].get(name, ()), classes, top_level=True)
+        if found is not None:
+            return found
+        for files, original, _ in one.named.get(name, ()):
+            found = self._in_files(files, original, classes=classes)
+            if found is not None:
+                return found
+        return self._in_files(one.visible_files, name, classes=classes)
+
+    def _in_files(self, files: Iterable[str], name: str, *, classes: bool) -> Chunk | None:
+        for path in files:
+            found = _pick(self.in_file.get(path, {}).get(name, ()), classes, top_level=True)
+            if found is not None:
+                return found
+        return None
+
+    def _unique(self, one: _File, name: str, *, classes: bool, methods: bool = False) -> Chunk | None:
+        """The one definition of the name in the family (the caller's repository first); None when
+        there is none or several."""
+        family = one.rule.family
+        candidates = [c for c in self.top_level[family].get(name, ()) if not classes or c.kind == "class"]
+        if not candidates and methods and not classes:
+            candidates = list(self.methods[family].get(name, ()))
+        production = [c for c in candidates if not c.is_test]
+        candidates = production or candidates
+        if self.labels and len(candidates) > 1:
+            mine = self._label(one.path)
+            candidates = [c for c in candidates if self._label(c.path) == mine] or candidates
+        return candidates[0] if len(candidates) == 1 else None
+
+    def _label(self, path: str) -> str:
+        head = path.split("/", 1)[0]
+        return head if head in self.labels else ""
+
+    def _own_member(self, one: _File, caller: Chunk | None, name: str, *, skip_own: bool) -> Chunk | None:
+        """A method of the caller's class (or its bases'): `this.name()`."""
+        owner = _class_of(caller)
+        if not owner:
+            return None
+        own = next((c for c in self.in_file[one.path].get(owner.rpartition(".")[2], ()) if c.kind == "class"), None)
+        if own is None:  # Go, Rust, C++ out-of-class methods: the type is elsewhere
+            found = None if skip_own else self._member_named(one, owner, name)
+            return found or self._base_member(one, owner, name)
+        seen: set[str] = set()
+        queue = [own.chunk_id]
+        for _ in range(_MAX_BASE_DEPTH + 1):
+            following = []
+            for class_id in queue:
+                if class_id in seen:
+                    continue
+                seen.add(class_id)
+                if not (skip_own and class_id == own.chunk_id):
+                    found = self._member_of(self.chunk_of[class_id], name)
+                    if found is not None:
+                        return found
+                following.extend(self.bases.get(class_id, ()))
+            queue = following
+        return None
+
+    def _base_member(self, one: _File, owner: str, name: str) -> Chunk | None:
+        for class_id in self.bases.get(f"{one.path}::{owner}", ()):
+            found = self._member_of(self.chunk_of[class_id], name)
+            if found is not None:
+                return found
+        return None
+
+    def _member_named(self, one: _File, owner: str, name: str) -> Chunk | None:
+        """`owner.name` defined anywhere in the family: the same file, the same folder, else the only one."""
+        short = owner.rpartition(".")[2]
+        candidates = self.members[one.rule.family].get((short, name), [])
+        if not candidates:
+            return None
+        here = [c for c in candidates if c.path == one.path]
+        folder = posixpath.dirname(one.path)
+        near = [c for c in candidates if posixpath.dirname(c.path) == folder]
+        if here or near:  # overloads in one file share the first; a package's files hold one type
+            return (here or near)[0]
+        return candidates[0] if len(candidates) == 1 else None
+
+    def _member_of(self, owner: Chunk, name: str) -> Chunk | None:
+        """A member of a class chunk: in its file, then wherever else its type has members."""
+        direct = f"{owner.path}::{owner.symbol}.{name}"
+        if direct in self.chunk_of:
+            return self.chunk_of[direct]
+        if owner.kind != "class":
+            return None
+        candidates = self.members[self.files[owner.path].rule.family].get((owner.name, name), [])
+        folder = posixpath.dirname(owner.path)
+        near = [c for c in candidates if posixpath.dirname(c.path) == folder]
+        for kept in (near, candidates):
+            if len(kept) == 1:
+                return kept[0]
+        for base in self.bases.get(owner.chunk_id, ())[:_MAX_BASE_DEPTH]:
+            found = self.chunk_of.get(f"{base.partition('::')[0]}::{self.chunk_of[base].symbol}.{name}")
+            if found is not None:
+                return found
+        return None
+
+    def _external_name(self, one: _File, name: str) -> str:
+        """`useState` imported from react -> `react.useState`; otherwise the name as written."""
+        for _, original, record in one.named.get(name, ()):
+            return f"{_module_name(record)}{record.separator}{original}" if record.module else original
+        return name
+
+
+def _pick(chunks: Iterable[Chunk], classes: bool, *, top_level: bool) -> Chunk | None:
+    for chunk in chunks:
+        if (not classes or chunk.kind == "class") and not (top_level and _owner_of(chunk) and chunk.kind != "class"):
+            return chunk
+    return None
+
+
+def _class_of(caller: Chunk | None) -> str:
+    """The qualified name of the class a chunk is written in (its own, for a class)."""
+    if caller is None or caller.kind == "module":
+        return ""
+    if caller.kind == "class":
+        return caller.symbol
+    return _owner_of(caller)
+
+
+def _module_name(record: ImportRecord) -> str:
+    """An import's module as an external target's name: `<stdio.h>` -> `stdio.h`."""
+    return record.module.strip("<>")
