@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-CODE_KINDS = ("function", "method", "class", "module")  # Python: the code graph's kinds
+from codelens.languages import language_of
+
+CODE_KINDS = ("function", "method", "class", "module")  # code in any language (codelens/languages.py)
 # The pieces of the other files: documents (Markdown, reST), configuration (YAML, TOML, INI,
 # JSON, .env), and text (build files, scripts, SQL, CSV, plain text); see ingest/formats.py.
 FILE_KINDS = ("doc", "config", "text")
@@ -36,8 +38,14 @@ class Chunk:
 
     @property
     def is_code(self) -> bool:
-        """Python code: what the code graph, callers and callees know."""
+        """Code in any language: what the code graph, callers and callees know."""
         return self.kind in CODE_KINDS
+
+    @property
+    def language(self) -> str | None:
+        """`python`, `typescript`, `go`...: by the path (`codelens.languages`); None for documents,
+        configuration and the rest. Not stored: the index's formats stay as they are."""
+        return language_of(self.path)
 
     @property
     def has_docstring(self) -> bool:
@@ -71,6 +79,9 @@ class Definition:
     docstring: str = ""
     decorators: tuple[str, ...] = ()
     children: list[Definition] = field(default_factory=list)
+    # The type a definition outside it belongs to (Go's receiver, Rust's `impl`, C++'s `Foo::bar`):
+    # it is named and kept as a method of that type. Python's parsers never set it.
+    owner: str = ""
 
 
 @dataclass

@@ -11,6 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+FUNCTION = "function"  # a method when it sits in a class (or under its type: Go receiver, Rust impl)
+CLASS = "class"  # classes, interfaces, structs, traits, enums, objects, modules (Ruby): what holds members
+
 
 @dataclass(frozen=True)
 class Grammar:
@@ -30,20 +33,182 @@ class LanguageRow:
     grammar: Grammar | None  # None: read by Python's ast (python) or by the plain-text chunker
     file_names: tuple[str, ...] = ()  # exact lower-case file names (`rakefile`)
     grammar_by_suffix: tuple[tuple[str, Grammar], ...] = ()  # `.tsx` -> the TSX grammar
+    # node type -> FUNCTION or CLASS: the definitions that become chunks (a CLASS holds members)
+    definitions: tuple[tuple[str, str], ...] = ()
+    # node types looked through for definitions: bodies, namespaces, packages, `export`, templates
+    containers: tuple[str, ...] = ()
+    # node types whose definitions go under a type they name, and are no chunk themselves:
+    # Rust's `impl`, Swift's `extension` (the chunker reads the type's name)
+    owners: tuple[str, ...] = ()
+    # top-level node types that are no <module> statement: package clauses, `<?php`
+    preamble: tuple[str, ...] = ()
+    # a run of lines directly above a definition that start with one of these is its doc comment
+    doc_prefixes: tuple[str, ...] = ()
+    lead_prefixes: tuple[str, ...] = ()  # lines above a definition that belong to it: Rust's `#[derive]`
+    comments: tuple[str, ...] = ("comment",)  # node types of comments (never a <module> statement)
+    # test code: file names ending so (case-sensitive), folders named so (lower-case, any depth)
+    test_suffixes: tuple[str, ...] = ()
+    test_dirs: tuple[str, ...] = ()
+    generated_suffixes: tuple[str, ...] = ()  # `.pb.go`: written by a tool, never read
+    calls: tuple[str, ...] = ()  # node types of calls (the code graph)
+    imports: tuple[str, ...] = ()  # node types of imports (the code graph; never a <module> statement)
+
+    def kind_of(self, node_type: str) -> str | None:
+        return dict(self.definitions).get(node_type)
 
 
 PYTHON = "python"
 
+_C_STYLE_DOCS = ("/**", "/*!", "///", "*", "*/")  # Javadoc, JSDoc, KDoc, Doxygen, `///`
+_LINE_DOCS = ("//",)  # Go, C, C++: a `//` run above a definition documents it
+_JS_TESTS = (".test.ts", ".spec.ts", ".test.tsx", ".spec.tsx", ".test.js", ".spec.js", ".test.jsx",
+             ".spec.jsx", ".test.mjs", ".spec.mjs", ".test.cjs", ".spec.cjs", ".e2e.ts")
+_JS_TEST_DIRS = ("__tests__", "__mocks__", "spec", "e2e", "cypress")
+_JS_CLASSES = (("class_declaration", CLASS), ("abstract_class_declaration", CLASS),
+               ("interface_declaration", CLASS), ("enum_declaration", CLASS))
+_JS_FUNCTIONS = (("function_declaration", FUNCTION), ("generator_function_declaration", FUNCTION),
+                 ("method_definition", FUNCTION), ("method_signature", FUNCTION),
+                 ("abstract_method_signature", FUNCTION), ("function_signature", FUNCTION),
+                 # `const f = () => ...` and `handler = (e) => ...`: the chunker keeps only function values
+                 ("lexical_declaration", FUNCTION), ("variable_declaration", FUNCTION),
+                 ("public_field_definition", FUNCTION), ("field_definition", FUNCTION))
+_JS_CONTAINERS = ("export_statement", "class_body", "interface_body", "object_type", "internal_module",
+                  "module", "statement_block", "ambient_declaration", "expression_statement")
+_JS_CALLS = ("call_expression", "new_expression")
+_JS_IMPORTS = ("import_statement",)
+_TS = Grammar("tree-sitter-typescript", "tree_sitter_typescript", "language_typescript")
+_TSX = Grammar("tree-sitter-typescript", "tree_sitter_typescript", "language_tsx")
+_C_DEFINITIONS = (("function_definition", FUNCTION), ("struct_specifier", CLASS), ("union_specifier", CLASS),
+                  ("enum_specifier", CLASS), ("type_definition", CLASS))
+_C_CONTAINERS = ("preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "linkage_specification",
+                 "declaration_list", "declaration")
+_C_TESTS = ("_test.c", "_test.cc", "_test.cpp", "_unittest.cc", "_unittest.cpp", "_tests.cpp", "Test.cpp")
+
 LANGUAGES: tuple[LanguageRow, ...] = (
-    LanguageRow(PYTHON, (".py",), None),
-    LanguageRow("typescript", (".ts", ".mts", ".cts", ".tsx"),
-                Grammar("tree-sitter-typescript", "tree_sitter_typescript", "language_typescript"),
-                grammar_by_suffix=((".tsx", Grammar("tree-sitter-typescript", "tree_sitter_typescript",
-                                                    "language_tsx")),)),
-    LanguageRow("javascript", (".js", ".mjs", ".cjs", ".jsx"),
-                Grammar("tree-sitter-javascript", "tree_sitter_javascript")),
-    LanguageRow("go", (".go",), Grammar("tree-sitter-go", "tree_sitter_go")),
-    LanguageRow("java", (".java",), Grammar("tree-sitter-java", "tree_sitter_java")),
+    LanguageRow(PYTHON, (".py",), None, calls=("call",), imports=("import_statement", "import_from_statement"),
+                doc_prefixes=("#",)),
+    LanguageRow(
+        "typescript", (".ts", ".mts", ".cts", ".tsx"), _TS, grammar_by_suffix=((".tsx", _TSX),),
+        definitions=_JS_CLASSES + _JS_FUNCTIONS, containers=_JS_CONTAINERS, doc_prefixes=_C_STYLE_DOCS,
+        test_suffixes=_JS_TESTS, test_dirs=_JS_TEST_DIRS, calls=_JS_CALLS, imports=_JS_IMPORTS,
+    ),
+    LanguageRow(
+        "javascript", (".js", ".mjs", ".cjs", ".jsx"), Grammar("tree-sitter-javascript", "tree_sitter_javascript"),
+        definitions=_JS_CLASSES + _JS_FUNCTIONS, containers=_JS_CONTAINERS, doc_prefixes=_C_STYLE_DOCS,
+        test_suffixes=_JS_TESTS, test_dirs=_JS_TEST_DIRS, calls=_JS_CALLS, imports=_JS_IMPORTS,
+    ),
+    LanguageRow(
+        "go", (".go",), Grammar("tree-sitter-go", "tree_sitter_go"),
+        # a `type` declaration is a class when it declares a struct or an interface (the chunker checks)
+        definitions=(("function_declaration", FUNCTION), ("method_declaration", FUNCTION),
+                     ("type_declaration", CLASS)),
+        preamble=("package_clause",), doc_prefixes=_LINE_DOCS, test_suffixes=("_test.go",),
+        test_dirs=("testdata",), generated_suffixes=(".pb.go", ".pb.gw.go", "_gen.go", "_string.go"),
+        calls=("call_expression",), imports=("import_declaration",),
+    ),
+    LanguageRow(
+        "java", (".java",), Grammar("tree-sitter-java", "tree_sitter_java"),
+        definitions=(("class_declaration", CLASS), ("interface_declaration", CLASS), ("enum_declaration", CLASS),
+                     ("record_declaration", CLASS), ("annotation_type_declaration", CLASS),
+                     ("method_declaration", FUNCTION), ("constructor_declaration", FUNCTION),
+                     ("compact_constructor_declaration", FUNCTION)),
+        containers=("class_body", "interface_body", "enum_body", "enum_body_declarations",
+                    "annotation_type_body"),
+        preamble=("package_declaration",), comments=("line_comment", "block_comment"),
+        doc_prefixes=_C_STYLE_DOCS, test_suffixes=("Test.java", "Tests.java", "IT.java", "TestCase.java"),
+        calls=("method_invocation", "object_creation_expression"), imports=("import_declaration",),
+    ),
+    LanguageRow(
+        "kotlin", (".kt", ".kts"), Grammar("tree-sitter-kotlin", "tree_sitter_kotlin"),
+        definitions=(("class_declaration", CLASS), ("object_declaration", CLASS), ("companion_object", CLASS),
+                     ("function_declaration", FUNCTION), ("secondary_constructor", FUNCTION)),
+        containers=("class_body", "enum_class_body"),
+        preamble=("package_header",), comments=("line_comment", "block_comment"),
+        doc_prefixes=_C_STYLE_DOCS, test_suffixes=("Test.kt", "Tests.kt", "Spec.kt"),
+        calls=("call_expression",), imports=("import", "import_header"),
+    ),
+    LanguageRow(
+        "csharp", (".cs",), Grammar("tree-sitter-c-sharp", "tree_sitter_c_sharp"),
+        definitions=(("class_declaration", CLASS), ("struct_declaration", CLASS), ("interface_declaration", CLASS),
+                     ("enum_declaration", CLASS), ("record_declaration", CLASS),
+                     ("method_declaration", FUNCTION), ("constructor_declaration", FUNCTION),
+                     ("destructor_declaration", FUNCTION), ("operator_declaration", FUNCTION),
+                     ("local_function_statement", FUNCTION)),
+        containers=("namespace_declaration", "file_scoped_namespace_declaration", "declaration_list"),
+        doc_prefixes=("///", *_C_STYLE_DOCS), test_suffixes=("Tests.cs", "Test.cs"),
+        calls=("invocation_expression", "object_creation_expression"), imports=("using_directive",),
+    ),
+    LanguageRow(
+        "rust", (".rs",), Grammar("tree-sitter-rust", "tree_sitter_rust"),
+        definitions=(("function_item", FUNCTION), ("function_signature_item", FUNCTION), ("struct_item", CLASS),
+                     ("enum_item", CLASS), ("union_item", CLASS), ("trait_item", CLASS),
+                     ("macro_definition", FUNCTION)),
+        containers=("mod_item", "declaration_list"), owners=("impl_item",),
+        preamble=("attribute_item", "inner_attribute_item"), lead_prefixes=("#[",),
+        comments=("line_comment", "block_comment"), doc_prefixes=("///", "//!", "/**", "*", "*/"),
+        test_dirs=("benches",), calls=("call_expression", "macro_invocation"), imports=("use_declaration",),
+    ),
+    LanguageRow(
+        "c", (".c", ".h"), Grammar("tree-sitter-c", "tree_sitter_c"),
+        # a `.h` may be C or C++: the C++ grammar reads both, so headers are parsed with it
+        grammar_by_suffix=((".h", Grammar("tree-sitter-cpp", "tree_sitter_cpp")),),
+        definitions=(*_C_DEFINITIONS, ("class_specifier", CLASS)),
+        containers=(*_C_CONTAINERS, "namespace_definition", "template_declaration", "field_declaration_list"),
+        doc_prefixes=_LINE_DOCS + _C_STYLE_DOCS + ("/*",), test_suffixes=_C_TESTS,
+        calls=("call_expression",), imports=("preproc_include",),
+    ),
+    LanguageRow(
+        "cpp", (".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp", ".tpp", ".inl"),
+        Grammar("tree-sitter-cpp", "tree_sitter_cpp"),
+        definitions=(*_C_DEFINITIONS, ("class_specifier", CLASS)),
+        containers=(*_C_CONTAINERS, "namespace_definition", "template_declaration", "field_declaration_list"),
+        doc_prefixes=_LINE_DOCS + _C_STYLE_DOCS + ("/*",), test_suffixes=_C_TESTS,
+        calls=("call_expression",), imports=("preproc_include", "using_declaration"),
+    ),
+    LanguageRow(
+        "ruby", (".rb", ".rake", ".gemspec"), Grammar("tree-sitter-ruby", "tree_sitter_ruby"),
+        file_names=("rakefile", "gemfile"),
+        definitions=(("class", CLASS), ("module", CLASS), ("singleton_class", CLASS), ("method", FUNCTION),
+                     ("singleton_method", FUNCTION)),
+        containers=("body_statement",), doc_prefixes=("#",), test_suffixes=("_spec.rb", "_test.rb"),
+        test_dirs=("spec",), calls=("call",), imports=(),
+    ),
+    LanguageRow(
+        "php", (".php",), Grammar("tree-sitter-php", "tree_sitter_php", "language_php"),
+        definitions=(("class_declaration", CLASS), ("interface_declaration", CLASS), ("trait_declaration", CLASS),
+                     ("enum_declaration", CLASS), ("function_definition", FUNCTION),
+                     ("method_declaration", FUNCTION)),
+        containers=("namespace_definition", "compound_statement", "declaration_list", "enum_declaration_list"),
+        preamble=("php_tag", "text", "namespace_definition"), doc_prefixes=(*_C_STYLE_DOCS, "//", "#"),
+        test_suffixes=("Test.php",), calls=("function_call_expression", "member_call_expression",
+                                             "scoped_call_expression", "object_creation_expression"),
+        imports=("namespace_use_declaration",),
+    ),
+    LanguageRow(
+        "swift", (".swift",), Grammar("tree-sitter-swift", "tree_sitter_swift"),
+        definitions=(("class_declaration", CLASS), ("protocol_declaration", CLASS),
+                     ("function_declaration", FUNCTION), ("init_declaration", FUNCTION),
+                     ("deinit_declaration", FUNCTION), ("protocol_function_declaration", FUNCTION),
+                     ("subscript_declaration", FUNCTION)),
+        containers=("class_body", "protocol_body", "enum_class_body"),
+        doc_prefixes=_C_STYLE_DOCS, comments=("comment", "multiline_comment"),
+        test_suffixes=("Tests.swift", "Test.swift"), calls=("call_expression",), imports=("import_declaration",),
+    ),
+    LanguageRow(
+        "scala", (".scala", ".sc"), Grammar("tree-sitter-scala", "tree_sitter_scala"),
+        definitions=(("class_definition", CLASS), ("object_definition", CLASS), ("trait_definition", CLASS),
+                     ("enum_definition", CLASS), ("function_definition", FUNCTION),
+                     ("function_declaration", FUNCTION)),
+        containers=("template_body", "package_object", "enum_body"),
+        preamble=("package_clause",), comments=("comment", "block_comment"), doc_prefixes=_C_STYLE_DOCS,
+        test_suffixes=("Spec.scala", "Test.scala", "Suite.scala", "Tests.scala"),
+        calls=("call_expression",), imports=("import_declaration",),
+    ),
+    LanguageRow(
+        "lua", (".lua",), Grammar("tree-sitter-lua", "tree_sitter_lua"),
+        definitions=(("function_declaration", FUNCTION),),
+        doc_prefixes=("--",), test_suffixes=("_spec.lua", "_test.lua"), calls=("function_call",),
+    ),
 )
 
 _BY_SUFFIX = {suffix: row for row in LANGUAGES for suffix in row.extensions}
@@ -78,6 +243,29 @@ def grammar_for(rel_path: str) -> Grammar | None:
         return None
     suffix = PurePosixPath(rel_path.lower()).suffix
     return dict(row.grammar_by_suffix).get(suffix, row.grammar)
+
+
+def is_language_test_path(rel_path: str) -> bool:
+    """Test code by its language's conventions (`*_test.go`, `*.spec.ts`, `__tests__/`, `*Test.java`);
+    Python's own rules are `ingest/chunker.is_test_path`'s."""
+    row = language_row(rel_path)
+    if row is None or row.name == PYTHON:
+        return False
+    path = PurePosixPath(rel_path)
+    if path.name.endswith(row.test_suffixes):
+        return True
+    folders = [part.lower() for part in path.parts[:-1]]
+    # C#'s `Dapper.Tests/` and Swift's `Tests/`: a test project's folder
+    return any(part in row.test_dirs or part in ("test", "tests") or part.endswith((".tests", ".test"))
+               for part in folders)
+
+
+def is_generated_path(rel_path: str) -> bool:
+    """Written by a tool, by its name: `*.pb.go`, `*.min.js`, `*.g.dart`."""
+    name = PurePosixPath(rel_path).name.lower()
+    row = language_row(rel_path)
+    return ".min." in name or name.endswith(".g.dart") or (
+        row is not None and name.endswith(tuple(s.lower() for s in row.generated_suffixes)))
 
 
 # ------------------------------------------------------------------ the code graph's rules

@@ -199,7 +199,13 @@ class _Resolver:
             for target in found[:MAX_IMPORTED_FILES]:
                 if target != one.path:
                     sink.add(one.path, target, "imports", record.line)
-            if not found and record.module:
+            if found or not record.module:
+                continue
+            if record.names and not record.wildcard:  # `import java.util.List` -> ext:java.util.List
+                for name, _ in record.names:
+                    sink.add(one.path, f"{EXTERNAL_PREFIX}{_module_name(record)}{record.separator}{name}", "imports",
+                             record.line)
+            else:
                 sink.add(one.path, EXTERNAL_PREFIX + _module_name(record), "imports", record.line)
 
     # ------------------------------------------------------------ resolution
@@ -248,6 +254,8 @@ class _Resolver:
                 if site.name == "new":  # Ruby's `Foo.new`, Rust's `Foo::new` without a `new` of its own
                     return found.chunk_id, ""
         described = site.name if site.receiver == COMPLEX else f"{site.receiver}.{site.name}"
+        if site.receiver != COMPLEX and head in one.named:  # `List.of` with java.util.List imported
+            described = f"{self._external_name(one, head)}.{rest + '.' if rest else ''}{site.name}"
         if head in one.rule.builtins:
             return EXTERNAL_PREFIX + described, ""
         return self._by_name_or_external(one, site, described)

@@ -10,11 +10,8 @@ from pathlib import Path
 
 from codelens.chunk import Chunk
 from codelens.index.layout import IndexLayout
+from codelens.ingest.hashing import file_hash as file_hash  # the reader hashes; kept importable from here
 from codelens.languages import language_of
-
-
-def file_hash(raw: bytes) -> str:
-    return hashlib.sha256(raw).hexdigest()[:32]
 
 
 def chunk_fingerprint(chunk: Chunk, embedded_text_hash: str) -> str:

@@ -1,21 +1,23 @@
-"""Split a Python file into chunks: `ast` first, tree-sitter when `ast` cannot parse it.
+"""Split a code file into chunks: Python by `ast` first, tree-sitter when `ast` cannot parse it;
+every other language of `codelens.languages` by its grammar (`ingest/syntax.py`).
 
-Both parsers produce the neutral `ParsedModule`; `chunks_from_parsed` turns it into
-chunks with the same ids (`path::Qualified.name`, see chunk.py), so both paths give identical chunk shapes.
+Every parser produces the neutral `ParsedModule`; `chunks_from_parsed` turns it into
+chunks with the same ids (`path::Qualified.name`, see chunk.py), so all paths give identical chunk shapes.
 """
 
 from __future__ import annotations
 
 import ast
-import re
 import warnings
 from pathlib import PurePosixPath
 from typing import NamedTuple
 
 from codelens.chunk import MODULE_SYMBOL, Chunk, Definition, ParsedModule
+from codelens.ingest import treesitter
+from codelens.ingest.lines import source_lines
+from codelens.languages import is_language_test_path
 
 MAX_SIGNATURE_CHARS = 400
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 class ChunkingResult(NamedTuple):
@@ -28,26 +30,21 @@ def chunk_file(rel_path: str, text: str) -> ChunkingResult:
     parsed = parse_with_ast(text)
     warning = None
     if parsed is None:
-        from codelens.ingest.treesitter import parse_with_tree_sitter
-
-        parsed = parse_with_tree_sitter(text)
+        parsed = treesitter.parse_with_tree_sitter(text)
         if parsed is None:
             warning = f"{rel_path}: no parser could read it; indexed as one <module> chunk"
             parsed = ParsedModule(definitions=[], module_spans=_whole_file_span(text))
     return ChunkingResult(chunks_from_parsed(rel_path, text, parsed), warning)
 
 
-def source_lines(text: str) -> list[str]:
-    """Lines as Python counts them: only \\n, \\r\\n and \\r end a line (str.splitlines also
-    splits on form feeds and Unicode separators, which would shift every later chunk)."""
-    return _LINE_BREAK.split(text)
-
-
 def is_test_path(rel_path: str) -> bool:
+    """Python's rules (any file under `tests/`, `test_*`, `*_test.py`, conftest.py), then the file's
+    language's (`*_test.go`, `*.spec.ts`, `__tests__/`, `*Test.java`: codelens/languages.py)."""
     path = PurePosixPath(rel_path)
     name = path.name
     in_tests = any(part in ("tests", "test") for part in path.parts[:-1])
-    return in_tests or name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+    python_rules = in_tests or name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+    return python_rules or is_language_test_path(rel_path)
 
 
 # ---------------------------------------------------------------- ast parser
@@ -179,6 +176,8 @@ def chunks_from_parsed(rel_path: str, text: str, parsed: ParsedModule) -> list[C
         return f"{rel_path}::{final_symbol}", final_symbol
 
     def visit(definition: Definition, prefix: str, parent_class: str) -> None:
+        if definition.owner and not prefix:  # a method defined outside its type (Go, Rust, C++)
+            prefix = parent_class = definition.owner
         qualified = f"{prefix}.{definition.name}" if prefix else definition.name
         chunk_id, symbol = unique_id(qualified)
         kind = "class" if definition.kind == "class" else "method" if parent_class else "function"

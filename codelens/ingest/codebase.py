@@ -1,6 +1,6 @@
-"""A codebase as chunks: open the source (zip or folder), read every Python file and every
-document, configuration and build file (`formats`) safely, mask secrets, chunk. Problems with
-single files become warnings, never a failed run.
+"""A codebase as chunks: open the source (zip or folder), read every code file (Python and the
+languages of `codelens.languages`) and every document, configuration and build file (`formats`)
+safely, mask secrets, chunk. Problems with single files become warnings, never a failed run.
 """
 
 from __future__ import annotations
@@ -14,12 +14,23 @@ from tqdm import tqdm
 
 from codelens.chunk import Chunk
 from codelens.errors import SourceError
-from codelens.index.manifest import file_hash
 from codelens.ingest.chunker import chunk_file
-from codelens.ingest.formats import CSV_HEAD_BYTES, chunk_other_file, file_format, looks_generated, max_bytes
+from codelens.ingest.formats import (
+    CSV_HEAD_BYTES,
+    chunk_other_file,
+    file_format,
+    generated_mark,
+    is_code_format,
+    looks_generated,
+    max_bytes,
+    skipped_file_reason,
+)
+from codelens.ingest.hashing import file_hash
 from codelens.ingest.redaction import redact
 from codelens.ingest.source import SourceFile, list_source_files, read_source_text
+from codelens.ingest.syntax import chunk_code_file
 from codelens.ingest.tree import open_tree
+from codelens.languages import PYTHON, language_names, language_of
 
 
 @dataclass
@@ -31,6 +42,7 @@ class ChunkedCodebase:
     file_hashes: dict[str, str] = field(default_factory=dict)
     secrets_masked: Counter[str] = field(default_factory=Counter)  # kind -> masks
     python_files: int = 0  # of `files`, the Python ones
+    code_files: Counter[str] = field(default_factory=Counter)  # language -> files of `files` in it
     repositories: list[dict] = field(default_factory=list)  # workspace.Workspace.to_json() of the source
 
 
@@ -44,9 +56,13 @@ def chunk_files(files: list[SourceFile], max_file_bytes: int, show_progress: boo
     result = ChunkedCodebase(chunks=[], files=0, warnings=[])
     result.files = len(files)
     result.python_files = sum(1 for f in files if f.rel_path.endswith(".py"))
+    result.code_files = Counter(language for f in files if (language := language_of(f.rel_path)))
+    seen: set[str] = set()
     for source_file in tqdm(files, unit="file", desc="Chunking", disable=not show_progress or len(files) < 200):
         one = chunk_one_file(source_file.abs_path, source_file.rel_path, max_file_bytes)
-        result.warnings.extend(one.warnings)
+        # a missing grammar says so once, not once per file of its language
+        result.warnings.extend(w for w in one.warnings if w not in seen)
+        seen.update(one.warnings)
         if one.file_hash is not None:
             result.file_hashes[source_file.rel_path] = one.file_hash
         if one.text is None:
@@ -70,26 +86,43 @@ class FileChunks:
 
 
 def chunk_one_file(path: Path, rel_path: str, max_file_bytes: int) -> FileChunks:
-    """Python by ast (tree-sitter when ast fails); documents, configuration and build files by
-    their format (`formats`)."""
+    """Python by ast (tree-sitter when ast fails); other code by its grammar (`syntax`); documents,
+    configuration and build files by their format (`formats`)."""
     fmt = file_format(rel_path) or "text"
     raw, text, warning = _read_file(path, rel_path, max_bytes(fmt, max_file_bytes), head_only=fmt == "csv")
     digest = file_hash(raw) if raw is not None else None
-    if text is not None and fmt not in ("python", "csv", "markdown", "rst") and looks_generated(text):
-        text, warning = None, f"{rel_path}: skipped, minified or generated (lines too long to be written by hand)"
+    if text is not None:
+        text, warning = _unless_generated(rel_path, text, fmt, warning)
     warnings = [warning] if warning else []
     if text is None:
         return FileChunks(rel_path, [], None, digest, warnings, {})
     # Secrets out before chunking: every chunk field, embedding and sidecar sees masked text.
-    text, masks = redact(text, plain_values=fmt != "python")
-    if fmt == "python":
+    text, masks = redact(text, plain_values=not is_code_format(fmt))
+    if fmt == PYTHON:
         chunked = chunk_file(rel_path, text)
         if chunked.warning:
             warnings.append(chunked.warning)
         chunks = list(chunked.chunks)
+    elif is_code_format(fmt):
+        chunks, code_warnings = chunk_code_file(rel_path, text)
+        warnings.extend(code_warnings)
     else:
         chunks = list(chunk_other_file(rel_path, text, fmt))
     return FileChunks(rel_path, chunks, text, digest, warnings, dict(masks))
+
+
+def _unless_generated(rel_path: str, text: str, fmt: str, warning: str | None) -> tuple[str | None, str | None]:
+    """(text, warning): None and why when the file was written by a tool (Python as before: only by
+    its lines' length, so a Python repository's results do not move)."""
+    if fmt in ("csv", "markdown", "rst"):
+        return text, warning
+    if fmt != PYTHON and looks_generated(text):
+        return None, f"{rel_path}: skipped, minified or generated (lines too long to be written by hand)"
+    if fmt != PYTHON and is_code_format(fmt):
+        reason = skipped_file_reason(rel_path)
+        if reason is not None or generated_mark(text):
+            return None, f"{rel_path}: skipped, {reason or 'generated (a DO NOT EDIT / @generated mark)'}"
+    return text, warning
 
 
 def source_file_hashes(source: Path, max_file_bytes: int) -> dict[str, str]:
@@ -136,12 +169,14 @@ def _read_file(path: Path, rel_path: str, max_bytes: int,
 
 def chunk_source(source: Path, max_file_bytes: int, show_progress: bool = False) -> ChunkedCodebase:
     """Every chunk of a zip, a folder or a workspace file's repositories (ingest/tree.py);
-    SourceError when it holds no Python code."""
+    SourceError when it holds no code in any language."""
     with tempfile.TemporaryDirectory(prefix="codelens-src-") as work_dir:
         tree = open_tree(source, Path(work_dir))
         chunked = chunk_files(tree.files(), max_file_bytes, show_progress)
         chunked.warnings[:0] = list(tree.warnings)
         chunked.repositories = tree.workspace.to_json()
     if not any(chunk.is_code for chunk in chunked.chunks):
-        raise SourceError(f"no Python code found in {source} ({chunked.python_files} .py files)")
+        others = ", ".join(name for name in language_names() if name != PYTHON)
+        raise SourceError(f"no code found in {source}: no Python code found ({chunked.python_files} .py files), "
+                          f"nor any in {others}")
     return chunked

@@ -55,7 +55,7 @@ def embedding_text(chunk: Chunk, budget: int = DEFAULT_TEXT_BUDGET, labels: Coll
 def _header(chunk: Chunk, path: str) -> str:
     if not chunk.is_code:
         return _file_piece_header(chunk, path)
-    path_words = words_of(path.removesuffix(".py"))
+    path_words = words_of(path.removesuffix(".py") if _is_python(chunk) else _without_suffix(path))
     if chunk.symbol == MODULE_SYMBOL:
         title = f"module {path_words}"
     else:
@@ -79,8 +79,20 @@ def _file_piece_header(chunk: Chunk, path: str) -> str:
     return f"{label}{name} in {path}" + (f" ({path_words})" if path_words != path else "")
 
 
+def _is_python(chunk: Chunk) -> bool:
+    return chunk.path.endswith(".py")
+
+
+def _without_suffix(path: str) -> str:
+    """`web/src/api/client.ts` -> `web/src/api/client`: the words of the path, not its file type."""
+    head, slash, name = path.rpartition("/")
+    return head + slash + (name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name)
+
+
 def _body(chunk: Chunk) -> str:
     """The code without what the header already says."""
+    if not _is_python(chunk):
+        return _code_body(chunk)
     if chunk.kind == "class":
         return _class_outline(chunk.code)
     code = chunk.code
@@ -112,3 +124,48 @@ def _class_outline(code: str) -> str:
         if stripped.startswith(("def ", "async def ")) or indent <= 4:
             kept.append(stripped)
     return _DOCSTRING_LITERAL.sub("", "\n".join(kept), count=1)
+
+
+# ------------------------------------------------ code in the other languages (codelens/languages.py)
+
+_COMMENT_STARTS = ("//", "/*", "*", "#", "--")
+
+
+def _code_body(chunk: Chunk) -> str:
+    """Another language's code without its doc comment and signature (the header holds both);
+    a class as its outline."""
+    lines = chunk.code.splitlines()
+    if chunk.docstring:
+        while lines and lines[0].strip().startswith(_COMMENT_STARTS):
+            lines.pop(0)
+    if chunk.kind == "class":
+        return _member_outline(lines)
+    if chunk.signature and chunk.kind != "module":
+        lines = _after_header(lines, chunk.signature)
+    return "\n".join(line.strip() for line in lines if line.strip())
+
+
+def _after_header(lines: list[str], signature: str) -> list[str]:
+    """Drop the lines the signature spans (it is the header's, whitespace collapsed)."""
+    wanted = len(signature.replace(" ", ""))
+    for index, line in enumerate(lines):
+        for column, char in enumerate(line):
+            if not char.isspace():
+                wanted -= 1
+                if wanted == 0:  # a one-line function keeps its body: what follows the signature
+                    rest = line[column + 1 :].strip().lstrip("{").strip()
+                    return ([rest] if rest and rest != "}" else []) + lines[index + 1 :]
+    return lines
+
+
+def _member_outline(lines: list[str]) -> str:
+    """A class's members at their own indentation (fields, method signatures), not their bodies:
+    what the class is, in any language that indents its members."""
+    body = [line for line in lines[1:] if line.strip()]
+    indents = [len(line) - len(line.lstrip()) for line in body
+               if not line.strip().startswith((*_COMMENT_STARTS, "}", ")", "@", "end"))]
+    if not indents:
+        return ""
+    level = min(indents)
+    kept = [line.strip() for line in body if len(line) - len(line.lstrip()) == level]
+    return "\n".join(line for line in kept if not line.startswith((*_COMMENT_STARTS, "}", "@")))

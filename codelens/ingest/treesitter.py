@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from codelens.chunk import Definition, ParsedModule
-from codelens.ingest.chunker import source_lines
+from codelens.ingest.lines import source_lines
 
 _DEF_TYPES = {"function_definition": "function", "class_definition": "class"}
 _SKIP_MODULE_TYPES = {
