@@ -293,6 +293,11 @@ class GraphRule:
     # receivers that are the language's own objects (`console`, `System`): a call on one is external,
     # never matched to the codebase by its method's name
     builtins: tuple[str, ...] = ()
+    # what gives a variable, parameter or field its type: (node type, field of the name, field of the type);
+    # "" reads the node's children (Kotlin's nodes have no fields)
+    typed: tuple[tuple[str, str, str], ...] = ()
+    # (node type, field of the name, field of the value): `x := &Server{}`, `const r = new Repo()`
+    assigned: tuple[tuple[str, str, str], ...] = ()
 
 
 _JS_CALLS = (("call_expression", "function"),)
@@ -303,6 +308,12 @@ _JS_BUILTINS = ("console", "Math", "JSON", "Object", "Array", "Promise", "Reflec
 _JVM_BUILTINS = ("System", "String", "Math", "Objects", "Arrays", "Collections", "List", "Map", "Set", "Optional",
                  "Integer", "Long", "Boolean", "Double", "Character", "Thread", "Stream", "Collectors")
 _C_CALLS = (("call_expression", "function"),)
+_JS_TYPED = (("required_parameter", "pattern", "type"), ("optional_parameter", "pattern", "type"),
+             ("public_field_definition", "name", "type"), ("variable_declarator", "name", "type"))
+_JS_ASSIGNED = (("variable_declarator", "name", "value"), ("public_field_definition", "name", "value"),
+                ("field_definition", "property", "value"), ("assignment_expression", "left", "right"))
+_C_TYPED = (("declaration", "declarator", "type"), ("parameter_declaration", "declarator", "type"),
+            ("field_declaration", "declarator", "type"))
 _GO_NOISE = ("append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len", "make", "max", "min",
              "new", "panic", "print", "println", "real", "recover", "string", "int", "int8", "int16", "int32",
              "int64", "uint", "uint8", "uint16", "uint32", "uint64", "uintptr", "float32", "float64", "byte",
@@ -310,37 +321,59 @@ _GO_NOISE = ("append", "cap", "clear", "close", "complex", "copy", "delete", "im
 
 GRAPH_RULES: dict[str, GraphRule] = {
     "typescript": GraphRule("js", _JS_CALLS, _JS_NEW, _JS_BASES, "js", noise=("require", "import", "super"),
-                             builtins=_JS_BUILTINS),
+                             builtins=_JS_BUILTINS, typed=_JS_TYPED, assigned=_JS_ASSIGNED),
     "javascript": GraphRule("js", _JS_CALLS, _JS_NEW, _JS_BASES, "js", noise=("require", "import", "super"),
-                             builtins=_JS_BUILTINS),
+                             builtins=_JS_BUILTINS, typed=_JS_TYPED, assigned=_JS_ASSIGNED),
     "go": GraphRule("go", (("call_expression", "function"),), (("composite_literal", "type"),), (), "go",
-                    self_words=(), package_scope=True, receiver_of="method_declaration", noise=_GO_NOISE),
+                    self_words=(), package_scope=True, receiver_of="method_declaration", noise=_GO_NOISE,
+                    typed=(("parameter_declaration", "name", "type"), ("field_declaration", "name", "type"),
+                           ("var_spec", "name", "type")),
+                    assigned=(("short_var_declaration", "left", "right"), ("var_spec", "name", "value"))),
     "java": GraphRule("jvm", (("method_invocation", ""),), (("object_creation_expression", "type"),),
                       ("superclass", "super_interfaces", "extends_interfaces"), "java", implicit_self=True,
-                      package_scope=True, builtins=_JVM_BUILTINS),
+                      package_scope=True, builtins=_JVM_BUILTINS,
+                      typed=(("local_variable_declaration", "declarator", "type"),
+                             ("field_declaration", "declarator", "type"), ("formal_parameter", "name", "type")),
+                      assigned=(("variable_declarator", "name", "value"),)),
     "kotlin": GraphRule("jvm", (("call_expression", "first"),), (), ("delegation_specifiers",), "kotlin",
-                        implicit_self=True, package_scope=True),
+                        implicit_self=True, package_scope=True, builtins=_JVM_BUILTINS,
+                        typed=(("variable_declaration", "", ""), ("class_parameter", "", ""), ("parameter", "", "")),
+                        assigned=(("property_declaration", "", ""),)),
     "scala": GraphRule("jvm", (("call_expression", "function"),), (("instance_expression", "first"),),
-                       ("extends_clause",), "scala", implicit_self=True, package_scope=True),
+                       ("extends_clause",), "scala", implicit_self=True, package_scope=True,
+                       typed=(("val_definition", "pattern", "type"), ("var_definition", "pattern", "type"),
+                              ("class_parameter", "name", "type"), ("parameter", "name", "type")),
+                       assigned=(("val_definition", "pattern", "value"), ("var_definition", "pattern", "value"))),
     "csharp": GraphRule("csharp", (("invocation_expression", "function"),),
                         (("object_creation_expression", "type"),), ("base_list",), "csharp",
                         implicit_self=True, package_scope=True, noise=("nameof", "typeof", "sizeof"),
                         builtins=("Console", "Math", "String", "Task", "Enumerable", "Convert", "Array", "Type",
-                                  "Activator", "Expression", "Interlocked", "Volatile", "GC")),
-    "rust": GraphRule("rust", (("call_expression", "function"),), (), (), "rust", self_words=("self", "Self"),
-                      noise=("Some", "Ok", "Err", "Box")),
-    "c": GraphRule("c", _C_CALLS, (), (), "include", noise=("sizeof", "defined")),
+                                  "Activator", "Expression", "Interlocked", "Volatile", "GC"),
+                        typed=(("variable_declaration", "", "type"), ("parameter", "name", "type"),
+                               ("property_declaration", "name", "type")),
+                        assigned=(("variable_declarator", "name", ""),)),
+    "rust": GraphRule("rust", (("call_expression", "function"),), (("struct_expression", "name"),), (), "rust",
+                      self_words=("self", "Self"), noise=("Some", "Ok", "Err", "Box"),
+                      typed=(("parameter", "pattern", "type"), ("let_declaration", "pattern", "type"),
+                             ("field_declaration", "name", "type")),
+                      assigned=(("let_declaration", "pattern", "value"),)),
+    "c": GraphRule("c", _C_CALLS, (), (), "include", noise=("sizeof", "defined"), typed=_C_TYPED),
     "cpp": GraphRule("c", _C_CALLS, (("new_expression", "type"),), ("base_class_clause",), "include",
                      implicit_self=True, noise=("sizeof", "defined", "static_cast", "dynamic_cast",
-                                                "reinterpret_cast", "const_cast")),
+                                                "reinterpret_cast", "const_cast"),
+                     typed=_C_TYPED, assigned=(("init_declarator", "declarator", "value"),)),
     "ruby": GraphRule("ruby", (("call", ""),), (), ("superclass",), "ruby", self_words=("self",),
                       implicit_self=True,
                       noise=("require", "require_relative", "attr_accessor", "attr_reader", "attr_writer",
-                             "include", "extend", "private", "public", "protected", "raise", "new")),
+                             "include", "extend", "private", "public", "protected", "raise"),
+                      assigned=(("assignment", "left", "right"),)),
     "php": GraphRule("php", (("function_call_expression", "function"), ("member_call_expression", ""),
                              ("scoped_call_expression", ""), ("nullsafe_member_call_expression", "")),
                      (("object_creation_expression", "first"),), ("base_clause", "class_interface_clause"), "php",
-                     self_words=("$this", "self", "static"), package_scope=True),
+                     self_words=("$this", "self", "static"), package_scope=True,
+                     typed=(("simple_parameter", "name", "type"), ("property_promotion_parameter", "name", "type"),
+                            ("property_declaration", "", "type")),
+                     assigned=(("assignment_expression", "left", "right"),)),
     "swift": GraphRule("swift", (("call_expression", "first"),), (), ("inheritance_specifier",), "swift",
                        self_words=("self", "Self"), implicit_self=True, package_scope=True),
 }

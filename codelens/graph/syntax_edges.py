@@ -32,11 +32,12 @@ from dataclasses import dataclass, field
 from codelens.chunk import Chunk
 from codelens.graph.scopes import EdgeSink
 from codelens.graph.syntax_imports import ImportRecord, ModuleFiles, go_modules_of
-from codelens.graph.syntax_sites import COMPLEX, SELF, SUPER, FileSyntax, Site, parse_file, read_syntax
+from codelens.graph.syntax_sites import COMPLEX, SELF, SUPER, Declared, FileSyntax, Site, parse_file, read_syntax
 from codelens.languages import GraphRule, grammar_for, graph_rule, language_of
 
 EXTERNAL_PREFIX = "ext:"
 BY_NAME = "name"  # Edge.via of a call resolved by a unique name only: uncertain
+_CONSTRUCTORS = frozenset({"constructor", "__construct", "init", "initialize", "new"})
 MAX_IMPORTED_FILES = 40  # a package import's edges (a Go package folder, `import a.b.*`)
 _MAX_BASE_DEPTH = 4
 
@@ -78,9 +79,9 @@ def _read_files(sources: Mapping[str, str]) -> dict[str, _File]:
         if rule is None or grammar is None or language is None:
             continue
         try:
-            root = parse_file(sources[path], grammar)
-            if root is not None:
-                files[path] = _File(path, language, rule, read_syntax(root, rule))
+            tree = parse_file(sources[path], grammar)
+            if tree is not None:
+                files[path] = _File(path, language, rule, read_syntax(tree, rule))
         except RecursionError:  # absurdly deep code: its nodes stay, its edges are skipped
             continue
     return files
@@ -107,12 +108,19 @@ class _Resolver:
         self.top_level: dict[str, dict[str, list[Chunk]]] = defaultdict(lambda: defaultdict(list))
         self.members: dict[str, dict[tuple[str, str], list[Chunk]]] = defaultdict(lambda: defaultdict(list))
         self.methods: dict[str, dict[str, list[Chunk]]] = defaultdict(lambda: defaultdict(list))
+        self.class_members: dict[str, list[str]] = defaultdict(list)  # class chunk id -> its members' ids
         self.chunk_of: dict[str, Chunk] = {}
         self.module_chunk: dict[str, str] = {}
         self._index(chunks)
         for one in files.values():
             self._bind_imports(one)
         self.bases: dict[str, list[str]] = {}
+        self.types: dict[str, dict[str, Declared]] = defaultdict(dict)  # chunk id (or file) -> name -> type
+        for one in files.values():
+            for declared in one.syntax.declared:
+                known = self.types[self._owner(one, declared.line)]
+                if declared.name not in known or (declared.explicit and not known[declared.name].explicit):
+                    known[declared.name] = declared
 
     # ------------------------------------------------------------ indexes
 
@@ -128,6 +136,7 @@ class _Resolver:
             self.in_file[chunk.path][chunk.name].append(chunk)
             owner = _owner_of(chunk)
             if owner:
+                self.class_members[f"{chunk.path}::{owner}"].append(chunk.chunk_id)
                 self.members[family][(owner.rpartition(".")[2], chunk.name)].append(chunk)
                 self.methods[family][chunk.name].append(chunk)
             else:
@@ -220,7 +229,7 @@ class _Resolver:
             return self._by_name_or_external(one, site, f"{_class_of(caller) or 'this'}.{site.name}")
         if site.receiver == "":
             return self._bare(one, caller, site)
-        return self._on_receiver(one, site)
+        return self._on_receiver(one, caller, site)
 
     def _bare(self, one: _File, caller: Chunk | None, site: Site) -> tuple[str, str]:
         if one.rule.implicit_self and site.kind == "calls":
@@ -232,7 +241,7 @@ class _Resolver:
             return found.chunk_id, ""
         return self._by_name_or_external(one, site, self._external_name(one, site.name))
 
-    def _on_receiver(self, one: _File, site: Site) -> tuple[str, str]:
+    def _on_receiver(self, one: _File, caller: Chunk | None, site: Site) -> tuple[str, str]:
         head, _, rest = site.receiver.partition(".")
         if site.receiver != COMPLEX and head in one.aliases:  # a module: `pkg.Func()`, `x.go()` (`* as x`)
             files, record = one.aliases[head]
@@ -245,14 +254,27 @@ class _Resolver:
             if not files:  # `fmt.Println`, `path.join`: the module's name stands for the alias
                 return f"{EXTERNAL_PREFIX}{_module_name(record)}.{rest + '.' if rest else ''}{site.name}", ""
         if site.receiver != COMPLEX:
+            typed, via, outside = self._receiver_type(one, caller, site.receiver)
+            if typed is not None:
+                member = self._member_of(typed, site.name)
+                if member is not None:
+                    return member.chunk_id, via
+                if site.name == "new":
+                    return typed.chunk_id, via
+                return f"{EXTERNAL_PREFIX}{typed.symbol}.{site.name}", ""  # inherited from outside the code
+            if outside:  # a variable of a library's type: `t *testing.T` -> ext:testing.T.Run
+                return f"{EXTERNAL_PREFIX}{outside}.{site.name}", ""
+        if site.receiver != COMPLEX and not head.startswith(SELF):  # a class's own (static) member: `Ledger.record`
             type_name = site.receiver.rpartition(".")[2]
-            found = self._visible(one, type_name, classes=True)
+            found, via = self._visible(one, type_name, classes=True), ""
+            if found is None and type_name[:1].isupper():
+                found, via = self._unique(one, type_name, classes=True), BY_NAME
             if found is not None:
                 member = self._member_of(found, site.name)
                 if member is not None:
-                    return member.chunk_id, ""
+                    return member.chunk_id, via
                 if site.name == "new":  # Ruby's `Foo.new`, Rust's `Foo::new` without a `new` of its own
-                    return found.chunk_id, ""
+                    return found.chunk_id, via
         described = site.name if site.receiver == COMPLEX else f"{site.receiver}.{site.name}"
         if site.receiver != COMPLEX and head in one.named:  # `List.of` with java.util.List imported
             described = f"{self._external_name(one, head)}.{rest + '.' if rest else ''}{site.name}"
@@ -260,9 +282,106 @@ class _Resolver:
             return EXTERNAL_PREFIX + described, ""
         return self._by_name_or_external(one, site, described)
 
+    # ------------------------------------------------------------ declared types
+
+    def _receiver_type(self, one: _File, caller: Chunk | None, receiver: str) -> tuple[Chunk | None, str, str]:
+        """The class a receiver's value is an instance of, through declared types and fields
+        (`repo.save()`, `this.repo.save()`, `c.Request.Header.Set()`): (class chunk, via, "");
+        (None, "", type name) for a type outside the codebase; (None, "", "") when unknown."""
+        parts = receiver.split(".")
+        if parts[0] == SELF:
+            current = self._own_class(one, caller)
+            via = ""
+        else:
+            declared = self._local_type(one, caller, parts[0])
+            if declared is None:
+                return None, "", ""
+            current, via, outside = self._type_class(one, declared)
+            if current is None:
+                return None, "", outside
+        for part in parts[1:]:
+            if current is None:
+                return None, "", ""
+            declared = self._field_type(current, part)
+            if declared is None:
+                return None, "", ""
+            current, step_via, outside = self._type_class(self.files[current.path], declared)
+            if current is None:
+                return None, "", outside
+            via = via or step_via
+        return current, via, ""
+
+    def _local_type(self, one: _File, caller: Chunk | None, name: str) -> Declared | None:
+        """A name's declared type where the caller sees it: its own chunk, the chunks around it, the
+        file; then, where a bare name may be a field (Java, C#, Kotlin), its class's fields."""
+        scopes = [caller.chunk_id] if caller is not None else []
+        if caller is not None and caller.kind != "module":
+            symbol = caller.symbol
+            while "." in symbol:  # a function nested in a function sees its names (a class's fields: below)
+                symbol = symbol.rpartition(".")[0]
+                around = self.chunk_of.get(f"{caller.path}::{symbol}")
+                if around is not None and around.kind != "class":
+                    scopes.append(around.chunk_id)
+        scopes += [self.module_chunk.get(one.path, ""), one.path]
+        for scope in scopes:
+            found = self.types.get(scope, {}).get(name)
+            if found is not None:
+                return found
+        own = self._own_class(one, caller) if one.rule.implicit_self else None
+        return self._field_type(own, name) if own is not None else None
+
+    def _field_type(self, owner: Chunk, name: str) -> Declared | None:
+        """A field's type: declared in the class's body, set on the object itself in a member
+        (`this.repo = new Repo()`), or a constructor's parameter property (`constructor(private repo: Repo)`)."""
+        found = self.types.get(owner.chunk_id, {}).get(name)
+        if found is not None:
+            return found
+        for member_id in self.class_members.get(owner.chunk_id, ()):
+            known = self.types.get(member_id, {})
+            found = known.get(f"{SELF}.{name}")
+            if found is None and self.chunk_of[member_id].name in _CONSTRUCTORS:
+                found = known.get(name)
+            if found is not None:
+                return found
+        return None
+
+    def _type_class(self, one: _File, declared: Declared) -> tuple[Chunk | None, str, str]:
+        """The class chunk a declared type names: (chunk, via, ""), (None, "", external name), or all empty."""
+        if declared.qualifier:
+            head = declared.qualifier.partition(".")[0]
+            if head in one.aliases:
+                files, record = one.aliases[head]
+                found = self._in_files(files, declared.type_name, classes=True)
+                if found is not None:
+                    return found, "", ""
+                return None, "", "" if files else f"{_module_name(record)}.{declared.type_name}"
+        found = self._visible(one, declared.type_name, classes=True)
+        if found is not None:
+            return found, "", ""
+        found = self._unique(one, declared.type_name, classes=True)
+        if found is not None:
+            return found, BY_NAME, ""
+        if not declared.explicit:
+            return None, "", ""
+        qualifier = f"{self._external_name(one, declared.qualifier)}." if declared.qualifier else ""
+        return None, "", qualifier + self._external_name(one, declared.type_name)
+
+    def _own_class(self, one: _File, caller: Chunk | None) -> Chunk | None:
+        owner = _class_of(caller)
+        if not owner:
+            return None
+        found = self.chunk_of.get(f"{one.path}::{owner}")
+        if found is not None and found.kind == "class":
+            return found
+        return self._visible(one, owner.rpartition(".")[2], classes=True)
+
     def _by_name_or_external(self, one: _File, site: Site, described: str) -> tuple[str, str]:
-        member = site.receiver != ""
-        found = self._unique(one, site.name, classes=site.kind == "new", methods=member or one.rule.implicit_self)
+        if site.kind == "new":
+            found = self._unique(one, site.name, classes=True)
+        elif site.receiver:  # a method of an object whose type is unknown: only a method can be meant
+            found = self._unique(one, site.name, classes=False, methods_only=True)
+        else:
+            found = self._unique(one, site.name, classes=False, methods=one.rule.implicit_self)
         if found is not None:
             return found.chunk_id, BY_NAME
         return EXTERNAL_PREFIX + described, ""
@@ -286,12 +405,14 @@ class _Resolver:
                 return found
         return None
 
-    def _unique(self, one: _File, name: str, *, classes: bool, methods: bool = False) -> Chunk | None:
+    def _unique(self, one: _File, name: str, *, classes: bool, methods: bool = False,
+                methods_only: bool = False) -> Chunk | None:
         """The one definition of the name in the family (the caller's repository first); None when
-        there is none or several."""
+        there is none or several. Top-level functions and classes; methods when asked."""
         family = one.rule.family
-        candidates = [c for c in self.top_level[family].get(name, ()) if not classes or c.kind == "class"]
-        if not candidates and methods and not classes:
+        candidates = [] if methods_only else [c for c in self.top_level[family].get(name, ())
+                                              if not classes or c.kind == "class"]
+        if not candidates and (methods or methods_only) and not classes:
             candidates = list(self.methods[family].get(name, ()))
         production = [c for c in candidates if not c.is_test]
         candidates = production or candidates

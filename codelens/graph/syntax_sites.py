@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cache
 
-from tree_sitter import Language, Parser
+from tree_sitter import Language, Parser, Query, QueryCursor, Tree
 from tree_sitter import Node as SyntaxNode
 
 from codelens.graph.syntax_imports import READERS, ImportRecord, text_of
@@ -55,10 +55,22 @@ class Site:
     line: int
 
 
+@dataclass(frozen=True)
+class Declared:
+    """A variable, parameter or field and the type it holds: `repo: UserRepo`, `x := &Server{}`."""
+
+    line: int
+    name: str  # `repo`; `<self>.repo` for a field set through the object itself (`this.repo = ...`)
+    qualifier: str  # the type's package or module as written (`store` in `*store.DB`), or ""
+    type_name: str
+    explicit: bool  # declared (`Repo repo`), not read from the value it is given
+
+
 @dataclass
 class FileSyntax:
     sites: list[Site] = field(default_factory=list)
     imports: list[ImportRecord] = field(default_factory=list)
+    declared: list[Declared] = field(default_factory=list)
 
 
 @cache
@@ -66,24 +78,51 @@ def _language(module: str, function: str) -> Language:
     return Language(getattr(importlib.import_module(module), function)())
 
 
-def parse_file(text: str, grammar: Grammar) -> SyntaxNode | None:
+def parse_file(text: str, grammar: Grammar) -> Tree | None:
     """The file's syntax tree; None when the grammar cannot be loaded (the chunker reports that)."""
     try:
         parser = Parser(_language(grammar.module, grammar.function))  # a parser per file: threads may index
     except (ImportError, AttributeError, ValueError, TypeError, OSError):
         return None
-    return parser.parse(text.encode("utf-8", "surrogatepass")).root_node
+    return parser.parse(text.encode("utf-8", "surrogatepass"))
 
 
-def read_syntax(root: SyntaxNode, rule: GraphRule) -> FileSyntax:
-    """Every call, instantiation, base class and import of a file, in tree order."""
+@cache
+def _query(language: Language, node_types: tuple[str, ...]) -> Query | None:
+    """One query capturing every node the rule reads: tree-sitter finds them in C, so Python
+    touches a few thousand nodes of a file rather than every one of its hundreds of thousands."""
+    known = [t for t in node_types if language.id_for_node_kind(t, True)]  # a grammar without such a node
+    return Query(language, "[" + " ".join(f"({t})" for t in known) + "] @node") if known else None
+
+
+def _wanted(rule: GraphRule) -> tuple[str, ...]:
+    reader_types = READERS.get(rule.imports, (None, frozenset()))[1]
+    types = {*dict(rule.calls), *dict(rule.constructs), *rule.bases, *reader_types,
+             *(t for t, _, _ in rule.typed), *(t for t, _, _ in rule.assigned)}
+    types |= {rule.receiver_of} if rule.receiver_of else set()
+    types |= {"impl_item"} if rule.family == "rust" else set()
+    return tuple(sorted(types))
+
+
+def read_syntax(tree: Tree, rule: GraphRule) -> FileSyntax:
+    """Every call, instantiation, base class, import and declared type of a file, in source order."""
     found = FileSyntax()
+    query = _query(tree.language, _wanted(rule))
+    if query is None:
+        return found
+    nodes = QueryCursor(query).captures(tree.root_node).get("node", [])
+    nodes.sort(key=lambda n: (n.start_byte, -n.end_byte))
     calls, constructs, bases = dict(rule.calls), dict(rule.constructs), frozenset(rule.bases)
+    typed, assigned = _by_type(rule.typed), _by_type(rule.assigned)
     reader, import_types = READERS.get(rule.imports, (None, frozenset()))
-    stack: list[tuple[SyntaxNode, str]] = [(root, "")]
-    while stack:
-        node, own = stack.pop()
+    receivers: list[tuple[int, str]] = []  # (end byte, name) of the Go methods around the node
+    for node in nodes:
         kind = node.type
+        while receivers and receivers[-1][0] <= node.start_byte:
+            receivers.pop()
+        own = receivers[-1][1] if receivers else ""
+        if kind == rule.receiver_of:
+            receivers.append((node.end_byte, _receiver_name(node)))
         if reader is not None and kind in import_types:
             found.imports.extend(reader(node))
         if kind in calls:
@@ -92,10 +131,18 @@ def read_syntax(root: SyntaxNode, rule: GraphRule) -> FileSyntax:
             _add(found, _construct_site(node, constructs[kind], rule, own), rule)
         if kind in bases or (kind == "impl_item" and rule.family == "rust"):
             found.sites.extend(_base_sites(node))
-        if kind == rule.receiver_of:
-            own = _receiver_name(node)
-        stack.extend((child, own) for child in reversed(node.named_children))
+        for name_field, type_field in typed.get(kind, ()):
+            _add_declared(found, _typed(node, name_field, type_field, rule))
+        for name_field, value_field in assigned.get(kind, ()):
+            _add_declared(found, _assigned(node, name_field, value_field, rule, calls, constructs))
     return found
+
+
+def _by_type(specs: tuple[tuple[str, str, str], ...]) -> dict[str, list[tuple[str, str]]]:
+    grouped: dict[str, list[tuple[str, str]]] = {}
+    for node_type, name_field, other in specs:
+        grouped.setdefault(node_type, []).append((name_field, other))
+    return grouped
 
 
 def _add(found: FileSyntax, site: Site | None, rule: GraphRule) -> None:
@@ -171,7 +218,10 @@ def _receiver(text: str, rule: GraphRule, own: str) -> str:
         return SUPER
     if not _RECEIVER.match(text):
         return COMPLEX
-    return _SEPARATORS.sub(".", text)
+    head, _, rest = _SEPARATORS.sub(".", text).partition(".")
+    if head in rule.self_words or (own and head == own):  # `this.repo`: a field of the object itself
+        return f"{SELF}.{rest}"
+    return f"{head.lstrip('$')}.{rest}" if rest else head.lstrip("$")
 
 
 def _receiver_name(method: SyntaxNode) -> str:
@@ -205,3 +255,104 @@ def _base_names(node: SyntaxNode, depth: int) -> list[SyntaxNode]:
         else:
             names.extend(_base_names(child, depth + 1))
     return names
+
+
+# ------------------------------------------------------------------ declared types
+
+_UNTYPED = frozenset({"var", "val", "let", "auto", "dynamic", "any", "unknown", "object", "Object", "void", "_"})
+_TYPES = frozenset({"user_type", "nullable_type", "type_identifier", "named_type", "generic_type", "qualified_type",
+                    "pointer_type", "type_annotation", "reference_type", "scoped_type_identifier", "optional_type",
+                    "generic_name", "qualified_name", "template_type", "array_type"})
+_NO_TYPE = frozenset({"primitive_type", "predefined_type", "implicit_type", "placeholder_type_specifier",
+                      "union_type", "intersection_type", "function_type", "literal_type", "sized_type_specifier"})
+_DECLARATORS = ("variable_declarator", "variable_declaration", "property_element", "init_declarator")
+_WRAPPERS = frozenset({"unary_expression", "pointer_expression", "parenthesized_expression", "await_expression",
+                       "expression_list", "reference_expression", "non_null_expression", "as_expression",
+                       "try_expression"})
+
+
+def _typed(node: SyntaxNode, name_field: str, type_field: str, rule: GraphRule) -> Declared | None:
+    name = _declared_name(node, name_field, rule)
+    type_node = node.child_by_field_name(type_field) if type_field else _first_of(node, _TYPES)
+    if not name or type_node is None:
+        return None
+    qualifier, type_name = _type_name(type_node)
+    return Declared(_line(node), name, qualifier, type_name, True) if type_name else None
+
+
+def _assigned(node: SyntaxNode, name_field: str, value_field: str, rule: GraphRule,
+              calls: dict[str, str], constructs: dict[str, str]) -> Declared | None:
+    name = _declared_name(node, name_field, rule)
+    value = node.child_by_field_name(value_field) if value_field else (
+        node.named_children[-1] if node.named_children else None)
+    for _ in range(4):  # `&Server{}`, `(new Foo())`, `await make()`, `a, b := x, y`
+        if value is None or value.type not in _WRAPPERS:
+            break
+        value = value.named_children[-1 if value.type != "expression_list" else 0] if value.named_children else None
+    if not name or value is None:
+        return None
+    if value.type in constructs:
+        site = _construct_site(value, constructs[value.type], rule, "")
+    elif value.type in calls:  # `Foo()` (Kotlin, Scala, Swift), `Foo::new()`, `Foo.new`
+        site = _call_site(value, calls[value.type], rule, "")
+        if site is not None and site.name in ("new", "New", "default") and _RECEIVER.match(site.receiver or "-"):
+            site = Site("new", site.receiver.rpartition(".")[2], site.receiver.rpartition(".")[0], site.line)
+        elif site is not None and not (site.receiver == "" and site.name[:1].isupper()):
+            return None
+    else:
+        return None
+    return Declared(_line(node), name, site.receiver, site.name, False) if site is not None else None
+
+
+def _add_declared(found: FileSyntax, declared: Declared | None) -> None:
+    if declared is not None and declared.type_name not in _UNTYPED:
+        found.declared.append(declared)
+
+
+def _declared_name(node: SyntaxNode, name_field: str, rule: GraphRule) -> str:
+    """The variable a declaration names: through declarators (`*p`, `&r`, `p = ...`), `$` dropped;
+    a field set on the object itself (`this.repo`) as `<self>.repo`."""
+    target = node.child_by_field_name(name_field) if name_field else _first_of(node, _DECLARATORS)
+    if target is None and not name_field:
+        target = next((c for c in node.named_children if c.type in _IDENTIFIERS), None)
+    for _ in range(6):
+        if target is None or target.type in _IDENTIFIERS or target.type == "variable_name":
+            break
+        inner = target.child_by_field_name("declarator") or target.child_by_field_name("name")
+        if inner is None and target.type in _DECLARATORS:
+            inner = next((c for c in target.named_children if c.type in _IDENTIFIERS), None)
+        if inner is None and target.type in _MEMBERS:
+            head = text_of(target).replace("->", ".").split(".")
+            return f"{SELF}.{head[-1]}" if len(head) == 2 and head[0] in rule.self_words else ""
+        listed = target.type.endswith("declarator") or target.type in ("expression_list", "pattern_list")
+        target = inner or (target.named_children[0] if listed and target.named_children else None)
+    return text_of(target).lstrip("$") if target is not None else ""
+
+
+def _type_name(node: SyntaxNode) -> tuple[str, str]:
+    """(qualifier, name) of a type: `*store.DB` -> ("store", "DB"); `List<Foo>` -> ("", "List")."""
+    for _ in range(4):
+        if node.type in _NO_TYPE:
+            return "", ""
+        if node.type in ("type_annotation", "nullable_type", "pointer_type", "reference_type", "optional_type",
+                         "array_type", "named_type") and node.named_children:
+            node = node.named_children[-1] if node.type != "array_type" else node.named_children[0]
+        else:
+            break
+    name = name_node(node)
+    if name is None or name.type in _NO_TYPE:
+        return "", ""
+    before = (node.text or b"")[: max(0, name.start_byte - node.start_byte)].decode("utf-8", "replace")
+    qualifier = _SEPARATORS.sub(".", before.strip().rstrip(".:\\").strip())
+    return (qualifier if _RECEIVER.match(qualifier or "-") else ""), text_of(name)
+
+
+def _first_of(node: SyntaxNode, types: frozenset[str] | tuple[str, ...]) -> SyntaxNode | None:
+    for child in node.named_children:
+        if child.type in types:
+            return child
+        if child.type in _DECLARATORS and types is _TYPES:  # Kotlin: the type sits in variable_declaration
+            found = _first_of(child, types)
+            if found is not None:
+                return found
+    return None
