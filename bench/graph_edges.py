@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sources = args.zips or sorted(BENCH_DIR.glob("*.zip"))
     totals: dict[str, Counter] = defaultdict(Counter)
-    samples: dict[str, list[tuple[Edge, CodeGraph, ChunkedCodebase]]] = defaultdict(list)
+    samples: dict[str, list[tuple[Edge, ChunkedCodebase]]] = defaultdict(list)
     for source in sources:
         chunked = chunk_source(source, MAX_FILE_BYTES)
         started = time.perf_counter()
@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{source.name}: {len(chunked.chunks)} chunks, graph {seconds:.2f} s", file=sys.stderr)
         for edge in graph.edges:
             if edge.kind == "calls" and not graph.nodes[edge.target].is_external:
-                samples[language_of(edge.source.partition("::")[0]) or "?"].append((edge, graph, chunked))
+                samples[language_of(edge.source.partition("::")[0]) or "?"].append((edge, chunked))
     _print_counts(totals)
     if args.sample:
         _print_samples(samples, args.sample, random.Random(args.seed))
@@ -100,7 +100,7 @@ def _print_samples(samples: dict[str, list], size: int, rng: random.Random) -> N
         edges = samples[language]
         picked = rng.sample(edges, min(size, len(edges)))
         print(f"\n## {language}: {len(picked)} of {len(edges)} call edges into the code")
-        for number, (edge, graph, chunked) in enumerate(picked, 1):
+        for number, (edge, chunked) in enumerate(picked, 1):
             target = next((c for c in chunked.chunks if c.chunk_id == edge.target), None)
             caller_path = edge.source.partition("::")[0]
             mark = "uncertain (by name)" if edge.via == BY_NAME else "resolved"

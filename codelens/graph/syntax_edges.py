@@ -104,6 +104,9 @@ class _Resolver:
             by_family[one.rule.family].append(path)
         for family, paths in by_family.items():
             self.modules[family] = ModuleFiles(paths, go_modules if family == "go" else None)
+        if "go" in self.modules:
+            self.modules["go"].learn_go_roots(r.module for one in files.values() if one.rule.family == "go"
+                                              for r in one.syntax.imports)
         self.in_file: dict[str, dict[str, list[Chunk]]] = defaultdict(lambda: defaultdict(list))
         self.top_level: dict[str, dict[str, list[Chunk]]] = defaultdict(lambda: defaultdict(list))
         self.members: dict[str, dict[tuple[str, str], list[Chunk]]] = defaultdict(lambda: defaultdict(list))
@@ -162,9 +165,25 @@ class _Resolver:
                     module = modules.locate("rust", ImportRecord(record.line, f"{record.module}::{name}"), one.path)
                     if module:
                         one.aliases[local] = (module, record)
+        if one.rule.imports == "include":  # what an included header includes is visible too
+            one.visible_files.extend(self._included(one, modules))
         if one.rule.package_scope:
             folder = posixpath.dirname(one.path)
             one.visible_files.extend(p for p in modules.folder_files(folder) if p != one.path)
+
+    def _included(self, one: _File, modules: ModuleFiles) -> list[str]:
+        """Files included through included headers, breadth first, up to MAX_IMPORTED_FILES."""
+        seen = {one.path, *one.visible_files}
+        queue, found = list(one.visible_files), []
+        while queue and len(found) < MAX_IMPORTED_FILES:
+            header = self.files.get(queue.pop(0))
+            for record in header.syntax.imports if header is not None else ():
+                for path in modules.locate("include", record, header.path):
+                    if path not in seen:
+                        seen.add(path)
+                        found.append(path)
+                        queue.append(path)
+        return found
 
     # ------------------------------------------------------------ edges
 
@@ -188,6 +207,8 @@ class _Resolver:
 
     def _add_base(self, one: _File, site: Site, sink: EdgeSink) -> None:
         owner = self._owner(one, site.line)
+        implementer = self._visible(one, site.receiver, classes=True) if site.receiver else None
+        owner = implementer.chunk_id if implementer is not None else owner  # Rust: the impl's type inherits
         found = self._visible(one, site.name, classes=True)
         via = ""
         if found is None:
@@ -269,6 +290,8 @@ class _Resolver:
             found, via = self._visible(one, type_name, classes=True), ""
             if found is None and type_name[:1].isupper():
                 found, via = self._unique(one, type_name, classes=True), BY_NAME
+                if found is None and head not in one.aliases:  # a library's type (`String::new`): outside the code
+                    return EXTERNAL_PREFIX + self._external_name(one, site.receiver) + f".{site.name}", ""
             if found is not None:
                 member = self._member_of(found, site.name)
                 if member is not None:
@@ -426,14 +449,16 @@ class _Resolver:
         return head if head in self.labels else ""
 
     def _own_member(self, one: _File, caller: Chunk | None, name: str, *, skip_own: bool) -> Chunk | None:
-        """A method of the caller's class (or its bases'): `this.name()`."""
+        """A method of the caller's class (or its bases'): `this.name()`. The caller's own file first
+        (C++'s `Cart::add` beside `Cart::recount`), then the class's file and its members elsewhere."""
         owner = _class_of(caller)
         if not owner:
             return None
-        own = next((c for c in self.in_file[one.path].get(owner.rpartition(".")[2], ()) if c.kind == "class"), None)
-        if own is None:  # Go, Rust, C++ out-of-class methods: the type is elsewhere
-            found = None if skip_own else self._member_named(one, owner, name)
-            return found or self._base_member(one, owner, name)
+        if not skip_own and f"{one.path}::{owner}.{name}" in self.chunk_of:
+            return self.chunk_of[f"{one.path}::{owner}.{name}"]
+        own = self._own_class(one, caller)
+        if own is None:  # a type this file cannot see: its members by name
+            return None if skip_own else self._member_named(one, owner, name)
         seen: set[str] = set()
         queue = [own.chunk_id]
         for _ in range(_MAX_BASE_DEPTH + 1):
@@ -448,13 +473,6 @@ class _Resolver:
                         return found
                 following.extend(self.bases.get(class_id, ()))
             queue = following
-        return None
-
-    def _base_member(self, one: _File, owner: str, name: str) -> Chunk | None:
-        for class_id in self.bases.get(f"{one.path}::{owner}", ()):
-            found = self._member_of(self.chunk_of[class_id], name)
-            if found is not None:
-                return found
         return None
 
     def _member_named(self, one: _File, owner: str, name: str) -> Chunk | None:

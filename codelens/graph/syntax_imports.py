@@ -329,11 +329,43 @@ class ModuleFiles:
         return next(([c] for c in candidates if c in self.files), [])
 
     def _go(self, module: str, importer: str) -> list[str]:
-        for prefix, root in self.go_modules.items():
+        for prefix, root in sorted(self.go_modules.items(), key=lambda item: -len(item[0])):
             if module == prefix or module.startswith(prefix + "/"):
-                return self.folder_files("/".join(filter(None, [root, module[len(prefix):].strip("/")])))
-        matches = [f for f in self.by_folder if f and (module == f or module.endswith("/" + f))]
-        return self.folder_files(max(matches, key=len)) if matches else []
+                found = self.folder_files("/".join(filter(None, [root, module[len(prefix):].strip("/")])))
+                if found:
+                    return found
+        folder = self._go_folder(module)
+        return self.folder_files(folder) if folder is not None else []
+
+    def _go_folder(self, module: str) -> str | None:
+        """The folder a module path ends in (`example.com/shop/internal/store` -> `go/internal/store`): the
+        most trailing segments shared; never for the standard library's paths (no domain: `fmt`)."""
+        parts = module.split("/")
+        if "." not in parts[0]:
+            return None
+        best, found = 0, None
+        for folder in self.by_folder:
+            shared = _shared_suffix(parts, folder.split("/")) if folder else 0
+            if shared > best or (shared == best and found is not None and shared and len(folder) < len(found)):
+                best, found = shared, folder
+        return found if best else None
+
+    def learn_go_roots(self, modules: Iterable[str]) -> None:
+        """Where each module path's root is, from the codebase's own imports: `example.com/shop/internal/store`
+        found in `go/internal/store` puts `example.com/shop` at `go` (a bare `import "example.com/shop"` then
+        means the files of `go`), for codebases indexed without their go.mod."""
+        votes: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        for module in modules:
+            folder = self._go_folder(module)
+            if folder is None:
+                continue
+            shared = _shared_suffix(module.split("/"), folder.split("/"))
+            prefix = "/".join(module.split("/")[:-shared])
+            root = "/".join(folder.split("/")[:-shared])
+            votes[prefix][root] += 1
+        for prefix, roots in votes.items():
+            if prefix and prefix not in self.go_modules:
+                self.go_modules[prefix] = max(roots, key=lambda root: (roots[root], -len(root)))
 
     def _package(self, module: str, importer: str, *, min_parts: int = 2, separator: str = ".") -> list[str]:
         """A package by the folder its path ends with; a zip rooted inside the package tree (`src/Monolog`)
@@ -421,6 +453,13 @@ def _rust_module_folder(path: str) -> str:
     if name in ("mod.rs", "lib.rs", "main.rs"):
         return _folder(path)
     return path.removesuffix(".rs")
+
+
+def _shared_suffix(left: list[str], right: list[str]) -> int:
+    count = 0
+    while count < min(len(left), len(right)) and left[-1 - count] == right[-1 - count]:
+        count += 1
+    return count
 
 
 def _shared_prefix(left: str, right: str) -> int:

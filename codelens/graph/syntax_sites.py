@@ -51,7 +51,7 @@ _MAX_DEPTH = 12
 class Site:
     kind: str  # "calls", "new" (an instantiation) or "inherits"
     name: str  # the callee's, the class's or the base's last name
-    receiver: str  # "", SELF, SUPER, COMPLEX, or a (dotted) name
+    receiver: str  # "", SELF, SUPER, COMPLEX, or a (dotted) name; for Rust's `impl Trait for Type`, Type
     line: int
 
 
@@ -235,10 +235,11 @@ def _receiver_name(method: SyntaxNode) -> str:
 
 
 def _base_sites(node: SyntaxNode) -> list[Site]:
-    if node.type == "impl_item":  # Rust: `impl Trait for Type` is Type inheriting Trait
-        trait = node.child_by_field_name("trait")
+    if node.type == "impl_item":  # Rust: `impl Trait for Type` is Type inheriting Trait (the receiver: Type)
+        trait, implementer = node.child_by_field_name("trait"), node.child_by_field_name("type")
         found = name_node(trait) if trait is not None else None
-        return [Site("inherits", text_of(found), "", _line(node))] if found is not None else []
+        typed = name_node(implementer) if implementer is not None else None
+        return [Site("inherits", text_of(found), text_of(typed), _line(node))] if found is not None else []
     return [Site("inherits", text_of(name), "", _line(name)) for name in _base_names(node, 0)]
 
 
