@@ -319,7 +319,14 @@ _GO_NOISE = ("append", "cap", "clear", "close", "complex", "copy", "delete", "im
              "int64", "uint", "uint8", "uint16", "uint32", "uint64", "uintptr", "float32", "float64", "byte",
              "rune", "bool", "error", "any")
 
+# C and C++ share one rule: a `.h` file may hold either, and C++'s constructs never occur in C
+_C_RULE = GraphRule("c", _C_CALLS, (("new_expression", "type"),), ("base_class_clause",), "include",
+                    implicit_self=True, typed=_C_TYPED, assigned=(("init_declarator", "declarator", "value"),),
+                    noise=("sizeof", "defined", "static_cast", "dynamic_cast", "reinterpret_cast", "const_cast"))
+
 GRAPH_RULES: dict[str, GraphRule] = {
+    "c": _C_RULE,
+    "cpp": _C_RULE,
     "typescript": GraphRule("js", _JS_CALLS, _JS_NEW, _JS_BASES, "js", noise=("require", "import", "super"),
                              builtins=_JS_BUILTINS, typed=_JS_TYPED, assigned=_JS_ASSIGNED),
     "javascript": GraphRule("js", _JS_CALLS, _JS_NEW, _JS_BASES, "js", noise=("require", "import", "super"),
@@ -357,11 +364,6 @@ GRAPH_RULES: dict[str, GraphRule] = {
                       typed=(("parameter", "pattern", "type"), ("let_declaration", "pattern", "type"),
                              ("field_declaration", "name", "type")),
                       assigned=(("let_declaration", "pattern", "value"),)),
-    "c": GraphRule("c", _C_CALLS, (), (), "include", noise=("sizeof", "defined"), typed=_C_TYPED),
-    "cpp": GraphRule("c", _C_CALLS, (("new_expression", "type"),), ("base_class_clause",), "include",
-                     implicit_self=True, noise=("sizeof", "defined", "static_cast", "dynamic_cast",
-                                                "reinterpret_cast", "const_cast"),
-                     typed=_C_TYPED, assigned=(("init_declarator", "declarator", "value"),)),
     "ruby": GraphRule("ruby", (("call", ""),), (), ("superclass",), "ruby", self_words=("self",),
                       implicit_self=True,
                       noise=("require", "require_relative", "attr_accessor", "attr_reader", "attr_writer",

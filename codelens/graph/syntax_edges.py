@@ -87,6 +87,11 @@ def _read_files(sources: Mapping[str, str]) -> dict[str, _File]:
     return files
 
 
+def _plain_name(chunk: Chunk) -> str:
+    """A definition's name as code calls it: `write#2` (the second `write` of a file) -> `write`."""
+    return chunk.name.partition("#")[0]
+
+
 def _owner_of(member: Chunk) -> str:
     """`A.B.m` -> `A.B`; "" for a top-level definition."""
     return member.symbol.rpartition(".")[0]
@@ -136,14 +141,15 @@ class _Resolver:
                 continue
             family = self.files[chunk.path].rule.family
             spans[chunk.path].append(chunk)
-            self.in_file[chunk.path][chunk.name].append(chunk)
+            name = _plain_name(chunk)
+            self.in_file[chunk.path][name].append(chunk)
             owner = _owner_of(chunk)
             if owner:
                 self.class_members[f"{chunk.path}::{owner}"].append(chunk.chunk_id)
-                self.members[family][(owner.rpartition(".")[2], chunk.name)].append(chunk)
-                self.methods[family][chunk.name].append(chunk)
+                self.members[family][(owner.rpartition(".")[2], name)].append(chunk)
+                self.methods[family][name].append(chunk)
             else:
-                self.top_level[family][chunk.name].append(chunk)
+                self.top_level[family][name].append(chunk)
         for path, one in self.files.items():
             last = max((c.end_line for c in spans[path]), default=0)
             owners = [""] * (last + 2)
@@ -362,7 +368,7 @@ class _Resolver:
         for member_id in self.class_members.get(owner.chunk_id, ()):
             known = self.types.get(member_id, {})
             found = known.get(f"{SELF}.{name}")
-            if found is None and self.chunk_of[member_id].name in _CONSTRUCTORS:
+            if found is None and _plain_name(self.chunk_of[member_id]) in _CONSTRUCTORS:
                 found = known.get(name)
             if found is not None:
                 return found
@@ -495,7 +501,7 @@ class _Resolver:
             return self.chunk_of[direct]
         if owner.kind != "class":
             return None
-        candidates = self.members[self.files[owner.path].rule.family].get((owner.name, name), [])
+        candidates = self.members[self.files[owner.path].rule.family].get((_plain_name(owner), name), [])
         folder = posixpath.dirname(owner.path)
         near = [c for c in candidates if posixpath.dirname(c.path) == folder]
         for kept in (near, candidates):
