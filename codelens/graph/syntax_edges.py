@@ -109,6 +109,10 @@ class _Resolver:
             by_family[one.rule.family].append(path)
         for family, paths in by_family.items():
             self.modules[family] = ModuleFiles(paths, go_modules if family == "go" else None)
+        self.packages: dict[tuple[str, str], list[str]] = defaultdict(list)  # (family, package) -> its files
+        for path, one in files.items():
+            if one.syntax.package:
+                self.packages[(one.rule.family, one.syntax.package)].append(path)
         if "go" in self.modules:
             self.modules["go"].learn_go_roots(r.module for one in files.values() if one.rule.family == "go"
                                               for r in one.syntax.imports)
@@ -160,7 +164,7 @@ class _Resolver:
     def _bind_imports(self, one: _File) -> None:
         modules = self.modules[one.rule.family]
         for record in one.syntax.imports:
-            found = modules.locate(one.rule.imports, record, one.path)
+            found = self._locate(one, record)
             if record.alias:
                 one.aliases[record.alias] = (found, record)
             if record.wildcard:
@@ -176,6 +180,16 @@ class _Resolver:
         if one.rule.package_scope:
             folder = posixpath.dirname(one.path)
             one.visible_files.extend(p for p in modules.folder_files(folder) if p != one.path)
+            one.visible_files.extend(p for p in self.packages.get((one.rule.family, one.syntax.package), ())
+                                     if p != one.path and posixpath.dirname(p) != folder)
+
+    def _locate(self, one: _File, record: ImportRecord) -> tuple[str, ...]:
+        """The files an import means: a declared package's files (Java, Kotlin, Scala, C#, PHP), else by path."""
+        if one.rule.packages:
+            declared = self.packages.get((one.rule.family, record.module.replace("\\", ".").strip(".")))
+            if declared:
+                return tuple(declared)
+        return self.modules[one.rule.family].locate(one.rule.imports, record, one.path)
 
     def _included(self, one: _File, modules: ModuleFiles) -> list[str]:
         """Files included through included headers, breadth first, up to MAX_IMPORTED_FILES."""
@@ -226,9 +240,8 @@ class _Resolver:
             sink.add(owner, EXTERNAL_PREFIX + self._external_name(one, site.name), "inherits", site.line)
 
     def _add_imports(self, one: _File, sink: EdgeSink) -> None:
-        modules = self.modules[one.rule.family]
         for record in one.syntax.imports:
-            found = modules.locate(one.rule.imports, record, one.path)
+            found = self._locate(one, record)
             if record.names and not record.wildcard:
                 defining = [p for name, _ in record.names for p in found if name in self.in_file.get(p, {})]
                 found = tuple(dict.fromkeys(defining)) or (found if len(found) == 1 else ())
@@ -376,6 +389,8 @@ class _Resolver:
 
     def _type_class(self, one: _File, declared: Declared) -> tuple[Chunk | None, str, str]:
         """The class chunk a declared type names: (chunk, via, ""), (None, "", external name), or all empty."""
+        if declared.called:
+            return None, "", self._library_call(one, declared)
         if declared.qualifier:
             head = declared.qualifier.partition(".")[0]
             if head in one.aliases:
@@ -395,6 +410,18 @@ class _Resolver:
         qualifier = f"{self._external_name(one, declared.qualifier)}." if declared.qualifier else ""
         return None, "", qualifier + self._external_name(one, declared.type_name)
 
+    def _library_call(self, one: _File, declared: Declared) -> str:
+        """`httptest.NewRecorder()` with httptest a library's package, or a name nothing in the codebase
+        defines (`fetch()`): what its value is called as an external (`net/http/httptest.NewRecorder()`);
+        "" when the callee may be the codebase's own (its return type is not known)."""
+        head = declared.qualifier.partition(".")[0]
+        if head in one.aliases and not one.aliases[head][0]:
+            return f"{_module_name(one.aliases[head][1])}.{declared.type_name}()"
+        if declared.qualifier or declared.type_name in self.top_level[one.rule.family] \
+                or declared.type_name in self.methods[one.rule.family] or head in one.named:
+            return ""
+        return f"{declared.type_name}()"
+
     def _own_class(self, one: _File, caller: Chunk | None) -> Chunk | None:
         owner = _class_of(caller)
         if not owner:
@@ -407,8 +434,10 @@ class _Resolver:
     def _by_name_or_external(self, one: _File, site: Site, described: str) -> tuple[str, str]:
         if site.kind == "new":
             found = self._unique(one, site.name, classes=True)
-        elif site.receiver:  # a method of an object whose type is unknown: only a method can be meant
-            found = self._unique(one, site.name, classes=False, methods_only=True)
+        elif site.receiver:  # a method of an object whose type is unknown: only a method can be meant,
+            # and never one every object of the language has (`toString`, `to_s`): the library's, most likely
+            found = None if site.name in one.rule.library_methods else self._unique(one, site.name, classes=False,
+                                                                                   methods_only=True)
         else:
             found = self._unique(one, site.name, classes=False, methods=one.rule.implicit_self)
         if found is not None:

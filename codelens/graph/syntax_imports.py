@@ -160,7 +160,7 @@ def _read_kotlin(node: SyntaxNode) -> list[ImportRecord]:
 def _read_scala(node: SyntaxNode) -> list[ImportRecord]:
     if node.type != "import_declaration":
         return []
-    path = [text_of(c) for c in node.children_by_field_name("path")]
+    path = [text_of(c) for c in node.children_by_field_name("path") if c.is_named]
     module = ".".join(path)
     wildcard = any(c.type == "namespace_wildcard" for c in node.named_children)
     selectors = next((c for c in node.named_children if c.type == "namespace_selectors"), None)

@@ -64,6 +64,7 @@ class Declared:
     qualifier: str  # the type's package or module as written (`store` in `*store.DB`), or ""
     type_name: str
     explicit: bool  # declared (`Repo repo`), not read from the value it is given
+    called: bool = False  # the value a call returns (`w := httptest.NewRecorder()`): type_name is the callee's
 
 
 @dataclass
@@ -71,6 +72,7 @@ class FileSyntax:
     sites: list[Site] = field(default_factory=list)
     imports: list[ImportRecord] = field(default_factory=list)
     declared: list[Declared] = field(default_factory=list)
+    package: str = ""  # the declared package or namespace, dotted (`com.acme.pay`, `Monolog.Handler`)
 
 
 @cache
@@ -101,6 +103,7 @@ def _wanted(rule: GraphRule) -> tuple[str, ...]:
              *(t for t, _, _ in rule.typed), *(t for t, _, _ in rule.assigned)}
     types |= {rule.receiver_of} if rule.receiver_of else set()
     types |= {"impl_item"} if rule.family == "rust" else set()
+    types |= set(rule.packages)
     return tuple(sorted(types))
 
 
@@ -123,6 +126,8 @@ def read_syntax(tree: Tree, rule: GraphRule) -> FileSyntax:
         own = receivers[-1][1] if receivers else ""
         if kind == rule.receiver_of:
             receivers.append((node.end_byte, _receiver_name(node)))
+        if kind in rule.packages and (not found.package or kind == "package_clause"):
+            found.package = ".".join(filter(None, [found.package, _package_name(node)]))  # Scala chains clauses
         if reader is not None and kind in import_types:
             found.imports.extend(reader(node))
         if kind in calls:
@@ -299,7 +304,9 @@ def _assigned(node: SyntaxNode, name_field: str, value_field: str, rule: GraphRu
         if site is not None and site.name in ("new", "New", "default") and _RECEIVER.match(site.receiver or "-"):
             site = Site("new", site.receiver.rpartition(".")[2], site.receiver.rpartition(".")[0], site.line)
         elif site is not None and not (site.receiver == "" and site.name[:1].isupper()):
-            return None
+            # what a function returns is not known, but a library's function returns a library's type
+            return Declared(_line(node), name, site.receiver, site.name, False, called=True) \
+                if site.receiver not in (COMPLEX, SELF, SUPER) and not site.receiver.startswith(SELF) else None
     else:
         return None
     return Declared(_line(node), name, site.receiver, site.name, False) if site is not None else None
@@ -357,3 +364,11 @@ def _first_of(node: SyntaxNode, types: frozenset[str] | tuple[str, ...]) -> Synt
             if found is not None:
                 return found
     return None
+
+
+def _package_name(node: SyntaxNode) -> str:
+    """`package com.acme.pay;`, `namespace Monolog\\Handler;` -> `com.acme.pay`, `Monolog.Handler`."""
+    named = node.child_by_field_name("name") or next(
+        (c for c in node.named_children if c.type in _IDENTIFIERS or c.type in _MEMBERS
+         or c.type in ("package_identifier", "namespace_name", "qualified_identifier")), None)
+    return _SEPARATORS.sub(".", text_of(named)).strip(".") if named is not None else ""
