@@ -69,6 +69,7 @@ GO = {
 ACME = "src/main/java/com/acme/"
 PAY = f"{ACME}pay/PayService.java"
 LEDGER = f"{ACME}ledger/Ledger.java"
+PAY_TEST = "src/test/java/com/acme/pay/PayServiceTest.java"
 JAVA = {
     (PAY, LEDGER, "imports", ""),
     (PAY, "ext:java.util.List", "imports", ""),
@@ -83,7 +84,13 @@ JAVA = {
     (f"{PAY}::PayService.handle", f"{ACME}util/Strings.java::Strings.trim", "calls", BY_NAME),  # not imported
     (f"{PAY}::PayService.validate", "ext:System.out.println", "calls", ""),
     (f"{LEDGER}::Ledger.open", f"{LEDGER}::Ledger", "calls", ""),
+    (f"{LEDGER}::Ledger.record", f"{LEDGER}::Ledger.record#2", "calls", ""),  # record(id, 1): the other overload
     (f"{ACME}util/Strings.java::Strings.trim", "ext:String.trim", "calls", ""),  # a parameter of type String
+    # a test in src/test/java, in the same package as PayService: no import needed
+    (f"{PAY_TEST}::PayServiceTest.handlesAPayment", f"{PAY}::PayService", "calls", ""),
+    (f"{PAY_TEST}::PayServiceTest.handlesAPayment", f"{PAY}::PayService.handle", "calls", ""),
+    # Object's toString: never Ledger.toString (the only toString in the code) by its name alone
+    (f"{PAY_TEST}::PayServiceTest.handlesAPayment", "ext:anything.toString", "calls", ""),
 }
 
 PARSER = "src/parser.rs"

@@ -217,9 +217,21 @@ class _Resolver:
                 if site.kind != "inherits":
                     owner = self._owner(one, site.line)
                     target, via = self._call_target(one, site)
+                    if target == owner:  # `convert(a)` calling `convert(a, b)`: an overload, more often than not
+                        target = self._other_overload(owner) or target
                     if target and not (via == BY_NAME and target == owner):  # a name matching its own caller
                         sink.add(owner, target, "calls", site.line, via=via)
             self._add_imports(one, sink)
+
+    def _other_overload(self, chunk_id: str) -> str:
+        """The first other definition of the same name beside a chunk (`Cart.add#2` for `Cart.add`), if any."""
+        chunk = self.chunk_of.get(chunk_id)
+        if chunk is None:
+            return ""
+        owner = _owner_of(chunk)
+        siblings = [c for c in self.in_file[chunk.path].get(_plain_name(chunk), ())
+                    if c.chunk_id != chunk_id and _owner_of(c) == owner]
+        return siblings[0].chunk_id if siblings else ""
 
     def _owner(self, one: _File, line: int) -> str:
         owner = one.owners[line] if line < len(one.owners) else ""
@@ -315,13 +327,15 @@ class _Resolver:
                 member = self._member_of(found, site.name)
                 if member is not None:
                     return member.chunk_id, via
-                if site.name == "new":  # Ruby's `Foo.new`, Rust's `Foo::new` without a `new` of its own
+                # Ruby's `Foo.new`, Rust's `Foo::new` without a `new` of its own; an enum's variant `Enum::Struct {..}`
+                if site.name == "new" or site.kind == "new":
                     return found.chunk_id, via
         described = site.name if site.receiver == COMPLEX else f"{site.receiver}.{site.name}"
-        if site.receiver != COMPLEX and head in one.named:  # `List.of` with java.util.List imported
+        imported = one.named.get(head, []) if site.receiver != COMPLEX else []
+        if imported:  # `List.of` with java.util.List imported
             described = f"{self._external_name(one, head)}.{rest + '.' if rest else ''}{site.name}"
-        if head in one.rule.builtins:
-            return EXTERNAL_PREFIX + described, ""
+        if head in one.rule.builtins or (imported and not any(files for files, _, _ in imported)):
+            return EXTERNAL_PREFIX + described, ""  # a library's object: `import { z } from "zod"`; z.bigint()
         return self._by_name_or_external(one, site, described)
 
     # ------------------------------------------------------------ declared types
@@ -438,6 +452,8 @@ class _Resolver:
             # and never one every object of the language has (`toString`, `to_s`): the library's, most likely
             found = None if site.name in one.rule.library_methods else self._unique(one, site.name, classes=False,
                                                                                    methods_only=True)
+        elif site.name in one.rule.library_methods and one.rule.implicit_self:  # Ruby's `respond_to? :x`
+            found = None
         else:
             found = self._unique(one, site.name, classes=False, methods=one.rule.implicit_self)
         if found is not None:
