@@ -71,7 +71,9 @@ _JS_FUNCTIONS = (("function_declaration", FUNCTION), ("generator_function_declar
                  ("abstract_method_signature", FUNCTION), ("function_signature", FUNCTION),
                  # `const f = () => ...` and `handler = (e) => ...`: the chunker keeps only function values
                  ("lexical_declaration", FUNCTION), ("variable_declaration", FUNCTION),
-                 ("public_field_definition", FUNCTION), ("field_definition", FUNCTION))
+                 ("public_field_definition", FUNCTION), ("field_definition", FUNCTION),
+                 # `res.status = function status(code) {...}`: the chunker keeps only function values
+                 ("expression_statement", FUNCTION))
 _JS_CONTAINERS = ("export_statement", "class_body", "interface_body", "object_type", "internal_module",
                   "module", "statement_block", "ambient_declaration", "expression_statement")
 _JS_CALLS = ("call_expression", "new_expression")
@@ -179,7 +181,8 @@ LANGUAGES: tuple[LanguageRow, ...] = (
                      ("enum_declaration", CLASS), ("function_definition", FUNCTION),
                      ("method_declaration", FUNCTION)),
         containers=("namespace_definition", "compound_statement", "declaration_list", "enum_declaration_list"),
-        preamble=("php_tag", "text", "namespace_definition"), doc_prefixes=(*_C_STYLE_DOCS, "//", "#"),
+        preamble=("php_tag", "text", "namespace_definition", "declare_statement"),
+        doc_prefixes=(*_C_STYLE_DOCS, "//", "#"),
         test_suffixes=("Test.php",), calls=("function_call_expression", "member_call_expression",
                                              "scoped_call_expression", "object_creation_expression"),
         imports=("namespace_use_declaration",),
@@ -203,6 +206,22 @@ LANGUAGES: tuple[LanguageRow, ...] = (
         preamble=("package_clause",), comments=("comment", "block_comment"), doc_prefixes=_C_STYLE_DOCS,
         test_suffixes=("Spec.scala", "Test.scala", "Suite.scala", "Tests.scala"),
         calls=("call_expression",), imports=("import_declaration",),
+    ),
+    LanguageRow(
+        "dart", (".dart",), Grammar("tree-sitter-dart", "tree_sitter_dart"),
+        # a Dart function is its signature and the function_body beside it (the chunker joins them)
+        definitions=(("class_definition", CLASS), ("mixin_declaration", CLASS), ("extension_declaration", CLASS),
+                     ("enum_declaration", CLASS), ("function_signature", FUNCTION), ("method_signature", FUNCTION)),
+        containers=("class_body", "extension_body", "enum_body"), preamble=("function_body",),
+        comments=("comment", "documentation_comment"), doc_prefixes=("///", *_C_STYLE_DOCS),
+        test_suffixes=("_test.dart",), generated_suffixes=(".g.dart", ".freezed.dart", ".pb.dart"),
+        imports=("import_or_export",),
+    ),
+    LanguageRow(
+        "elixir", (".ex", ".exs"), Grammar("tree-sitter-elixir", "tree_sitter_elixir"),
+        # `defmodule`, `def` are calls: the chunker reads the called name (`syntax._ELIXIR_DEFINITIONS`)
+        definitions=(("call", FUNCTION),), containers=("do_block",), doc_prefixes=("#",),
+        test_suffixes=("_test.exs",), calls=("call",),
     ),
     LanguageRow(
         "lua", (".lua",), Grammar("tree-sitter-lua", "tree_sitter_lua"),

@@ -5,6 +5,7 @@ safely, mask secrets, chunk. Problems with single files become warnings, never a
 
 from __future__ import annotations
 
+import codecs
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
@@ -90,6 +91,8 @@ def chunk_one_file(path: Path, rel_path: str, max_file_bytes: int) -> FileChunks
     configuration and build files by their format (`formats`)."""
     fmt = file_format(rel_path) or "text"
     raw, text, warning = _read_file(path, rel_path, max_bytes(fmt, max_file_bytes), head_only=fmt == "csv")
+    if raw is not None and fmt != PYTHON and is_code_format(fmt):
+        text, warning = _code_text(rel_path, raw, text, warning)
     digest = file_hash(raw) if raw is not None else None
     if text is not None:
         text, warning = _unless_generated(rel_path, text, fmt, warning)
@@ -167,13 +170,36 @@ def _read_file(path: Path, rel_path: str, max_bytes: int,
     return raw, text, None
 
 
+_UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+
+def _code_text(rel_path: str, raw: bytes, text: str | None,
+               warning: str | None) -> tuple[str | None, str | None]:
+    """Code in another language than Python: UTF-16 with its byte order mark is read (a Windows
+    editor's file), and a file that is not UTF-8 says it was read as Latin-1 (Python's own rules,
+    PEP 263 first, stay `read_source_text`'s)."""
+    if raw.startswith(_UTF16_BOMS):
+        try:
+            return raw.decode("utf-16"), f"{rel_path}: read as UTF-16 (not UTF-8)"
+        except UnicodeDecodeError:
+            return None, f"{rel_path}: skipped, neither UTF-8 nor UTF-16"
+    if text is not None and not raw.startswith(codecs.BOM_UTF8):
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return text, f"{rel_path}: read as Latin-1 (not UTF-8)"
+    return text, warning
+
+
 def chunk_source(source: Path, max_file_bytes: int, show_progress: bool = False) -> ChunkedCodebase:
     """Every chunk of a zip, a folder or a workspace file's repositories (ingest/tree.py);
     SourceError when it holds no code in any language."""
     with tempfile.TemporaryDirectory(prefix="codelens-src-") as work_dir:
         tree = open_tree(source, Path(work_dir))
-        chunked = chunk_files(tree.files(), max_file_bytes, show_progress)
-        chunked.warnings[:0] = list(tree.warnings)
+        vendored: list[str] = []
+        chunked = chunk_files(tree.files(vendored=vendored), max_file_bytes, show_progress)
+        chunked.warnings[:0] = list(tree.warnings) + [
+            f"{folder}: skipped, vendored or build output (other people's or generated code)" for folder in vendored]
         chunked.repositories = tree.workspace.to_json()
     if not any(chunk.is_code for chunk in chunked.chunks):
         others = ", ".join(name for name in language_names() if name != PYTHON)

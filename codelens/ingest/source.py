@@ -1,5 +1,5 @@
 """Where the code comes from: a zip or a folder, opened safely, filtered to the files read
-(Python, and the documents and configuration files of `formats`).
+(code, and the documents and configuration files of `formats`).
 
 A codebase is untrusted input. Zip entries are written only inside a private work
 folder (no `..`, absolute paths, drive letters or symlinks), archives are capped in
@@ -31,13 +31,19 @@ SKIP_DIRS = frozenset({
     "dist", "site-packages", ".eggs", "__MACOSX",
 })
 
+# Other people's code and build output, skipped with a warning (one per folder): vendored
+# dependencies (Go's vendor/, third_party/, CocoaPods' Pods/) and build folders (Rust's and Maven's
+# target/, .NET's bin/ and obj/). A bin/ that holds Python files is a Python repository's scripts: kept.
+VENDORED_DIRS = frozenset({"vendor", "third_party", "Pods", "target", "bin", "obj"})
+_KEPT_WITH_PYTHON = frozenset({"bin"})
+
 MAX_ZIP_TOTAL_BYTES = 2_000_000_000
 MAX_ZIP_FILES = 200_000
 MAX_COMPRESSION_RATIO = 200
 _RATIO_CHECK_ABOVE_BYTES = 10_000_000  # small archives of repetitive text compress well too
 _MAX_GITIGNORE_BYTES = 1_000_000
 _ASCII_PROBE = "# coding=x\ndef f(a): return [a, {'b': 1}]\n"
-# Only these are written out of a zip: Python, the documents and configuration files
+# Only these are written out of a zip: code, the documents and configuration files
 # `formats.file_format` knows, and `.gitignore`; nothing else is read, so nothing else can hurt.
 _EXTRACTED_NAMES = frozenset({".gitignore"})
 # A bad entry (name too long, a file where a folder must go) skips that entry, not the zip.
@@ -209,10 +215,11 @@ def iter_python_files(root: Path) -> Iterator[SourceFile]:
     return iter_source_files(root, python_only=True)
 
 
-def iter_source_files(root: Path, python_only: bool = False) -> Iterator[SourceFile]:
-    """Yield the files under root that are read (Python, documents, configuration: see
+def iter_source_files(root: Path, python_only: bool = False, vendored: list[str] | None = None) -> Iterator[SourceFile]:
+    """Yield the files under root that are read (code, documents, configuration: see
     `formats.file_format`), minus skipped and ignored paths. As git does, each folder's own
-    `.gitignore` applies below it: a workspace's repositories keep their own rules."""
+    `.gitignore` applies below it: a workspace's repositories keep their own rules. `vendored`
+    collects the vendored and build folders left out (`vendor/`, `target/`: VENDORED_DIRS)."""
     stack = [(root, "", _with_gitignore((), root, ""))]
     while stack:
         folder, prefix, ignores = stack.pop()
@@ -232,10 +239,29 @@ def iter_source_files(root: Path, python_only: bool = False) -> Iterator[SourceF
                 continue
             if is_dir:
                 path = Path(entry.path)
-                if entry.name not in SKIP_DIRS and not _ignored_by(ignores, rel + "/") and not _is_index(path):
-                    stack.append((path, rel + "/", _with_gitignore(ignores, path, rel + "/")))
+                if entry.name in SKIP_DIRS or _ignored_by(ignores, rel + "/") or _is_index(path):
+                    continue
+                if is_vendored(path):
+                    if vendored is not None:
+                        vendored.append(rel + "/")
+                    continue
+                stack.append((path, rel + "/", _with_gitignore(ignores, path, rel + "/")))
             elif is_file and _read_as(entry.name, python_only) and not _ignored_by(ignores, rel):
                 yield SourceFile(rel_path=rel, abs_path=Path(entry.path))
+
+
+def is_vendored(folder: Path) -> bool:
+    """Whether a folder is vendored code or build output (VENDORED_DIRS), by its name (and, for bin/,
+    whether it holds Python: a Python repository's scripts are its own code)."""
+    if folder.name not in VENDORED_DIRS:
+        return False
+    if folder.name in _KEPT_WITH_PYTHON:
+        try:
+            with os.scandir(folder) as listing:
+                return not any(entry.name.endswith(".py") for entry in listing)
+        except OSError:
+            return True
+    return True
 
 
 # The .gitignore files that apply in a folder: (the folder's path below the root + "/", its rules).
@@ -274,7 +300,7 @@ def indexed_path_filter(root: Path) -> Callable[[Path], bool]:
         ignores = top
         for depth in range(1, len(rel.parts)):
             folder = "/".join(rel.parts[:depth]) + "/"
-            if _ignored_by(ignores, folder) or _is_index(root / folder):
+            if _ignored_by(ignores, folder) or _is_index(root / folder) or is_vendored(root / folder):
                 return False
             ignores = _with_gitignore(ignores, root / folder, folder)
         return not _ignored_by(ignores, str(rel))

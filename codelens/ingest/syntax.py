@@ -14,30 +14,44 @@ from __future__ import annotations
 
 import importlib
 import re
+from dataclasses import replace
 from functools import cache
 from typing import NamedTuple
 
-from codelens.chunk import Chunk, Definition, ParsedModule
+from codelens.chunk import MODULE_SYMBOL, Chunk, Definition, ParsedModule
 from codelens.ingest.chunker import chunks_from_parsed
 from codelens.ingest.formats import chunk_other_file
 from codelens.ingest.lines import source_lines
-from codelens.languages import CLASS, Grammar, LanguageRow, grammar_for, language_row
+from codelens.ingest.pieces import MAX_PIECE_CHARS, split_to_budget
+from codelens.languages import CLASS, FUNCTION, Grammar, LanguageRow, grammar_for, language_row
 
+MODULE_PART_CHARS = 2 * MAX_PIECE_CHARS  # a long <module> is cut into parts of about this size
 _MAX_DEPTH = 64  # nesting of containers and classes walked (a deeper one is the enclosing chunk's code)
 # Where a definition's body starts: its signature is what comes before
 _BODY_TYPES = frozenset({
     "block", "statement_block", "compound_statement", "class_body", "interface_body", "enum_body",
     "declaration_list", "field_declaration_list", "body_statement", "template_body", "function_body",
     "enum_class_body", "protocol_body", "constructor_body", "enum_variant_list", "object_type",
-    "enum_member_declaration_list", "enum_declaration_list",
+    "enum_member_declaration_list", "enum_declaration_list", "do_block", "extension_body",
 })
 _IDENTIFIER_TYPES = frozenset({
     "identifier", "type_identifier", "simple_identifier", "constant", "name", "property_identifier",
     "field_identifier", "word",
 })
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
+_ELIXIR_DEFINITIONS = {
+    "defmodule": CLASS, "defprotocol": CLASS, "defimpl": CLASS,
+    "def": FUNCTION, "defp": FUNCTION, "defmacro": FUNCTION, "defmacrop": FUNCTION, "defguard": FUNCTION,
+    "defdelegate": FUNCTION,
+}
+_VALUE_WRAPPERS = frozenset({"as_expression", "satisfies_expression", "parenthesized_expression",
+                             "non_null_expression", "await_expression"})
 # `export`, `template <...>`: a wrapper whose definition starts where the wrapper does
 _WRAPPERS = frozenset({"export_statement", "template_declaration", "ambient_declaration"})
+_BARE_MACRO = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]{2,}[ \t]*$", re.M)
+# `FMT_EXPORT template <...>`, `UV_EXTERN int uv_run(...)`, `FMT_CONSTEXPR auto f()`: macros before a declaration
+_IF_MACRO = re.compile(rb"(?<=\bif )[ \t]*[A-Z][A-Z0-9]*_[A-Z0-9_]*(?=[ \t]*\()")  # `if FMT_CONSTEXPR20 (...)`
+_PREFIX_MACROS = re.compile(rb"^[ \t]*((?:[A-Z][A-Z0-9]*_[A-Z0-9_]*[ \t]+)+)(?=[A-Za-z_~])", re.M)
 _TAG = re.compile(r"</?[a-zA-Z][^>]*>")  # C#'s `/// <summary>` XML doc tags
 _DOC_MARKERS = ("/**", "/*!", "/*", "*/", "///", "//!", "//", "--", "#", "*")
 
@@ -67,7 +81,7 @@ def load_parser(grammar: Grammar):
 def parse_with_grammar(rel_path: str, text: str, row: LanguageRow, grammar: Grammar) -> SyntaxResult:
     """The definitions and <module> statements of one file; GrammarUnavailable when it cannot be parsed."""
     source = text.encode("utf-8", errors="replace")
-    root = load_parser(grammar).parse(source).root_node
+    root = load_parser(grammar).parse(_without_bare_macros(source, row)).root_node
     walk = _Walk(row, source, source_lines(text))
     definitions, spans, imports = walk.top_level(root)
     last = max(1, len(source_lines(text.rstrip("\r\n"))))
@@ -79,6 +93,17 @@ def parse_with_grammar(rel_path: str, text: str, row: LanguageRow, grammar: Gram
         warning = (f"{rel_path}: the {row.name} grammar could not parse all of it; "
                    f"kept the {count} definitions it recovered")
     return SyntaxResult(parsed, warning)
+
+
+def _without_bare_macros(source: bytes, row: LanguageRow) -> bytes:
+    """C and C++: a line that is only a macro's name (`FMT_BEGIN_NAMESPACE`, `FMT_END_EXPORT`) reads
+    to the grammar as the start of a declaration and swallows what follows; blanked to spaces
+    (same bytes, same lines), the definitions after it parse. So are macros that open a declaration's line."""
+    if row.name not in ("c", "cpp"):
+        return source
+    source = _BARE_MACRO.sub(lambda match: b" " * len(match.group(0)), source)
+    source = _IF_MACRO.sub(lambda match: b" " * len(match.group(0)), source)
+    return _PREFIX_MACROS.sub(lambda match: b" " * len(match.group(0)), source)
 
 
 class _Walk:
@@ -132,11 +157,13 @@ class _Walk:
                         spans.append(_lines_of(child))
                 elif not wrapper:  # `export class`, `template <...> class`: the definition is the statement
                     spans.extend(inner_spans)
-            elif kind not in self.kinds and not (own_name is not None and child.id == own_name.id):
+            elif not (own_name is not None and child.id == own_name.id):  # `var x = 1`: a statement
                 spans.append(_lines_of(child))
 
     def _definition(self, node, depth: int, outer, owner: str) -> Definition | None:
         kind = self.kinds.get(node.type)
+        if kind is not None and self.row.name == "elixir":
+            kind = _ELIXIR_DEFINITIONS.get(self._elixir_macro(node))
         if kind is None:
             return None
         named = self._name(node)
@@ -146,12 +173,13 @@ class _Walk:
         children: list[Definition] = []
         if kind == CLASS and depth < _MAX_DEPTH and node.type != "type_definition":
             self._members(node, children, [], [], depth + 1, None)
+        end = _lines_of(self._dart_body(node) or node)[1]
         start = _lines_of(outer)[0]
         # a member on its class's line (`class A { m() {} }`) has no comment of its own above it
         starts_line = not self.lines[start - 1][: outer.start_point[1]].strip()
         doc_start, docstring = self._doc_comment(start) if starts_line else (start, "")
         return Definition(
-            kind=kind, name=name, start_line=doc_start, end_line=_lines_of(node)[1],
+            kind=kind, name=name, start_line=doc_start, end_line=end,
             signature=self._signature(node, outer), docstring=docstring, children=children,
             owner=own or owner,
         )
@@ -162,8 +190,16 @@ class _Walk:
         """(name, owner type) of a definition node, None when it is no definition after all
         (`const x = 1`, a Go type alias, a struct named without a body)."""
         kind = node.type
+        if self.row.name == "elixir":
+            return self._elixir_name(node)
+        if kind == "method_signature" and self.row.name == "dart":  # the name is in the signature inside
+            inner = node.named_children[0] if node.named_children else None
+            name = inner.child_by_field_name("name") if inner is not None else None
+            return (self.text(name), "") if name is not None else None
         if kind in ("lexical_declaration", "variable_declaration"):
             return self._function_variable(node)
+        if kind == "expression_statement":
+            return self._function_assignment(node)
         if kind in ("public_field_definition", "field_definition"):
             value = node.child_by_field_name("value")
             name = node.child_by_field_name("name") or node.child_by_field_name("property")
@@ -182,7 +218,9 @@ class _Walk:
             return self.text(declarator), ""
         if kind in ("struct_specifier", "union_specifier", "enum_specifier", "class_specifier"):
             name = node.child_by_field_name("name")
-            return (self.text(name), "") if name is not None and node.child_by_field_name("body") else None
+            if name is None or node.child_by_field_name("body") is None:
+                return None
+            return _split_owner(_strip_templates(self.text(name)), "")
         if kind == "method_declaration" and node.child_by_field_name("receiver") is not None:
             return self._go_method(node)
         if kind == "companion_object":
@@ -197,6 +235,29 @@ class _Walk:
             return None
         return _split_owner(self.text(name), self._receiver_type(node, name))
 
+    def _dart_body(self, node):
+        """Dart: the function_body after a signature is the function's (they are siblings)."""
+        if self.row.name != "dart" or node.type not in ("function_signature", "method_signature"):
+            return None
+        body = node.next_named_sibling
+        return body if body is not None and body.type == "function_body" else None
+
+    def _elixir_macro(self, node) -> str:
+        target = node.child_by_field_name("target")
+        return self.text(target) if target is not None and target.type == "identifier" else ""
+
+    def _elixir_name(self, node) -> tuple[str, str] | None:
+        """`defmodule Plug.Conn do`, `def send(conn, body) do`, `def helper(x) when x > 0, do:`."""
+        arguments = next((c for c in node.named_children if c.type == "arguments"), None)
+        head = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+        if head is not None and head.type == "binary_operator":  # a guard: `f(x) when ...`
+            head = head.child_by_field_name("left")
+        if head is not None and head.type == "call":
+            head = head.child_by_field_name("target")
+        if head is None or head.type not in ("identifier", "alias"):
+            return None
+        return self.text(head), ""
+
     def _function_variable(self, node) -> tuple[str, str] | None:
         """`const fetchUser = async (id) => ...`: a function by another syntax."""
         declarators = [c for c in node.named_children if c.type == "variable_declarator"]
@@ -204,9 +265,25 @@ class _Walk:
             return None
         value = declarators[0].child_by_field_name("value")
         name = declarators[0].child_by_field_name("name")
-        if value is None or name is None or value.type not in _FUNCTION_VALUES or name.type != "identifier":
+        if value is None or name is None or name.type != "identifier" or not _is_function_value(value):
             return None
         return self.text(name), ""
+
+    def _function_assignment(self, node) -> tuple[str, str] | None:
+        """JavaScript's `res.status = function status(code) {...}`, `Foo.prototype.bar = () => ...`,
+        `module.exports = function createApplication() {...}`: a function (of its object)."""
+        assignment = node.named_children[0] if node.named_children else None
+        if assignment is None or assignment.type != "assignment_expression":
+            return None
+        left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+        if left is None or right is None or right.type not in _FUNCTION_VALUES:
+            return None
+        target = self.text(left).replace(".prototype", "")
+        name, owner = _split_owner(target, "")
+        if owner in ("", "module", "exports", "module.exports"):  # what the module exports: by its own name
+            own = right.child_by_field_name("name")
+            return (self.text(own) if own is not None and name == "exports" else name), ""
+        return name, owner
 
     def _go_method(self, node) -> tuple[str, str] | None:
         receiver = node.child_by_field_name("receiver")
@@ -277,6 +354,9 @@ class _Walk:
         """(first line, text) of the comment run directly above a definition (no blank line between)."""
         index = start_line - 2  # the line above, 0-based
         first = start_line
+        if self.block_docs and index >= 1 and not self.lines[index].strip() and (
+                self.lines[index - 1].strip().endswith("*/")):
+            index -= 1  # JSDoc a blank line above (express): still the definition's
         while index >= 0:
             stripped = self.lines[index].strip()
             if self.block_docs and stripped.endswith("*/"):
@@ -294,6 +374,17 @@ class _Walk:
         if first == start_line:
             return start_line, ""
         return first, _clean_doc(self.lines[first - 1 : start_line - 1])
+
+
+def _is_function_value(value) -> bool:
+    """`() => ...`, `function () {...}`, and a call handed one: `forwardRef((props) => ...)`,
+    zod's `$constructor("$ZodString", (inst, def) => {...})`: what the constant is, is that function."""
+    while value.type in _VALUE_WRAPPERS and value.named_children:
+        value = value.named_children[0]
+    if value.type in _FUNCTION_VALUES:
+        return True
+    arguments = value.child_by_field_name("arguments") if value.type == "call_expression" else None
+    return arguments is not None and any(a.type in _FUNCTION_VALUES for a in arguments.named_children)
 
 
 def _clean_doc(lines: list[str]) -> str:
@@ -326,6 +417,8 @@ def _split_owner(name: str, owner: str) -> tuple[str, str]:
 
 def _strip_templates(text: str) -> str:
     """`Wrapper<T>` -> `Wrapper`; `formatter<T, Char>::parse` -> `formatter::parse`."""
+    if "operator" in text:  # `operator<`, `Foo::operator[]`: the brackets are the name
+        return text.strip()
     out, depth = [], 0
     for char in text:
         if char in "<[":
@@ -386,4 +479,34 @@ def chunk_code_file(rel_path: str, text: str) -> tuple[list[Chunk], list[str]]:
             f"the {row.name} grammar is unavailable, its files are indexed as plain text: {exc}"]
     except (ValueError, RuntimeError, RecursionError) as exc:  # the parser gave up on this file
         return chunk_other_file(rel_path, text, "text"), [f"{rel_path}: not parsed ({exc}); indexed as plain text"]
-    return chunks_from_parsed(rel_path, text, result.parsed), [result.warning] if result.warning else []
+    chunks = chunks_from_parsed(rel_path, text, result.parsed)
+    return _module_in_parts(chunks, source_lines(text)), [result.warning] if result.warning else []
+
+
+def _module_in_parts(chunks: list[Chunk], lines: list[str]) -> list[Chunk]:
+    """A long <module> (a TypeScript test file's `describe` calls, a header's prototypes, what a
+    grammar could not parse) in parts of about MODULE_PART_CHARS: `<module>`, `<module> (2)`...
+    as long document pieces are, so each part is embedded whole. Python's is left as it is."""
+    module = next((c for c in chunks if c.symbol == MODULE_SYMBOL), None)
+    if module is None or len(module.code) <= MODULE_PART_CHARS * 3 // 2:
+        return chunks
+    spans = list(module.line_spans) or [(module.start_line, module.end_line)]
+    pieces = [part for start, end in spans for part in split_to_budget(lines, start, end, MODULE_PART_CHARS)]
+    groups: list[list[tuple[int, int]]] = [[]]
+    size = 0
+    for start, end in pieces:
+        chars = sum(len(lines[n - 1]) + 1 for n in range(start, end + 1))
+        if groups[-1] and size + chars > MODULE_PART_CHARS:
+            groups.append([])
+            size = 0
+        groups[-1].append((start, end))
+        size += chars
+    parts = []
+    for number, group in enumerate(groups, 1):
+        symbol = MODULE_SYMBOL if number == 1 else f"{MODULE_SYMBOL} ({number})"
+        parts.append(replace(
+            module, chunk_id=f"{module.path}::{symbol}", symbol=symbol, start_line=group[0][0],
+            end_line=group[-1][1], code="\n".join("\n".join(lines[s - 1 : e]) for s, e in group),
+            line_spans=tuple(group) if len(group) > 1 else ()))
+    position = chunks.index(module)
+    return chunks[:position] + parts + chunks[position + 1 :]

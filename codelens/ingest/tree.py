@@ -51,10 +51,18 @@ class SourceTree:
     def watched_folders(self) -> tuple[Path, ...]:
         return tuple(root.folder for root in self.roots if root.live)
 
-    def files(self, live_only: bool = False) -> list[SourceFile]:
-        """Every file an index run reads (`live_only`: of the folders on disk only), by path."""
-        found = [SourceFile(root.prefix + f.rel_path, f.abs_path) for root in self.roots
-                 if root.folder.is_dir() and (root.live or not live_only) for f in iter_source_files(root.folder)]
+    def files(self, live_only: bool = False, vendored: list[str] | None = None) -> list[SourceFile]:
+        """Every file an index run reads (`live_only`: of the folders on disk only), by path;
+        `vendored` collects the vendored and build folders left out."""
+        found: list[SourceFile] = []
+        for root in self.roots:
+            if not root.folder.is_dir() or not (root.live or not live_only):
+                continue
+            skipped: list[str] = []
+            found.extend(SourceFile(root.prefix + f.rel_path, f.abs_path)
+                         for f in iter_source_files(root.folder, vendored=skipped))
+            if vendored is not None:
+                vendored.extend(sorted(root.prefix + folder for folder in skipped))
         return sorted(found, key=lambda f: f.rel_path)
 
     def root_of(self, rel_path: str) -> tuple[Root, str] | None:

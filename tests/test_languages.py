@@ -1,0 +1,379 @@
+"""Code in every language of codelens/languages.py, chunked by its syntax tree (ingest/syntax.py).
+
+Golden-style: per language a small realistic file (tests/fixtures/languages/) with the exact chunk
+ids, kinds, lines, parents and doc comments expected; then test, generated and vendored files, bad
+input, and a mixed TypeScript + Go + Python folder indexed and searched in English and Russian.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from codelens.chunk import Chunk
+from codelens.errors import SourceError
+from codelens.index.build import build_index
+from codelens.ingest import syntax
+from codelens.ingest.chunker import chunk_file, is_test_path
+from codelens.ingest.codebase import chunk_one_file, chunk_source
+from codelens.ingest.embed_text import embedding_text
+from codelens.ingest.formats import file_format
+from codelens.ingest.source import list_source_files
+from codelens.ingest.syntax import chunk_code_file
+from codelens.languages import LANGUAGES, Grammar, grammar_for, language_of
+from codelens.search.searcher import Searcher
+from tests.conftest import settings_for, zip_folder
+
+FIXTURES = Path(__file__).parent / "fixtures" / "languages"
+
+# (symbol, kind, first line, last line, parent, the doc comment's first words or "")
+EXPECTED: dict[str, list[tuple[str, str, int, int, str, str]]] = {
+    "client.ts": [
+        ("<module>", "module", 3, 3, "", ""),
+        ("ApiClient", "class", 5, 23, "", "Talks to the users API."),
+        ("ApiClient.constructor", "method", 11, 13, "ApiClient", ""),
+        ("ApiClient.fetchUser", "method", 15, 18, "ApiClient", "Fetches one user by id."),
+        ("ApiClient.onError", "method", 20, 22, "ApiClient", ""),
+        ("User", "class", 25, 28, "", ""),
+        ("User.displayName", "method", 27, 27, "User", ""),
+        ("chunkText", "function", 30, 35, "", "Splits a source file into chunks of at most `size` characters."),
+        ("createClient", "function", 37, 39, "", ""),
+    ],
+    "app.js": [
+        ("<module>", "module", 1, 3, "", ""),
+        ("res.status", "method", 5, 12, "res", "Set the HTTP status code."),
+        ("createApplication", "function", 14, 16, "", ""),
+        ("Router", "class", 18, 20, "", ""),
+        ("Router.handle", "method", 19, 19, "Router", ""),
+    ],
+    "server.go": [
+        ("<module>", "module", 8, 8, "", ""),
+        ("Server", "class", 10, 14, "", "Server answers HTTP requests.\nIt owns its listener."),
+        ("Handler", "class", 16, 19, "", "Handler serves one route."),
+        ("Server.Start", "method", 21, 25, "Server", "Start listens on the server's address."),
+        ("NewServer", "function", 27, 32, "", ""),
+    ],
+    "PayService.java": [
+        ("PayService", "class", 5, 23, "", "Charges customers."),
+        ("PayService.PayService", "method", 12, 14, "PayService", ""),
+        ("PayService.handle", "method", 16, 20, "PayService", "Handles one payment request."),
+        ("PayService.Status", "class", 22, 22, "", ""),
+    ],
+    "lib.rs": [
+        ("Parser", "class", 3, 7, "", "A parser over a byte slice."),
+        ("Parser.parse", "method", 10, 14, "Parser", "Parses the next token."),
+        ("Parser.fmt", "method", 18, 20, "Parser", ""),
+        ("Visitor", "class", 23, 25, "", ""),
+        ("Visitor.visit", "method", 24, 24, "Visitor", ""),
+        ("tokenize", "function", 27, 29, "", ""),
+    ],
+    "Session.kt": [
+        ("Session", "class", 5, 11, "", "A client session: requests share its cookies."),
+        ("Session.send", "method", 7, 10, "Session", "Sends a request and returns the response body."),
+        ("Sessions", "class", 13, 15, "", ""),
+        ("Sessions.open", "method", 14, 14, "Sessions", ""),
+        ("String.toRequest", "method", 17, 17, "String", ""),
+    ],
+    "PayService.cs": [
+        ("PayService", "class", 5, 15, "", "Charges customers."),
+        ("PayService.PayService", "method", 8, 8, "PayService", ""),
+        ("PayService.Handle", "method", 10, 14, "PayService", "Handles one payment."),
+        ("IPayService", "class", 17, 20, "", ""),
+        ("IPayService.Handle", "method", 19, 19, "IPayService", ""),
+    ],
+    "loop.c": [
+        ("<module>", "module", 8, 8, "", ""),
+        ("uv_loop_t", "class", 3, 6, "", "The event loop's state."),
+        ("uv_run", "function", 10, 14, "", "Runs the loop until no handle is active."),
+    ],
+    "format.cpp": [
+        ("formatter", "class", 5, 13, "", "Formats values of type T."),
+        ("formatter.reset", "method", 9, 9, "formatter", ""),
+        ("formatter.parse", "method", 15, 18, "formatter", ""),
+        ("vformat", "function", 20, 23, "", "Formats the arguments into a string."),
+    ],
+    "base.rb": [
+        ("<module>", "module", 1, 1, "", ""),
+        ("Sinatra", "class", 3, 15, "", ""),
+        ("Sinatra.Base", "class", 4, 14, "", "The application's base class."),
+        ("Sinatra.Base.get", "method", 6, 9, "Sinatra.Base", "Defines a GET route."),
+        ("Sinatra.Base.call", "method", 11, 13, "Sinatra.Base", ""),
+    ],
+    "StreamHandler.php": [
+        ("StreamHandler", "class", 7, 17, "", "Writes records to a stream."),
+        ("StreamHandler.write", "method", 12, 16, "StreamHandler", "Writes one record."),
+        ("stream_handler", "function", 19, 22, "", ""),
+    ],
+    "Session.swift": [
+        ("Session", "class", 3, 9, "", "Creates and manages requests."),
+        ("Session.request", "method", 5, 8, "Session", "Makes a data request."),
+        ("Session.cancelAll", "method", 12, 12, "Session", ""),
+        ("makeSession", "function", 15, 17, "", ""),
+    ],
+    "Functor.scala": [
+        ("Functor", "class", 3, 6, "", "A type class of things that can be mapped over."),
+        ("Functor.map", "method", 5, 5, "Functor", ""),
+        ("Functor#2", "class", 8, 11, "", ""),
+        ("Functor.apply", "method", 9, 10, "Functor", "Summons the instance."),
+    ],
+    "session.dart": [
+        ("Session", "class", 3, 13, "", "A client session: requests share its cookies."),
+        ("Session.send", "method", 9, 12, "Session", "Sends a request and returns the body."),
+        ("openSession", "function", 15, 17, "", ""),
+    ],
+    "conn.ex": [
+        ("Plug.Conn", "class", 1, 10, "", ""),
+        ("Plug.Conn.send_resp", "method", 4, 7, "Plug.Conn", "Sends a response with the given status and body."),
+        ("Plug.Conn.put_status", "method", 9, 9, "Plug.Conn", ""),
+    ],
+    "util.lua": [
+        ("<module>", "module", 1, 12, "", ""),
+        ("M.join", "method", 3, 6, "M", "Joins the parts with a separator."),
+        ("trim", "function", 8, 10, "", ""),
+    ],
+}
+
+
+def chunks_of(name: str) -> tuple[list[Chunk], list[str]]:
+    return chunk_code_file(name, (FIXTURES / name).read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_each_language_is_chunked_by_its_syntax_tree(name: str) -> None:
+    chunks, warnings = chunks_of(name)
+    assert warnings == []
+    got = [(c.symbol, c.kind, c.start_line, c.end_line, c.parent, c.docstring) for c in chunks]
+    assert got == EXPECTED[name]
+    assert all(c.chunk_id == f"{name}::{c.symbol}" for c in chunks)
+    lines = (FIXTURES / name).read_text(encoding="utf-8").split("\n")
+    for chunk in chunks:
+        if not chunk.line_spans:  # the stored code is exactly the chunk's lines
+            assert chunk.code == "\n".join(lines[chunk.start_line - 1 : chunk.end_line])
+        assert chunk.language == language_of(name) and chunk.is_code
+
+
+def test_every_row_with_a_grammar_loads_and_names_its_package() -> None:
+    for row in LANGUAGES:
+        if row.grammar is not None:
+            assert syntax.load_parser(row.grammar) is not None, row.name
+            assert row.grammar.package.startswith("tree-sitter-")
+
+
+def test_the_id_contract_of_design_md() -> None:
+    """`web/src/api/client.ts::ApiClient.fetchUser`, `cmd/server/main.go::Server.Start`,
+    `src/main/java/com/acme/PayService.java::PayService.handle`, `src/lib.rs::Parser.parse`."""
+    cases = {
+        "web/src/api/client.ts": ("client.ts", "ApiClient.fetchUser"),
+        "cmd/server/main.go": ("server.go", "Server.Start"),
+        "src/main/java/com/acme/PayService.java": ("PayService.java", "PayService.handle"),
+        "src/lib.rs": ("lib.rs", "Parser.parse"),
+    }
+    for rel_path, (fixture, symbol) in cases.items():
+        chunks, _ = chunk_code_file(rel_path, (FIXTURES / fixture).read_text(encoding="utf-8"))
+        assert f"{rel_path}::{symbol}" in {c.chunk_id for c in chunks}
+
+
+def test_tsx_is_read_with_its_own_grammar() -> None:
+    text = "export function Button({ label }: Props) {\n  return <button>{label}</button>;\n}\n"
+    chunks, warnings = chunk_code_file("web/Button.tsx", text)
+    assert grammar_for("web/Button.tsx").function == "language_tsx"
+    assert warnings == [] and [c.symbol for c in chunks] == ["Button"]
+
+
+def test_a_header_is_read_with_the_cpp_grammar() -> None:
+    text = "namespace fmt {\ntemplate <typename T> class buffer {\n public:\n  void clear() { size_ = 0; }\n};\n}\n"
+    chunks, warnings = chunk_code_file("include/fmt/base.h", text)
+    assert warnings == [] and [c.symbol for c in chunks] == ["buffer", "buffer.clear"]
+
+
+def test_a_constant_made_by_a_call_handed_a_function_is_that_function() -> None:
+    """zod's `export const $ZodString = core.$constructor("$ZodString", (inst, def) => {...})`."""
+    text = ('export const $ZodString = /*@__PURE__*/ core.$constructor("$ZodString", (inst, def) => {\n'
+            '  inst.pattern = def.pattern;\n});\n'
+            'export const defaults = { strict: true };\n')
+    chunks, _ = chunk_code_file("schemas.ts", text)
+    assert [(c.symbol, c.kind, c.start_line, c.end_line) for c in chunks] == [
+        ("<module>", "module", 4, 4), ("$ZodString", "function", 1, 3)]
+
+
+def test_a_long_module_is_cut_into_parts_each_embedded_whole() -> None:
+    cases = "".join(f'it("case {n}", () => {{\n  expect(parse("{n}")).toBe({n});\n}});\n\n' for n in range(200))
+    chunks, _ = chunk_code_file("src/parse.test.ts", cases)
+    assert all(c.kind == "module" and c.is_test for c in chunks) and len(chunks) > 3
+    assert [c.symbol for c in chunks[:3]] == ["<module>", "<module> (2)", "<module> (3)"]
+    assert all(len(c.code) <= syntax.MODULE_PART_CHARS for c in chunks)
+    lines = cases.split("\n")  # every line of the file is in exactly one part
+    covered = [n for c in chunks for s, e in (c.line_spans or ((c.start_line, c.end_line),)) for n in range(s, e + 1)]
+    assert sorted(covered) == sorted(set(covered)) and {lines[n - 1] for n in covered} >= {
+        line for line in lines if line.strip()}
+
+
+def test_the_embedded_text_of_other_languages_has_no_python_in_it() -> None:
+    chunks, _ = chunks_of("client.ts")
+    by_symbol = {c.symbol: c for c in chunks}
+    method = embedding_text(by_symbol["ApiClient.fetchUser"])
+    assert method.startswith("method api client fetch user (ApiClient.fetchUser) in client\n")
+    assert "Fetches one user by id." in method and "return this.http.get" in method
+    assert "/**" not in method  # the doc comment is in the header once, not again from the code
+    outline = embedding_text(by_symbol["ApiClient"])
+    # a class is embedded as its outline: member signatures, not their bodies
+    assert "async fetchUser(id: UserId): Promise<User> {" in outline and "this.http = http" not in outline
+
+
+def test_python_keeps_its_own_path() -> None:
+    text = 'class A:\n    """Doc."""\n\n    def run(self):\n        return 1\n'
+    assert [c.chunk_id for c in chunk_file("a.py", text).chunks] == ["a.py::A", "a.py::A.run"]
+    assert embedding_text(chunk_file("pkg/a.py", text).chunks[1]).startswith(
+        "method a run (A.run) in pkg a\ndef run(self):")
+
+
+@pytest.mark.parametrize(("path", "is_test"), [
+    ("cmd/server/main_test.go", True), ("cmd/server/main.go", False),
+    ("web/src/client.test.ts", True), ("web/src/client.spec.ts", True), ("web/src/__tests__/a.ts", True),
+    ("web/src/client.ts", False), ("src/test/java/com/acme/PayServiceTest.java", True),
+    ("src/main/java/com/acme/PayService.java", False), ("Dapper.Tests/ProviderTests.cs", True),
+    ("spec/base_spec.rb", True), ("lib/sinatra/base.rb", False), ("Tests/SessionTests.swift", True),
+    ("core/src/main/scala/cats/Functor.scala", False), ("core/src/test/scala/cats/FunctorSuite.scala", True),
+    # Python's answers are what they were
+    ("tests/test_a.py", True), ("pkg/a_test.py", True), ("pkg/spec/a.py", False), ("pkg/a.py", False),
+])
+def test_test_code_is_recognised_per_language(path: str, is_test: bool) -> None:
+    assert is_test_path(path) is is_test
+
+
+def test_code_of_every_language_is_read_and_shell_stays_text() -> None:
+    assert {file_format(f"x{ext}") for ext in (".ts", ".go", ".java", ".rs", ".h")} == {
+        "typescript", "go", "java", "rust", "c"}
+    assert file_format("run.sh") == "shell" and file_format("dist/app.min.js") is None
+
+
+def _write(folder: Path, files: dict[str, str | bytes]) -> Path:
+    for rel, content in files.items():
+        path = folder / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    return folder
+
+
+GO_FUNC = "package x\n\n// Add adds.\nfunc Add(a, b int) int {\n\treturn a + b\n}\n"
+
+
+def test_generated_and_vendored_code_is_skipped_with_one_warning_per_folder(tmp_path: Path) -> None:
+    project = _write(tmp_path / "repo", {
+        "add.go": GO_FUNC,
+        "api.pb.go": GO_FUNC,
+        "mock.go": "// Code generated by mockgen. DO NOT EDIT.\n" + GO_FUNC,
+        "vendor/github.com/a/b/b.go": GO_FUNC, "vendor/github.com/a/c/c.go": GO_FUNC,
+        "target/debug/build.rs": "fn main() {}\n",
+        "ignored/vendor/v.go": GO_FUNC, ".gitignore": "ignored/\n",
+        "bin/tool.py": "def main():\n    return 0\n",  # a Python repository's scripts: kept
+        "web/bundle.js": "var a=1;" * 2000 + "\n",
+    })
+    result = chunk_source(project, 1_000_000)
+    assert sorted({c.path for c in result.chunks}) == ["add.go", "bin/tool.py"]
+    assert sorted(result.warnings) == [
+        "api.pb.go: skipped, generated (by its name)",
+        "mock.go: skipped, generated (a DO NOT EDIT / @generated mark)",
+        "target/: skipped, vendored or build output (other people's or generated code)",
+        "vendor/: skipped, vendored or build output (other people's or generated code)",
+        "web/bundle.js: skipped, minified or generated (lines too long to be written by hand)",
+    ]
+
+
+def test_a_net_bin_folder_without_python_is_build_output(tmp_path: Path) -> None:
+    project = _write(tmp_path / "repo", {"App.cs": "class App { }\n", "bin/Debug/App.cs": "class App { }\n"})
+    assert [f.rel_path for f in list_source_files(project)] == ["App.cs"]
+
+
+def test_a_file_the_grammar_cannot_fully_parse_keeps_what_it_recovers() -> None:
+    text = ("package x\n\nfunc Good() int {\n\treturn 1\n}\n\nfunc Broken() {\n\tx := := 1\n}\n\n"
+            "// Later is after the damage.\nfunc Later() {}\n")
+    chunks, warnings = chunk_code_file("x/broken.go", text)
+    assert [(c.symbol, c.start_line, c.docstring) for c in chunks] == [
+        ("Good", 3, ""), ("Broken", 7, ""), ("Later", 11, "Later is after the damage.")]
+    assert warnings == ["x/broken.go: the go grammar could not parse all of it; kept the 3 definitions it recovered"]
+
+
+def test_other_encodings_binaries_and_huge_files_each_warn_and_lose_nothing_else(tmp_path: Path) -> None:
+    project = _write(tmp_path / "repo", {
+        "ok.go": GO_FUNC,
+        "latin1.go": "package x\n\n// Café brews.\nfunc Cafe() {}\n".encode("latin-1"),
+        "utf16.ts": "export function hello(): string { return 'hi'; }\n".encode("utf-16"),
+        "binary.go": b"\x7fELF\x00\x00\x01garbage",
+        "huge.go": "// Code generated by a tool. DO NOT EDIT.\n" + "var x = 1\n" * 600_000,
+    })
+    result = chunk_source(project, 1_000_000)
+    assert {c.chunk_id for c in result.chunks} >= {"ok.go::Add", "latin1.go::Cafe", "utf16.ts::hello"}
+    assert next(c for c in result.chunks if c.chunk_id == "latin1.go::Cafe").docstring == "Café brews."
+    assert sorted(result.warnings) == [
+        "binary.go: skipped, binary content (NUL bytes)",
+        "huge.go: skipped, 6000042 bytes is over the 1000000-byte limit",
+        "latin1.go: read as Latin-1 (not UTF-8)",
+        "utf16.ts: read as UTF-16 (not UTF-8)",
+    ]
+
+
+def test_a_symlink_loop_is_not_followed(tmp_path: Path) -> None:
+    project = _write(tmp_path / "repo", {"pkg/a.go": GO_FUNC})
+    os.symlink(project / "pkg", project / "pkg" / "loop")
+    result = chunk_source(project, 1_000_000)
+    assert [c.chunk_id for c in result.chunks] == ["pkg/a.go::Add"]
+
+
+def test_a_grammar_that_fails_to_load_names_its_package_and_the_rest_still_index(
+        tmp_path: Path, monkeypatch) -> None:
+    missing = Grammar("tree-sitter-nosuchlang", "tree_sitter_nosuchlang")
+    real = syntax.grammar_for
+    monkeypatch.setattr(syntax, "grammar_for", lambda path: missing if path.endswith(".go") else real(path))
+    project = _write(tmp_path / "repo", {"a.go": GO_FUNC, "b.go": GO_FUNC, "c.ts": "export function c() {}\n"})
+    result = chunk_source(project, 1_000_000)
+    assert "c.ts::c" in {c.chunk_id for c in result.chunks}
+    go_chunks = [c for c in result.chunks if c.path.endswith(".go")]
+    assert go_chunks and all(c.kind == "text" for c in go_chunks)  # plain text, never nothing
+    assert len(result.warnings) == 1  # once for the language, not once per file
+    assert "the go grammar is unavailable" in result.warnings[0]
+    assert "pip install tree-sitter-nosuchlang" in result.warnings[0]
+
+
+def test_a_source_without_code_in_any_language_is_refused(tmp_path: Path) -> None:
+    project = _write(tmp_path / "docs", {"README.md": "# Hello\n\nWords.\n"})
+    with pytest.raises(SourceError, match=r"no code found .* nor any in typescript, javascript, go"):
+        chunk_source(project, 1_000_000)
+
+
+def test_a_go_repository_in_a_zip_is_indexed(tmp_path: Path) -> None:
+    project = _write(tmp_path / "repo", {"cmd/server/main.go": (FIXTURES / "server.go").read_text()})
+    chunks = chunk_source(zip_folder(project, tmp_path / "repo.zip"), 1_000_000).chunks
+    assert "cmd/server/main.go::Server.Start" in {c.chunk_id for c in chunks}
+
+
+def test_one_changed_file_is_chunked_as_an_index_run_does(tmp_path: Path) -> None:
+    path = _write(tmp_path / "repo", {"web/client.ts": (FIXTURES / "client.ts").read_text()}) / "web/client.ts"
+    one = chunk_one_file(path, "web/client.ts", 1_000_000)
+    assert "web/client.ts::ApiClient.fetchUser" in {c.chunk_id for c in one.chunks} and one.warnings == []
+
+
+def test_a_mixed_workspace_is_searched_in_english_and_russian(tmp_path: Path, embedder) -> None:
+    project = _write(tmp_path / "mixed", {
+        "web/src/api/client.ts": (FIXTURES / "client.ts").read_text(),
+        "cmd/server/main.go": (FIXTURES / "server.go").read_text(),
+        "backend/billing.py": 'def send_invoice(customer):\n    """Email an invoice to the customer."""\n',
+        "README.md": "# Mixed\n\nA front end, a Go service and a Python back end.\n",
+    })
+    settings = settings_for(tmp_path / "db")
+    build_index(project, settings, embedder=embedder)
+    searcher = Searcher(settings, embedder=embedder)
+    questions = {
+        "start the HTTP server listening on its address": "cmd/server/main.go::Server.Start",
+        "запустить HTTP сервер на его адресе": "cmd/server/main.go::Server.Start",
+        "fetch one user by id from the users API": "web/src/api/client.ts::ApiClient.fetchUser",
+        "получить пользователя по идентификатору": "web/src/api/client.ts::ApiClient.fetchUser",
+    }
+    for question, expected in questions.items():
+        hits = [hit.chunk.chunk_id for hit in searcher.search(question, k=3)]
+        assert expected in hits, (question, hits)
