@@ -138,10 +138,12 @@ class _Resolver:
 
     def _index(self, chunks: Sequence[Chunk]) -> None:
         spans: dict[str, list[Chunk]] = defaultdict(list)
+        module_parts: dict[str, list[Chunk]] = defaultdict(list)
         for chunk in chunks:
             self.chunk_of[chunk.chunk_id] = chunk
             if chunk.kind == "module":
                 self.module_chunk.setdefault(chunk.path, chunk.chunk_id)
+                module_parts[chunk.path].append(chunk)
                 continue
             family = self.files[chunk.path].rule.family
             spans[chunk.path].append(chunk)
@@ -155,8 +157,11 @@ class _Resolver:
             else:
                 self.top_level[family][name].append(chunk)
         for path, one in self.files.items():
-            last = max((c.end_line for c in spans[path]), default=0)
+            last = max((c.end_line for c in [*spans[path], *module_parts[path]]), default=0)
             owners = [""] * (last + 2)
+            for part in module_parts[path]:  # a long <module> comes in parts: each owns its own statements
+                for start, end in part.line_spans or ((part.start_line, part.end_line),):
+                    owners[start:end + 1] = [part.chunk_id] * (end - start + 1)
             for chunk in sorted(spans[path], key=lambda c: c.start_line - c.end_line):  # widest first
                 owners[chunk.start_line:chunk.end_line + 1] = [chunk.chunk_id] * (chunk.end_line - chunk.start_line + 1)
             one.owners = owners
