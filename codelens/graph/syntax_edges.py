@@ -296,6 +296,8 @@ class _Resolver:
         found = self._visible(one, site.name, classes=site.kind == "new")
         if found is not None:
             return found.chunk_id, ""
+        if site.kind == "calls" and caller is not None and site.name in self.types.get(caller.chunk_id, {}):
+            return EXTERNAL_PREFIX + site.name, ""  # a parameter or variable holding a function: `request()`
         return self._by_name_or_external(one, site, self._external_name(one, site.name))
 
     def _on_receiver(self, one: _File, caller: Chunk | None, site: Site) -> tuple[str, str]:

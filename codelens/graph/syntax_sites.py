@@ -280,10 +280,10 @@ _WRAPPERS = frozenset({"unary_expression", "pointer_expression", "parenthesized_
 def _typed(node: SyntaxNode, name_field: str, type_field: str, rule: GraphRule) -> Declared | None:
     name = _declared_name(node, name_field, rule)
     type_node = node.child_by_field_name(type_field) if type_field else _first_of(node, _TYPES)
-    if not name or type_node is None:
-        return None
-    qualifier, type_name = _type_name(type_node)
-    return Declared(_line(node), name, qualifier, type_name, True) if type_name else None
+    qualifier, type_name = _type_name(type_node) if type_node is not None else ("", "")
+    if name and (type_name or "parameter" in node.type):  # a parameter of no class type: still a local name
+        return Declared(_line(node), name, qualifier, type_name, True)
+    return None
 
 
 def _assigned(node: SyntaxNode, name_field: str, value_field: str, rule: GraphRule,
