@@ -25,6 +25,7 @@ type is unknown (`repo.save()`) resolves only by a unique method name, and is ma
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,6 +39,7 @@ from codelens.languages import GraphRule, grammar_for, graph_rule, language_of
 EXTERNAL_PREFIX = "ext:"
 BY_NAME = "name"  # Edge.via of a call resolved by a unique name only: uncertain
 _CONSTRUCTORS = frozenset({"constructor", "__construct", "init", "initialize", "new"})
+_PRIVATE = re.compile(r"(?<![\w.])(private|fileprivate)\b")
 MAX_IMPORTED_FILES = 40  # a package import's edges (a Go package folder, `import a.b.*`)
 _MAX_BASE_DEPTH = 4
 
@@ -494,7 +496,9 @@ class _Resolver:
         candidates = [] if methods_only else [c for c in self.top_level[family].get(name, ())
                                               if not classes or c.kind == "class"]
         if not candidates and (methods or methods_only) and not classes:
-            candidates = list(self.methods[family].get(name, ()))
+            # a method, never a nested type (`PathMonitor.Result` is no `Result`), nor another file's private one
+            candidates = [c for c in self.methods[family].get(name, ())
+                          if c.kind != "class" and not (c.path != one.path and _PRIVATE.search(c.signature))]
         production = [c for c in candidates if not c.is_test]
         candidates = production or candidates
         if self.labels and len(candidates) > 1:
