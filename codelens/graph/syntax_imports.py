@@ -71,8 +71,12 @@ def _read_js(node: SyntaxNode) -> list[ImportRecord]:
                 names.extend(_specifiers(clause, "export_specifier"))
         return [ImportRecord(_line(node), _unquote(text_of(source)), tuple(names), alias)]
     if node.type == "variable_declarator":  # const x = require("./x"), const { a, b: c } = require("../y")
-        module = _required_module(node.child_by_field_name("value"))
-        target = node.child_by_field_name("name")
+        value, target = node.child_by_field_name("value"), node.child_by_field_name("name")
+        if value is not None and value.type == "member_expression" and target is not None:  # require("./u").f
+            module = _required_module(value.child_by_field_name("object"))
+            member = text_of(value.child_by_field_name("property"))
+            return [ImportRecord(_line(node), module, ((member, text_of(target)),))] if module and member else []
+        module = _required_module(value)
         if module is None or target is None:
             return []
         if target.type == "identifier":
