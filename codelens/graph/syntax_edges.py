@@ -304,12 +304,18 @@ class _Resolver:
 
     def _on_receiver(self, one: _File, caller: Chunk | None, site: Site) -> tuple[str, str]:
         head, _, rest = site.receiver.partition(".")
+        defined_here = self.chunk_of.get(f"{one.path}::{site.receiver}.{site.name}")
+        if defined_here is not None:  # `M.helper()` beside `function M.helper`; `app.handle()` beside `app.handle =`
+            return defined_here.chunk_id, ""
         if site.receiver != COMPLEX and head in one.aliases:  # a module: `pkg.Func()`, `x.go()` (`* as x`)
             files, record = one.aliases[head]
             name = rest.rpartition(".")[2] if rest else ""
             found = self._in_files(files, name or site.name, classes=site.kind == "new" or bool(name))
             if found is not None and name:  # `pkg.Type.Method()`
                 found = self._member_of(found, site.name)
+            elif found is None and not name:  # a module that returns a table: Lua's `function M.log`
+                members = [c for path in files for c in self.in_file.get(path, {}).get(site.name, ())]
+                found = members[0] if len(members) == 1 else None
             if found is not None:
                 return found.chunk_id, ""
             if not files:  # `fmt.Println`, `path.join`: the module's name stands for the alias

@@ -286,6 +286,23 @@ def _read_swift(node: SyntaxNode) -> list[ImportRecord]:
     return [ImportRecord(_line(node), text_of(node.named_children[-1]) if node.named_children else "")]
 
 
+def _read_lua(node: SyntaxNode) -> list[ImportRecord]:
+    """`local util = require("app.util")`: the module bound to util."""
+    if node.type != "assignment_statement":
+        return []
+    names = next((c for c in node.named_children if c.type == "variable_list"), None)
+    values = next((c for c in node.named_children if c.type == "expression_list"), None)
+    call = values.named_children[0] if values is not None and values.named_children else None
+    if call is None or call.type != "function_call" or text_of(call.child_by_field_name("name")) != "require":
+        return []
+    arguments = call.child_by_field_name("arguments")
+    first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+    if first is None or first.type != "string":
+        return []
+    alias = text_of(names.named_children[0]) if names is not None and names.named_children else ""
+    return [ImportRecord(_line(node), _unquote(text_of(first)), alias=alias)]
+
+
 ImportReader = Callable[[SyntaxNode], list[ImportRecord]]
 # The style's reader and the node types it reads (anything else is never handed to it).
 READERS: dict[str, tuple[ImportReader, frozenset[str]]] = {
@@ -301,6 +318,7 @@ READERS: dict[str, tuple[ImportReader, frozenset[str]]] = {
     "ruby": (_read_ruby, frozenset({"call"})),
     "php": (_read_php, frozenset({"namespace_use_declaration"})),
     "swift": (_read_swift, frozenset({"import_declaration"})),
+    "lua": (_read_lua, frozenset({"assignment_statement"})),
 }
 
 
@@ -426,6 +444,15 @@ class ModuleFiles:
         stem = posixpath.splitext(header)[0]
         return [stem + suffix for suffix in _C_SOURCES if stem + suffix in self.files and stem + suffix != header]
 
+    def _lua(self, module: str, importer: str) -> list[str]:
+        """`require("app.util")` -> `app/util.lua` or `app/util/init.lua`, under any folder."""
+        base = module.replace(".", "/")
+        for name in (f"{base}.lua", f"{base}/init.lua"):
+            found = sorted(f for f in self.files if f == name or f.endswith(f"/{name}"))
+            if found:
+                return found[:1]
+        return []
+
     def _ruby(self, module: str, importer: str) -> list[str]:
         module = module.removesuffix(".rb")
         if module.startswith("."):
@@ -441,7 +468,7 @@ def _package_locator(separator: str) -> Callable[[ModuleFiles, str, str], list[s
 _LOCATORS: Mapping[str, Callable[[ModuleFiles, str, str], list[str]]] = {
     "js": ModuleFiles._js, "go": ModuleFiles._go, "java": _package_locator("."), "kotlin": _package_locator("."),
     "scala": _package_locator("."), "csharp": _package_locator("."), "php": ModuleFiles._php,
-    "rust": ModuleFiles._rust, "include": ModuleFiles._include, "ruby": ModuleFiles._ruby,
+    "rust": ModuleFiles._rust, "include": ModuleFiles._include, "ruby": ModuleFiles._ruby, "lua": ModuleFiles._lua,
 }
 
 
