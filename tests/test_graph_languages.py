@@ -49,6 +49,12 @@ TYPESCRIPT = {
     (f"{CLIENT}::makeClient", f"{CLIENT}::ApiClient.fetchUser", "calls", ""),  # a variable of a known class
     ("src/api/http.ts::Http.get", "src/util/retry.ts::retryLater", "calls", BY_NAME),  # never imported
     ("src/util/log.ts::debug", "ext:console.log", "calls", ""),
+    # through src/util/index.ts: `export { formatUrl } from "./format"` and `export * from "./log"`
+    ("src/api/cache.ts", "src/util/index.ts", "imports", ""),
+    ("src/api/cache.ts::cacheKey", "src/util/log.ts::debug", "calls", ""),
+    ("src/api/cache.ts::cacheKey", "src/util/format.ts::formatUrl", "calls", ""),
+    ("src/util/index.ts", "src/util/format.ts", "imports", ""),
+    ("src/util/index.ts", "src/util/log.ts", "imports", ""),
 }
 
 MAIN = "cmd/server/main.go"

@@ -42,6 +42,7 @@ _CONSTRUCTORS = frozenset({"constructor", "__construct", "init", "initialize", "
 _PRIVATE = re.compile(r"(?<![\w.])(private|fileprivate)\b")
 MAX_IMPORTED_FILES = 40  # a package import's edges (a Go package folder, `import a.b.*`)
 _MAX_BASE_DEPTH = 4
+_MAX_REEXPORTS = 3  # hops through modules that re-export a name (lib.rs -> routing/mod.rs -> ...)
 
 
 @dataclass
@@ -482,10 +483,30 @@ class _Resolver:
         if found is not None:
             return found
         for files, original, _ in one.named.get(name, ()):
-            found = self._in_files(files, original, classes=classes)
+            found = self._in_files(files, original, classes=classes) or self._reexported(files, original, classes)
             if found is not None:
                 return found
         return self._in_files(one.visible_files, name, classes=classes)
+
+    def _reexported(self, files: Iterable[str], name: str, classes: bool, depth: int = _MAX_REEXPORTS) -> Chunk | None:
+        """A name a module re-exports: Rust's `pub use self::routing::Router` in lib.rs, TypeScript's
+        `export { x } from "./x"` and `export * from "./y"`, followed a few hops."""
+        for path in files:
+            module = self.files.get(path)
+            if module is None or depth <= 0:
+                continue
+            for inner, original, _ in module.named.get(name, ()):
+                found = self._in_files(inner, original, classes=classes) or self._reexported(inner, original, classes,
+                                                                                              depth - 1)
+                if found is not None:
+                    return found
+            wildcards = [p for r in module.syntax.imports if r.wildcard and module.rule.imports in ("rust", "js")
+                         for p in self._locate(module, r)]
+            found = self._in_files(wildcards, name, classes=classes) or self._reexported(wildcards, name, classes,
+                                                                                        depth - 1)
+            if found is not None:
+                return found
+        return None
 
     def _in_files(self, files: Iterable[str], name: str, *, classes: bool) -> Chunk | None:
         for path in files:

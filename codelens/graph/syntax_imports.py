@@ -69,7 +69,8 @@ def _read_js(node: SyntaxNode) -> list[ImportRecord]:
                         names.extend(_specifiers(part, "import_specifier"))
             elif clause.type == "export_clause":
                 names.extend(_specifiers(clause, "export_specifier"))
-        return [ImportRecord(_line(node), _unquote(text_of(source)), tuple(names), alias)]
+        every = node.type == "export_statement" and not names and not alias  # `export * from "./x"`
+        return [ImportRecord(_line(node), _unquote(text_of(source)), tuple(names), alias, wildcard=every)]
     if node.type == "variable_declarator":  # const x = require("./x"), const { a, b: c } = require("../y")
         value, target = node.child_by_field_name("value"), node.child_by_field_name("name")
         if value is not None and value.type == "member_expression" and target is not None:  # require("./u").f
