@@ -230,3 +230,16 @@ def test_cli_graph_commands_on_a_mixed_project(tmp_path: Path, embedder, capsys)
     assert "main.go" in text and "client.ts" in text
     beside = text.split("Docs and config:")[1] if "Docs and config:" in text else ""
     assert ".ts" not in beside and ".go" not in beside  # code files are the map's modules, not "docs and config"
+
+
+def test_a_workspace_resolves_a_name_in_the_callers_repository_first(tmp_path: Path) -> None:
+    """Two repositories each define `helper`: a call nothing imports means the caller's own."""
+    for repo in ("front", "tools"):
+        (tmp_path / repo / "src").mkdir(parents=True)
+        (tmp_path / repo / "src" / "helper.ts").write_text("export function helper(): number {\n  return 1;\n}\n")
+        (tmp_path / repo / "src" / "main.ts").write_text("export function main(): number {\n  return helper();\n}\n")
+    chunked = chunk_codebase(tmp_path, MAX_FILE_BYTES)
+    graph = build_graph(chunked.chunks, chunked.sources, ("front", "tools"))
+    calls = {(e.source, e.target, e.via) for e in graph.edges if e.kind == "calls"}
+    assert calls == {("front/src/main.ts::main", "front/src/helper.ts::helper", BY_NAME),
+                     ("tools/src/main.ts::main", "tools/src/helper.ts::helper", BY_NAME)}
