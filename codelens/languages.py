@@ -65,7 +65,9 @@ _JS_TESTS = (".test.ts", ".spec.ts", ".test.tsx", ".spec.tsx", ".test.js", ".spe
              ".spec.jsx", ".test.mjs", ".spec.mjs", ".test.cjs", ".spec.cjs", ".e2e.ts")
 _JS_TEST_DIRS = ("__tests__", "__mocks__", "spec", "e2e", "cypress")
 _JS_CLASSES = (("class_declaration", CLASS), ("abstract_class_declaration", CLASS),
-               ("interface_declaration", CLASS), ("enum_declaration", CLASS))
+               ("interface_declaration", CLASS), ("enum_declaration", CLASS),
+               # `type Options = {...}` over several lines is an interface by another syntax (the chunker checks)
+               ("type_alias_declaration", CLASS))
 _JS_FUNCTIONS = (("function_declaration", FUNCTION), ("generator_function_declaration", FUNCTION),
                  ("method_definition", FUNCTION), ("method_signature", FUNCTION),
                  ("abstract_method_signature", FUNCTION), ("function_signature", FUNCTION),
@@ -224,6 +226,15 @@ LANGUAGES: tuple[LanguageRow, ...] = (
         test_suffixes=("_test.exs",), calls=("call",),
     ),
     LanguageRow(
+        "haskell", (".hs",), Grammar("tree-sitter-haskell", "tree_sitter_haskell"),
+        # a function is its type signature and its equations, siblings the chunker joins
+        definitions=(("signature", FUNCTION), ("function", FUNCTION), ("data_type", CLASS), ("newtype", CLASS),
+                     ("class", CLASS), ("instance", CLASS)),
+        containers=("declarations", "class_declarations", "instance_declarations"),
+        preamble=("header",), comments=("comment", "haddock"), doc_prefixes=("--",),
+        test_suffixes=("Spec.hs", "Test.hs"), calls=("apply",), imports=("imports",),
+    ),
+    LanguageRow(
         "lua", (".lua",), Grammar("tree-sitter-lua", "tree_sitter_lua"),
         definitions=(("function_declaration", FUNCTION),),
         doc_prefixes=("--",), test_suffixes=("_spec.lua", "_test.lua"), calls=("function_call",),
@@ -237,8 +248,10 @@ _BY_NAME = {row.name: row for row in LANGUAGES}
 
 def language_row(rel_path: str) -> LanguageRow | None:
     """The row of a code file, by its name or suffix; None for anything that is not code."""
-    name = PurePosixPath(rel_path).name.lower()
-    return _BY_FILE_NAME.get(name) or _BY_SUFFIX.get(PurePosixPath(name).suffix)
+    name = rel_path.rsplit("/", 1)[-1].lower()  # string work, not PurePosixPath: every hit asks (Chunk.language)
+    dot = name.rfind(".")
+    suffix = name[dot:] if 0 < dot < len(name) - 1 else ""  # what PurePosixPath.suffix says
+    return _BY_FILE_NAME.get(name) or _BY_SUFFIX.get(suffix)
 
 
 def language_of(rel_path: str) -> str | None:

@@ -11,6 +11,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from codelens.chunk import Chunk
 from codelens.errors import SourceError
@@ -19,12 +21,13 @@ from codelens.ingest import syntax
 from codelens.ingest.chunker import chunk_file, is_test_path
 from codelens.ingest.codebase import chunk_one_file, chunk_source
 from codelens.ingest.embed_text import embedding_text
-from codelens.ingest.formats import file_format
+from codelens.ingest.formats import chunk_other_file, file_format
+from codelens.ingest.lines import source_lines
 from codelens.ingest.source import list_source_files
 from codelens.ingest.syntax import chunk_code_file
 from codelens.languages import LANGUAGES, Grammar, grammar_for, language_of
 from codelens.search.searcher import Searcher
-from tests.conftest import settings_for, zip_folder
+from tests.conftest import examples, settings_for, zip_folder
 
 FIXTURES = Path(__file__).parent / "fixtures" / "languages"
 
@@ -128,6 +131,15 @@ EXPECTED: dict[str, list[tuple[str, str, int, int, str, str]]] = {
         ("Plug.Conn.send_resp", "method", 4, 7, "Plug.Conn", "Sends a response with the given status and body."),
         ("Plug.Conn.put_status", "method", 9, 9, "Plug.Conn", ""),
     ],
+    "stack.hs": [
+        ("Stack", "class", 5, 6, "", "A last-in, first-out stack."),
+        ("push", "function", 8, 10, "", "Pushes an element."),
+        ("size", "function", 12, 14, "", ""),  # its type signature and both equations: one chunk
+        ("Container", "class", 16, 18, "", ""),
+        ("Container.empty", "method", 17, 17, "Container", ""),
+        ("Container.insert", "method", 18, 18, "Container", ""),
+        ("Container#2", "class", 20, 22, "", ""),
+    ],
     "util.lua": [
         ("<module>", "module", 1, 12, "", ""),
         ("M.join", "method", 3, 6, "M", "Joins the parts with a separator."),
@@ -198,6 +210,15 @@ def test_a_constant_made_by_a_call_handed_a_function_is_that_function() -> None:
         ("<module>", "module", 4, 4), ("$ZodString", "function", 1, 3)]
 
 
+def test_a_typescript_object_type_is_a_class_and_a_one_line_alias_a_statement() -> None:
+    text = ("type Id = string;\n/** Options of a router. */\nexport type RouterOptions = {\n"
+            "  strict: boolean;\n  onError(e: Error): void;\n};\n")
+    chunks, _ = chunk_code_file("router.ts", text)
+    assert [(c.symbol, c.kind, c.start_line, c.end_line, c.docstring) for c in chunks] == [
+        ("<module>", "module", 1, 1, ""), ("RouterOptions", "class", 2, 6, "Options of a router."),
+        ("RouterOptions.onError", "method", 5, 5, "")]
+
+
 def test_a_long_module_is_cut_into_parts_each_embedded_whole() -> None:
     cases = "".join(f'it("case {n}", () => {{\n  expect(parse("{n}")).toBe({n});\n}});\n\n' for n in range(200))
     chunks, _ = chunk_code_file("src/parse.test.ts", cases)
@@ -227,6 +248,12 @@ def test_python_keeps_its_own_path() -> None:
     assert [c.chunk_id for c in chunk_file("a.py", text).chunks] == ["a.py::A", "a.py::A.run"]
     assert embedding_text(chunk_file("pkg/a.py", text).chunks[1]).startswith(
         "method a run (A.run) in pkg a\ndef run(self):")
+
+
+def test_documents_and_configuration_keep_their_embedded_text() -> None:
+    """Only code in other languages is embedded differently: a TOML piece's closing `]` stays."""
+    chunk = chunk_other_file("pyproject.toml", '[tool.x]\nexclude = [\n  "a",\n]\n', "toml")[0]
+    assert embedding_text(chunk).endswith('exclude = [\n"a",\n]')
 
 
 @pytest.mark.parametrize(("path", "is_test"), [
@@ -377,3 +404,39 @@ def test_a_mixed_workspace_is_searched_in_english_and_russian(tmp_path: Path, em
     for question, expected in questions.items():
         hits = [hit.chunk.chunk_id for hit in searcher.search(question, k=3)]
         assert expected in hits, (question, hits)
+
+
+def test_lines_end_where_the_chunks_say_whatever_the_line_breaks() -> None:
+    """Old Mac `\r`, Windows `\r\n` and `\n` in one file: tree-sitter's rows are the chunks' lines."""
+    text = "package x\r\rfunc A() {\r}\r\n\r\nfunc B() {}\n"
+    chunks, _ = chunk_code_file("a.go", text)
+    assert [(c.symbol, c.start_line, c.end_line, c.code) for c in chunks] == [
+        ("A", 3, 4, "func A() {\n}"), ("B", 6, 6, "func B() {}")]
+
+
+FRAGMENTS = ["class A {", "}", "{", "func (s *S) M() {", "fn f() {", "impl X {", "def f", "end", "/** doc */",
+             "// note", "export const f = () => {", "namespace N {", "template <typename T>", "FMT_EXPORT",
+             "#[derive(X)]", "extension S {", "x = 1;", "return;", "'unterminated", "\"str\"", "@Override", "\r",
+             "\t", "é", "\u2028", "\x0c"]
+FUZZ = settings(max_examples=examples(150), deadline=None, database=None,
+                suppress_health_check=[HealthCheck.too_slow])
+
+
+@FUZZ
+@given(st.sampled_from(sorted({row.extensions[0] for row in LANGUAGES if row.grammar})),
+       st.lists(st.sampled_from(FRAGMENTS), max_size=40),
+       st.lists(st.sampled_from(["\n", " ", "", "\r", "\r\n"]), max_size=40))
+def test_any_text_in_any_language_chunks_without_raising(extension: str, fragments: list[str],
+                                                         glue: list[str]) -> None:
+    text = "".join(f + (glue[i] if i < len(glue) else "\n") for i, f in enumerate(fragments))
+    chunks, _ = chunk_code_file(f"src/x{extension}", text)
+    lines = source_lines(text)
+    last = max(1, len(source_lines(text.rstrip("\r\n"))))
+    ids = [c.chunk_id for c in chunks]
+    assert len(ids) == len(set(ids))
+    for chunk in chunks:
+        assert 1 <= chunk.start_line <= chunk.end_line <= last
+        assert chunk.code == "\n".join("\n".join(lines[start - 1 : end])
+                                       for start, end in chunk.line_spans or ((chunk.start_line, chunk.end_line),))
+        if chunk.kind != "module":  # the lines are the definition's: its name is in them
+            assert chunk.name.split("#")[0] in chunk.code

@@ -31,7 +31,7 @@ from codelens.ingest.redaction import redact
 from codelens.ingest.source import SourceFile, list_source_files, read_source_text
 from codelens.ingest.syntax import chunk_code_file
 from codelens.ingest.tree import open_tree
-from codelens.languages import PYTHON, language_names, language_of
+from codelens.languages import PYTHON, language_names
 
 
 @dataclass
@@ -43,7 +43,6 @@ class ChunkedCodebase:
     file_hashes: dict[str, str] = field(default_factory=dict)
     secrets_masked: Counter[str] = field(default_factory=Counter)  # kind -> masks
     python_files: int = 0  # of `files`, the Python ones
-    code_files: Counter[str] = field(default_factory=Counter)  # language -> files of `files` in it
     repositories: list[dict] = field(default_factory=list)  # workspace.Workspace.to_json() of the source
 
 
@@ -57,7 +56,6 @@ def chunk_files(files: list[SourceFile], max_file_bytes: int, show_progress: boo
     result = ChunkedCodebase(chunks=[], files=0, warnings=[])
     result.files = len(files)
     result.python_files = sum(1 for f in files if f.rel_path.endswith(".py"))
-    result.code_files = Counter(language for f in files if (language := language_of(f.rel_path)))
     seen: set[str] = set()
     for source_file in tqdm(files, unit="file", desc="Chunking", disable=not show_progress or len(files) < 200):
         one = chunk_one_file(source_file.abs_path, source_file.rel_path, max_file_bytes)

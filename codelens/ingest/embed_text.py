@@ -91,7 +91,7 @@ def _without_suffix(path: str) -> str:
 
 def _body(chunk: Chunk) -> str:
     """The code without what the header already says."""
-    if not _is_python(chunk):
+    if chunk.is_code and not _is_python(chunk):
         return _code_body(chunk)
     if chunk.kind == "class":
         return _class_outline(chunk.code)
@@ -129,6 +129,7 @@ def _class_outline(code: str) -> str:
 # ------------------------------------------------ code in the other languages (codelens/languages.py)
 
 _COMMENT_STARTS = ("//", "/*", "*", "#", "--")
+_CLOSERS = frozenset({"}", "};", "})", "});", ")", ");", "end", "]", "];"})
 
 
 def _code_body(chunk: Chunk) -> str:
@@ -142,7 +143,8 @@ def _code_body(chunk: Chunk) -> str:
         return _member_outline(lines)
     if chunk.signature and chunk.kind != "module":
         lines = _after_header(lines, chunk.signature)
-    return "\n".join(line.strip() for line in lines if line.strip())
+    # closing braces and `end`s carry no meaning and cost the budget
+    return "\n".join(line.strip() for line in lines if line.strip() and line.strip() not in _CLOSERS)
 
 
 def _after_header(lines: list[str], signature: str) -> list[str]:

@@ -48,12 +48,13 @@ _VALUE_WRAPPERS = frozenset({"as_expression", "satisfies_expression", "parenthes
                              "non_null_expression", "await_expression"})
 # `export`, `template <...>`: a wrapper whose definition starts where the wrapper does
 _WRAPPERS = frozenset({"export_statement", "template_declaration", "ambient_declaration"})
+_LONE_CR = re.compile(rb"\r(?!\n)")
 _BARE_MACRO = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]{2,}[ \t]*$", re.M)
 # `FMT_EXPORT template <...>`, `UV_EXTERN int uv_run(...)`, `FMT_CONSTEXPR auto f()`: macros before a declaration
 _IF_MACRO = re.compile(rb"(?<=\bif )[ \t]*[A-Z][A-Z0-9]*_[A-Z0-9_]*(?=[ \t]*\()")  # `if FMT_CONSTEXPR20 (...)`
 _PREFIX_MACROS = re.compile(rb"^[ \t]*((?:[A-Z][A-Z0-9]*_[A-Z0-9_]*[ \t]+)+)(?=[A-Za-z_~])", re.M)
 _TAG = re.compile(r"</?[a-zA-Z][^>]*>")  # C#'s `/// <summary>` XML doc tags
-_DOC_MARKERS = ("/**", "/*!", "/*", "*/", "///", "//!", "//", "--", "#", "*")
+_DOC_MARKERS = ("/**", "/*!", "/*", "*/", "///", "//!", "//", "-- |", "-- ^", "--", "#", "*")  # `-- |`: Haddock
 
 
 class GrammarUnavailable(Exception):
@@ -81,7 +82,10 @@ def load_parser(grammar: Grammar):
 def parse_with_grammar(rel_path: str, text: str, row: LanguageRow, grammar: Grammar) -> SyntaxResult:
     """The definitions and <module> statements of one file; GrammarUnavailable when it cannot be parsed."""
     source = text.encode("utf-8", errors="replace")
-    root = load_parser(grammar).parse(_without_bare_macros(source, row)).root_node
+    # tree-sitter ends rows at \n only; a lone \r ends a line for source_lines (and old Mac files):
+    # read as \n (same bytes, same offsets), every row is the line it is in the chunks' text
+    parsed_bytes = _LONE_CR.sub(b"\n", _without_bare_macros(source, row))
+    root = load_parser(grammar).parse(parsed_bytes).root_node
     walk = _Walk(row, source, source_lines(text))
     definitions, spans, imports = walk.top_level(root)
     last = max(1, len(source_lines(text.rstrip("\r\n"))))
@@ -134,8 +138,11 @@ class _Walk:
                  imports: list[tuple[int, int]], depth: int, outer, owner: str = "") -> None:
         """The definitions directly in node (through its containers); the rest as statement spans."""
         own_name = node.child_by_field_name("name")  # a namespace's name is no statement of it
+        taken_until = -1  # a definition that spans its next siblings (Dart's body, Haskell's equations)
         for child in node.named_children:
             kind = child.type
+            if child.start_byte < taken_until:
+                continue
             if kind in self.skipped and kind not in self.row.containers:
                 if kind in self.row.imports:
                     imports.append(_lines_of(child))
@@ -147,6 +154,7 @@ class _Walk:
             found = self._definition(child, depth, outer if outer is not None else child, owner)
             if found is not None:
                 definitions.append(found)
+                taken_until = self._last_part(child).end_byte
             elif depth < _MAX_DEPTH and (kind in self.row.containers or kind == "ERROR"):
                 before = len(definitions)
                 inner_spans: list[tuple[int, int]] = []
@@ -173,7 +181,7 @@ class _Walk:
         children: list[Definition] = []
         if kind == CLASS and depth < _MAX_DEPTH and node.type != "type_definition":
             self._members(node, children, [], [], depth + 1, None)
-        end = _lines_of(self._dart_body(node) or node)[1]
+        end = _lines_of(self._last_part(node))[1]
         start = _lines_of(outer)[0]
         # a member on its class's line (`class A { m() {} }`) has no comment of its own above it
         starts_line = not self.lines[start - 1][: outer.start_point[1]].strip()
@@ -198,6 +206,9 @@ class _Walk:
             return (self.text(name), "") if name is not None else None
         if kind in ("lexical_declaration", "variable_declaration"):
             return self._function_variable(node)
+        if kind == "type_alias_declaration":  # TypeScript: a one-line alias is a <module> statement
+            name = node.child_by_field_name("name")
+            return (self.text(name), "") if name is not None and node.end_point[0] - node.start_point[0] >= 2 else None
         if kind == "expression_statement":
             return self._function_assignment(node)
         if kind in ("public_field_definition", "field_definition"):
@@ -235,12 +246,26 @@ class _Walk:
             return None
         return _split_owner(self.text(name), self._receiver_type(node, name))
 
-    def _dart_body(self, node):
-        """Dart: the function_body after a signature is the function's (they are siblings)."""
-        if self.row.name != "dart" or node.type not in ("function_signature", "method_signature"):
-            return None
-        body = node.next_named_sibling
-        return body if body is not None and body.type == "function_body" else None
+    def _last_part(self, node):
+        """The last sibling a definition spans: Dart's function_body after its signature; Haskell's
+        equations (`size [] = 0`, `size (x:xs) = ...`) after its type signature and the first one."""
+        if self.row.name == "dart" and node.type in ("function_signature", "method_signature"):
+            body = node.next_named_sibling
+            return body if body is not None and body.type == "function_body" else node
+        if self.row.name == "haskell" and node.type in ("signature", "function"):
+            name, last = self._haskell_name(node), node
+            sibling = node.next_named_sibling
+            while sibling is not None and sibling.type in ("function", "haddock") and (
+                    sibling.type == "haddock" or self._haskell_name(sibling) == name):
+                if sibling.type == "function":
+                    last = sibling
+                sibling = sibling.next_named_sibling
+            return last
+        return node
+
+    def _haskell_name(self, node) -> str:
+        name = node.child_by_field_name("name")
+        return self.text(name) if name is not None else ""
 
     def _elixir_macro(self, node) -> str:
         target = node.child_by_field_name("target")
