@@ -202,6 +202,8 @@ def test_code_map_lists_another_language_and_its_libraries(graphs: dict[str, Cod
     assert library_name("github.com/gin-gonic/gin/render") == "github.com/gin-gonic/gin"
     assert library_name("@trpc/server/http") == "@trpc/server"
     assert library_name("serde::de") == "serde"
+    assert library_name("com.google.errorprone.annotations", "java") == "com.google.errorprone"
+    assert "Uses:" not in code_map(graphs["go"], 2000)  # fmt is Go's own library, never "used"
 
 
 def test_cli_graph_commands_on_a_mixed_project(tmp_path: Path, embedder, capsys) -> None:
