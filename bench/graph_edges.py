@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         main_language = _count(graph, chunked, totals)
         totals[main_language]["seconds_ms"] += round(seconds * 1000)
         print(f"{source.name}: {len(chunked.chunks)} chunks, graph {seconds:.2f} s", file=sys.stderr)
-        for edge in graph.edges:
+        for edge in graph.edges if args.sample else ():  # kept only when asked: every zip's chunks stay alive
             if edge.kind == "calls" and not graph.nodes[edge.target].is_external:
                 samples[language_of(edge.source.partition("::")[0]) or "?"].append((edge, chunked))
     _print_counts(totals)

@@ -586,8 +586,12 @@ class _Resolver:
             return None
         candidates = self.members[self.files[owner.path].rule.family].get((_plain_name(owner), name), [])
         folder = posixpath.dirname(owner.path)
-        near = [c for c in candidates if posixpath.dirname(c.path) == folder]
-        for kept in (near, candidates):
+        near = [c for c in candidates if posixpath.dirname(c.path) == folder]  # Go's package, C#'s partial class
+        # elsewhere, only where no class of that name is declared: C++'s `Cart::add` in src/cart.cpp, never
+        # another folder's own `ZodNumber` (zod's v3 beside v4)
+        far = [c for c in candidates if c not in near
+               and not any(k.kind == "class" for k in self.in_file[c.path].get(_plain_name(owner), ()))]
+        for kept in (near, far):
             if len(kept) == 1:
                 return kept[0]
         for base in self.bases.get(owner.chunk_id, ())[:_MAX_BASE_DEPTH]:
