@@ -331,6 +331,8 @@ class GraphRule:
     # the nodes that name a file's package or namespace (`package com.acme.pay;`): its imports and
     # its package's other files are found by it, wherever the folders are
     packages: tuple[str, ...] = ()
+    # calls that define rather than call (Elixir's `def run(x)`): the call they hold is a head, never a call
+    definers: tuple[str, ...] = ()
     # what gives a variable, parameter or field its type: (node type, field of the name, field of the type);
     # "" reads the node's children (Kotlin's nodes have no fields)
     typed: tuple[tuple[str, str, str], ...] = ()
@@ -449,6 +451,16 @@ GRAPH_RULES: dict[str, GraphRule] = {
     "lua": GraphRule("lua", (("function_call", "name"),), (), (), "lua", self_words=("self",),
                      noise=("require", "print", "pairs", "ipairs", "type", "tostring", "tonumber", "error", "assert",
                             "setmetatable", "getmetatable", "pcall", "select", "rawget", "rawset", "unpack")),
+    "elixir": GraphRule("elixir", (("call", "target"),), (), (), "elixir", self_words=("__MODULE__",),
+                        implicit_self=True,
+                        definers=("def", "defp", "defmacro", "defmacrop", "defguard", "defguardp", "defdelegate",
+                                  "defmodule", "defprotocol", "defimpl", "defstruct", "defexception"),
+                        noise=("def", "defp", "defmacro", "defmacrop", "defguard", "defguardp", "defdelegate",
+                               "defmodule", "defprotocol", "defimpl", "defstruct", "defexception", "alias", "import",
+                               "require", "use", "if", "unless", "case", "cond", "with", "for", "fn", "quote",
+                               "unquote", "raise", "receive", "try", "send", "spawn", "is_nil", "is_binary",
+                               "is_atom", "is_list", "is_map", "is_integer", "is_function", "elem", "put_elem",
+                               "length", "map_size", "to_string", "inspect", "__MODULE__", "super", "throw")),
     "swift": GraphRule("swift", (("call_expression", "first"),), (), ("inheritance_specifier",), "swift",
                        self_words=("self", "Self"), implicit_self=True, package_scope=True,
                        library_methods=("map", "filter", "append", "contains", "first", "last", "description",

@@ -124,6 +124,7 @@ class _Resolver:
         self.members: dict[str, dict[tuple[str, str], list[Chunk]]] = defaultdict(lambda: defaultdict(list))
         self.methods: dict[str, dict[str, list[Chunk]]] = defaultdict(lambda: defaultdict(list))
         self.class_members: dict[str, list[str]] = defaultdict(list)  # class chunk id -> its members' ids
+        self.classes: dict[tuple[str, str], list[Chunk]] = defaultdict(list)  # (family, qualified name) -> classes
         self.chunk_of: dict[str, Chunk] = {}
         self.module_chunk: dict[str, str] = {}
         self._index(chunks)
@@ -149,6 +150,8 @@ class _Resolver:
                 module_parts[chunk.path].append(chunk)
                 continue
             family = self.files[chunk.path].rule.family
+            if chunk.kind == "class":
+                self.classes[(family, chunk.symbol)].append(chunk)
             spans[chunk.path].append(chunk)
             name = _plain_name(chunk)
             self.in_file[chunk.path][name].append(chunk)
@@ -197,7 +200,12 @@ class _Resolver:
             declared = self.packages.get((one.rule.family, record.module.replace("\\", ".").strip(".")))
             if declared:
                 return tuple(declared)
-        return self.modules[one.rule.family].locate(one.rule.imports, record, one.path)
+        found = self.modules[one.rule.family].locate(one.rule.imports, record, one.path)
+        if found or not record.names:
+            return found
+        # a module named by its definition rather than its file: Elixir's `alias MyApp.Repo`
+        qualified = [f"{record.module}.{name}" if record.module else name for name, _ in record.names]
+        return tuple(dict.fromkeys(c.path for name in qualified for c in self.classes.get((one.rule.family, name), [])))
 
     def _included(self, one: _File, modules: ModuleFiles) -> list[str]:
         """Files included through included headers, breadth first, up to MAX_IMPORTED_FILES."""
@@ -332,6 +340,11 @@ class _Resolver:
                 return f"{EXTERNAL_PREFIX}{typed.symbol}.{site.name}", ""  # inherited from outside the code
             if outside:  # a variable of a library's type: `t *testing.T` -> ext:testing.T.Run
                 return f"{EXTERNAL_PREFIX}{outside}.{site.name}", ""
+        qualified = self._qualified_class(one, site.receiver) if site.receiver != COMPLEX else None
+        if qualified is not None:  # `MyApp.Repo.insert()`, `Repo.insert()` with `alias MyApp.Repo`: that module's
+            member = self._member_of(qualified, site.name)
+            if member is not None:
+                return member.chunk_id, ""
         if site.receiver != COMPLEX and not head.startswith(SELF):  # a class's own (static) member: `Ledger.record`
             type_name = site.receiver.rpartition(".")[2]
             found, via = self._visible(one, type_name, classes=True), ""
@@ -353,6 +366,18 @@ class _Resolver:
         if head in one.rule.builtins or (imported and not any(files for files, _, _ in imported)):
             return EXTERNAL_PREFIX + described, ""  # a library's object: `import { z } from "zod"`; z.bigint()
         return self._by_name_or_external(one, site, described)
+
+    def _qualified_class(self, one: _File, receiver: str) -> Chunk | None:
+        """The one class whose qualified name a dotted receiver spells (through a named import of its head)."""
+        head, _, rest = receiver.partition(".")
+        spelled = [receiver] if rest else []  # a plain `Strings` must be visible: the static branch's job
+        spelled += [".".join(filter(None, [record.module, original, rest])) for _, original, record in
+                    one.named.get(head, ()) if record.module]
+        for name in spelled:
+            found = self.classes.get((one.rule.family, name), [])
+            if len(found) == 1:
+                return found[0]
+        return None
 
     # ------------------------------------------------------------ declared types
 

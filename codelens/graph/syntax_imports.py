@@ -304,6 +304,22 @@ def _read_lua(node: SyntaxNode) -> list[ImportRecord]:
     return [ImportRecord(_line(node), _unquote(text_of(first)), alias=alias)]
 
 
+def _read_elixir(node: SyntaxNode) -> list[ImportRecord]:
+    """`alias MyApp.Repo` binds Repo; `import Enum` makes Enum's functions plain names."""
+    kind = text_of(node.child_by_field_name("target"))
+    if node.type != "call" or kind not in ("alias", "import", "require", "use"):
+        return []
+    arguments = next((c for c in node.named_children if c.type == "arguments"), None)
+    first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+    if first is None or first.type != "alias":
+        return []
+    module = text_of(first)
+    if kind == "import":
+        return [ImportRecord(_line(node), module, wildcard=True)]
+    parent, _, name = module.rpartition(".")
+    return [ImportRecord(_line(node), parent, ((name, name),))]
+
+
 ImportReader = Callable[[SyntaxNode], list[ImportRecord]]
 # The style's reader and the node types it reads (anything else is never handed to it).
 READERS: dict[str, tuple[ImportReader, frozenset[str]]] = {
@@ -320,6 +336,7 @@ READERS: dict[str, tuple[ImportReader, frozenset[str]]] = {
     "php": (_read_php, frozenset({"namespace_use_declaration"})),
     "swift": (_read_swift, frozenset({"import_declaration"})),
     "lua": (_read_lua, frozenset({"assignment_statement"})),
+    "elixir": (_read_elixir, frozenset({"call"})),
 }
 
 

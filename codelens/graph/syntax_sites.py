@@ -29,7 +29,7 @@ SUPER_WORDS = frozenset({"super", "parent", "base"})
 
 _IDENTIFIERS = frozenset({
     "identifier", "type_identifier", "field_identifier", "property_identifier", "simple_identifier", "constant",
-    "name", "package_identifier", "namespace_identifier", "shorthand_property_identifier",
+    "alias", "name", "package_identifier", "namespace_identifier", "shorthand_property_identifier",
     "private_property_identifier", "primitive_type", "predefined_type",
 })
 # Callee expressions that name something: a member (`a.b`, `a::b`, `a->b`) or a generic (`f::<T>`, `Do<int>`)
@@ -37,7 +37,7 @@ _MEMBERS = frozenset({
     "member_expression", "selector_expression", "field_expression", "scoped_identifier", "qualified_identifier",
     "member_access_expression", "navigation_expression", "field_access", "qualified_type", "scoped_type_identifier",
     "user_type", "qualified_name", "nested_identifier", "stable_identifier", "stable_type_identifier",
-    "scope_resolution", "navigation_suffix", "dot_index_expression", "method_index_expression",
+    "scope_resolution", "navigation_suffix", "dot_index_expression", "method_index_expression", "dot",
 })
 _GENERICS = frozenset({"generic_function", "template_function", "generic_name", "generic_type", "template_type"})
 _NAME_FIELDS = ("name", "field", "property", "suffix", "method")
@@ -119,8 +119,15 @@ def read_syntax(tree: Tree, rule: GraphRule) -> FileSyntax:
     typed, assigned = _by_type(rule.typed), _by_type(rule.assigned)
     reader, import_types = READERS.get(rule.imports, (None, frozenset()))
     receivers: list[tuple[int, str]] = []  # (end byte, name) of the Go methods around the node
+    heads: set[int] = set()  # Elixir: the start of `run(x)` in `def run(x)`, a definition's head
     for node in nodes:
         kind = node.type
+        if node.start_byte in heads and kind in calls:
+            continue
+        if rule.definers and text_of(node.child_by_field_name("target")) in rule.definers:
+            arguments = next((c for c in node.named_children if c.type == "arguments"), None)
+            head = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+            heads |= {head.start_byte} if head is not None else set()
         while receivers and receivers[-1][0] <= node.start_byte:
             receivers.pop()
         own = receivers[-1][1] if receivers else ""
