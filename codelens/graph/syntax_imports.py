@@ -320,6 +320,25 @@ def _read_elixir(node: SyntaxNode) -> list[ImportRecord]:
     return [ImportRecord(_line(node), parent, ((name, name),))]
 
 
+def _read_dart(node: SyntaxNode) -> list[ImportRecord]:
+    """`import 'util.dart' as util;` binds util; without `as`, every name of the library is visible."""
+    if node.type != "import_specification":
+        return []
+    uri = next((c for c in _descendants(node, 3) if c.type in ("string_literal", "uri")), None)
+    alias = next((c for c in node.named_children if c.type == "identifier"), None)
+    module = _unquote(text_of(uri))
+    if not module or module.startswith("dart:"):
+        return [ImportRecord(_line(node), module)] if module else []
+    return [ImportRecord(_line(node), module, alias=text_of(alias), wildcard=alias is None, separator="/")]
+
+
+def _descendants(node: SyntaxNode, depth: int) -> Iterable[SyntaxNode]:
+    for child in node.named_children:
+        yield child
+        if depth > 1:
+            yield from _descendants(child, depth - 1)
+
+
 ImportReader = Callable[[SyntaxNode], list[ImportRecord]]
 # The style's reader and the node types it reads (anything else is never handed to it).
 READERS: dict[str, tuple[ImportReader, frozenset[str]]] = {
@@ -337,6 +356,7 @@ READERS: dict[str, tuple[ImportReader, frozenset[str]]] = {
     "swift": (_read_swift, frozenset({"import_declaration"})),
     "lua": (_read_lua, frozenset({"assignment_statement"})),
     "elixir": (_read_elixir, frozenset({"call"})),
+    "dart": (_read_dart, frozenset({"import_specification"})),
 }
 
 
@@ -471,6 +491,14 @@ class ModuleFiles:
                 return found[:1]
         return []
 
+    def _dart(self, module: str, importer: str) -> list[str]:
+        """`util.dart` beside the importer; `package:app/src/repo.dart` under a `lib/` folder."""
+        if module.startswith("package:"):
+            rest = module.split("/", 1)[1] if "/" in module else ""
+            return sorted(f for f in self.files if f == f"lib/{rest}" or f.endswith(f"/lib/{rest}"))[:1]
+        local = posixpath.normpath(posixpath.join(_folder(importer), module))
+        return [local] if local in self.files else []
+
     def _ruby(self, module: str, importer: str) -> list[str]:
         module = module.removesuffix(".rb")
         if module.startswith("."):
@@ -487,6 +515,7 @@ _LOCATORS: Mapping[str, Callable[[ModuleFiles, str, str], list[str]]] = {
     "js": ModuleFiles._js, "go": ModuleFiles._go, "java": _package_locator("."), "kotlin": _package_locator("."),
     "scala": _package_locator("."), "csharp": _package_locator("."), "php": ModuleFiles._php,
     "rust": ModuleFiles._rust, "include": ModuleFiles._include, "ruby": ModuleFiles._ruby, "lua": ModuleFiles._lua,
+    "dart": ModuleFiles._dart,
 }
 
 

@@ -173,8 +173,30 @@ def _call_site(node: SyntaxNode, where: str, rule: GraphRule, own: str) -> Site 
         if name is None or name.type not in _IDENTIFIERS:
             return None
         return Site("calls", text_of(name), _receiver(text_of(receiver), rule, own), _line(node))
+    if where == "previous":
+        return _selector_call(node, rule, own)
     callee = _first_named(node) if where == "first" else node.child_by_field_name(where)
     return _named_site("calls", callee, node, rule, own)
+
+
+def _selector_call(node: SyntaxNode, rule: GraphRule, own: str) -> Site | None:
+    """Dart has no call node: `repo.save(x)` is `repo`, a `.save` selector, then a selector holding the
+    arguments. The callee is what comes just before the arguments; the receiver, all before that."""
+    if not any(c.type == "argument_part" for c in node.named_children):
+        return None
+    previous, parent = node.prev_named_sibling, node.parent
+    if previous is None or parent is None:
+        return None
+    if previous.type in _IDENTIFIERS:
+        return Site("calls", text_of(previous), "", _line(node))
+    if previous.type != "selector" or not any("assignable_selector" in c.type for c in previous.named_children):
+        return None
+    name = name_node(previous)
+    first = parent.named_children[0]
+    source = parent.text or b""
+    receiver = source[first.start_byte - parent.start_byte: previous.start_byte - parent.start_byte]
+    return Site("calls", text_of(name), _receiver(receiver.decode("utf-8", "replace"), rule, own), _line(node)) \
+        if name is not None else None
 
 
 def _construct_site(node: SyntaxNode, where: str, rule: GraphRule, own: str) -> Site | None:
@@ -261,7 +283,8 @@ def _base_names(node: SyntaxNode, depth: int) -> list[SyntaxNode]:
         if _is_arguments(child) or depth > _MAX_DEPTH or child.type == "access_specifier":
             continue
         if child.type in _IDENTIFIERS:
-            names.append(child)
+            qualifier = child.next_sibling is not None and child.next_sibling.type == "."  # Dart's `util.Base`
+            names.extend([] if qualifier else [child])
         elif child.type in _MEMBERS or child.type in _GENERICS:
             found = name_node(child)
             names.extend([found] if found is not None else [])
