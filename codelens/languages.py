@@ -298,3 +298,182 @@ def is_generated_path(rel_path: str) -> bool:
     row = language_row(rel_path)
     return ".min." in name or name.endswith(".g.dart") or (
         row is not None and name.endswith(tuple(s.lower() for s in row.generated_suffixes)))
+
+
+# ------------------------------------------------------------------ the code graph's rules
+# What the code graph (`codelens/graph/syntax_edges.py`) reads from each language's syntax tree,
+# beside the rows above: where a call's callee is, which nodes build an instance or name base
+# classes, how imports read, and how a method names its own object. Keyed by the row's name.
+
+
+@dataclass(frozen=True)
+class GraphRule:
+    """How one language's calls, instantiations, base classes and imports look in its tree."""
+
+    family: str  # languages that call each other by plain name share one (typescript and javascript: "js")
+    # call node type -> where the callee is: a field holding the callee expression; "" the call node itself
+    # holds the name and receiver fields (Java's method_invocation); "first" its first named child (Kotlin, Swift)
+    calls: tuple[tuple[str, str], ...]
+    constructs: tuple[tuple[str, str], ...] = ()  # `new Foo()`: node type -> field ("first": first named child)
+    bases: tuple[str, ...] = ()  # node types whose type names are the base classes and interfaces
+    imports: str = ""  # how its import declarations read (a reader in graph/syntax_imports.py)
+    self_words: tuple[str, ...] = ("this",)  # a receiver that means the enclosing class's own object
+    implicit_self: bool = False  # a bare call may be a method of the enclosing class (Java, C#, Kotlin...)
+    package_scope: bool = False  # a folder's files see each other's names without importing them (Go, Java...)
+    receiver_of: str = ""  # Go: the method node whose receiver parameter names its own object
+    noise: tuple[str, ...] = ()  # callee names that are builtins or keywords, never recorded
+    # receivers that are the language's own objects (`console`, `System`): a call on one is external,
+    # never matched to the codebase by its method's name
+    builtins: tuple[str, ...] = ()
+    # method names every object or collection of the language has (`toString`, `to_s`, `is_some`): a call of
+    # one on a receiver of unknown type is never matched to the codebase by its name alone
+    library_methods: tuple[str, ...] = ()
+    # the nodes that name a file's package or namespace (`package com.acme.pay;`): its imports and
+    # its package's other files are found by it, wherever the folders are
+    packages: tuple[str, ...] = ()
+    # calls that define rather than call (Elixir's `def run(x)`): the call they hold is a head, never a call
+    definers: tuple[str, ...] = ()
+    # what gives a variable, parameter or field its type: (node type, field of the name, field of the type);
+    # "" reads the node's children (Kotlin's nodes have no fields)
+    typed: tuple[tuple[str, str, str], ...] = ()
+    # (node type, field of the name, field of the value): `x := &Server{}`, `const r = new Repo()`
+    assigned: tuple[tuple[str, str, str], ...] = ()
+
+
+_JS_CALLS = (("call_expression", "function"),)
+_JS_NEW = (("new_expression", "constructor"),)
+_JS_BASES = ("extends_clause", "implements_clause", "extends_type_clause")
+_JS_BUILTINS = ("console", "Math", "JSON", "Object", "Array", "Promise", "Reflect", "Symbol", "Number", "String",
+                "Date", "window", "document", "process", "Buffer", "globalThis", "Error", "Map", "Set")
+_JVM_BUILTINS = ("System", "String", "Math", "Objects", "Arrays", "Collections", "List", "Map", "Set", "Optional",
+                 "Integer", "Long", "Boolean", "Double", "Character", "Thread", "Stream", "Collectors")
+_C_CALLS = (("call_expression", "function"),)
+_JS_METHODS = ("toString", "valueOf", "hasOwnProperty", "then", "catch", "finally", "map", "filter", "forEach",
+               "reduce", "push", "pop", "shift", "slice", "splice", "join", "split", "has", "get", "set", "delete",
+               "add", "clear", "keys", "values", "entries", "includes", "indexOf", "call", "apply", "bind", "trim",
+               "some", "every", "find", "concat", "replace", "match", "test", "next", "return", "throw", "emit", "on")
+_JVM_METHODS = ("toString", "equals", "hashCode", "getClass", "clone", "compareTo", "iterator", "hasNext", "next",
+                "size", "get", "put", "add", "remove", "contains", "isEmpty", "length", "close", "apply", "map",
+                "flatMap", "filter", "forEach", "let", "also", "run", "use", "append", "toList", "first", "last")
+_JS_TYPED = (("required_parameter", "pattern", "type"), ("optional_parameter", "pattern", "type"),
+             ("public_field_definition", "name", "type"), ("variable_declarator", "name", "type"))
+_JS_ASSIGNED = (("variable_declarator", "name", "value"), ("public_field_definition", "name", "value"),
+                ("field_definition", "property", "value"), ("assignment_expression", "left", "right"))
+_C_TYPED = (("declaration", "declarator", "type"), ("parameter_declaration", "declarator", "type"),
+            ("field_declaration", "declarator", "type"))
+_GO_NOISE = ("append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len", "make", "max", "min",
+             "new", "panic", "print", "println", "real", "recover", "string", "int", "int8", "int16", "int32",
+             "int64", "uint", "uint8", "uint16", "uint32", "uint64", "uintptr", "float32", "float64", "byte",
+             "rune", "bool", "error", "any")
+
+# C and C++ share one rule: a `.h` file may hold either, and C++'s constructs never occur in C
+_C_RULE = GraphRule("c", _C_CALLS, (("new_expression", "type"),), ("base_class_clause",), "include",
+                    implicit_self=True, typed=_C_TYPED, assigned=(("init_declarator", "declarator", "value"),),
+                    noise=("sizeof", "defined", "static_cast", "dynamic_cast", "reinterpret_cast", "const_cast"))
+
+GRAPH_RULES: dict[str, GraphRule] = {
+    "c": _C_RULE,
+    "cpp": _C_RULE,
+    "typescript": GraphRule("js", _JS_CALLS, _JS_NEW, _JS_BASES, "js", noise=("require", "import", "super"),
+                             builtins=_JS_BUILTINS, typed=_JS_TYPED, assigned=_JS_ASSIGNED,
+                             library_methods=_JS_METHODS),
+    "javascript": GraphRule("js", _JS_CALLS, _JS_NEW, _JS_BASES, "js", noise=("require", "import", "super"),
+                             builtins=_JS_BUILTINS, typed=_JS_TYPED, assigned=_JS_ASSIGNED,
+                             library_methods=_JS_METHODS),
+    "go": GraphRule("go", (("call_expression", "function"),), (("composite_literal", "type"),), (), "go",
+                    self_words=(), package_scope=True, receiver_of="method_declaration", noise=_GO_NOISE,
+                    library_methods=("Error", "String", "Close", "Read", "Write", "Set", "Get", "Add", "Del",
+                                     "Header", "Run", "Len", "Lock", "Unlock", "RLock", "RUnlock", "Done", "Err",
+                                     "Value", "Wait", "Load", "Store", "Reset", "Flush", "Next", "Scan", "Bytes"),
+                    typed=(("parameter_declaration", "name", "type"), ("field_declaration", "name", "type"),
+                           ("var_spec", "name", "type")),
+                    assigned=(("short_var_declaration", "left", "right"), ("var_spec", "name", "value"))),
+    "java": GraphRule("jvm", (("method_invocation", ""),), (("object_creation_expression", "type"),),
+                      ("superclass", "super_interfaces", "extends_interfaces"), "java", implicit_self=True,
+                      package_scope=True, builtins=_JVM_BUILTINS, library_methods=_JVM_METHODS,
+                      packages=("package_declaration",),
+                      typed=(("local_variable_declaration", "declarator", "type"),
+                             ("field_declaration", "declarator", "type"), ("formal_parameter", "name", "type")),
+                      assigned=(("variable_declarator", "name", "value"),)),
+    "kotlin": GraphRule("jvm", (("call_expression", "first"),), (), ("delegation_specifiers",), "kotlin",
+                        implicit_self=True, package_scope=True, builtins=_JVM_BUILTINS, library_methods=_JVM_METHODS,
+                        packages=("package_header",),
+                        typed=(("variable_declaration", "", ""), ("class_parameter", "", ""), ("parameter", "", "")),
+                        assigned=(("property_declaration", "", ""),)),
+    "scala": GraphRule("jvm", (("call_expression", "function"),), (("instance_expression", "first"),),
+                       ("extends_clause",), "scala", implicit_self=True, package_scope=True,
+                       library_methods=(*_JVM_METHODS, "fold", "getOrElse", "isDefined", "foldLeft", "foldRight"),
+                       packages=("package_clause",),
+                       typed=(("val_definition", "pattern", "type"), ("var_definition", "pattern", "type"),
+                              ("class_parameter", "name", "type"), ("parameter", "name", "type")),
+                       assigned=(("val_definition", "pattern", "value"), ("var_definition", "pattern", "value"))),
+    "csharp": GraphRule("csharp", (("invocation_expression", "function"),),
+                        (("object_creation_expression", "type"),), ("base_list",), "csharp",
+                        implicit_self=True, package_scope=True, noise=("nameof", "typeof", "sizeof"),
+                        packages=("namespace_declaration", "file_scoped_namespace_declaration"),
+                        library_methods=("ToString", "Equals", "GetHashCode", "GetType", "Dispose", "ContainsKey",
+                                         "TryGetValue", "Add", "Remove", "Contains", "Clear", "GetEnumerator",
+                                         "MoveNext", "Invoke", "Select", "Where", "ToList", "ToArray", "Count", "Any",
+                                         "First", "FirstOrDefault", "Single", "Append", "Close", "Read", "Write"),
+                        builtins=("Console", "Math", "String", "Task", "Enumerable", "Convert", "Array", "Type",
+                                  "Activator", "Expression", "Interlocked", "Volatile", "GC"),
+                        typed=(("variable_declaration", "", "type"), ("parameter", "name", "type"),
+                               ("property_declaration", "name", "type")),
+                        assigned=(("variable_declarator", "name", ""),)),
+    "rust": GraphRule("rust", (("call_expression", "function"),), (("struct_expression", "name"),), (), "rust",
+                      self_words=("self", "Self"), noise=("Some", "Ok", "Err", "Box"),
+                      library_methods=("clone", "to_string", "to_owned", "into", "from", "fmt", "as_ref", "as_mut",
+                                       "is_some", "is_none", "is_ok", "is_err", "unwrap", "expect", "iter", "into_iter",
+                                       "len", "is_empty", "push", "get", "insert", "remove", "contains", "map",
+                                       "field", "finish", "debug_struct", "write_str", "borrow", "next", "collect",
+                                       "ok", "err", "take", "as_str", "extend", "poll", "call"),
+                      typed=(("parameter", "pattern", "type"), ("let_declaration", "pattern", "type"),
+                             ("field_declaration", "name", "type")),
+                      assigned=(("let_declaration", "pattern", "value"),)),
+    "ruby": GraphRule("ruby", (("call", ""),), (), ("superclass",), "ruby", self_words=("self",),
+                      implicit_self=True,
+                      noise=("require", "require_relative", "attr_accessor", "attr_reader", "attr_writer",
+                             "include", "extend", "private", "public", "protected", "raise"),
+                      assigned=(("assignment", "left", "right"),),
+                      library_methods=("to_s", "to_str", "to_sym", "to_i", "to_a", "to_h", "inspect", "respond_to?",
+                                       "nil?", "dup", "clone", "class", "is_a?", "kind_of?", "hash", "eql?", "send",
+                                       "freeze", "tap", "each", "map", "select", "empty?", "size", "length",
+                                       "include?", "key?", "merge", "call", "join", "split", "first", "last", "body",
+                                       "close", "read", "write", "delete", "fetch", "keys", "values", "to_proc",
+                                       "new")),
+    "php": GraphRule("php", (("function_call_expression", "function"), ("member_call_expression", ""),
+                             ("scoped_call_expression", ""), ("nullsafe_member_call_expression", "")),
+                     (("object_creation_expression", "first"),), ("base_clause", "class_interface_clause"), "php",
+                     self_words=("$this", "self", "static"), package_scope=True, packages=("namespace_definition",),
+                     typed=(("simple_parameter", "name", "type"), ("property_promotion_parameter", "name", "type"),
+                            ("property_declaration", "", "type")),
+                     assigned=(("assignment_expression", "left", "right"),)),
+    "lua": GraphRule("lua", (("function_call", "name"),), (), (), "lua", self_words=("self",),
+                     noise=("require", "print", "pairs", "ipairs", "type", "tostring", "tonumber", "error", "assert",
+                            "setmetatable", "getmetatable", "pcall", "select", "rawget", "rawset", "unpack")),
+    "dart": GraphRule("dart", (("selector", "previous"),), (("new_expression", "first"),),
+                      ("superclass", "interfaces", "mixins"), "dart", implicit_self=True,
+                      typed=(("formal_parameter", "name", ""),), library_methods=(*_JS_METHODS, "toList", "length"),
+                      noise=("print", "assert", "identical")),
+    "elixir": GraphRule("elixir", (("call", "target"),), (), (), "elixir", self_words=("__MODULE__",),
+                        implicit_self=True,
+                        definers=("def", "defp", "defmacro", "defmacrop", "defguard", "defguardp", "defdelegate",
+                                  "defmodule", "defprotocol", "defimpl", "defstruct", "defexception"),
+                        noise=("def", "defp", "defmacro", "defmacrop", "defguard", "defguardp", "defdelegate",
+                               "defmodule", "defprotocol", "defimpl", "defstruct", "defexception", "alias", "import",
+                               "require", "use", "if", "unless", "case", "cond", "with", "for", "fn", "quote",
+                               "unquote", "raise", "receive", "try", "send", "spawn", "is_nil", "is_binary",
+                               "is_atom", "is_list", "is_map", "is_integer", "is_function", "elem", "put_elem",
+                               "length", "map_size", "to_string", "inspect", "__MODULE__", "super", "throw")),
+    "swift": GraphRule("swift", (("call_expression", "first"),), (), ("inheritance_specifier",), "swift",
+                       self_words=("self", "Self"), implicit_self=True, package_scope=True,
+                       library_methods=("map", "filter", "append", "contains", "first", "last", "description",
+                                        "compactMap", "flatMap", "forEach", "reduce", "removeAll", "insert", "remove",
+                                        "resume", "cancel", "sorted", "joined", "dataTask", "downloadTask",
+                                        "uploadTask", "async", "sync")),
+}
+
+
+def graph_rule(language: str | None) -> GraphRule | None:
+    """The code graph's rule for a language (None: the graph reads no edges from its files)."""
+    return GRAPH_RULES.get(language) if language else None

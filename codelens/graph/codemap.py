@@ -3,7 +3,7 @@
 Packages, their modules, and each module's main classes (with their main methods) and
 functions, ranked by how much the rest of the codebase uses them; then the most called
 code and the libraries it builds on; then the documents and configuration files of each
-folder (the graph is Python only: the caller passes their paths, `files_beside_code`).
+folder (the graph holds code only: the caller passes their paths, `files_beside_code`).
 Selection is greedy under a character budget: the most important module or symbol is added
 first, and anything that would overflow the budget is left out (and counted as not shown).
 """
@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from codelens.graph.model import FILE, CodeGraph, Node
+from codelens.languages import language_of
 
 DEFAULT_MAP_CHARS = 2000
 MAX_CANDIDATES = 600
@@ -208,20 +209,71 @@ def files_by_folder(paths: Iterable[str], max_chars: int) -> list[str]:
 
 def _libraries(graph: CodeGraph) -> list[str]:
     """Third-party top-level packages imported by non-test code, most imported first."""
-    internal_tops = {PurePosixPath(n.path).parts[0].removesuffix(".py") for n in graph.nodes.values()
-                     if n.kind == FILE}
+    files = [n for n in graph.nodes.values() if n.kind == FILE]
+    internal_tops = {PurePosixPath(PurePosixPath(n.path).parts[0]).stem for n in files}
+    # `com.google.gson` in gson's own src/main/java/com/google/gson/: its own code, never a library
+    internal_tops |= {top for top in {library_name(graph.nodes[t].symbol, language_of(s)) for s, t in
+                                      _import_edges(graph)} if "." in top and any(
+        f".{top}." in f".{n.symbol}." for n in files)}
     counts: Counter[str] = Counter()
-    for edge in _import_edges(graph):
-        top = graph.nodes[edge].symbol.lstrip(".").split(".")[0]
-        if top and not top.startswith("_") and top not in sys.stdlib_module_names and top not in internal_tops:
+    for source, target in _import_edges(graph):
+        language = language_of(source)
+        top = library_name(graph.nodes[target].symbol, language)
+        if top and not top.startswith("_") and top not in internal_tops and not _standard(top, language):
             counts[top] += 1
     return [name for name, _ in counts.most_common(MAX_LIBRARIES)]
 
 
-def _import_edges(graph: CodeGraph) -> Iterable[str]:
+# Each language's own library, by the name its imports start with (what "Uses:" leaves out)
+_STANDARD_PREFIXES = {
+    "java": ("java", "javax"), "kotlin": ("java", "javax", "kotlin", "kotlinx"), "scala": ("java", "javax", "scala"),
+    "csharp": ("System", "Microsoft"), "rust": ("std", "core", "alloc", "crate", "self", "super"),
+    "swift": ("Foundation", "UIKit", "AppKit", "Combine", "Dispatch", "os", "SwiftUI", "XCTest"),
+}
+_NODE_BUILTINS = frozenset({"fs", "path", "http", "https", "url", "util", "events", "stream", "crypto", "os",
+                            "child_process", "assert", "buffer", "zlib", "querystring", "net", "tls", "readline"})
+
+
+def _standard(top: str, language: str | None) -> bool:
+    """Whether a library an import names is the language's own (Python's stdlib, Go's `fmt`, `java.util`)."""
+    if language in (None, "python"):
+        return top in sys.stdlib_module_names
+    if language == "go":
+        return "." not in top.split("/")[0]  # third-party Go paths start with a domain
+    if language in ("typescript", "javascript"):
+        return top.startswith("node:") or top in _NODE_BUILTINS
+    return top in _STANDARD_PREFIXES.get(language, ()) or language in ("c", "cpp")  # C's headers: no registry
+
+
+def library_name(imported: str, language: str | None = None) -> str:
+    """The library an import names: `sqlalchemy.orm` -> sqlalchemy; `github.com/gin-gonic/gin/render`
+    -> github.com/gin-gonic/gin; `@trpc/server/http` -> @trpc/server; `serde::de` -> serde;
+    `Psr\\Log\\LoggerInterface` -> Psr; `<stdio.h>` -> stdio.h; in Java, Kotlin and Scala
+    `com.google.errorprone.annotations` -> com.google.errorprone."""
+    imported = imported.lstrip(".").strip("<>")
+    if "/" in imported:
+        parts = imported.split("/")
+        if "." in parts[0] and len(parts) >= 3:  # a Go module path: host/owner/name
+            return "/".join(parts[:3])
+        return "/".join(parts[:2]) if imported.startswith("@") else parts[0]
+    for separator in ("::", "\\"):
+        if separator in imported:
+            return imported.split(separator)[0]
+    if imported.endswith((".h", ".hpp")):
+        return imported
+    parts = imported.split(".")
+    if language in ("java", "kotlin", "scala") and parts[0] in _REVERSED_DOMAINS:  # com.google.errorprone
+        return ".".join(parts[:3])
+    return parts[0]
+
+
+_REVERSED_DOMAINS = frozenset({"com", "org", "io", "net", "dev", "me", "edu", "co", "de", "uk"})
+
+
+def _import_edges(graph: CodeGraph) -> Iterable[tuple[str, str]]:
     for edge in graph.edges:
         if edge.kind == "imports" and graph.nodes[edge.target].is_external and not graph.nodes[edge.source].is_test:
-            yield edge.target
+            yield edge.source, edge.target
 
 
 def code_map_data(graph: CodeGraph, max_chars: int = DEFAULT_MAP_CHARS, other_files: Iterable[str] = ()) -> dict:

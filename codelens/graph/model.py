@@ -14,6 +14,11 @@ never dropped. A function passed as an argument (`Depends(get_token)`, `partial(
 counts as called by the function that passes it (`via="reference"`): that is how
 dependency-injection code calls. Files `ast` cannot parse keep their nodes and contains
 edges (taken from the chunks) but get no other edges.
+
+Every other language with a graph rule (`codelens.languages.GRAPH_RULES`: TypeScript, Go, Java,
+Rust, C++...) gets its calls, inherits and imports edges from its syntax tree
+(`codelens.graph.syntax_edges`): resolved within the file, through its imports, then by a unique
+name (`via="name"`: uncertain).
 """
 
 from __future__ import annotations
@@ -22,13 +27,15 @@ import ast
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 
 from codelens.chunk import Chunk
 from codelens.graph.resolve import EXTERNAL_PREFIX, EdgeExtractor, Resolver
 from codelens.graph.scopes import EdgeSink, ModuleIndex, Project, ScopeBuilder, module_name, parse_python
+from codelens.graph.syntax_edges import BY_NAME, add_syntax_edges, syntax_paths
 from codelens.ingest.chunker import is_test_path
 
-__all__ = ["EDGE_KINDS", "EXTERNAL", "EXTERNAL_PREFIX", "FILE", "CodeGraph", "Edge", "Node", "build_graph",
+__all__ = ["BY_NAME", "EDGE_KINDS", "EXTERNAL", "EXTERNAL_PREFIX", "FILE", "CodeGraph", "Edge", "Node", "build_graph",
            "contains_edges", "definition_ids", "external_node", "first_line", "module_name", "parse_python"]
 
 EDGE_KINDS = ("contains", "calls", "inherits", "imports", "decorates")
@@ -74,7 +81,9 @@ class Edge:
     kind: str  # one of EDGE_KINDS
     line: int = 0  # first line where it happens (0 for contains)
     count: int = 1  # how many places
-    via: str = ""  # calls only: "" a call, "reference" a function passed as an argument
+    # "" a call (or an edge resolved through the code), "reference" a function passed as an argument,
+    # "name" (BY_NAME) resolved by a unique name only: uncertain (languages other than Python)
+    via: str = ""
 
 
 @dataclass(frozen=True)
@@ -146,9 +155,10 @@ def external_node(node_id: str) -> Node:
 def build_graph(chunks: Sequence[Chunk], sources: Mapping[str, str],
                 repository_labels: Sequence[str] = ()) -> CodeGraph:
     """The whole graph from the chunker's chunks and every file's text (rel_path -> text).
-    Python only: the pieces and texts of documents and configuration files are left out.
+    Code only: the pieces and texts of documents and configuration files are left out.
     `repository_labels`: a workspace's repositories (each resolves its own imports first)."""
     chunks = [c for c in chunks if c.is_code]
+    other_code = {path: sources[path] for path in syntax_paths(sources)}
     sources = {path: text for path, text in sources.items() if path.endswith(".py")}
     trees = {path: tree for path in sorted(sources) if (tree := parse_python(sources[path])) is not None}
     sink = EdgeSink()
@@ -167,8 +177,9 @@ def build_graph(chunks: Sequence[Chunk], sources: Mapping[str, str],
             EdgeExtractor(project, resolver, sink).extract(trees[path], scope)
         except RecursionError:
             continue
-    return CodeGraph.from_parts(_nodes(chunks, sources, trees, project.index), [Edge(*row) for row in sink.rows()],
-                                repository_labels)
+    add_syntax_edges(chunks, {**sources, **other_code}, sink, repository_labels)
+    nodes = _nodes(chunks, {**sources, **other_code}, trees, project.index)
+    return CodeGraph.from_parts(nodes, [Edge(*row) for row in sink.rows()], repository_labels)
 
 
 def definition_ids(path: str, text: str) -> list[str]:
@@ -190,7 +201,8 @@ def _nodes(chunks: Sequence[Chunk], sources: Mapping[str, str], trees: Mapping[s
     for path in paths:
         tree = trees.get(path)
         doc = (ast.get_docstring(tree) if tree is not None else None) or module_docs.get(path, "")
-        nodes.append(Node(node_id=path, kind=FILE, path=path, symbol=index.importable_name(path),
+        symbol = index.importable_name(path) if path.endswith(".py") else _dotted_path(path)
+        nodes.append(Node(node_id=path, kind=FILE, path=path, symbol=symbol,
                           is_test=is_test_path(path), summary=first_line(doc)))
     nodes.extend(
         Node(node_id=c.chunk_id, kind=c.kind, path=c.path, symbol=c.symbol, start_line=c.start_line,
@@ -198,6 +210,11 @@ def _nodes(chunks: Sequence[Chunk], sources: Mapping[str, str], trees: Mapping[s
         for c in chunks
     )
     return nodes
+
+
+def _dotted_path(path: str) -> str:
+    """A file of another language as a dotted name: `web/src/api/client.ts` -> `web.src.api.client`."""
+    return str(PurePosixPath(path).with_suffix("")).replace("/", ".")
 
 
 def first_line(text: str) -> str:

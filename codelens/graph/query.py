@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from codelens.chunk import Chunk
 from codelens.errors import EXIT_BAD_INPUT, CodeLensError
-from codelens.graph.model import FILE, CodeGraph, Edge, Node
+from codelens.graph.model import BY_NAME, FILE, CodeGraph, Edge, Node
 
 MAX_CANDIDATES = 12
 
@@ -33,7 +33,7 @@ class Neighbour:
     node: Node
     line: int  # the first call site's line (in the caller's file)
     count: int
-    via: str  # "" a call, "reference" passed as an argument (Depends(f), partial(f))
+    via: str  # "" a call, "reference" passed as an argument (Depends(f), partial(f)), "name" uncertain (by name only)
     other_repo: str = ""  # in a workspace: the neighbour's repository when it is not the asked node's
 
     def to_dict(self) -> dict:
@@ -113,7 +113,9 @@ def neighbour_detail(neighbour: Neighbour) -> str:
     parts = [f"line {neighbour.line}"] if neighbour.line else []
     if neighbour.count > 1:
         parts.append(f"x{neighbour.count}")
-    if neighbour.via:
+    if neighbour.via == BY_NAME:
+        parts.append("uncertain: matched by name only")
+    elif neighbour.via:
         parts.append(f"via {neighbour.via}")
     if neighbour.node.is_test:
         parts.append("test")
@@ -214,18 +216,19 @@ _PIECE_OF = {"doc": "a section of the document", "config": "a piece of the confi
 
 def no_call_graph(query: str, chunks: Mapping[str, Chunk]) -> str | None:
     """Why a name the code graph does not know has no callers or callees, when it is the id of
-    a document, configuration or text chunk, or the path of such a file (the graph holds Python
+    a document, configuration or text chunk, or the path of such a file (the graph holds code
     only); None when it is neither (the usual "no function, class or file named" then)."""
     query = query.strip().removeprefix("./")
     chunk = chunks.get(query)
     if chunk is not None and not chunk.is_code:
         return (f"{query!r} is {_PIECE_OF.get(chunk.kind, 'a piece of the file')} {chunk.path} (kind {chunk.kind}), "
-                "not Python code: it has no call graph - callers, callees and deps take a function, class, "
-                "method or .py file")
+                "not code: it has no call graph - callers, callees and deps take a function, class, "
+                "method or code file")
     in_file = [c for c in chunks.values() if c.path == query]
     if in_file and not any(c.is_code for c in in_file):
-        return (f"{query} is not a Python file (its chunks are of kind {in_file[0].kind}): it has no call graph - "
-                "callers, callees and deps take a function, class, method or .py file")
+        return (f"{query} is not a Python file or code in another language (its chunks are of kind "
+                f"{in_file[0].kind}): it has no call graph - callers, callees and deps take a function, class, "
+                "method or code file")
     return None
 
 
@@ -247,7 +250,7 @@ _STYLE = {
     "default": 'fillcolor="#ffffff"',
 }
 _EDGE_STYLE = {"calls": "", "reference": 'style=dashed, label="ref"', "inherits": 'style=dashed, arrowhead=empty',
-               "contains": 'color="#aaaaaa", arrowhead=none'}
+               "contains": 'color="#aaaaaa", arrowhead=none', BY_NAME: 'style=dotted, label="by name?"'}
 
 
 def neighbourhood_nodes(graph: CodeGraph, chunk_id: str, depth: int = 1, *, max_nodes: int = 30,
@@ -285,7 +288,7 @@ def neighbourhood_dot(graph: CodeGraph, chunk_id: str, depth: int = 1, *, max_no
             lines.append(f"  {_quote(node_id)} [label={_quote(_dot_label(node))}, {_STYLE[_role(node, chunk_id)]}];")
     for edge in graph.edges:
         if edge.source in chosen and edge.target in chosen and edge.kind in ("calls", "inherits"):
-            style = _EDGE_STYLE["reference" if edge.via == "reference" else edge.kind]
+            style = _EDGE_STYLE[edge.via if edge.via in ("reference", BY_NAME) else edge.kind]
             lines.append(f"  {_quote(edge.source)} -> {_quote(edge.target)}{f' [{style}]' if style else ''};")
     lines.append("}")
     return "\n".join(lines)

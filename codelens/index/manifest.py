@@ -11,6 +11,7 @@ from pathlib import Path
 from codelens.chunk import Chunk
 from codelens.index.layout import IndexLayout
 from codelens.ingest.hashing import file_hash as file_hash  # the reader hashes; kept importable from here
+from codelens.languages import language_of
 
 
 def chunk_fingerprint(chunk: Chunk, embedded_text_hash: str) -> str:
@@ -22,10 +23,10 @@ def chunk_fingerprint(chunk: Chunk, embedded_text_hash: str) -> str:
 
 
 def files_beside_code(index_dir: Path) -> list[str]:
-    """The indexed files that are not Python (documents, configuration, build files): what the
+    """The indexed files that are not code (documents, configuration, build files): what the
     code map lists beside the code graph's modules. Empty without a manifest."""
     manifest = Manifest.load(index_dir)
-    return sorted(path for path in manifest.files if not path.endswith(".py")) if manifest else []
+    return sorted(path for path in manifest.files if language_of(path) is None) if manifest else []
 
 
 def repository_counts(index_dir: Path, workspace) -> list[dict]:
