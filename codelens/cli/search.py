@@ -75,7 +75,7 @@ def search_request(args: argparse.Namespace, settings: Settings) -> dict:
     directory is in (an index found from it), first among hits of equal score (search/ties.py)."""
     return {"query": args.query, "k": args.k, "kinds": list(args.kind or ()), "path_prefix": args.path,
             "include_tests": args.include_tests, "model": args.model, "repos": list(args.repo or ()),
-            "languages": list(args.lang or ()),
+            "languages": list(getattr(args, "lang", None) or ()),  # a Namespace built before --lang has none
             "prefer_repo": current_repository(settings.project)}
 
 
