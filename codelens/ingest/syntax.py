@@ -21,7 +21,7 @@ from typing import NamedTuple
 from codelens.chunk import MODULE_SYMBOL, Chunk, Definition, ParsedModule
 from codelens.ingest.chunker import chunks_from_parsed
 from codelens.ingest.formats import chunk_other_file
-from codelens.ingest.lines import source_lines
+from codelens.ingest.lines import definition_within, source_lines, spans_within
 from codelens.ingest.pieces import MAX_PIECE_CHARS, split_to_budget
 from codelens.languages import CLASS, FUNCTION, Grammar, LanguageRow, grammar_for, language_row
 
@@ -89,8 +89,8 @@ def parse_with_grammar(rel_path: str, text: str, row: LanguageRow, grammar: Gram
     walk = _Walk(row, source, source_lines(text))
     definitions, spans, imports = walk.top_level(root)
     last = max(1, len(source_lines(text.rstrip("\r\n"))))
-    parsed = ParsedModule(definitions=[_within(d, last) for d in definitions],
-                          module_spans=_spans_within(spans, last), import_spans=_spans_within(imports, last))
+    parsed = ParsedModule(definitions=[definition_within(d, last) for d in definitions],
+                          module_spans=spans_within(spans, last), import_spans=spans_within(imports, last))
     warning = None
     if root.has_error:
         count = _count(parsed.definitions)
@@ -478,17 +478,6 @@ def _lines_of(node) -> tuple[int, int]:
 
 def _count(definitions: list[Definition]) -> int:
     return sum(1 + _count(d.children) for d in definitions)
-
-
-def _within(definition: Definition, last: int) -> Definition:
-    definition.start_line = min(definition.start_line, last)
-    definition.end_line = min(definition.end_line, last)
-    definition.children = [_within(child, last) for child in definition.children]
-    return definition
-
-
-def _spans_within(spans: list[tuple[int, int]], last: int) -> list[tuple[int, int]]:
-    return [(min(start, last), min(end, last)) for start, end in spans]
 
 
 def chunk_code_file(rel_path: str, text: str) -> tuple[list[Chunk], list[str]]:

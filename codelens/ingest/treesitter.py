@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from codelens.chunk import Definition, ParsedModule
-from codelens.ingest.lines import source_lines
+from codelens.ingest.lines import definition_within, source_lines, spans_within
 
 _DEF_TYPES = {"function_definition": "function", "class_definition": "class"}
 _SKIP_MODULE_TYPES = {
@@ -54,19 +54,9 @@ def parse_with_tree_sitter(text: str) -> ParsedModule | None:
     # tree-sitter ends a node on the row after a line continuation that ends the file
     # (`x = 1\n\\\n`): no line number may pass the file's last line
     last = max(1, len(source_lines(text.rstrip("\r\n"))))
-    return ParsedModule(definitions=[_within(d, last) for d in definitions], module_spans=_spans_within(spans, last),
-                        docstring=docstring, import_spans=_spans_within(imports, last))
-
-
-def _within(definition: Definition, last: int) -> Definition:
-    definition.start_line = min(definition.start_line, last)
-    definition.end_line = min(definition.end_line, last)
-    definition.children = [_within(child, last) for child in definition.children]
-    return definition
-
-
-def _spans_within(spans: list[tuple[int, int]], last: int) -> list[tuple[int, int]]:
-    return [(min(start, last), min(end, last)) for start, end in spans]
+    return ParsedModule(definitions=[definition_within(d, last) for d in definitions],
+                        module_spans=spans_within(spans, last), docstring=docstring,
+                        import_spans=spans_within(imports, last))
 
 
 def _definition(node, source: bytes, depth: int) -> Definition | None:
