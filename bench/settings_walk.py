@@ -3,7 +3,8 @@
 Start at `codelens/index/build.py:build_index` with its `settings` parameter tracked, and follow
 every call that passes a tracked value on:
 
-- tracked values: the parameter; a name assigned from a tracked value; one of its parts (an
+- tracked values: the parameter; a name assigned from a tracked value or from what a followed
+  call returns (or yields) as one (`run = scan(run)`); one of its parts (an
   attribute ending in a field or property name of Settings or IndexLayout: `settings.index_dir`,
   `layout.catalog`, `run.options.chroma_url`; a record's other attributes are not parts); a
   method call on it (`settings.with_overrides(...)`); a record built from it or changed
@@ -83,7 +84,7 @@ class Walk:
     stops: list[tuple[str, str, int, str, str]] = field(default_factory=list)
     names: set[str] = field(default_factory=set)
     unresolved: int = 0
-    _read: set[tuple[str, str, frozenset[str]]] = field(default_factory=set)
+    _read: dict[tuple[str, str, frozenset[str]], bool] = field(default_factory=dict)  # -> returns a tracked value
 
     def resolve(self, module: Module, func: ast.expr, cls: str | None) -> tuple[str, str] | None:
         """(module, "function" or "Class.method" or "Class") of a call's target, when static."""
@@ -118,47 +119,56 @@ class Walk:
             source, name = module.imported[name]
         return None
 
-    def read(self, module_name_: str, qualname: str, tracked: frozenset[str]) -> None:
+    def read(self, module_name_: str, qualname: str, tracked: frozenset[str]) -> bool:
+        """Read a callee with these parameters tracked; whether it returns (or yields) a tracked value."""
         key = (module_name_, qualname, tracked)
         if key in self._read or not tracked:
-            return
-        self._read.add(key)
+            return self._read.get(key, False)
+        self._read[key] = False  # while it is read (a recursion finds it so)
         module = self.modules[module_name_]
         node = module.functions.get(qualname)
         if node is None:  # a class: its __init__ when it has one, else a record (nothing to read)
             init = module.functions.get(f"{qualname}.__init__")
             if init is None:
-                return
+                return False
             qualname, node = f"{qualname}.__init__", init
         self.names |= tracked
         cls = qualname.split(".")[0] if "." in qualname else None
-        self._body(module, node, cls, set(tracked))
+        self._read[key] = self._body(module, node, cls, set(tracked))
+        return self._read[key]
 
-    def _body(self, module: Module, node: ast.FunctionDef, cls: str | None, tracked: set[str]) -> None:
+    def _body(self, module: Module, node: ast.FunctionDef, cls: str | None, tracked: set[str]) -> bool:
+        returns = False
         for statement in _statements(node):
+            returning: set[int] = set()  # the calls of this statement whose callee returns a tracked value
             for call in _calls(statement):
-                self._call(module, node, cls, call, tracked)
+                if self._call(module, node, cls, call, tracked, returning):
+                    returning.add(id(call))
             for target, value in _assignments(statement):
-                if carries(value, tracked):
+                if carries(value, tracked, returning):
                     tracked.add(target)
                     self.names.add(target)
+            for value in _returned(statement):
+                returns = returns or carries(value, tracked, returning)
+        return returns
 
     def _call(self, module: Module, node: ast.FunctionDef, cls: str | None, call: ast.Call,
-              tracked: set[str]) -> None:
-        args = [(i, a) for i, a in enumerate(call.args) if carries(a, tracked)]
-        kwargs = [k for k in call.keywords if k.arg and carries(k.value, tracked)]
+              tracked: set[str], returning: set[int]) -> bool:
+        """Follow one call when it passes a tracked value; whether its result is a tracked value."""
+        args = [(i, a) for i, a in enumerate(call.args) if carries(a, tracked, returning)]
+        kwargs = [k for k in call.keywords if k.arg and carries(k.value, tracked, returning)]
         if not args and not kwargs:
-            return
+            return False
         target = self.resolve(module, call.func, cls)
         if target is None or target[0] not in self.modules:
             if not _reads_part(call.func, tracked) and not (isinstance(call.func, ast.Name)
                                                            and call.func.id in RECORD_HELPERS):
                 self.unresolved += isinstance(call.func, (ast.Attribute, ast.Name)) and _is_ours(module, call.func)
-            return
+            return False
         self.stops.append((module.name, node.name, call.lineno, target[0], target[1]))
         params = self._params(target)
         received = {params[i] for i, _ in args if i < len(params)} | {k.arg for k in kwargs if k.arg in params}
-        self.read(target[0], target[1], frozenset(received))
+        return self.read(target[0], target[1], frozenset(received))
 
     def _params(self, target: tuple[str, str]) -> list[str]:
         module = self.modules[target[0]]
@@ -199,7 +209,17 @@ def _calls(statement: ast.stmt) -> list[ast.Call]:
         for node in ast.walk(part) if isinstance(part, ast.AST) else [n for p in part for n in ast.walk(p)]:
             if isinstance(node, ast.Call):
                 found.append(node)
-    return sorted(found, key=lambda c: (c.lineno, c.col_offset))
+    # inner calls first (`plan(chunk(run))`: chunk's result is known when plan's arguments are read)
+    return sorted(found, key=lambda c: (c.end_lineno or 0, c.end_col_offset or 0))
+
+
+def _returned(statement: ast.stmt) -> list[ast.expr]:
+    """What a statement hands back to the caller: a return's value, a yield's (a context manager's)."""
+    if isinstance(statement, ast.Return) and statement.value is not None:
+        return [statement.value]
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Yield) and statement.value.value:
+        return [statement.value.value]
+    return []
 
 
 def _assignments(statement: ast.stmt) -> list[tuple[str, ast.expr]]:
@@ -260,8 +280,11 @@ def _is_ours(module: Module, func: ast.expr) -> bool:
     return isinstance(func, ast.Attribute)
 
 
-def carries(expr: ast.expr, tracked: set[str]) -> bool:
-    """Whether an expression's value is a tracked value, a part of one, or a record made from one."""
+def carries(expr: ast.expr, tracked: set[str], returning: set[int] = frozenset()) -> bool:
+    """Whether an expression's value is a tracked value, a part of one, a record made from one, or
+    what a followed call returned as one (`run = scan(run)`)."""
+    if isinstance(expr, ast.Call) and id(expr) in returning:
+        return True
     if isinstance(expr, ast.Name):
         return expr.id in tracked
     if isinstance(expr, (ast.Attribute, ast.Subscript)):
@@ -273,13 +296,13 @@ def carries(expr: ast.expr, tracked: set[str]) -> bool:
         if _reads_part(expr.func, tracked):  # settings.with_overrides(...), layout.collection(name)
             return True
         inner = [*expr.args, *(k.value for k in expr.keywords)]
-        return any(carries(a, tracked) for a in inner) and _is_record(expr.func)
+        return any(carries(a, tracked, returning) for a in inner) and _is_record(expr.func)
     if isinstance(expr, ast.Starred):
-        return carries(expr.value, tracked)
+        return carries(expr.value, tracked, returning)
     if isinstance(expr, ast.IfExp):
-        return carries(expr.body, tracked) or carries(expr.orelse, tracked)
+        return carries(expr.body, tracked, returning) or carries(expr.orelse, tracked, returning)
     if isinstance(expr, ast.BoolOp):
-        return any(carries(v, tracked) for v in expr.values)
+        return any(carries(v, tracked, returning) for v in expr.values)
     return False
 
 

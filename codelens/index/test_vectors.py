@@ -30,6 +30,7 @@ from codelens.index.embed_cache import choose_cache, open_cache, read_index_vect
 from codelens.index.embedding import embed_texts
 from codelens.index.folder import fresh_build_dir, held_work_dir, index_lock, recover_interrupted_swap, swap_into_place
 from codelens.index.health import sidecar_checksums
+from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest, chunk_fingerprint
 from codelens.index.metadata import IndexStats, read_stats, write_stats
 from codelens.index.progressive import CatalogEntry, load_catalog
@@ -122,28 +123,30 @@ def finish_test_vectors(index_dir: Path, settings: Settings, embedder: Embedder 
     pending = pending_tests(index_dir)
     if not pending:
         return None
+    layout = IndexLayout(index_dir)  # the folder, from here on
     mark = time.perf_counter()
     stats = read_stats(index_dir)
     _, embedded = _embed(index_dir, stats.model, _texts(pending, stats),
                          embedder, settings, on_progress)
-    with held_work_dir(index_dir, "tests-") as scratch:  # held: a writer's clean-up leaves it alone
+    with held_work_dir(layout, "tests-") as scratch:  # held: a writer's clean-up leaves it alone
         # the English model's vectors into the cache now, outside the lock (the swap reads them back)
         _rebuild_vector_sidecars(index_dir, scratch, stats.model, load_catalog(index_dir), settings.show_progress)
-    with index_lock(index_dir, wait_s=lock_wait_s):
-        recover_interrupted_swap(index_dir)
-        return _swap_in(index_dir, settings, embedder, embedded, mark, started)
+    with index_lock(layout, wait_s=lock_wait_s):
+        recover_interrupted_swap(layout)
+        return _swap_in(layout, settings, embedder, embedded, mark, started)
 
 
-def _swap_in(index_dir: Path, settings: Settings, embedder: Embedder | None, embedded: int, mark: float,
+def _swap_in(layout: IndexLayout, settings: Settings, embedder: Embedder | None, embedded: int, mark: float,
              started: float | None) -> IndexStats | None:
     """Under the writer's lock: the index with every pending test vector, swapped in."""
+    index_dir = layout.root
     pending = pending_tests(index_dir)  # again: an update may have changed some meanwhile
     if not pending:
         return None
     stats, manifest = read_stats(index_dir), Manifest.load(index_dir)
     texts = _texts(pending, stats)
     vectors, more = _embed(index_dir, stats.model, texts, embedder, settings, None)  # cached by now
-    build_dir = fresh_build_dir(index_dir, copy_from=index_dir)
+    build_dir = fresh_build_dir(layout, copy_from=layout)
     try:
         store = VectorStore(build_dir, stats.collection, create=True)
         store.upsert([e.chunk for e in pending], vectors)
@@ -160,7 +163,7 @@ def _swap_in(index_dir: Path, settings: Settings, embedder: Embedder | None, emb
                            run=run, timings_s=timings,
                            duration_s=round(time.perf_counter() - started, 2) if started else stats.duration_s)
         write_stats(build_dir, finished)
-        swap_into_place(build_dir, index_dir)
+        swap_into_place(build_dir, layout)
     except BaseException:
         shutil.rmtree(build_dir, ignore_errors=True)
         raise
@@ -206,7 +209,7 @@ def finish_before_search(settings: Settings, say: Callable[[str], None]) -> None
     if not pending:
         return
     try:
-        with index_lock(settings.index_dir):  # free now? (an index run holding it adds them itself)
+        with index_lock(IndexLayout(settings.index_dir)):  # free now? (an index run holding it adds them itself)
             pass
         say(f"codelens: finishing the vectors of {len(pending)} test chunks…")
         finish_test_vectors(settings.index_dir, settings.with_overrides(show_progress=False))
