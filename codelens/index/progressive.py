@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -27,11 +26,12 @@ import numpy as np
 
 from codelens.chunk import Chunk
 from codelens.index.embed_cache import embed_with_cache, open_cache, read_index_vectors
-from codelens.index.folder import fresh_build_dir, held_work_dir, swap_into_place
+from codelens.index.folder import held_work_dir
 from codelens.index.layout import IndexLayout
 from codelens.index.metadata import IndexStats, read_stats, write_stats
 from codelens.index.registry import late_partial_sidecars, partial_sidecars
 from codelens.index.sidecar import SidecarInput
+from codelens.index.steps import build_sidecars, building, publish
 from codelens.models import Embedder
 from codelens.workspace import repository_labels
 
@@ -128,19 +128,13 @@ def missing_vectors(index_dir: Path, model: str, hashes: Mapping[str, str]) -> i
 def publish_searchable(phase: PhaseOne) -> float:
     """Build the cheap index (catalog, lexical + bridge, graph) aside and swap it in.
     Returns the dense coverage it starts with (vectors already in the cache count)."""
-    build_dir = fresh_build_dir(phase.layout, copy_from=None)
-    try:
+    with building(phase.layout) as build_dir:
         save_catalog(build_dir, [CatalogEntry(c, phase.hashes[c.chunk_id]) for c in phase.chunks])
         sidecar_input = SidecarInput(build_dir, phase.chunks, phase.sources, phase.cache_path, phase.show_progress,
                                      repository_labels=repository_labels(phase.stats.repositories))
-        for sidecar in partial_sidecars():  # the word bridge follows: add_late_sidecars
-            sidecar.build(sidecar_input)
+        build_sidecars(partial_sidecars(), sidecar_input)  # the word bridge follows: add_late_sidecars
         covered = 1.0 - missing_vectors(phase.layout.root, phase.stats.model, phase.hashes) / max(1, len(phase.chunks))
-        write_stats(build_dir, replace(phase.stats, dense_coverage=min(covered, 0.999)))
-        swap_into_place(build_dir, phase.layout)
-    except BaseException:
-        shutil.rmtree(build_dir, ignore_errors=True)
-        raise
+        publish(build_dir, replace(phase.stats, dense_coverage=min(covered, 0.999)), phase.layout)
     return covered
 
 

@@ -18,9 +18,7 @@ from datetime import UTC, datetime
 from tqdm import tqdm
 
 from codelens.chunk import CODE_KINDS, FILE_KINDS, Chunk
-from codelens.index.embed_cache import finish_run, open_cache
-from codelens.index.embedding import embed_texts
-from codelens.index.folder import fresh_build_dir, swap_into_place
+from codelens.index.embed_cache import finish_run
 from codelens.index.health import sidecar_checksums
 from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest
@@ -36,6 +34,8 @@ from codelens.index.progressive import (
 )
 from codelens.index.registry import SIDECARS
 from codelens.index.sidecar import SidecarInput
+from codelens.index.steps import build_sidecars, building, embed_through_cache
+from codelens.index.steps import publish as publish_build
 from codelens.index.store import VectorStore, drop_collections
 from codelens.index.test_vectors import FINISH_LOCK_WAIT_S, finish_test_vectors, tests_share_with_vectors
 from codelens.ingest.codebase import ChunkedCodebase, chunk_source
@@ -80,15 +80,10 @@ def searchable_first(run: Run) -> Run:
 def embed(run: Run) -> Run:
     """The vectors of the chunks to store, through the embedding cache (run.vectors)."""
     mark = time.perf_counter()
-    embedder = run.embedder or load_embedder(run.model_id)
-    cache = open_cache(run.cache.path, run.model_id)
-    try:
-        texts = [run.chunked.texts[c.chunk_id] for c in run.plan.to_store]
-        vectors, embedded = embed_texts(texts, embedder, run.settings, cache, run.on_progress)
-        run.counts["embedded"] += embedded
-    finally:
-        if cache:
-            cache.close()
+    texts = [run.chunked.texts[c.chunk_id] for c in run.plan.to_store]
+    vectors, embedded, embedder = embed_through_cache(texts, run.embedder, run.model_id, run.cache.path,
+                                                      run.settings, run.on_progress)
+    run.counts["embedded"] += embedded
     run.timings["embedding"] = round(time.perf_counter() - mark, 2)
     return replace(run, embedder=embedder, vectors=vectors)
 
@@ -101,11 +96,10 @@ def build_aside(run: Run) -> Iterator[Run]:
     chroma_url = run.settings.chroma_url
     collection = f"{server_prefix(uid)}{uuid.uuid4().hex[:8]}" if chroma_url else COLLECTION_NAME
     copy_from = run.layout if run.previous is not None and not chroma_url else None
-    build_dir = fresh_build_dir(run.layout, copy_from=copy_from)
     try:
-        yield replace(run, build_dir=build_dir, collection=collection, index_uid=uid)
+        with building(run.layout, copy_from) as build_dir:
+            yield replace(run, build_dir=build_dir, collection=collection, index_uid=uid)
     except BaseException:
-        shutil.rmtree(build_dir, ignore_errors=True)
         if chroma_url:
             drop_collections(chroma_url, collection)
         raise
@@ -141,12 +135,9 @@ def sidecars(run: Run) -> Run:
                                  run.settings.show_progress, index_model=run.model_id, text_hashes=chunked.hashes,
                                  english_model=run.english_key, without_vectors=plan.deferred,
                                  repository_labels=chunked.labels)
-    for sidecar in SIDECARS:
-        if plan.rebuild is not None and sidecar.name not in plan.rebuild:
-            continue  # the copy holds it as the last run wrote it
-        sidecar_started = time.perf_counter()
-        sidecar.build(sidecar_input)
-        run.timings[f"sidecar:{sidecar.name}"] = round(time.perf_counter() - sidecar_started, 2)
+    # a run that only repairs builds the damaged ones: the copy holds the others as the last run wrote them
+    build_sidecars([s for s in SIDECARS if plan.rebuild is None or s.name in plan.rebuild], sidecar_input,
+                   run.timings)
     with_vectors = {k: v for k, v in chunked.fingerprints.items() if k not in plan.deferred}
     Manifest(model=run.model_id, files=codebase.file_hashes, chunks=with_vectors, sidecars=run.sidecars,
              sidecar_files=sidecar_checksums(run.build_dir), chunking=chunking_key(run.settings)).save(run.build_dir)
@@ -161,8 +152,7 @@ def sidecars(run: Run) -> Run:
 
 def publish(run: Run) -> Run:
     """The metadata written and the build folder swapped in where the index is."""
-    write_stats(run.build_dir, run.stats)
-    swap_into_place(run.build_dir, run.layout)
+    publish_build(run.build_dir, run.stats, run.layout)
     return run
 
 

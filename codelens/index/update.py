@@ -28,26 +28,26 @@ import numpy as np
 from codelens.chunk import Chunk
 from codelens.errors import DatabaseError
 from codelens.index.delta import Delta, load_delta, save_delta
-from codelens.index.embed_cache import choose_cache, finish_run, open_cache, text_hash
-from codelens.index.embedding import embed_texts
-from codelens.index.folder import fresh_build_dir, held_work_dir, index_lock, recover_interrupted_swap, swap_into_place
+from codelens.index.embed_cache import choose_cache, finish_run, text_hash
+from codelens.index.folder import held_work_dir, index_lock, recover_interrupted_swap
 from codelens.index.health import sidecar_checksums
 from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest, chunk_fingerprint, file_hash
-from codelens.index.metadata import IndexStats, read_stats, write_stats
+from codelens.index.metadata import IndexStats, read_stats
 from codelens.index.plan import chunking_key, recorded_sidecars
 from codelens.index.progressive import CatalogEntry, load_catalog, save_catalog
 from codelens.index.registry import SIDECARS
 from codelens.index.sidecar import Sidecar, SidecarInput, recorded_english_key
 from codelens.index.stages import count_kinds
 from codelens.index.stages import now as _now
+from codelens.index.steps import build_sidecars, building, embed_through_cache, publish
 from codelens.index.test_vectors import tests_share_with_vectors
 from codelens.ingest.codebase import FileChunks, chunk_one_file
 from codelens.ingest.embed_text import embedding_text
 from codelens.ingest.redaction import REDACTION_VERSION, redact
 from codelens.ingest.source import read_source_text
 from codelens.ingest.tree import SourceTree, live_tree, open_tree
-from codelens.models import ENGLISH_MODEL_KEYS, Embedder, load_embedder
+from codelens.models import ENGLISH_MODEL_KEYS, Embedder
 from codelens.settings import Settings
 from codelens.workspace import Workspace, changed_repositories, repository_labels, stamp_updates
 
@@ -204,8 +204,7 @@ def _apply(layout: IndexLayout, settings: Settings, state: _State, files: Mappin
     delta = _next_delta(state.delta, delta_ids, vectors, deleted)
     # Only the deferred code graph reads every file's text (refresh_deferred); the rest, the chunks.
     sources = {p: f.text for p, f in files.items() if f is not None and f.text is not None}
-    build_dir = fresh_build_dir(layout, copy_from=layout, link=vector_store_entries(index_dir))
-    try:
+    with building(layout, copy_from=layout, link=vector_store_entries(index_dir)) as build_dir:
         _write(build_dir, layout, settings, state, entries, sources, fingerprints, files, delta, timings,
                cache_choice.path)
         stats = _next_stats(state, entries, files, run={
@@ -214,11 +213,7 @@ def _apply(layout: IndexLayout, settings: Settings, state: _State, files: Mappin
             timings=timings, started=started)
         # test chunks whose vectors still follow (test_vectors.py) have no fingerprint: still pending
         stats = replace(stats, test_coverage=tests_share_with_vectors((e.chunk for e in entries), fingerprints))
-        write_stats(build_dir, stats)
-        swap_into_place(build_dir, layout)
-    except BaseException:
-        shutil.rmtree(build_dir, ignore_errors=True)
-        raise
+        publish(build_dir, stats, layout)
     finish_run(cache_choice, index_dir)
     warnings = (*(w for f in files.values() if f is not None for w in f.warnings),
                 *((cache_choice.warning,) if cache_choice.warning else ()))
@@ -231,14 +226,8 @@ def _vectors(settings: Settings, state: _State, upsert: list[Chunk], texts: Mapp
     """e5 vectors of the changed chunks (cached; the model loads only for new text)."""
     if not upsert:
         return {}, 0
-    embedder = embedder or load_embedder(state.stats.model)  # lazy: its engines load on first use
-    cache = open_cache(cache_path, state.stats.model)
-    try:
-        vectors, embedded = embed_texts([texts[c.chunk_id] for c in upsert], embedder,
-                                        settings.with_overrides(show_progress=False), cache)
-    finally:
-        if cache:
-            cache.close()
+    vectors, embedded, _ = embed_through_cache([texts[c.chunk_id] for c in upsert], embedder, state.stats.model,
+                                               cache_path, settings.with_overrides(show_progress=False))
     return dict(zip((c.chunk_id for c in upsert), vectors, strict=True)), embedded
 
 
@@ -324,9 +313,8 @@ def refresh_deferred(source: Path, settings: Settings, still_wanted: Callable[[]
             tree = live_tree(source)  # a workspace file's zips: extracted for their text
             tree = open_tree(source, Path(extracted)) if tree.has_static else tree
             sources = _sources(tree, entries, {}, settings.max_file_bytes)
-        for sidecar in later:
-            sidecar.build(SidecarInput(work, [e.chunk for e in entries], sources,
-                                       repository_labels=repository_labels(read_stats(index_dir).repositories)))
+        build_sidecars(later, SidecarInput(work, [e.chunk for e in entries], sources,
+                                           repository_labels=repository_labels(read_stats(index_dir).repositories)))
         if not still_wanted():
             return False
         with index_lock(layout, wait_s=lock_wait_s):
@@ -340,9 +328,8 @@ def _swap_in_rebuilt(live: IndexLayout, work: Path, rebuilt: list[Sidecar], stat
     """The live index with the rebuilt sidecars' files from `work`; everything else hard-linked."""
     built, index_dir = IndexLayout(work), live.root
     names = {p.name for s in rebuilt for p in s.paths(live)}
-    build_dir = fresh_build_dir(live, copy_from=live,
-                                link=frozenset(p.name for p in index_dir.iterdir()) - names - {live.metadata.name})
-    try:
+    link = frozenset(p.name for p in index_dir.iterdir()) - names - {live.metadata.name}
+    with building(live, copy_from=live, link=link) as build_dir:
         for sidecar in rebuilt:
             for made, target in zip(sidecar.paths(built), sidecar.paths(IndexLayout(build_dir)), strict=True):
                 if target.is_dir():
@@ -352,11 +339,7 @@ def _swap_in_rebuilt(live: IndexLayout, work: Path, rebuilt: list[Sidecar], stat
         manifest = Manifest.load(build_dir)
         if manifest is not None:  # the rebuilt files' sizes and mtimes, or the next run rebuilds them again
             replace(manifest, sidecar_files=sidecar_checksums(build_dir)).save(build_dir)
-        write_stats(build_dir, replace(stats, run={**stats.run, DEFERRED: False}))
-        swap_into_place(build_dir, live)
-    except BaseException:
-        shutil.rmtree(build_dir, ignore_errors=True)
-        raise
+        publish(build_dir, replace(stats, run={**stats.run, DEFERRED: False}), live)
 
 
 def _metadata_identity(index_dir: Path) -> tuple[int, int]:
@@ -378,12 +361,8 @@ def _write(build_dir: Path, layout: IndexLayout, settings: Settings, state: _Sta
                                  english_model=english_key, changed_paths=frozenset(files),
                                  without_vectors=frozenset(e.chunk.chunk_id for e in entries) - fingerprints.keys(),
                                  repository_labels=repository_labels(state.stats.repositories))
-    for sidecar in SIDECARS:
-        if sidecar.after_update:
-            continue  # refresh_deferred rebuilds it after the swap
-        mark = time.perf_counter()
-        sidecar.build(sidecar_input)
-        timings[f"sidecar:{sidecar.name}"] = round(time.perf_counter() - mark, 3)
+    # the `after_update` ones: refresh_deferred rebuilds them after the swap
+    build_sidecars([s for s in SIDECARS if not s.after_update], sidecar_input, timings, digits=3)
     file_hashes = {p: h for p, h in state.manifest.files.items() if p not in files}
     file_hashes.update({p: f.file_hash for p, f in files.items() if f is not None and f.file_hash is not None})
     # the chunks of the other files came from the last index run's chunking: still this code's?
