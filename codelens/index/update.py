@@ -300,7 +300,7 @@ def refresh_deferred(source: Path, settings: Settings, still_wanted: Callable[[]
     layout = IndexLayout(settings.index_dir)  # the folder, from here on
     index_dir = layout.root
     try:
-        stats, seen = read_stats(index_dir), _metadata_identity(index_dir)
+        stats, seen = read_stats(index_dir), _metadata_identity(layout)
     except DatabaseError:
         return False
     if not (stats.run or {}).get(DEFERRED) or not layout.catalog.is_file():
@@ -318,7 +318,7 @@ def refresh_deferred(source: Path, settings: Settings, still_wanted: Callable[[]
         if not still_wanted():
             return False
         with index_lock(layout, wait_s=lock_wait_s):
-            if _metadata_identity(index_dir) != seen:  # an update swapped in meanwhile: it waits again
+            if _metadata_identity(layout) != seen:  # an update swapped in meanwhile: it waits again
                 return False
             _swap_in_rebuilt(layout, work, later, stats)
     return True
@@ -342,8 +342,8 @@ def _swap_in_rebuilt(live: IndexLayout, work: Path, rebuilt: list[Sidecar], stat
         publish(build_dir, replace(stats, run={**stats.run, DEFERRED: False}), live)
 
 
-def _metadata_identity(index_dir: Path) -> tuple[int, int]:
-    stat = IndexLayout(index_dir).metadata.stat()
+def _metadata_identity(layout: IndexLayout) -> tuple[int, int]:
+    stat = layout.metadata.stat()
     return stat.st_ino, stat.st_mtime_ns
 
 
