@@ -94,6 +94,7 @@ class Run:
     cache: CacheChoice | None = None
     vectors: np.ndarray | None = None  # of plan.to_store, in its order
     build_dir: Path | None = None
+    storing_since: float = 0.0  # when the build folder was made: `storing` counts from there, as it always did
     collection: str = ""
     index_uid: str = ""
     stats: IndexStats | None = None

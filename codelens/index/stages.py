@@ -92,13 +92,15 @@ def embed(run: Run) -> Run:
 def build_aside(run: Run) -> Iterator[Run]:
     """The folder the run writes in (a copy of the index it builds on, or empty), removed with
     a server-side collection if anything fails before the swap."""
+    storing_since = time.perf_counter()
     uid = run.old_stats.index_uid if run.old_stats and run.old_stats.index_uid else uuid.uuid4().hex[:12]
     chroma_url = run.settings.chroma_url
     collection = f"{server_prefix(uid)}{uuid.uuid4().hex[:8]}" if chroma_url else COLLECTION_NAME
     copy_from = run.layout if run.previous is not None and not chroma_url else None
     try:
         with building(run.layout, copy_from) as build_dir:
-            yield replace(run, build_dir=build_dir, collection=collection, index_uid=uid)
+            yield replace(run, build_dir=build_dir, collection=collection, index_uid=uid,
+                          storing_since=storing_since)
     except BaseException:
         if chroma_url:
             drop_collections(chroma_url, collection)
@@ -107,7 +109,7 @@ def build_aside(run: Run) -> Iterator[Run]:
 
 def store(run: Run) -> Run:
     """The vectors into ChromaDB (a deferred test chunk's old vector goes too: it is not current)."""
-    mark, plan, chroma_url = time.perf_counter(), run.plan, run.settings.chroma_url
+    plan, chroma_url = run.plan, run.settings.chroma_url
     to_store, vectors = plan.to_store, run.vectors
     vector_store = VectorStore(run.build_dir, run.collection, create=True, chroma_url=chroma_url)
     if not chroma_url:
@@ -123,13 +125,12 @@ def store(run: Run) -> Run:
     shutil.rmtree(built.delta, ignore_errors=True)  # folded into ChromaDB just now
     chunked = run.chunked
     save_catalog(built.root, [CatalogEntry(c, chunked.hashes[c.chunk_id]) for c in chunked.codebase.chunks])
-    run.timings["storing"] = time.perf_counter() - mark  # rounded when the sidecars are in
     return run
 
 
 def sidecars(run: Run) -> Run:
     """The sidecars the plan rebuilds (every one, but for a run that only repairs), then the manifest."""
-    mark, chunked, plan = time.perf_counter(), run.chunked, run.plan
+    chunked, plan = run.chunked, run.plan
     codebase = chunked.codebase
     sidecar_input = SidecarInput(run.build_dir, codebase.chunks, codebase.sources, run.cache.path,
                                  run.settings.show_progress, index_model=run.model_id, text_hashes=chunked.hashes,
@@ -141,7 +142,7 @@ def sidecars(run: Run) -> Run:
     with_vectors = {k: v for k, v in chunked.fingerprints.items() if k not in plan.deferred}
     Manifest(model=run.model_id, files=codebase.file_hashes, chunks=with_vectors, sidecars=run.sidecars,
              sidecar_files=sidecar_checksums(run.build_dir), chunking=chunking_key(run.settings)).save(run.build_dir)
-    run.timings["storing"] = round(run.timings["storing"] + time.perf_counter() - mark, 2)
+    run.timings["storing"] = round(time.perf_counter() - run.storing_since, 2)  # the folder copied, stored, sidecars
     if plan.deferred:
         run.timings["complete"] = round(time.perf_counter() - run.started, 2)  # default searches: the full index
     return replace(run, stats=run_stats(
