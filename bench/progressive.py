@@ -96,10 +96,11 @@ def partial_index(source: Path, from_db: Path, share: float, embedder: object) -
     """A Searcher over the partial index of source a progressive run would have once `share`
     of its chunks are embedded (the rest searched by BM25 and the bridge): the complete index's
     cache cut to those chunks, in the order a run embeds them (code before tests, shortest first)."""
-    from codelens.index.build import _stats
     from codelens.index.embed_cache import text_hash
+    from codelens.index.layout import IndexLayout
     from codelens.index.metadata import read_stats
     from codelens.index.progressive import PhaseOne, add_late_sidecars, publish_searchable
+    from codelens.index.stages import index_stats
     from codelens.ingest.codebase import chunk_source
     from codelens.ingest.embed_text import embedding_text
     from codelens.locations import shared_embedding_cache
@@ -121,8 +122,9 @@ def partial_index(source: Path, from_db: Path, share: float, embedder: object) -
         saved = os.environ.get("CODELENS_CACHE_DIR")
         os.environ.update(cache_env)
         try:
-            phase = PhaseOne(db, chunked.chunks, texts, hashes, chunked.sources,
-                             _stats(source, chunked, stats.model, settings, {}, dense_coverage=0.0),
+            phase = PhaseOne(IndexLayout(db), chunked.chunks, texts, hashes, chunked.sources,
+                             index_stats(source, chunked, stats.model, settings.embed_code_chars, {},
+                                         dense_coverage=0.0),
                              cache_path=shared_embedding_cache())
             publish_searchable(phase)
             add_late_sidecars(phase)  # a progressive run adds it before the first e5 batch

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from codelens import models
-from codelens.index import build as build_module
+from codelens.index import stages as stages_module
 from codelens.index.build import build_index
 from codelens.index.health import sidecar_checksums
 from codelens.index.layout import IndexLayout
@@ -169,14 +169,14 @@ def test_an_unchanged_run_compares_file_hashes_and_chunks_nothing(
     settings = settings_for(tmp_path / "db")
     build_index(project, settings, embedder=embedder)
     with monkeypatch.context() as patch:
-        patch.setattr(build_module, "chunk_source", _no_chunking)
+        patch.setattr(stages_module, "chunk_source", _no_chunking)
         assert build_index(project, settings, embedder=embedder).run == {
             "mode": "unchanged", "upserted": 0, "deleted": 0, "unchanged": 10, "embedded": 0}
         (project / "pkg" / "auth.py").write_text((project / "pkg" / "auth.py").read_text() + "\n# a comment\n")
         with pytest.raises(AssertionError, match="chunked"):  # a file changed: chunked
             build_index(project, settings, embedder=embedder)
     assert build_index(project, settings, embedder=embedder).run["mode"] == "incremental"
-    monkeypatch.setattr(build_module, "chunk_source", _no_chunking)
+    monkeypatch.setattr(stages_module, "chunk_source", _no_chunking)
     assert build_index(project, settings, embedder=embedder).run["mode"] == "unchanged"
     with pytest.raises(AssertionError, match="chunked"):  # another text budget may make other chunks
         build_index(project, replace(settings, embed_code_chars=settings.embed_code_chars + 100), embedder=embedder)
@@ -192,7 +192,7 @@ def test_an_index_without_recorded_sidecar_files_is_checked_once_by_loading(
     assert build_index(mini_project, settings, embedder=embedder).run["mode"] == "unchanged"
     recorded = Manifest.load(settings.index_dir)
     assert recorded.sidecar_files == sidecar_checksums(settings.index_dir) and recorded.chunking
-    monkeypatch.setattr(build_module, "chunk_source", _no_chunking)
+    monkeypatch.setattr(stages_module, "chunk_source", _no_chunking)
     assert build_index(mini_project, settings, embedder=embedder).run["mode"] == "unchanged"
 
 
@@ -422,9 +422,9 @@ def test_a_writer_cleans_killed_runs_leftovers_but_not_a_work_folder_in_use(tmp_
     index_dir = tmp_path / "db"
     index_dir.mkdir()
     killed = Path(tempfile_module.mkdtemp(prefix=IndexLayout(index_dir).build_prefix, dir=tmp_path))
-    with held_work_dir(index_dir, "graph-") as work:
+    with held_work_dir(IndexLayout(index_dir), "graph-") as work:
         (work / "graph.sqlite").write_bytes(b"half built")
-        recover_interrupted_swap(index_dir)  # what update_index does under the writer's lock
+        recover_interrupted_swap(IndexLayout(index_dir))  # what update_index does under the writer's lock
         assert (work / "graph.sqlite").read_bytes() == b"half built"
         assert not killed.exists()
     assert not work.exists()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from codelens.index import build, update
+from codelens.index import stages, update
 from codelens.index.build import build_index
 from codelens.index.fresh import repository_status
 from codelens.index.metadata import read_stats
@@ -55,7 +55,7 @@ def test_index_runs_and_updates_move_only_the_changed_repositories_time(two_repo
     first = times(settings)
     assert first == {"alpha": stats.indexed_at, "beta": stats.indexed_at}  # first indexed: the run's time
 
-    monkeypatch.setattr(build, "_now", lambda: LATER)
+    monkeypatch.setattr(stages, "now", lambda: LATER)
     assert build_index(root, settings, embedder=embedder).run["mode"] == "unchanged"
     assert times(settings) == first  # an unchanged run moves nothing
     build_index(root, settings, embedder=embedder, full=True)
@@ -69,7 +69,7 @@ def test_index_runs_and_updates_move_only_the_changed_repositories_time(two_repo
 
     (root / "alpha" / "tokens.py").unlink()  # a deletion counts as a change of alpha's files
     make_repo(root / "gamma", {"ship.py": "def ship(parcel):\n    return parcel\n"})
-    monkeypatch.setattr(build, "_now", lambda: LATEST)
+    monkeypatch.setattr(stages, "now", lambda: LATEST)
     build_index(root, settings, embedder=embedder)
     assert times(settings) == {"alpha": LATEST, "beta": LATER, "gamma": LATEST}
 

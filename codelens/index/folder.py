@@ -32,8 +32,9 @@ def named_collections(db_path: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.is_dir() and is_codelens_index(p))
 
 
-def check_target(index_dir: Path) -> None:
+def check_target(layout: IndexLayout) -> None:
     """Refuse a folder we cannot write or that holds something other than a CodeLens index."""
+    index_dir = layout.root
     if index_dir.exists() and not index_dir.is_dir():
         raise DatabaseError(f"--db {index_dir} is a file, not a folder - choose another path")
     if index_dir.is_dir() and not is_codelens_index(index_dir) and _foreign_entries(index_dir):
@@ -41,7 +42,7 @@ def check_target(index_dir: Path) -> None:
             f"--db {index_dir} holds files that are not a CodeLens index - refusing to replace "
             "them; choose an empty or new folder"
         )
-    parent = index_dir.resolve().parent
+    parent = layout.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -60,10 +61,10 @@ class IndexBusy(DatabaseError):
 
 
 @contextmanager
-def index_lock(index_dir: Path, wait_s: float = 0.0) -> Iterator[None]:
+def index_lock(layout: IndexLayout, wait_s: float = 0.0) -> Iterator[None]:
     """One writer per folder at a time (an index run or a watcher's update); the lock dies with
     its process (kill -9 too). Waits up to wait_s for the other writer, then IndexBusy."""
-    lock_path = IndexLayout(index_dir).lock
+    index_dir, lock_path = layout.root, layout.lock
     try:
         handle = open(lock_path, "w")  # noqa: SIM115 - closed by the with below
     except OSError as exc:  # e.g. /proc or /sys: root passes os.access but cannot create files
@@ -82,16 +83,15 @@ def index_lock(index_dir: Path, wait_s: float = 0.0) -> Iterator[None]:
         yield
 
 
-def fresh_build_dir(index_dir: Path, copy_from: Path | None, link: frozenset[str] = frozenset()) -> Path:
+def fresh_build_dir(layout: IndexLayout, copy_from: IndexLayout | None, link: frozenset[str] = frozenset()) -> Path:
     """A sibling folder to build in, optionally a copy of the current index (named
     collections excluded: the swap carries them). Top-level entries named in `link` are
     hard-linked instead of copied: only for files the build never writes (an incremental
     update leaves ChromaDB's files alone), so a link costs nothing however large they are."""
-    layout = IndexLayout(index_dir)
     try:
         build_dir = Path(tempfile.mkdtemp(prefix=layout.build_prefix, dir=layout.parent))
         if copy_from is not None:
-            for entry in copy_from.iterdir():
+            for entry in copy_from.root.iterdir():
                 if entry.name == COLLECTIONS_DIR:
                     continue
                 copy = os.link if entry.name in link else shutil.copy2
@@ -101,17 +101,16 @@ def fresh_build_dir(index_dir: Path, copy_from: Path | None, link: frozenset[str
                     copy(entry, build_dir / entry.name)
         return build_dir
     except OSError as exc:
-        raise DatabaseError(f"cannot write the index next to {index_dir}: {exc}") from exc
+        raise DatabaseError(f"cannot write the index next to {layout.root}: {exc}") from exc
 
 
 @contextmanager
-def held_work_dir(index_dir: Path, tag: str = "") -> Iterator[Path]:
+def held_work_dir(layout: IndexLayout, tag: str = "") -> Iterator[Path]:
     """A folder beside the index for work done outside the writer's lock (the code graph an update
     left for later, test vectors, the word bridge), removed afterwards. Named like a build folder, so
     a killed process's leftover is cleaned by the next writer (recover_interrupted_swap), and locked
     (flock on the folder, released by the kernel however the process ends) while in use, so a writer
     never removes one that another thread or process is still building in."""
-    layout = IndexLayout(index_dir)
     for attempt in range(3):
         try:
             work = Path(tempfile.mkdtemp(prefix=f"{layout.build_prefix}{tag}", dir=layout.parent))
@@ -121,7 +120,7 @@ def held_work_dir(index_dir: Path, tag: str = "") -> Iterator[Path]:
                 raise
             continue
         except OSError as exc:
-            raise DatabaseError(f"cannot write the index next to {index_dir}: {exc}") from exc
+            raise DatabaseError(f"cannot write the index next to {layout.root}: {exc}") from exc
         break
     try:
         fcntl.flock(handle, fcntl.LOCK_EX)
@@ -146,18 +145,19 @@ def _in_use(folder: Path) -> bool:
     return False
 
 
-def swap_into_place(build_dir: Path, index_dir: Path) -> None:
+def swap_into_place(build_dir: Path, layout: IndexLayout) -> None:
     """Put the finished build where the index is. Where the kernel can, the two folders
     trade places in one atomic step, so a reader never finds no index; elsewhere two
     renames, and the old index is never deleted before the new one is in place."""
+    index_dir = layout.root
     if index_dir.exists():
-        collections = IndexLayout(index_dir).collections
+        collections = layout.collections
         if collections.is_dir():
             os.replace(collections, IndexLayout(build_dir).collections)
         if _exchange(build_dir, index_dir):
             shutil.rmtree(build_dir, ignore_errors=True)  # it holds the old index now
             return
-        old_dir = build_dir.parent / f"{IndexLayout(index_dir).old_prefix}{os.getpid()}"
+        old_dir = build_dir.parent / f"{layout.old_prefix}{os.getpid()}"
         shutil.rmtree(old_dir, ignore_errors=True)
         os.replace(index_dir, old_dir)
         os.replace(build_dir, index_dir)
@@ -178,10 +178,10 @@ def _exchange(first: Path, second: Path) -> bool:
     return renameat2(at_fdcwd, os.fsencode(first), at_fdcwd, os.fsencode(second), rename_exchange) == 0
 
 
-def recover_interrupted_swap(index_dir: Path) -> None:
+def recover_interrupted_swap(layout: IndexLayout) -> None:
     """A run killed between the two renames left no index but a complete old one: restore it.
     Leftover build folders of killed runs are removed; a work folder in use (held_work_dir) is not."""
-    layout = IndexLayout(index_dir)
+    index_dir = layout.root
     olds = sorted(layout.parent.glob(f"{layout.old_prefix}*"), key=lambda p: p.stat().st_mtime)
     if not index_dir.exists() and olds and is_codelens_index(olds[-1]):
         os.replace(olds.pop(), index_dir)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -27,11 +26,12 @@ import numpy as np
 
 from codelens.chunk import Chunk
 from codelens.index.embed_cache import embed_with_cache, open_cache, read_index_vectors
-from codelens.index.folder import fresh_build_dir, held_work_dir, swap_into_place
+from codelens.index.folder import held_work_dir
 from codelens.index.layout import IndexLayout
 from codelens.index.metadata import IndexStats, read_stats, write_stats
 from codelens.index.registry import late_partial_sidecars, partial_sidecars
 from codelens.index.sidecar import SidecarInput
+from codelens.index.steps import build_sidecars, building, publish
 from codelens.models import Embedder
 from codelens.workspace import repository_labels
 
@@ -109,7 +109,7 @@ def open_partial_index(index_dir: Path, model: str) -> PartialIndex:
 class PhaseOne:
     """What the indexer hands the first phase (everything is already chunked and planned)."""
 
-    index_dir: Path
+    layout: IndexLayout  # the index folder
     chunks: Sequence[Chunk]
     texts: Mapping[str, str]  # chunk id -> the index model's embedded text
     hashes: Mapping[str, str]  # chunk id -> text hash
@@ -128,19 +128,13 @@ def missing_vectors(index_dir: Path, model: str, hashes: Mapping[str, str]) -> i
 def publish_searchable(phase: PhaseOne) -> float:
     """Build the cheap index (catalog, lexical + bridge, graph) aside and swap it in.
     Returns the dense coverage it starts with (vectors already in the cache count)."""
-    build_dir = fresh_build_dir(phase.index_dir, copy_from=None)
-    try:
+    with building(phase.layout) as build_dir:
         save_catalog(build_dir, [CatalogEntry(c, phase.hashes[c.chunk_id]) for c in phase.chunks])
         sidecar_input = SidecarInput(build_dir, phase.chunks, phase.sources, phase.cache_path, phase.show_progress,
                                      repository_labels=repository_labels(phase.stats.repositories))
-        for sidecar in partial_sidecars():  # the word bridge follows: add_late_sidecars
-            sidecar.build(sidecar_input)
-        covered = 1.0 - missing_vectors(phase.index_dir, phase.stats.model, phase.hashes) / max(1, len(phase.chunks))
-        write_stats(build_dir, replace(phase.stats, dense_coverage=min(covered, 0.999)))
-        swap_into_place(build_dir, phase.index_dir)
-    except BaseException:
-        shutil.rmtree(build_dir, ignore_errors=True)
-        raise
+        build_sidecars(partial_sidecars(), sidecar_input)  # the word bridge follows: add_late_sidecars
+        covered = 1.0 - missing_vectors(phase.layout.root, phase.stats.model, phase.hashes) / max(1, len(phase.chunks))
+        publish(build_dir, replace(phase.stats, dense_coverage=min(covered, 0.999)), phase.layout)
     return covered
 
 
@@ -151,7 +145,7 @@ def embed_progressively(phase: PhaseOne, embedder: Embedder, batch_size: int,
     the test chunks' vectors follow the complete index (test_vectors.py)."""
     cache = open_cache(phase.cache_path, embedder.model_id)
     total = len(phase.chunks)
-    covered = total - missing_vectors(phase.index_dir, embedder.model_id, phase.hashes)
+    covered = total - missing_vectors(phase.layout.root, embedder.model_id, phase.hashes)
     embedded = 0
     last_write = 0.0
 
@@ -160,7 +154,7 @@ def embed_progressively(phase: PhaseOne, embedder: Embedder, batch_size: int,
         now = time.monotonic()
         if now - last_write >= COVERAGE_WRITE_S:
             last_write = now
-            _write_coverage(phase.index_dir, (covered + embedded + done) / total)
+            _write_coverage(phase.layout, (covered + embedded + done) / total)
         if on_progress:
             on_progress(covered + embedded + done, total)
 
@@ -175,7 +169,7 @@ def embed_progressively(phase: PhaseOne, embedder: Embedder, batch_size: int,
     finally:
         if cache:
             cache.close()
-        _write_coverage(phase.index_dir, None)  # recounted: exact after an interruption too
+        _write_coverage(phase.layout, None)  # recounted: exact after an interruption too
     return embedded
 
 
@@ -184,14 +178,13 @@ def add_late_sidecars(phase: PhaseOne) -> None:
     Russian->English bridge, cached, resumable) and put them into the live partial index. Not
     before the first swap: e5 over a large vocabulary takes longer than everything else that
     phase does."""
-    layout = IndexLayout(phase.index_dir)
     for sidecar in late_partial_sidecars():
         # outside the writer's lock: a killed run's leftover is cleaned like a build's, a live one is held
-        with held_work_dir(phase.index_dir, "bridge-") as work:
+        with held_work_dir(phase.layout, "bridge-") as work:
             sidecar.build(SidecarInput(work, phase.chunks, phase.sources, phase.cache_path, phase.show_progress))
-            for made, live in zip(sidecar.paths(IndexLayout(work)), sidecar.paths(layout), strict=True):
+            for made, live in zip(sidecar.paths(IndexLayout(work)), sidecar.paths(phase.layout), strict=True):
                 _move_in(made, live)
-    _write_coverage(phase.index_dir, None)  # a new metadata version: searchers reopen with the bridge
+    _write_coverage(phase.layout, None)  # a new metadata version: searchers reopen with the bridge
 
 
 def _move_in(made: Path, live: Path) -> None:
@@ -205,9 +198,10 @@ def _move_in(made: Path, live: Path) -> None:
         os.replace(file, live / file.name)
 
 
-def _write_coverage(index_dir: Path, coverage: float | None) -> None:
+def _write_coverage(layout: IndexLayout, coverage: float | None) -> None:
     """Record coverage in the live (partial) metadata; a partial index stays below 1 until
     the complete build replaces it. None: recount from the cache (after an interruption)."""
+    index_dir = layout.root
     stats = read_stats(index_dir)
     if coverage is None:
         catalog = load_catalog(index_dir)

@@ -18,7 +18,6 @@ swap, and an `--include-tests` search over an index whose test vectors are missi
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
@@ -26,18 +25,19 @@ from pathlib import Path
 
 from codelens.chunk import Chunk
 from codelens.errors import CodeLensError
-from codelens.index.embed_cache import choose_cache, open_cache, read_index_vectors, text_hash
-from codelens.index.embedding import embed_texts
-from codelens.index.folder import fresh_build_dir, held_work_dir, index_lock, recover_interrupted_swap, swap_into_place
+from codelens.index.embed_cache import choose_cache, read_index_vectors, text_hash
+from codelens.index.folder import held_work_dir, index_lock, recover_interrupted_swap
 from codelens.index.health import sidecar_checksums
+from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest, chunk_fingerprint
-from codelens.index.metadata import IndexStats, read_stats, write_stats
+from codelens.index.metadata import IndexStats, read_stats
 from codelens.index.progressive import CatalogEntry, load_catalog
 from codelens.index.registry import chunk_vector_sidecars
 from codelens.index.sidecar import SidecarInput, recorded_english_key
+from codelens.index.steps import build_sidecars, building, embed_through_cache, publish
 from codelens.index.store import VectorStore
 from codelens.ingest.embed_text import embedding_text
-from codelens.models import ENGLISH_MODEL_KEYS, Embedder, load_embedder
+from codelens.models import ENGLISH_MODEL_KEYS, Embedder
 from codelens.settings import Settings
 from codelens.workspace import repository_labels
 
@@ -122,34 +122,37 @@ def finish_test_vectors(index_dir: Path, settings: Settings, embedder: Embedder 
     pending = pending_tests(index_dir)
     if not pending:
         return None
+    layout = IndexLayout(index_dir)  # the folder, from here on
+    cache_path = choose_cache(index_dir).path  # the run's embedding cache, chosen once
     mark = time.perf_counter()
     stats = read_stats(index_dir)
-    _, embedded = _embed(index_dir, stats.model, _texts(pending, stats),
-                         embedder, settings, on_progress)
-    with held_work_dir(index_dir, "tests-") as scratch:  # held: a writer's clean-up leaves it alone
+    _, embedded, embedder = embed_through_cache(_texts(pending, stats), embedder, stats.model, cache_path, settings,
+                                                on_progress)
+    with held_work_dir(layout, "tests-") as scratch:  # held: a writer's clean-up leaves it alone
         # the English model's vectors into the cache now, outside the lock (the swap reads them back)
-        _rebuild_vector_sidecars(index_dir, scratch, stats.model, load_catalog(index_dir), settings.show_progress)
-    with index_lock(index_dir, wait_s=lock_wait_s):
-        recover_interrupted_swap(index_dir)
-        return _swap_in(index_dir, settings, embedder, embedded, mark, started)
+        _rebuild_vector_sidecars(layout, scratch, stats.model, load_catalog(index_dir), cache_path,
+                                 settings.show_progress)
+    with index_lock(layout, wait_s=lock_wait_s):
+        recover_interrupted_swap(layout)
+        return _swap_in(layout, settings, embedder, cache_path, embedded, mark, started)
 
 
-def _swap_in(index_dir: Path, settings: Settings, embedder: Embedder | None, embedded: int, mark: float,
-             started: float | None) -> IndexStats | None:
+def _swap_in(layout: IndexLayout, settings: Settings, embedder: Embedder, cache_path: Path | None, embedded: int,
+             mark: float, started: float | None) -> IndexStats | None:
     """Under the writer's lock: the index with every pending test vector, swapped in."""
+    index_dir = layout.root
     pending = pending_tests(index_dir)  # again: an update may have changed some meanwhile
     if not pending:
         return None
     stats, manifest = read_stats(index_dir), Manifest.load(index_dir)
     texts = _texts(pending, stats)
-    vectors, more = _embed(index_dir, stats.model, texts, embedder, settings, None)  # cached by now
-    build_dir = fresh_build_dir(index_dir, copy_from=index_dir)
-    try:
+    vectors, more, _ = embed_through_cache(texts, embedder, stats.model, cache_path, settings)  # cached by now
+    with building(layout, copy_from=layout) as build_dir:
         store = VectorStore(build_dir, stats.collection, create=True)
         store.upsert([e.chunk for e in pending], vectors)
         store.close()
         catalog = load_catalog(index_dir)
-        _rebuild_vector_sidecars(index_dir, build_dir, stats.model, catalog, settings.show_progress)
+        _rebuild_vector_sidecars(layout, build_dir, stats.model, catalog, cache_path, settings.show_progress)
         chunks = {**manifest.chunks, **{e.chunk.chunk_id: chunk_fingerprint(e.chunk, text_hash(text))
                                         for e, text in zip(pending, texts, strict=True)}}
         # the rebuilt vector sidecars' files as now written (the unchanged check compares them by stat)
@@ -159,11 +162,7 @@ def _swap_in(index_dir: Path, settings: Settings, embedder: Embedder | None, emb
         finished = replace(stats, test_coverage=tests_share_with_vectors((e.chunk for e in catalog), chunks),
                            run=run, timings_s=timings,
                            duration_s=round(time.perf_counter() - started, 2) if started else stats.duration_s)
-        write_stats(build_dir, finished)
-        swap_into_place(build_dir, index_dir)
-    except BaseException:
-        shutil.rmtree(build_dir, ignore_errors=True)
-        raise
+        publish(build_dir, finished, layout)
     return finished
 
 
@@ -173,27 +172,15 @@ def _texts(pending: Sequence[CatalogEntry], stats: IndexStats) -> list[str]:
     return [embedding_text(e.chunk, stats.text_budget, labels) for e in pending]
 
 
-def _embed(index_dir: Path, model: str, texts: list[str], embedder: Embedder | None, settings: Settings,
-           on_progress: Callable[[int, int], None] | None):
-    embedder = embedder or load_embedder(model)
-    cache = open_cache(choose_cache(index_dir).path, model)
-    try:
-        return embed_texts(texts, embedder, settings, cache, on_progress)
-    finally:
-        if cache:
-            cache.close()
-
-
-def _rebuild_vector_sidecars(index_dir: Path, build_dir: Path, model: str, catalog: Sequence[CatalogEntry],
-                             show_progress: bool) -> None:
+def _rebuild_vector_sidecars(layout: IndexLayout, build_dir: Path, model: str, catalog: Sequence[CatalogEntry],
+                             cache_path: Path | None, show_progress: bool) -> None:
     """The English vectors and file means with every chunk's vector: each reuses what the copy
     holds (or the cache has) and embeds only the test chunks' text."""
-    sidecar_input = SidecarInput(build_dir, [e.chunk for e in catalog], {}, choose_cache(index_dir).path,
+    sidecar_input = SidecarInput(build_dir, [e.chunk for e in catalog], {}, cache_path,
                                  show_progress, index_model=model,
                                  text_hashes={e.chunk.chunk_id: e.text_hash for e in catalog},
-                                 english_model=recorded_english_key(index_dir) or ENGLISH_MODEL_KEYS[0])
-    for sidecar in chunk_vector_sidecars():
-        sidecar.build(sidecar_input)
+                                 english_model=recorded_english_key(layout.root) or ENGLISH_MODEL_KEYS[0])
+    build_sidecars(chunk_vector_sidecars(), sidecar_input)
 
 
 def finish_before_search(settings: Settings, say: Callable[[str], None]) -> None:
@@ -206,7 +193,7 @@ def finish_before_search(settings: Settings, say: Callable[[str], None]) -> None
     if not pending:
         return
     try:
-        with index_lock(settings.index_dir):  # free now? (an index run holding it adds them itself)
+        with index_lock(IndexLayout(settings.index_dir)):  # free now? (an index run holding it adds them itself)
             pass
         say(f"codelens: finishing the vectors of {len(pending)} test chunks…")
         finish_test_vectors(settings.index_dir, settings.with_overrides(show_progress=False))

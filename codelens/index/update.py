@@ -27,25 +27,27 @@ import numpy as np
 
 from codelens.chunk import Chunk
 from codelens.errors import DatabaseError
-from codelens.index.build import _count_kinds, _now, chunking_key, recorded_sidecars
 from codelens.index.delta import Delta, load_delta, save_delta
-from codelens.index.embed_cache import choose_cache, finish_run, open_cache, text_hash
-from codelens.index.embedding import embed_texts
-from codelens.index.folder import fresh_build_dir, held_work_dir, index_lock, recover_interrupted_swap, swap_into_place
+from codelens.index.embed_cache import choose_cache, finish_run, text_hash
+from codelens.index.folder import held_work_dir, index_lock, recover_interrupted_swap
 from codelens.index.health import sidecar_checksums
 from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest, chunk_fingerprint, file_hash
-from codelens.index.metadata import IndexStats, read_stats, write_stats
+from codelens.index.metadata import IndexStats, read_stats
+from codelens.index.plan import chunking_key, recorded_sidecars
 from codelens.index.progressive import CatalogEntry, load_catalog, save_catalog
 from codelens.index.registry import SIDECARS
 from codelens.index.sidecar import Sidecar, SidecarInput, recorded_english_key
+from codelens.index.stages import count_kinds
+from codelens.index.stages import now as _now
+from codelens.index.steps import build_sidecars, building, embed_through_cache, publish
 from codelens.index.test_vectors import tests_share_with_vectors
 from codelens.ingest.codebase import FileChunks, chunk_one_file
 from codelens.ingest.embed_text import embedding_text
 from codelens.ingest.redaction import REDACTION_VERSION, redact
 from codelens.ingest.source import read_source_text
 from codelens.ingest.tree import SourceTree, live_tree, open_tree
-from codelens.models import ENGLISH_MODEL_KEYS, Embedder, load_embedder
+from codelens.models import ENGLISH_MODEL_KEYS, Embedder
 from codelens.settings import Settings
 from codelens.workspace import Workspace, changed_repositories, repository_labels, stamp_updates
 
@@ -85,12 +87,12 @@ def update_index(source: Path, settings: Settings, changed: Iterable[str] | None
     `changed` (rel paths, or absolute paths under source; None: compare every file). Waits up
     to lock_wait_s for another writer (IndexBusy after)."""
     started = time.perf_counter()
-    index_dir = settings.index_dir
+    layout = IndexLayout(settings.index_dir)  # the folder, from here on
     tree = live_tree(source)
     result = None
-    with index_lock(index_dir, wait_s=lock_wait_s):
-        recover_interrupted_swap(index_dir)
-        state = _read_state(index_dir, settings)
+    with index_lock(layout, wait_s=lock_wait_s):
+        recover_interrupted_swap(layout)
+        state = _read_state(layout, settings)
         regrouped = state is not None and not same_repositories(state.stats.repositories, tree.workspace)
         if state is not None and not (regrouped and _new_static_root(tree, state.stats.repositories)):
             if regrouped:  # a repository came or went: recorded with this update (paths stay as they are)
@@ -102,7 +104,7 @@ def update_index(source: Path, settings: Settings, changed: Iterable[str] | None
             files = {p: f for p, f in files.items() if _differs(f, state.manifest.files.get(p))}
             if not files and not regrouped:
                 return UpdateResult("unchanged", len(paths), duration_s=round(time.perf_counter() - started, 3))
-            result = _apply(settings, state, files, embedder, started)
+            result = _apply(layout, settings, state, files, embedder, started)
     # outside the lock: the index run takes it itself
     return result or _index_run(source, settings, embedder, started)
 
@@ -116,9 +118,9 @@ def _index_run(source: Path, settings: Settings, embedder: Embedder | None, star
                         run.get("embedded", 0), duration_s=round(time.perf_counter() - started, 3))
 
 
-def _read_state(index_dir: Path, settings: Settings) -> _State | None:
+def _read_state(layout: IndexLayout, settings: Settings) -> _State | None:
     """The live index, or None when an update cannot build on it (an index run must)."""
-    layout = IndexLayout(index_dir)
+    index_dir = layout.root
     if not layout.is_index() or not layout.catalog.is_file():
         return None
     try:
@@ -177,10 +179,10 @@ def _differs(file: FileChunks | None, indexed_hash: str | None) -> bool:
     return current != indexed_hash
 
 
-def _apply(settings: Settings, state: _State, files: Mapping[str, FileChunks | None],
+def _apply(layout: IndexLayout, settings: Settings, state: _State, files: Mapping[str, FileChunks | None],
            embedder: Embedder | None, started: float) -> UpdateResult | None:
     """Re-chunk, embed, rebuild the sidecars aside and swap; None: too large for an update."""
-    index_dir, timings = settings.index_dir, {}
+    index_dir, timings = layout.root, {}
     kept = [e for e in state.catalog if e.chunk.path not in files]
     new_chunks = [c for f in files.values() if f is not None for c in f.chunks]
     labels = repository_labels(state.stats.repositories)
@@ -202,20 +204,16 @@ def _apply(settings: Settings, state: _State, files: Mapping[str, FileChunks | N
     delta = _next_delta(state.delta, delta_ids, vectors, deleted)
     # Only the deferred code graph reads every file's text (refresh_deferred); the rest, the chunks.
     sources = {p: f.text for p, f in files.items() if f is not None and f.text is not None}
-    build_dir = fresh_build_dir(index_dir, copy_from=index_dir, link=vector_store_entries(index_dir))
-    try:
-        _write(build_dir, settings, state, entries, sources, fingerprints, files, delta, timings, cache_choice.path)
+    with building(layout, copy_from=layout, link=vector_store_entries(index_dir)) as build_dir:
+        _write(build_dir, layout, settings, state, entries, sources, fingerprints, files, delta, timings,
+               cache_choice.path)
         stats = _next_stats(state, entries, files, run={
             "mode": "update", "upserted": len(upsert), "deleted": len(deleted), "files": len(files),
             "unchanged": len(entries) - len(upsert), "embedded": embedded, DEFERRED: True},
             timings=timings, started=started)
         # test chunks whose vectors still follow (test_vectors.py) have no fingerprint: still pending
         stats = replace(stats, test_coverage=tests_share_with_vectors((e.chunk for e in entries), fingerprints))
-        write_stats(build_dir, stats)
-        swap_into_place(build_dir, index_dir)
-    except BaseException:
-        shutil.rmtree(build_dir, ignore_errors=True)
-        raise
+        publish(build_dir, stats, layout)
     finish_run(cache_choice, index_dir)
     warnings = (*(w for f in files.values() if f is not None for w in f.warnings),
                 *((cache_choice.warning,) if cache_choice.warning else ()))
@@ -228,14 +226,8 @@ def _vectors(settings: Settings, state: _State, upsert: list[Chunk], texts: Mapp
     """e5 vectors of the changed chunks (cached; the model loads only for new text)."""
     if not upsert:
         return {}, 0
-    embedder = embedder or load_embedder(state.stats.model)  # lazy: its engines load on first use
-    cache = open_cache(cache_path, state.stats.model)
-    try:
-        vectors, embedded = embed_texts([texts[c.chunk_id] for c in upsert], embedder,
-                                        settings.with_overrides(show_progress=False), cache)
-    finally:
-        if cache:
-            cache.close()
+    vectors, embedded, _ = embed_through_cache([texts[c.chunk_id] for c in upsert], embedder, state.stats.model,
+                                               cache_path, settings.with_overrides(show_progress=False))
     return dict(zip((c.chunk_id for c in upsert), vectors, strict=True)), embedded
 
 
@@ -305,9 +297,10 @@ def refresh_deferred(source: Path, settings: Settings, still_wanted: Callable[[]
     They are built without the writer's lock (seconds on pydantic), so an update that comes
     meanwhile is not held up: then (or when `still_wanted()` says no) the work is dropped and
     the next quiet moment does it again. False when nothing was swapped in."""
-    index_dir, layout = settings.index_dir, IndexLayout(settings.index_dir)
+    layout = IndexLayout(settings.index_dir)  # the folder, from here on
+    index_dir = layout.root
     try:
-        stats, seen = read_stats(index_dir), _metadata_identity(index_dir)
+        stats, seen = read_stats(index_dir), _metadata_identity(layout)
     except DatabaseError:
         return False
     if not (stats.run or {}).get(DEFERRED) or not layout.catalog.is_file():
@@ -315,30 +308,28 @@ def refresh_deferred(source: Path, settings: Settings, still_wanted: Callable[[]
     entries = load_catalog(index_dir)
     later = [s for s in SIDECARS if s.after_update]
     # outside the writer's lock: held, so an update's clean-up of killed runs' leftovers leaves it alone
-    with held_work_dir(index_dir, "graph-") as work:
+    with held_work_dir(layout, "graph-") as work:
         with tempfile.TemporaryDirectory(prefix="codelens-src-") as extracted:
             tree = live_tree(source)  # a workspace file's zips: extracted for their text
             tree = open_tree(source, Path(extracted)) if tree.has_static else tree
             sources = _sources(tree, entries, {}, settings.max_file_bytes)
-        for sidecar in later:
-            sidecar.build(SidecarInput(work, [e.chunk for e in entries], sources,
-                                       repository_labels=repository_labels(read_stats(index_dir).repositories)))
+        build_sidecars(later, SidecarInput(work, [e.chunk for e in entries], sources,
+                                           repository_labels=repository_labels(read_stats(index_dir).repositories)))
         if not still_wanted():
             return False
-        with index_lock(index_dir, wait_s=lock_wait_s):
-            if _metadata_identity(index_dir) != seen:  # an update swapped in meanwhile: it waits again
+        with index_lock(layout, wait_s=lock_wait_s):
+            if _metadata_identity(layout) != seen:  # an update swapped in meanwhile: it waits again
                 return False
-            _swap_in_rebuilt(index_dir, work, later, stats)
+            _swap_in_rebuilt(layout, work, later, stats)
     return True
 
 
-def _swap_in_rebuilt(index_dir: Path, work: Path, rebuilt: list[Sidecar], stats: IndexStats) -> None:
+def _swap_in_rebuilt(live: IndexLayout, work: Path, rebuilt: list[Sidecar], stats: IndexStats) -> None:
     """The live index with the rebuilt sidecars' files from `work`; everything else hard-linked."""
-    built, live = IndexLayout(work), IndexLayout(index_dir)
+    built, index_dir = IndexLayout(work), live.root
     names = {p.name for s in rebuilt for p in s.paths(live)}
-    build_dir = fresh_build_dir(index_dir, copy_from=index_dir,
-                                link=frozenset(p.name for p in index_dir.iterdir()) - names - {live.metadata.name})
-    try:
+    link = frozenset(p.name for p in index_dir.iterdir()) - names - {live.metadata.name}
+    with building(live, copy_from=live, link=link) as build_dir:
         for sidecar in rebuilt:
             for made, target in zip(sidecar.paths(built), sidecar.paths(IndexLayout(build_dir)), strict=True):
                 if target.is_dir():
@@ -348,24 +339,20 @@ def _swap_in_rebuilt(index_dir: Path, work: Path, rebuilt: list[Sidecar], stats:
         manifest = Manifest.load(build_dir)
         if manifest is not None:  # the rebuilt files' sizes and mtimes, or the next run rebuilds them again
             replace(manifest, sidecar_files=sidecar_checksums(build_dir)).save(build_dir)
-        write_stats(build_dir, replace(stats, run={**stats.run, DEFERRED: False}))
-        swap_into_place(build_dir, index_dir)
-    except BaseException:
-        shutil.rmtree(build_dir, ignore_errors=True)
-        raise
+        publish(build_dir, replace(stats, run={**stats.run, DEFERRED: False}), live)
 
 
-def _metadata_identity(index_dir: Path) -> tuple[int, int]:
-    stat = IndexLayout(index_dir).metadata.stat()
+def _metadata_identity(layout: IndexLayout) -> tuple[int, int]:
+    stat = layout.metadata.stat()
     return stat.st_ino, stat.st_mtime_ns
 
 
-def _write(build_dir: Path, settings: Settings, state: _State, entries: list[CatalogEntry], sources: dict[str, str],
+def _write(build_dir: Path, layout: IndexLayout, settings: Settings, state: _State, entries: list[CatalogEntry],
+           sources: dict[str, str],
            fingerprints: dict[str, str], files: Mapping[str, FileChunks | None], delta: Delta,
            timings: dict[str, float], cache_path: Path | None) -> None:
     """The new catalog, delta, sidecars and manifest into the build folder."""
-    index_dir = settings.index_dir
-    english_key = recorded_english_key(index_dir) or ENGLISH_MODEL_KEYS[0]
+    english_key = recorded_english_key(layout.root) or ENGLISH_MODEL_KEYS[0]
     save_catalog(build_dir, entries)
     save_delta(build_dir, delta)
     sidecar_input = SidecarInput(build_dir, [e.chunk for e in entries], sources,
@@ -374,12 +361,8 @@ def _write(build_dir: Path, settings: Settings, state: _State, entries: list[Cat
                                  english_model=english_key, changed_paths=frozenset(files),
                                  without_vectors=frozenset(e.chunk.chunk_id for e in entries) - fingerprints.keys(),
                                  repository_labels=repository_labels(state.stats.repositories))
-    for sidecar in SIDECARS:
-        if sidecar.after_update:
-            continue  # refresh_deferred rebuilds it after the swap
-        mark = time.perf_counter()
-        sidecar.build(sidecar_input)
-        timings[f"sidecar:{sidecar.name}"] = round(time.perf_counter() - mark, 3)
+    # the `after_update` ones: refresh_deferred rebuilds them after the swap
+    build_sidecars([s for s in SIDECARS if not s.after_update], sidecar_input, timings, digits=3)
     file_hashes = {p: h for p, h in state.manifest.files.items() if p not in files}
     file_hashes.update({p: f.file_hash for p, f in files.items() if f is not None and f.file_hash is not None})
     # the chunks of the other files came from the last index run's chunking: still this code's?
@@ -404,6 +387,6 @@ def _next_stats(state: _State, entries: list[CatalogEntry], files: Mapping[str, 
     touched = changed_repositories(Workspace.from_json(state.stats.repositories, state.stats.source),
                                    {p: h for p, h in state.manifest.files.items() if p in files}, after)
     repositories = stamp_updates(state.stats.repositories, state.stats.repositories, touched, now)
-    return replace(state.stats, files=file_count, total_chunks=len(chunks), chunks_per_kind=_count_kinds(chunks),
+    return replace(state.stats, files=file_count, total_chunks=len(chunks), chunks_per_kind=count_kinds(chunks),
                    indexed_at=now, warnings=warnings, run=run, timings_s=timings, repositories=repositories,
                    duration_s=round(time.perf_counter() - started, 3))

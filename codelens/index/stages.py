@@ -1,0 +1,238 @@
+"""The stages of an index run after its plan (plan.py): each takes the run record and returns the
+next. build.py calls them in order; none decides anything the plan decided.
+
+chunk -> (searchable first) -> embed -> [build folder: store -> sidecars -> publish] -> tests follow
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+import uuid
+from collections import Counter
+from collections.abc import Collection, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
+from datetime import UTC, datetime
+
+from tqdm import tqdm
+
+from codelens.chunk import CODE_KINDS, FILE_KINDS, Chunk
+from codelens.index.embed_cache import finish_run
+from codelens.index.health import sidecar_checksums
+from codelens.index.layout import IndexLayout
+from codelens.index.manifest import Manifest
+from codelens.index.metadata import IndexStats, read_stats, write_stats
+from codelens.index.plan import Run, chunked_run, chunking_key
+from codelens.index.progressive import (
+    CatalogEntry,
+    PhaseOne,
+    embed_progressively,
+    missing_vectors,
+    publish_searchable,
+    save_catalog,
+)
+from codelens.index.registry import SIDECARS
+from codelens.index.sidecar import SidecarInput
+from codelens.index.steps import build_sidecars, building, embed_through_cache
+from codelens.index.steps import publish as publish_build
+from codelens.index.store import VectorStore, drop_collections
+from codelens.index.test_vectors import FINISH_LOCK_WAIT_S, finish_test_vectors, tests_share_with_vectors
+from codelens.ingest.codebase import ChunkedCodebase, chunk_source
+from codelens.ingest.redaction import REDACTION_VERSION
+from codelens.models import load_embedder
+from codelens.settings import COLLECTION_NAME
+from codelens.workspace import stamp_updates
+
+STORE_BATCH = 1000  # chunks per ChromaDB write (and progress step)
+STORE_PROGRESS_MIN = 5000  # smaller indexes store in a moment: no bar
+
+
+def chunk(run: Run) -> Run:
+    mark = time.perf_counter()
+    codebase = chunk_source(run.source, run.settings.max_file_bytes, run.settings.show_progress)
+    run.timings["chunking"] = round(time.perf_counter() - mark, 2)
+    return chunked_run(run, codebase)
+
+
+def searchable_first(run: Run) -> Run:
+    """A cold build with vectors to embed: swap in a searchable partial index at once, then
+    embed batch by batch into the cache (see progressive.py); the normal build then finds
+    every vector cached. The run goes on with the embedder it loaded."""
+    chunked = run.chunked
+    phase = PhaseOne(run.layout, chunked.codebase.chunks, chunked.texts, chunked.hashes,
+                     chunked.codebase.sources, run_stats(run, dense_coverage=0.0), run.settings.show_progress,
+                     run.cache.path)
+    if missing_vectors(run.layout.root, run.model_id, phase.hashes) < max(1, run.settings.progressive_min_chunks):
+        return run
+    publish_searchable(phase)
+    run.timings["searchable"] = round(time.perf_counter() - run.started, 2)
+    if run.settings.show_progress:
+        tqdm.write(f"Searchable now (keywords, code graph); dense vectors follow: {run.layout.root}")
+    mark = time.perf_counter()
+    embedder = run.embedder or load_embedder(run.model_id)
+    run.counts["embedded"] += embed_progressively(phase, embedder, run.settings.batch_size, run.on_progress,
+                                                  tests=not run.plan.deferred)
+    run.timings["dense_batches"] = round(time.perf_counter() - mark, 2)
+    return replace(run, embedder=embedder)
+
+
+def embed(run: Run) -> Run:
+    """The vectors of the chunks to store, through the embedding cache (run.vectors)."""
+    mark = time.perf_counter()
+    texts = [run.chunked.texts[c.chunk_id] for c in run.plan.to_store]
+    vectors, embedded, embedder = embed_through_cache(texts, run.embedder, run.model_id, run.cache.path,
+                                                      run.settings, run.on_progress)
+    run.counts["embedded"] += embedded
+    run.timings["embedding"] = round(time.perf_counter() - mark, 2)
+    return replace(run, embedder=embedder, vectors=vectors)
+
+
+@contextmanager
+def build_aside(run: Run) -> Iterator[Run]:
+    """The folder the run writes in (a copy of the index it builds on, or empty), removed with
+    a server-side collection if anything fails before the swap."""
+    storing_since = time.perf_counter()
+    uid = run.old_stats.index_uid if run.old_stats and run.old_stats.index_uid else uuid.uuid4().hex[:12]
+    chroma_url = run.settings.chroma_url
+    collection = f"{server_prefix(uid)}{uuid.uuid4().hex[:8]}" if chroma_url else COLLECTION_NAME
+    copy_from = run.layout if run.previous is not None and not chroma_url else None
+    try:
+        with building(run.layout, copy_from) as build_dir:
+            yield replace(run, build_dir=build_dir, collection=collection, index_uid=uid,
+                          storing_since=storing_since)
+    except BaseException:
+        if chroma_url:
+            drop_collections(chroma_url, collection)
+        raise
+
+
+def store(run: Run) -> Run:
+    """The vectors into ChromaDB (a deferred test chunk's old vector goes too: it is not current)."""
+    plan, chroma_url = run.plan, run.settings.chroma_url
+    to_store, vectors = plan.to_store, run.vectors
+    vector_store = VectorStore(run.build_dir, run.collection, create=True, chroma_url=chroma_url)
+    if not chroma_url:
+        changes = plan.changes
+        vector_store.delete(sorted({*changes.delete, *plan.deferred}) if run.previous is not None else changes.delete)
+    with tqdm(total=len(to_store), unit="chunk", desc="Storing",
+              disable=not run.settings.show_progress or len(to_store) < STORE_PROGRESS_MIN) as bar:
+        for begin in range(0, len(to_store), STORE_BATCH):
+            vector_store.upsert(to_store[begin : begin + STORE_BATCH], vectors[begin : begin + STORE_BATCH])
+            bar.update(len(to_store[begin : begin + STORE_BATCH]))
+    vector_store.close()
+    built = IndexLayout(run.build_dir)
+    shutil.rmtree(built.delta, ignore_errors=True)  # folded into ChromaDB just now
+    chunked = run.chunked
+    save_catalog(built.root, [CatalogEntry(c, chunked.hashes[c.chunk_id]) for c in chunked.codebase.chunks])
+    return run
+
+
+def sidecars(run: Run) -> Run:
+    """The sidecars the plan rebuilds (every one, but for a run that only repairs), then the manifest."""
+    chunked, plan = run.chunked, run.plan
+    codebase = chunked.codebase
+    sidecar_input = SidecarInput(run.build_dir, codebase.chunks, codebase.sources, run.cache.path,
+                                 run.settings.show_progress, index_model=run.model_id, text_hashes=chunked.hashes,
+                                 english_model=run.english_key, without_vectors=plan.deferred,
+                                 repository_labels=chunked.labels)
+    # a run that only repairs builds the damaged ones: the copy holds the others as the last run wrote them
+    build_sidecars([s for s in SIDECARS if plan.rebuild is None or s.name in plan.rebuild], sidecar_input,
+                   run.timings)
+    with_vectors = {k: v for k, v in chunked.fingerprints.items() if k not in plan.deferred}
+    Manifest(model=run.model_id, files=codebase.file_hashes, chunks=with_vectors, sidecars=run.sidecars,
+             sidecar_files=sidecar_checksums(run.build_dir), chunking=chunking_key(run.settings)).save(run.build_dir)
+    run.timings["storing"] = round(time.perf_counter() - run.storing_since, 2)  # the folder copied, stored, sidecars
+    if plan.deferred:
+        run.timings["complete"] = round(time.perf_counter() - run.started, 2)  # default searches: the full index
+    return replace(run, stats=run_stats(
+        run, collection=run.collection, duration_s=round(time.perf_counter() - run.started, 2),
+        timings_s=run.timings, chroma_url=run.settings.chroma_url, index_uid=run.index_uid,
+        test_coverage=tests_share_with_vectors(codebase.chunks, with_vectors)))
+
+
+def publish(run: Run) -> Run:
+    """The metadata written and the build folder swapped in where the index is."""
+    publish_build(run.build_dir, run.stats, run.layout)
+    return run
+
+
+def finish(run: Run) -> Run:
+    """Under the lock, after the swap: the embedding cache back under its cap."""
+    finish_run(run.cache, run.layout.root)
+    return run
+
+
+def tidy_server(run: Run) -> Run:
+    """A server-side build: the previous build's collection and any a killed run left behind go."""
+    if run.settings.chroma_url:
+        drop_collections(run.settings.chroma_url, server_prefix(run.index_uid), keep=run.collection)
+    return run
+
+
+def tests_follow(run: Run) -> IndexStats:
+    """The complete index is in: now its test chunks' vectors (outside the lock)."""
+    if not run.plan.deferred:
+        return run.stats
+    if run.settings.show_progress:
+        tqdm.write(f"Complete for searches (tests left out) in {run.timings['complete']:.1f} s; "
+                   f"the vectors of {len(run.plan.deferred)} test chunks follow: {run.layout.root}")
+    return finish_test_vectors(run.layout.root, run.settings, run.embedder, run.on_progress, run.started,
+                               lock_wait_s=FINISH_LOCK_WAIT_S) or run.stats
+
+
+def record_unchanged(run: Run) -> IndexStats:
+    """Nothing to change but the record: when and from where (the same files in another folder,
+    a moved checkout: the watcher, `reindex` and freshness follow the folder this run read)."""
+    manifest, root = run.previous, run.layout.root
+    if manifest.sidecar_files is None or not manifest.chunking:
+        # An index written before these were recorded, found whole just now (chunked, every
+        # sidecar loaded): recorded, so that the next unchanged run needs neither.
+        replace(manifest, sidecar_files=manifest.sidecar_files or sidecar_checksums(root),
+                chunking=manifest.chunking or chunking_key(run.settings)).save(root)
+    stats = read_stats(root)
+    stats = replace(stats, source=str(run.source), indexed_at=now(), run={**run.counts, "mode": "unchanged"},
+                    duration_s=round(time.perf_counter() - run.started, 2), timings_s={})
+    write_stats(root, stats)
+    return stats
+
+
+def run_stats(run: Run, **fields: object) -> IndexStats:
+    """The metadata of this run's index (index_stats over the run's chunks)."""
+    recorded = run.old_stats.repositories if run.old_stats is not None else []
+    return index_stats(run.source, run.chunked.codebase, run.model_id, run.settings.embed_code_chars, run.counts,
+                       recorded, run.chunked.touched, **fields)
+
+
+def index_stats(source: object, chunked: ChunkedCodebase, model_id: str, text_budget: int, counts: dict,
+                recorded: Sequence[dict] = (), touched: Collection[str] = (), **fields: object) -> IndexStats:
+    """The metadata of an index: what the chunks say, plus `fields` (a partial index starts at
+    dense_coverage 0 and fills it in as vectors arrive; a complete one adds timings). The
+    repositories `touched` (their files changed) are stamped with this run's time; the others
+    keep the `updated_at` the previous index `recorded`."""
+    at = now()
+    return IndexStats(**{
+        "source": str(source), "files": chunked.files, "total_chunks": len(chunked.chunks),
+        "chunks_per_kind": count_kinds(chunked.chunks), "model": model_id, "indexed_at": at,
+        "duration_s": 0.0, "warnings": chunked.warnings, "collection": COLLECTION_NAME,
+        "text_budget": text_budget, "run": counts,
+        "secrets_masked": dict(sorted(chunked.secrets_masked.items())), "redaction_version": REDACTION_VERSION,
+        "repositories": stamp_updates(chunked.repositories, recorded, touched, at),
+        **fields,
+    })
+
+
+def server_prefix(index_uid: str) -> str:
+    """Server-side collections of one index: a new one per build, so the old one answers searches
+    until the swap."""
+    return f"codelens-{index_uid}-"
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def count_kinds(chunks: Sequence[Chunk]) -> dict[str, int]:
+    """Every code kind, and the other files' kinds when there are any (index_metadata.json's `chunks_per_kind`)."""
+    counts = Counter(c.kind for c in chunks)
+    return {kind: counts.get(kind, 0) for kind in CODE_KINDS} | {k: counts[k] for k in FILE_KINDS if counts[k]}

@@ -1,0 +1,70 @@
+"""The steps every writer of an index folder takes, written once: embed through the cache, build
+aside, build the sidecars, publish (metadata written, folder swapped in).
+
+The index run (stages.py), the incremental update (update.py, what the watcher runs), the test
+vectors that follow a swap (test_vectors.py) and a progressive run's first swap (progressive.py)
+differ in their plan, never in these steps.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+from codelens.index.embed_cache import open_cache
+from codelens.index.embedding import ProgressCallback, embed_texts
+from codelens.index.folder import fresh_build_dir, swap_into_place
+from codelens.index.layout import IndexLayout
+from codelens.index.metadata import IndexStats, write_stats
+from codelens.index.sidecar import Sidecar, SidecarInput
+from codelens.models import Embedder, load_embedder
+from codelens.settings import Settings
+
+
+def embed_through_cache(texts: Sequence[str], embedder: Embedder | None, model: str, cache_path: Path | None,
+                        settings: Settings, on_progress: ProgressCallback | None = None,
+                        ) -> tuple[np.ndarray, int, Embedder]:
+    """The index model's vectors of texts, embedding only what the cache lacks; the vectors, how
+    many were embedded, and the embedder (loaded here when none was given: its engines load on use)."""
+    embedder = embedder or load_embedder(model)
+    cache = open_cache(cache_path, model)
+    try:
+        vectors, embedded = embed_texts(texts, embedder, settings, cache, on_progress)
+    finally:
+        if cache:
+            cache.close()
+    return vectors, embedded, embedder
+
+
+@contextmanager
+def building(layout: IndexLayout, copy_from: IndexLayout | None = None,
+             link: frozenset[str] = frozenset()) -> Iterator[Path]:
+    """A build folder beside the index (a copy of it, or empty), removed if anything fails before
+    the swap: an interrupted or failed writer never leaves a half-written index behind."""
+    build_dir = fresh_build_dir(layout, copy_from=copy_from, link=link)
+    try:
+        yield build_dir
+    except BaseException:
+        shutil.rmtree(build_dir, ignore_errors=True)
+        raise
+
+
+def build_sidecars(sidecars: Iterable[Sidecar], sidecar_input: SidecarInput, timings: dict | None = None,
+                   digits: int = 2) -> None:
+    """Build each sidecar into the input's build folder, timing each as `sidecar:NAME`."""
+    for sidecar in sidecars:
+        mark = time.perf_counter()
+        sidecar.build(sidecar_input)
+        if timings is not None:
+            timings[f"sidecar:{sidecar.name}"] = round(time.perf_counter() - mark, digits)
+
+
+def publish(build_dir: Path, stats: IndexStats, layout: IndexLayout) -> None:
+    """The build's metadata written, and the build swapped in where the index is."""
+    write_stats(build_dir, stats)
+    swap_into_place(build_dir, layout)
