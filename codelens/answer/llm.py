@@ -3,8 +3,7 @@
 Standard library only. Off unless configured: `LLMConfig.from_settings(settings)` (the llm_* rows
 of settings.SETTING_ROWS) and `LLMConfig.from_env()` return None when neither CODELENS_LLM_URL nor
 CODELENS_LLM_MODEL is set. The key (CODELENS_LLM_KEY) is a secret: read from the environment here,
-never carried in Settings. Every failure is an `LLMError` whose message
-says what to change.
+never carried in Settings. Every failure is an `LLMError` whose message says what to change.
 """
 
 from __future__ import annotations
