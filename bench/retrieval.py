@@ -44,7 +44,8 @@ from codelens.search.filters import ChunkScope, SearchFilters
 from codelens.search.lexical import LexicalIndex, LexicalRetriever, file_words_index
 from codelens.search.pipeline import HybridPipeline, shipped_pipeline
 from codelens.search.query import Fusion, Query
-from codelens.search.ranking import SHIPPED_RANKING, RankingIndex
+from codelens.search.ranking import SHIPPED_RANKING
+from codelens.search.ranking_symbols import RankingIndex
 from codelens.search.searcher import Searcher
 from codelens.search.terms import has_cyrillic
 from codelens.settings import Settings

@@ -22,20 +22,10 @@ from codelens.search.file_vectors import FileVectors
 from codelens.search.filters import SearchFilters
 from codelens.search.fusion import ordered
 from codelens.search.query import Fused, Fusion, LegResult, Query, Stage
-from codelens.search.ranking import (
-    STAGES,
-    FileDiversity,
-    FileMeaning,
-    FileWords,
-    KindPrior,
-    PathSignal,
-    RankingIndex,
-    StageContext,
-    StageFactory,
-    SymbolIntent,
-    rescore,
-    stages_by_name,
-)
+from codelens.search.ranking import STAGES, StageContext, StageFactory, stages_by_name
+from codelens.search.ranking_files import FileMeaning, FileWords, PathSignal
+from codelens.search.ranking_order import FileDiversity, KindPrior, rescore
+from codelens.search.ranking_symbols import RankingIndex, SymbolIntent
 from codelens.search.searcher import Searcher
 from codelens.search.terms import tokenize
 

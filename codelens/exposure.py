@@ -14,8 +14,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from codelens.errors import BadInput
+from codelens.settings import environment_value, setting_row
 
-ALLOWED_ROOTS_VARIABLE = "CODELENS_ALLOWED_ROOTS"
+ALLOWED_ROOTS_VARIABLE = setting_row("allowed_roots").env
 # The token's variables by name (codelens/tokens.py imports this module; tests/test_exposure.py checks the names).
 EXPOSED_WARNING = ("CodeLens is listening on {address}: the page opens only with the team token (CODELENS_TOKEN_FILE "
                    "or CODELENS_TOKEN), and anyone who can reach this address and holds it can read every indexed "
@@ -41,9 +42,7 @@ def is_loopback(address: str) -> bool:
 
 def allowed_roots(environ: Mapping[str, str] | None = None) -> list[Path]:
     """The folders CODELENS_ALLOWED_ROOTS names (os.pathsep-separated), resolved."""
-    env = os.environ if environ is None else environ
-    return [Path(part).expanduser().resolve() for part in env.get(ALLOWED_ROOTS_VARIABLE, "").split(os.pathsep)
-            if part.strip()]
+    return list(environment_value("allowed_roots", environ) or ())
 
 
 def check_index_source(requested: Path, exposed: bool, configured: Iterable[Path | None],

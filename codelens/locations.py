@@ -29,9 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codelens.errors import EXIT_NO_INDEX, CodeLensError
+from codelens.settings import environment_value
 
-CACHE_VARIABLE = "CODELENS_CACHE_DIR"
-MODEL_CACHE_VARIABLE = "CODELENS_MODEL_CACHE"  # models only (older name, still honoured)
 CHECKOUT_DB = Path("chroma_db")  # `python index.py`'s default, relative to the working directory
 METADATA_NAME = "index_metadata.json"
 WORKSPACE_FILES_NAME = "workspace_files.json"  # the workspace files indexed in the user cache, and their folders
@@ -41,9 +40,10 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 def cache_root(environ: dict[str, str] | None = None) -> Path:
     """CODELENS_CACHE_DIR, else the platform's user cache folder + /codelens
     ($XDG_CACHE_HOME or ~/.cache on Linux, ~/Library/Caches on macOS, %LOCALAPPDATA% on Windows)."""
-    env = os.environ if environ is None else environ
-    if env.get(CACHE_VARIABLE):
-        return Path(env[CACHE_VARIABLE]).expanduser()
+    chosen = environment_value("cache_dir", environ)
+    if chosen is not None:
+        return chosen
+    env = os.environ if environ is None else environ  # the platform's variables (settings.py's exceptions)
     if env.get("XDG_CACHE_HOME"):
         return Path(env["XDG_CACHE_HOME"]).expanduser() / "codelens"
     if sys.platform == "darwin":
@@ -55,10 +55,7 @@ def cache_root(environ: dict[str, str] | None = None) -> Path:
 
 def model_cache(environ: dict[str, str] | None = None) -> Path:
     """Exported ONNX graphs and unpacked weights: CODELENS_MODEL_CACHE, else the cache root."""
-    env = os.environ if environ is None else environ
-    if env.get(MODEL_CACHE_VARIABLE):
-        return Path(env[MODEL_CACHE_VARIABLE]).expanduser()
-    return cache_root(env)
+    return environment_value("model_cache", environ) or cache_root(environ)
 
 
 def indexes_root(environ: dict[str, str] | None = None) -> Path:
@@ -210,16 +207,14 @@ class IndexLocation:
 def locate_index(explicit_db: str | Path | None, cwd: Path | None = None,
                  environ: dict[str, str] | None = None) -> IndexLocation:
     """The index a command with these flags, run in `cwd`, uses (the table in this module's docstring)."""
-    env = os.environ if environ is None else environ
-    if explicit_db:
-        return IndexLocation(Path(explicit_db), None, "explicit")
-    if env.get("CODELENS_DB"):
-        return IndexLocation(Path(env["CODELENS_DB"]), None, "explicit")
+    explicit = explicit_db or environment_value("db_path", environ)
+    if explicit:
+        return IndexLocation(Path(explicit), None, "explicit")
     cwd = Path.cwd() if cwd is None else Path(cwd)
     if has_index(cwd / CHECKOUT_DB):
         return IndexLocation(CHECKOUT_DB if cwd == Path.cwd() else cwd / CHECKOUT_DB, None, "checkout")
-    project = project_root(cwd, env)
-    return IndexLocation(index_for(project, env), project, "project")
+    project = project_root(cwd, environ)
+    return IndexLocation(index_for(project, environ), project, "project")
 
 
 def index_command(index_dir: Path | str | None = None, flags: str = "") -> str:

@@ -8,7 +8,28 @@ index/build.py), else the default. Which index (`--db`, CODELENS_DB, ./chroma_db
 around the working directory) is codelens/locations.py's. The CLI (cli/common.py: the flags are
 added from the table, `settings_of`), serve, MCP, the app and index.py all resolve through it.
 
-Nothing is read at import time: `Settings.from_env()` reads the environment when called.
+Nothing is read at import time: `Settings.from_env()` reads the environment when called. A module
+below the edges that was handed no value asks `environment_value(name)`: the same row, read when
+called (the tests change CODELENS_CACHE_DIR between tests, and `codelens setup`, bench/ and the
+models are reached without a Settings).
+
+Where CodeLens reads `os.environ` itself, and why (`grep -rn os.environ codelens` lists these and
+this module, nothing else):
+- models/threads.py: the thread policy (OMP_WAIT_POLICY, GOMP_SPINCOUNT) is read and set for
+  OpenMP and OpenBLAS, which read it from the environment when they load; not a setting of ours.
+- index/distributed.py: RAY_ADDRESS is Ray's own variable (`ray.init` reads it); we only ask
+  whether it is there, to join that cluster rather than start one.
+- tokens.py: the team token (CODELENS_TOKEN) is a secret: never in Settings, which is printed,
+  compared and handed around; read where it is checked.
+- answer/llm.py: CODELENS_LLM_KEY, the LLM endpoint's key, a secret for the same reason (the rest
+  of the endpoint's configuration comes from this table).
+- locations.py: the platform's own variables for a user's cache folder (XDG_CACHE_HOME,
+  LOCALAPPDATA), defined by the platform, not by us; CODELENS_CACHE_DIR comes from this table.
+- cli/agents.py: where other programs keep their configuration (CODEX_HOME, APPDATA,
+  XDG_CONFIG_HOME), read as those programs define it.
+- cli/app.py, cli/project.py: a child process's environment, built from ours and handed on
+  (the page, a background server): written, not read for a value.
+- ingest/redaction.py: no read; its docstring shows code whose secrets it masks.
 """
 
 from __future__ import annotations
@@ -75,6 +96,26 @@ class Settings:
     # The project (repository or folder) the index was found for from the working directory
     # (codelens/locations.py); None when --db, CODELENS_DB or ./chroma_db named the index.
     project: Path | None = None
+    # Where this machine keeps things (codelens/locations.py): the user cache root and the models'
+    # cache; None: the platform's user cache folder.
+    cache_dir: Path | None = None
+    model_cache: Path | None = None
+    precision: str = ""  # "fp32": every packaged model in fp32 (codelens/models/runtime.py); "": as shipped
+    device: str = ""  # where sentence-transformers models run (cpu, cuda, mps); "": CUDA when torch sees one
+    embed_cache_mb: float | None = None  # the shared embedding cache's cap (index/embed_cache.py); None: its default
+    # What an exposed server or page may index besides the configured sources (codelens/exposure.py).
+    allowed_roots: tuple[Path, ...] = ()
+    idle_exit_s: float | None = None  # a background server's idle time before it exits; None: serve/lifetime's
+    autoserve: bool = True  # a search in a project starts a background server (codelens/cli/project.py)
+    token_file: Path | None = None  # the page's team token file (the app takes no flags of ours)
+    # The LLM endpoint (codelens/answer/llm.py checks and parses these: its messages name the
+    # variables); its key is a secret and is not here.
+    llm_url: str = ""
+    llm_model: str = ""
+    llm_timeout: str = ""
+    llm_temperature: str = ""
+    llm_context_tokens: str = ""
+    llm_retry_s: str = ""
 
     @classmethod
     def resolve(cls, flags: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
@@ -141,6 +182,31 @@ def _on_unless_off(text: str) -> bool:
     return text.strip() not in ("0", "false", "no")
 
 
+def _on_unless_switched_off(text: str) -> bool:
+    return text.strip().lower() not in ("0", "false", "no", "off")
+
+
+def _number_or_default(text: str) -> float | None:
+    """A number, or None (the reader's default) for text that is not one."""
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _folder(text: str) -> Path:
+    return Path(text).expanduser()
+
+
+def _file_named(text: str) -> Path | None:
+    return Path(text.strip()).expanduser() if text.strip() else None
+
+
+def _folders(text: str) -> tuple[Path, ...]:
+    """os.pathsep-separated folders, resolved; empty parts skipped."""
+    return tuple(Path(part).expanduser().resolve() for part in text.split(os.pathsep) if part.strip())
+
+
 @dataclass(frozen=True)
 class Setting:
     """One setting, declared once: the Settings field it fills, its flag and its environment
@@ -189,8 +255,31 @@ SETTING_ROWS: tuple[Setting, ...] = (
             help="the English leg's second model: minilm (default; fast) or mpnet (better English answers, "
                  "~40 ms more per question, slower indexing)"),
     Setting("progressive", env="CODELENS_PROGRESSIVE", parse=_on_unless_off),
+    Setting("cache_dir", env="CODELENS_CACHE_DIR", parse=_folder),
+    Setting("model_cache", env="CODELENS_MODEL_CACHE", parse=_folder),  # models only (older name, still honoured)
+    Setting("precision", env="CODELENS_PRECISION", parse=lambda text: text.strip().lower()),
+    Setting("device", env="CODELENS_DEVICE", parse=str.strip),
+    Setting("embed_cache_mb", env="CODELENS_EMBED_CACHE_MB", parse=_number_or_default),
+    Setting("allowed_roots", env="CODELENS_ALLOWED_ROOTS", parse=_folders),
+    Setting("idle_exit_s", env="CODELENS_IDLE_EXIT_S", parse=_number_or_default),
+    Setting("autoserve", env="CODELENS_AUTOSERVE", parse=_on_unless_switched_off),
+    Setting("token_file", env="CODELENS_TOKEN_FILE", parse=_file_named),
+    Setting("llm_url", env="CODELENS_LLM_URL"),
+    Setting("llm_model", env="CODELENS_LLM_MODEL"),
+    Setting("llm_timeout", env="CODELENS_LLM_TIMEOUT"),
+    Setting("llm_temperature", env="CODELENS_LLM_TEMPERATURE"),
+    Setting("llm_context_tokens", env="CODELENS_LLM_CONTEXT_TOKENS"),
+    Setting("llm_retry_s", env="CODELENS_LLM_RETRY_S"),
 )
 
 
 def setting_row(name: str) -> Setting:
     return next(row for row in SETTING_ROWS if row.name == name)
+
+
+def environment_value(name: str, environ: Mapping[str, str] | None = None) -> Any:
+    """Setting `name` from the environment alone (its row's variable, parsed), or None when the
+    variable is unset or empty: what a module asks when no Settings handed it the value."""
+    env = os.environ if environ is None else environ
+    text = env.get(setting_row(name).env, "")
+    return setting_row(name).parse(text) if text else None

@@ -20,9 +20,10 @@ from pathlib import Path
 
 from codelens.errors import EXIT_USAGE, CodeLensError
 from codelens.exposure import is_loopback
+from codelens.settings import setting_row
 
 TOKEN_VARIABLE = "CODELENS_TOKEN"
-TOKEN_FILE_VARIABLE = "CODELENS_TOKEN_FILE"  # the app's way to a file (streamlit takes no flags of ours)
+TOKEN_FILE_VARIABLE = setting_row("token_file").env  # the app's way to a file (streamlit takes no flags of ours)
 MIN_TOKEN_CHARS = 16  # secrets.token_urlsafe(32) makes 43; a short word is a password, not a token
 HOW_TO_MAKE = ('python -c "import secrets; print(secrets.token_urlsafe(32))" > token && chmod 600 token, '
                "then pass --token-file token (or set CODELENS_TOKEN) and give the token to the team")

@@ -37,7 +37,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("answer", ("codelens.answer",)),
     # The edges: what a user starts, and what they share above the searcher and the graph.
     ("edges", (
-        "codelens.open_index", "codelens.evaluation", "codelens.agents", "codelens.__main__",
+        "codelens.open_index", "codelens.evaluation", "codelens.agents", "codelens.config_merge",
+        "codelens.__main__",
         "codelens.cli", "codelens.app", "codelens.serve", "codelens.mcp",
     )),
 )

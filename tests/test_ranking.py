@@ -14,16 +14,10 @@ from codelens.search.bridge import WordBridge
 from codelens.search.file_vectors import FileVectors
 from codelens.search.lexical import file_words_index, load_file_words
 from codelens.search.query import Fused, Query
-from codelens.search.ranking import (
-    FileDiversity,
-    FileMeaning,
-    FileWords,
-    GraphFiles,
-    PathSignal,
-    RankingIndex,
-    SymbolIntent,
-    ranking_stages,
-)
+from codelens.search.ranking import ranking_stages
+from codelens.search.ranking_files import FileMeaning, FileWords, GraphFiles, PathSignal
+from codelens.search.ranking_order import FileDiversity
+from codelens.search.ranking_symbols import RankingIndex, SymbolIntent
 from codelens.search.terms import bare_identifier, code_identifiers
 from tests.conftest import PROJECT_ROOT
 
@@ -115,7 +109,7 @@ def test_in_a_workspace_each_repository_defining_the_name_gets_a_pin_first() -> 
 
 
 def test_in_a_workspace_a_copy_of_better_code_from_another_repository_goes_below_the_head() -> None:
-    from codelens.search.ranking import RepositoryCopies
+    from codelens.search.ranking_order import RepositoryCopies
 
     def piece(chunk_id: str, code: str) -> Chunk:
         path, symbol = chunk_id.split("::")

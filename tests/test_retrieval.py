@@ -17,7 +17,8 @@ from codelens.search.glossary import glossary_words
 from codelens.search.lexical import LONG_QUESTION_TERMS, LexicalIndex, LexicalRetriever
 from codelens.search.pipeline import HybridPipeline, shipped_pipeline
 from codelens.search.query import Candidate, LegResult, Query, top_n
-from codelens.search.ranking import RankingIndex, ranking_stages
+from codelens.search.ranking import ranking_stages
+from codelens.search.ranking_symbols import RankingIndex
 from codelens.search.searcher import Searcher
 from tests.conftest import make_chunk
 

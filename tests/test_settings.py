@@ -63,3 +63,36 @@ def test_a_bad_collection_name_from_a_flag_or_the_environment_is_refused() -> No
     with pytest.raises(BadInput):
         Settings.from_env({"CODELENS_COLLECTION": "a/b"})
     assert setting_row("collection").parse("ok-name") == "ok-name"
+
+
+def test_only_the_table_and_its_documented_exceptions_read_the_environment() -> None:
+    """`grep -rn os.environ codelens`: settings.py, and the modules its docstring names with a reason."""
+    import codelens.settings
+
+    package = Path(codelens.settings.__file__).parent
+    readers = {path.relative_to(package).as_posix() for path in package.rglob("*.py")
+               if "os.environ" in path.read_text(encoding="utf-8")}
+    documented = {line.split(":")[0].removeprefix("- ").strip()
+                  for line in (codelens.settings.__doc__ or "").splitlines() if line.startswith("- ")}
+    named = {part.strip() for entry in documented for part in entry.split(",")}
+    assert readers - {"settings.py"} == named
+
+
+def test_a_value_handed_down_beats_the_environment(monkeypatch) -> None:
+    from codelens.index.embed_cache import DEFAULT_CAP_MB, cache_cap_bytes
+    from codelens.models.runtime import int8_ships
+    from codelens.serve.lifetime import IDLE_EXIT_S, idle_exit_s
+
+    monkeypatch.setenv("CODELENS_IDLE_EXIT_S", "7")
+    monkeypatch.setenv("CODELENS_PRECISION", "fp32")
+    monkeypatch.setenv("CODELENS_EMBED_CACHE_MB", "1")
+    assert (idle_exit_s(), idle_exit_s(3.0)) == (7.0, 3.0)
+    assert not int8_ships("multilingual-e5-small") and int8_ships("multilingual-e5-small", precision="")
+    assert (cache_cap_bytes(), cache_cap_bytes(2.0)) == (1024 * 1024, 2 * 1024 * 1024)
+    monkeypatch.setenv("CODELENS_IDLE_EXIT_S", "soon")  # unreadable: the default, as before
+    monkeypatch.setenv("CODELENS_EMBED_CACHE_MB", "lots")
+    assert (idle_exit_s(), cache_cap_bytes()) == (float(IDLE_EXIT_S), DEFAULT_CAP_MB * 1024 * 1024)
+    resolved = Settings.from_env({"CODELENS_IDLE_EXIT_S": "7", "CODELENS_AUTOSERVE": "off",
+                                  "CODELENS_ALLOWED_ROOTS": "/srv/a"})
+    assert (resolved.idle_exit_s, resolved.autoserve) == (7.0, False)
+    assert resolved.allowed_roots == (Path("/srv/a").resolve(),)

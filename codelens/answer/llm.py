@@ -1,8 +1,9 @@
 """A chat client for any OpenAI-compatible endpoint (Ollama's /v1, llama.cpp, vLLM, hosted APIs).
 
-Standard library only. Off unless configured: `LLMConfig.from_env()` returns None when neither
-CODELENS_LLM_URL nor CODELENS_LLM_MODEL is set. Every failure is an `LLMError` whose message
-says what to change.
+Standard library only. Off unless configured: `LLMConfig.from_settings(settings)` (the llm_* rows
+of settings.SETTING_ROWS) and `LLMConfig.from_env()` return None when neither CODELENS_LLM_URL nor
+CODELENS_LLM_MODEL is set. The key (CODELENS_LLM_KEY) is a secret: read from the environment here,
+never carried in Settings. Every failure is an `LLMError` whose message says what to change.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
 from codelens.errors import LLMError
+from codelens.settings import Settings, environment_value
 
 ENV_URL = "CODELENS_LLM_URL"
 ENV_MODEL = "CODELENS_LLM_MODEL"
@@ -29,6 +31,8 @@ ENV_TIMEOUT = "CODELENS_LLM_TIMEOUT"
 ENV_TEMPERATURE = "CODELENS_LLM_TEMPERATURE"
 ENV_CONTEXT_TOKENS = "CODELENS_LLM_CONTEXT_TOKENS"
 ENV_RETRY = "CODELENS_LLM_RETRY_S"
+# The Settings fields of the endpoint's configuration (settings.SETTING_ROWS: the variables above).
+LLM_SETTINGS = ("llm_url", "llm_model", "llm_timeout", "llm_temperature", "llm_context_tokens", "llm_retry_s")
 
 # Seconds without a byte from the server. A non-streaming reply sends nothing until the whole
 # answer is written, so this has to cover a slow local model's full generation.
@@ -69,9 +73,15 @@ class LLMConfig:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> LLMConfig | None:
-        """The configured endpoint, or None when answers are off; half a configuration is an error."""
-        env = os.environ if environ is None else environ
-        url, model = env.get(ENV_URL, "").strip(), env.get(ENV_MODEL, "").strip()
+        """from_settings with the llm_* settings read from the environment alone."""
+        values = {name: environment_value(name, environ) or "" for name in LLM_SETTINGS}
+        return cls.from_settings(Settings(**values), environ)
+
+    @classmethod
+    def from_settings(cls, settings: Settings, environ: Mapping[str, str] | None = None) -> LLMConfig | None:
+        """The endpoint `settings` configure, its key from the environment; None when answers are
+        off; half a configuration is an error."""
+        url, model = settings.llm_url.strip(), settings.llm_model.strip()
         if not url and not model:
             return None
         if not url:
@@ -83,12 +93,13 @@ class LLMConfig:
         parts = urllib.parse.urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise LLMError(f"{ENV_URL}={url!r} is not an http(s) URL - e.g. http://localhost:11434/v1")
+        env = os.environ if environ is None else environ  # the key: a secret (settings.py's exceptions)
         return cls(
             url=url, model=model, key=env.get(ENV_KEY, "").strip(),
-            timeout_s=_positive(env, ENV_TIMEOUT, DEFAULT_TIMEOUT_S, float),
-            temperature=_temperature(env.get(ENV_TEMPERATURE, "")),
-            context_tokens=_positive(env, ENV_CONTEXT_TOKENS, DEFAULT_CONTEXT_TOKENS, int),
-            retry_s=_retry_budget(env.get(ENV_RETRY, "")),
+            timeout_s=_positive(settings.llm_timeout, ENV_TIMEOUT, DEFAULT_TIMEOUT_S, float),
+            temperature=_temperature(settings.llm_temperature),
+            context_tokens=_positive(settings.llm_context_tokens, ENV_CONTEXT_TOKENS, DEFAULT_CONTEXT_TOKENS, int),
+            retry_s=_retry_budget(settings.llm_retry_s),
         )
 
     @property
@@ -102,8 +113,8 @@ class LLMConfig:
         return base + "/chat/completions"
 
 
-def _positive(env: Mapping[str, str], name: str, default: _Number, kind: Callable[[str], _Number]) -> _Number:
-    raw = env.get(name, "").strip()
+def _positive(raw: str, name: str, default: _Number, kind: Callable[[str], _Number]) -> _Number:
+    raw = raw.strip()
     if not raw:
         return default
     try:

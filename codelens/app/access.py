@@ -9,10 +9,9 @@ users), else CODELENS_TOKEN. The page remembers a visitor who typed it in that v
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
-from pathlib import Path
 
+from codelens.settings import environment_value
 from codelens.tokens import TOKEN_FILE_VARIABLE, TOKEN_VARIABLE, TokenError, load_token, same_token
 
 UNLOCKED_KEY = "codelens_team_token_ok"  # st.session_state: this visitor has given the token
@@ -23,9 +22,7 @@ HOW_TO_OPEN = ('make a token with python -c "import secrets; print(secrets.token
 
 def page_token(environ: Mapping[str, str] | None = None) -> str:
     """The token an exposed page asks for; TokenError (saying how to make one) when none is configured."""
-    env = os.environ if environ is None else environ
-    named = env.get(TOKEN_FILE_VARIABLE, "").strip()
-    token = load_token(Path(named).expanduser() if named else None, env)
+    token = load_token(environment_value("token_file", environ), environ)
     if token is None:
         raise TokenError(f"this page is reachable from the network, so it opens only with a team token: {HOW_TO_OPEN}")
     return token

@@ -39,7 +39,7 @@ from codelens.app.warm import WarmIndex
 from codelens.chunk import CODE_KINDS, KINDS, Chunk
 from codelens.errors import CodeLensError, ModelMismatch
 from codelens.evaluation import load_questions, parse_questions_file, score_predictions, summarize
-from codelens.exposure import EXPOSED_WARNING, allowed_roots, check_index_source, is_loopback
+from codelens.exposure import EXPOSED_WARNING, check_index_source, is_loopback
 from codelens.graph.model import CodeGraph
 from codelens.graph.query import callees, callers, neighbourhood_dot
 from codelens.index.build import build_index
@@ -178,7 +178,7 @@ def build_with_progress(source: Path, settings: Settings, recorded_source: str =
     reachable from the network indexes only the configured sources (codelens/exposure.py)."""
     try:
         configured = [default_source(), own_source(), Path(recorded_source) if recorded_source else None]
-        source = check_index_source(source, EXPOSED, configured, allowed_roots())
+        source = check_index_source(source, EXPOSED, configured, list(settings.allowed_roots))
     except CodeLensError as exc:
         st.error(f"Не индексирую: {exc}")
         return
@@ -248,7 +248,7 @@ def render_answer_panel(question: str, hits: list[Hit], index: OpenIndex) -> Non
     """«Ответ»: an answer in words from the found code, its citations checked against the index."""
     st.subheader(":material/chat: Ответ · answer")
     try:
-        config = LLMConfig.from_env()
+        config = LLMConfig.from_settings(settings)
     except CodeLensError as exc:
         st.error(str(exc))
         return

@@ -11,7 +11,8 @@ import shutil
 import sys
 from pathlib import Path
 
-from codelens.agents import SCOPES, TARGETS, Merge, Target, config_path, merge_config, target_named
+from codelens.agents import SCOPES, TARGETS, Target, config_path, merge_config, target_named
+from codelens.config_merge import Merge
 from codelens.errors import BadInput, CodeLensError
 from codelens.locations import has_index, index_for, is_too_broad, project_root
 

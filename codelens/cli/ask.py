@@ -32,8 +32,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from codelens.answer.llm import HOW_TO_ENABLE, ChatClient, LLMConfig
     from codelens.open_index import OpenIndex
 
-    config = LLMConfig.from_env()  # first: half a configuration fails before any work
-    index = OpenIndex(settings_of(args))
+    settings = settings_of(args)
+    config = LLMConfig.from_settings(settings)  # first: half a configuration fails before any work
+    index = OpenIndex(settings)
     hits = index.search(args.question, k=args.k)
     if config is None:
         return _print_hits_only(hits, args.json, HOW_TO_ENABLE)

@@ -29,7 +29,7 @@ from codelens.locations import current_repository
 from codelens.mcp.cli import MCP_COMMANDS, add_mcp_command
 from codelens.models import ENGLISH_MODEL_KEYS
 from codelens.search.limits import MAX_K
-from codelens.settings import DEFAULT_DB, Settings, default_source
+from codelens.settings import DEFAULT_DB, Settings, default_source, environment_value
 
 # A disk or quota that is full, or a file size limit: the run stops, nothing is lost (index/folder.py).
 _WRITE_FAILURES = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
@@ -288,9 +288,9 @@ def cmd_search(args: argparse.Namespace) -> int:
                   f"{REPAIR_HINT}", file=sys.stderr)
     print_hits(hits, args.json)
     if settings.project is not None:  # the next search here answers from a warm process
-        from codelens.cli.project import autoserve_enabled, start_background_server
+        from codelens.cli.project import start_background_server
 
-        if autoserve_enabled():
+        if settings.autoserve:
             sys.stdout.flush()
             start_background_server(settings)
     return 0
@@ -460,5 +460,5 @@ def index_main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     from codelens.cli.common import program_name
 
-    explicit = any(a == "--db" or a.startswith("--db=") for a in arguments) or os.environ.get("CODELENS_DB")
+    explicit = any(a == "--db" or a.startswith("--db=") for a in arguments) or environment_value("db_path")
     return main(["index", *([] if explicit else ["--db", DEFAULT_DB]), *arguments], index_prog=program_name())

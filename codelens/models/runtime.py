@@ -18,6 +18,7 @@ from codelens.errors import ModelUnavailable
 from codelens.models.onnx_graph import EMBEDDED, MASK, POOLED, POSITION_BIAS
 from codelens.models.threads import cores, session_options
 from codelens.models.weights import EncoderWeights
+from codelens.settings import environment_value, setting_row
 
 # One pass holds at most this many (padded) tokens (a longer window is a pass of its own).
 # Fixed, not derived from the core count: a batch is then cut into the same passes on any
@@ -46,13 +47,13 @@ INT8_KEEP_FP32 = (".down",)
 
 # CODELENS_PRECISION=fp32 runs every model in fp32 (the exact vectors, ~1.2x slower to index): for a
 # CPU whose int8 products are measured nowhere here (only AVX-512 VNNI was), or to compare.
-PRECISION_VARIABLE = "CODELENS_PRECISION"
+PRECISION_VARIABLE = setting_row("precision").env
 
 
-def int8_ships(name: str) -> bool:
+def int8_ships(name: str, precision: str | None = None) -> bool:
     """Whether the product runs the packaged model `name` in int8 (INT8_MODELS, unless the user
-    asked for fp32)."""
-    if os.environ.get(PRECISION_VARIABLE, "").strip().lower() == "fp32":
+    asked for fp32: `precision`, else CODELENS_PRECISION)."""
+    if (environment_value("precision") if precision is None else precision) == "fp32":
         return False
     return name in INT8_MODELS
 

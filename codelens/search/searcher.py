@@ -37,7 +37,9 @@ from codelens.search.lexical import LexicalIndex, LexicalRetriever, file_words_i
 from codelens.search.matched import BOTH, KEYWORDS, MEANING, NAME
 from codelens.search.pipeline import HybridPipeline, overfetch_for, shipped_pipeline
 from codelens.search.query import Fused, Query, Stage
-from codelens.search.ranking import RankingIndex, RepositoryCopies, StageContext, stages_by_name
+from codelens.search.ranking import StageContext, stages_by_name
+from codelens.search.ranking_order import RepositoryCopies
+from codelens.search.ranking_symbols import RankingIndex
 from codelens.search.ties import PreferRepository
 from codelens.settings import DEFAULT_MODEL, Settings
 from codelens.workspace import Workspace, named_repositories, repository_packages

@@ -19,16 +19,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 from codelens.serve.client import announcement_file
+from codelens.settings import environment_value
 
 IDLE_EXIT_S = 15 * 60  # a background server with no request for this long exits
-IDLE_VARIABLE = "CODELENS_IDLE_EXIT_S"  # another idle time (tests: seconds)
 
 
-def idle_exit_s() -> float:
-    try:
-        return float(os.environ.get(IDLE_VARIABLE) or IDLE_EXIT_S)
-    except ValueError:
-        return float(IDLE_EXIT_S)
+def idle_exit_s(chosen: float | None = None) -> float:
+    """`chosen` (the server's Settings.idle_exit_s), else CODELENS_IDLE_EXIT_S, else IDLE_EXIT_S."""
+    if chosen is None:
+        chosen = environment_value("idle_exit_s")
+    return float(IDLE_EXIT_S if chosen is None else chosen)
 
 
 def lock_file(index_dir: Path, chroma_url: str = "") -> Path:

@@ -276,7 +276,7 @@ def _serve_locked(settings: Settings, port: int, on_ready: Callable[[str], None]
     server = server_class((host, port), _handler(searcher, token, requested_model_ok, models, before_search,
                                                  team_token, context))
     if background:
-        idle = IdleTimer(idle_exit_s(), server.shutdown)
+        idle = IdleTimer(idle_exit_s(settings.idle_exit_s), server.shutdown)
         idle.start()
     chroma_url = settings.chroma_url
     announcement = announcement_file(settings.index_dir, chroma_url)

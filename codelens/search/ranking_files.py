@@ -1,0 +1,149 @@
+"""Ranking stages where a chunk gains from its file (codelens/search/ranking.py names them): the
+files the first results call or are called from (`graph-files`), the file's words (`file-words`)
+and meaning (`file-meaning`) against the question's, its name or folder in the question (`path`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from codelens.chunk import Chunk
+from codelens.ingest.embed_text import split_identifier
+from codelens.search.bridge import WordBridge, bridged_terms, crossed
+from codelens.search.file_vectors import FileVectors
+from codelens.search.fusion import minmax
+from codelens.search.lexical import LexicalIndex
+from codelens.search.query import Fused, Query
+from codelens.search.ranking_order import file_of, rescore
+from codelens.search.terms import index_term, without_code_suffix
+
+# chunk ids -> for each, the files of the code it calls and of the code calling it
+CallFiles = Callable[[Sequence[str]], Mapping[str, frozenset[str]]]
+
+
+@dataclass(frozen=True)
+class PathSignal:
+    """A chunk whose file name or folder is a word of the question gains `bonus` x its score.
+    A Russian question's words count through the word bridge («куки» -> cookie -> cookies.py)."""
+
+    chunks: Mapping[str, Chunk]
+    bonus: float = 0.2
+    bridge: WordBridge | None = None
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        asked = set(query.terms)
+        if self.bridge is not None and query.russian:
+            asked |= set(bridged_terms(crossed(query, self.bridge), query.words))
+        if not asked:
+            return fused
+        scores = {}
+        for item in fused:
+            chunk = self.chunks.get(item.chunk_id)
+            hit = chunk is not None and chunk.path and asked & _path_terms(chunk.path)
+            scores[item.chunk_id] = item.score * (1.0 + self.bonus) if hit else item.score
+        return rescore(fused, scores)
+
+
+@dataclass(frozen=True)
+class FileMeaning:
+    """A chunk gains `weight` x how close its whole file is to the question (the file's mean e5
+    vector against the question's, min-max scaled over the head of the list): the file that is
+    about the question lifts its chunks above a lone look-alike elsewhere. The gain is on the
+    scale of convex fusion's scores (each leg min-max scaled, summed by weight: about 0-1.5)."""
+
+    chunks: Mapping[str, Chunk]
+    files: FileVectors | None
+    weight: float = 0.2
+    window: int = 50
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        if self.files is None or query.vector is None or not fused:
+            return fused
+        head = fused[: self.window]
+        paths = [file_of(self.chunks, f) for f in head]
+        return add_file_gain(fused, self.files.similarity(query.vector, paths), self.weight)
+
+
+@dataclass(frozen=True)
+class FileWords:
+    """A chunk gains `weight` x how well its whole file matches the question's words (BM25 over
+    files, min-max scaled over the head of the list): the module where the question's terms
+    gather lifts its chunks above a lone chunk that repeats one term. English questions only:
+    a Russian question's words reach the code through the bridge's loose neighbours, which
+    lift the wrong files when a whole file is scored (bench/RESULTS.md)."""
+
+    chunks: Mapping[str, Chunk]
+    files: LexicalIndex | None
+    weight: float = 0.3
+    window: int = 50
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        if self.files is None or not fused or query.russian:
+            return fused
+        terms = {t: 1.0 for t in query.terms if t in self.files.vocabulary}
+        if not terms:
+            return fused
+        by_path = dict(zip(self.files.chunk_ids, self.files.scores(terms), strict=True))
+        matched = [by_path.get(file_of(self.chunks, f), np.nan) for f in fused[: self.window]]
+        return add_file_gain(fused, np.asarray(matched, dtype=np.float64), self.weight)
+
+
+def add_file_gain(fused: list[Fused], file_scores: np.ndarray, weight: float) -> list[Fused]:
+    """The head of the list (as long as file_scores, one per chunk: its file's score, NaN when
+    its file has none) gains weight x the scores min-max scaled over the head; fewer than two
+    known scores leave the list as it is."""
+    known = ~np.isnan(file_scores)
+    if known.sum() < 2:
+        return fused
+    scaled = np.zeros(len(file_scores), dtype=np.float64)
+    scaled[known] = minmax(file_scores[known].astype(np.float64))
+    scores = {f.chunk_id: f.score for f in fused}
+    for item, gain in zip(fused[: len(file_scores)], scaled, strict=True):
+        scores[item.chunk_id] = item.score + weight * float(gain)
+    return rescore(fused, scores)
+
+
+@dataclass(frozen=True)
+class GraphFiles:
+    """The files the first `seeds` results call, or are called from, hold the rest of the
+    mechanism the question is about: each chunk of such a file (other than that result's own
+    file) gains bonus / seeds x that result's score, summed over the seeds, but never rises
+    above the first result. "How is a response serialized" then reaches the encoder the
+    route handler calls, not only the handler."""
+
+    chunks: Mapping[str, Chunk]
+    call_files: CallFiles | None
+    bonus: float = 0.3
+    seeds: int = 3
+    window: int = 50
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        if self.call_files is None or len(fused) < 2:
+            return fused
+        seeds = fused[: self.seeds]
+        linked = self.call_files([seed.chunk_id for seed in seeds])
+        if not linked:
+            return fused
+        head = fused[: self.window]
+        scores = {f.chunk_id: f.score for f in fused}
+        for seed in seeds:
+            files = linked.get(seed.chunk_id, frozenset()) - {file_of(self.chunks, seed)}
+            for item in head:
+                if file_of(self.chunks, item) in files:
+                    scores[item.chunk_id] += self.bonus / self.seeds * seed.score
+        top = fused[0].score
+        for item in head[1:]:
+            scores[item.chunk_id] = min(scores[item.chunk_id], float(np.nextafter(top, -np.inf)))
+        return rescore(fused, scores)
+
+
+@lru_cache(maxsize=65_536)
+def _path_terms(path: str) -> frozenset[str]:
+    """Stemmed words of a file's name and its folder: `httpx/_auth.py` -> {auth, httpx}
+    (remembered per path: every search asks it of each fused candidate)."""
+    parts = without_code_suffix(path).split("/")[-2:]
+    return frozenset(index_term(w) for part in parts for w in split_identifier(part) if len(w) > 1)

@@ -1,0 +1,119 @@
+"""Ranking stages that reorder the list chunk by chunk (codelens/search/ranking.py names them):
+one file's chunks spread out (`diverse-close`), a repository's copy of code listed once
+(`repo-copies`), code before documents (`kind-prior`); and what every stage uses to rescore.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from codelens.chunk import Chunk
+from codelens.search.query import Fused, Query
+
+
+def file_of(chunks: Mapping[str, Chunk], item: Fused) -> str:
+    """The path of a listed chunk ("" for a snippet without one, or a chunk the index lacks)."""
+    chunk = chunks.get(item.chunk_id)
+    return chunk.path if chunk is not None else ""
+
+
+def rescore(fused: Sequence[Fused], scores: Mapping[str, float]) -> list[Fused]:
+    rescored = [replace(f, score=scores[f.chunk_id]) if scores[f.chunk_id] != f.score else f for f in fused]
+    return sorted(rescored, key=lambda f: (-f.score, f.chunk_id))
+
+
+@dataclass(frozen=True)
+class FileDiversity:
+    """Greedy re-ranking: each chunk's score x decay^(chunks of its file already placed above it).
+    Chunks without a path (snippet corpora) are never grouped.
+
+    `close`: in the first `guarded` places, only a chunk scoring at least `close` x the top
+    score may be lifted above a better one, so a question about one file keeps that file's
+    chunks together unless another file comes close to it; below those places, any may."""
+
+    chunks: Mapping[str, Chunk]
+    decay: float = 0.5
+    window: int = 50  # only the head of the list is re-ranked; the tail keeps its order
+    close: float = 0.0
+    guarded: int = 0
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        bar = self.close * fused[0].score if fused else 0.0
+        return self._place([], fused[: self.window], bar) + fused[self.window :]
+
+    def _place(self, placed: Sequence[Fused], head: Sequence[Fused], bar: float) -> list[Fused]:
+        """`placed` (already listed: their files count) followed by `head` re-ranked greedily;
+        `bar` is the score a chunk needs to be lifted into the first `guarded` places."""
+        placed, head = list(placed), list(head)
+        per_file: dict[str, int] = {}
+        for item in placed:
+            path = self._group(item)
+            if path:
+                per_file[path] = per_file.get(path, 0) + 1
+        while head:
+            # head stays in fused order: its first item is the best not yet placed
+            eligible = range(len(head))
+            if len(placed) < self.guarded:
+                eligible = [i for i in eligible if i == 0 or head[i].score >= bar]
+            best = max(eligible, key=lambda i: (self._score(head[i], per_file), -i))
+            item = head.pop(best)
+            placed.append(item)
+            path = self._group(item)
+            if path:
+                per_file[path] = per_file.get(path, 0) + 1
+        return placed
+
+    def _group(self, item: Fused) -> str:
+        """What a chunk's listed neighbours share to count against it: its file ("" for none)."""
+        return file_of(self.chunks, item)
+
+    def _score(self, item: Fused, per_file: Mapping[str, int]) -> float:
+        return item.score * self.decay ** per_file.get(self._group(item), 0)
+
+
+@dataclass(frozen=True)
+class RepositoryCopies:
+    """In a workspace, a chunk whose code is the same as a better chunk's of another repository (a
+    fork, a vendored copy, the same project twice) goes below the head: the list shows that code
+    once, and the place goes to another answer. Equal code has equal vectors and scores, so the
+    copies tie; `prefer_repository` (ties.py) has already put the repository you are in first."""
+
+    chunks: Mapping[str, Chunk]
+    repo_of: Callable[[str], str] | None
+    window: int = 50
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        if self.repo_of is None:
+            return fused
+        seen: dict[str, str] = {}  # code -> the repository of its best chunk
+        kept, copies = [], []
+        for item in fused[: self.window]:
+            chunk = self.chunks.get(item.chunk_id)
+            if chunk is None:
+                kept.append(item)
+                continue
+            repo = self.repo_of(chunk.path)
+            first = seen.setdefault(chunk.code, repo)
+            (copies if first != repo else kept).append(item)
+        return kept + copies + fused[self.window :] if copies else fused
+
+
+@dataclass(frozen=True)
+class KindPrior:
+    """A chunk that is not Python code keeps `weight` of its score: where a document and the
+    code it describes answer about as well, the code comes first."""
+
+    chunks: Mapping[str, Chunk]
+    weight: float = 0.85
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        factors = {f.chunk_id: self._factor(c) for f in fused
+                   if (c := self.chunks.get(f.chunk_id)) is not None and not c.is_code}
+        if not factors:
+            return fused
+        return rescore(fused, {f.chunk_id: f.score * factors.get(f.chunk_id, 1.0) for f in fused})
+
+    def _factor(self, chunk: Chunk) -> float:
+        """The share of its score a piece that is not code keeps."""
+        return self.weight

@@ -1,0 +1,119 @@
+"""The symbol stage (`symbol`, codelens/search/ranking.py): a question that is, or names, an
+identifier puts that name's definitions first; RankingIndex, the definitions by name it looks up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from codelens.chunk import MODULE_SYMBOL, Chunk
+from codelens.search.query import Fused, Query
+from codelens.search.terms import without_code_suffix
+
+_KIND_ORDER = {"class": 0, "function": 1, "method": 2}
+# How many definitions of one name a bare-identifier question may pin to the top.
+MAX_PINNED = 3
+
+
+@dataclass(frozen=True)
+class RankingIndex:
+    """What the stages look up, built once per opened index: definitions by name."""
+
+    chunks: Mapping[str, Chunk]
+    by_name: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # exact name -> chunk ids
+    by_lower: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # lowercased name -> chunk ids
+
+    @classmethod
+    def build(cls, chunks: Mapping[str, Chunk]) -> RankingIndex:
+        by_name: dict[str, list[str]] = {}
+        by_lower: dict[str, list[str]] = {}
+        for chunk in chunks.values():
+            if chunk.symbol == MODULE_SYMBOL or not chunk.is_code:  # definitions are code
+                continue
+            name = chunk.name.split("#", 1)[0]
+            by_name.setdefault(name, []).append(chunk.chunk_id)
+            by_lower.setdefault(name.lower(), []).append(chunk.chunk_id)
+        return cls(chunks, {k: tuple(v) for k, v in by_name.items()}, {k: tuple(v) for k, v in by_lower.items()})
+
+    def definitions(self, identifier: str, exact_case: bool = True) -> list[str]:
+        """Chunk ids defining `identifier` (`Name` or a qualified `Outer.Name`), best first."""
+        last = identifier.rsplit(".", 1)[-1]
+        pool = self.by_name.get(last, ()) if exact_case else self.by_lower.get(last.lower(), ())
+        if "." in identifier:
+            wanted = identifier if exact_case else identifier.lower()
+            pool = tuple(c for c in pool if _qualified_match(self.chunks[c], wanted, exact_case))
+        return sorted(pool, key=lambda c: _definition_order(self.chunks[c]))
+
+
+def _qualified_match(chunk: Chunk, wanted: str, exact_case: bool) -> bool:
+    symbol = chunk.symbol.split("#", 1)[0]
+    dotted = f"{without_code_suffix(chunk.path).replace('/', '.')}.{symbol}"
+    if not exact_case:
+        symbol, dotted = symbol.lower(), dotted.lower()
+    return any(name == wanted or name.endswith("." + wanted) for name in (symbol, dotted))
+
+
+def _definition_order(chunk: Chunk) -> tuple:
+    """Classes, then functions, then methods; top-level before nested; code before tests."""
+    return (chunk.is_test, _KIND_ORDER.get(chunk.kind, 3), chunk.symbol.count("."), len(chunk.path), chunk.chunk_id)
+
+
+@dataclass(frozen=True)
+class SymbolIntent:
+    """Definitions of the identifier a question is (or names) go first."""
+
+    index: RankingIndex
+    accept: Callable[[str], bool] | None = None
+    # In a workspace of several repositories, a file's repository: each repository defining the
+    # name gets its best definition pinned before any gets a second (a bare `Request` is the web
+    # framework's or the HTTP client's: the question does not say which).
+    repo_of: Callable[[str], str] | None = None
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        pinned = self._pinned(query)
+        if not pinned:
+            return fused
+        top = fused[0].score if fused else 1.0
+        known = {f.chunk_id: f for f in fused}
+        head = [replace(known.get(c, Fused(c, 0.0)), score=top + (len(pinned) - i) * 1e-3)
+                for i, c in enumerate(pinned)]
+        return head + [f for f in fused if f.chunk_id not in set(pinned)]
+
+    def _names(self, query: Query) -> list[str]:
+        """The identifier the question is, else the code-shaped ones inside it."""
+        return [query.identifier] if query.identifier else list(query.code_identifiers)
+
+    def _pinned(self, query: Query) -> list[str]:
+        pinned: list[str] = []
+        for name in self._names(query):
+            found = self.index.definitions(name) or self.index.definitions(name, exact_case=False)
+            found = [c for c in found if self.accept is None or self.accept(c)]
+            found = _one_per_file(found, self.index.chunks)
+            if self.repo_of is not None:
+                found = _each_repository_first(found, self.index.chunks, self.repo_of)
+            pinned += [c for c in found[:MAX_PINNED] if c not in pinned]
+        return pinned
+
+
+def _one_per_file(chunk_ids: Iterable[str], chunks: Mapping[str, Chunk]) -> list[str]:
+    seen: set[str] = set()
+    kept = []
+    for chunk_id in chunk_ids:
+        path = chunks[chunk_id].path
+        if path not in seen:
+            seen.add(path)
+            kept.append(chunk_id)
+    return kept
+
+
+def _each_repository_first(chunk_ids: Sequence[str], chunks: Mapping[str, Chunk],
+                           repo_of: Callable[[str], str]) -> list[str]:
+    """The same ids, each repository's first before any repository's second (a stable round robin)."""
+    seen: dict[str, int] = {}
+    turns = []
+    for chunk_id in chunk_ids:
+        repo = repo_of(chunks[chunk_id].path)
+        turns.append(seen.get(repo, 0))
+        seen[repo] = turns[-1] + 1
+    return [chunk_id for _, chunk_id in sorted(zip(turns, chunk_ids, strict=True), key=lambda pair: pair[0])]
