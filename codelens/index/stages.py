@@ -159,7 +159,7 @@ def publish(run: Run) -> Run:
 
 def finish(run: Run) -> Run:
     """Under the lock, after the swap: the embedding cache back under its cap."""
-    finish_run(run.cache, run.layout.root)
+    finish_run(run.cache, run.layout.root, run.settings.embed_cache_mb)
     return run
 
 

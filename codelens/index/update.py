@@ -214,7 +214,7 @@ def _apply(layout: IndexLayout, settings: Settings, state: _State, files: Mappin
         # test chunks whose vectors still follow (test_vectors.py) have no fingerprint: still pending
         stats = replace(stats, test_coverage=tests_share_with_vectors((e.chunk for e in entries), fingerprints))
         publish(build_dir, stats, layout)
-    finish_run(cache_choice, index_dir)
+    finish_run(cache_choice, index_dir, settings.embed_cache_mb)
     warnings = (*(w for f in files.values() if f is not None for w in f.warnings),
                 *((cache_choice.warning,) if cache_choice.warning else ()))
     return UpdateResult("update", len(files), len(upsert), len(deleted), embedded, warnings,
