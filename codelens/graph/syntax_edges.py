@@ -32,8 +32,9 @@ from dataclasses import dataclass, field
 
 from codelens.chunk import Chunk
 from codelens.graph.scopes import EdgeSink
-from codelens.graph.syntax_imports import ImportRecord, ModuleFiles, go_modules_of
-from codelens.graph.syntax_sites import COMPLEX, SELF, SUPER, Declared, FileSyntax, Site, parse_file, read_syntax
+from codelens.graph.syntax_modules import ModuleFiles, go_modules_of
+from codelens.graph.syntax_records import COMPLEX, SELF, SUPER, Declared, FileSyntax, ImportRecord, Site
+from codelens.graph.syntax_sites import parse_file, read_syntax
 from codelens.languages import GraphRule, grammar_for, graph_rule, language_of
 
 EXTERNAL_PREFIX = "ext:"
