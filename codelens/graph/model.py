@@ -4,8 +4,8 @@ and decorates whom as edges. Extracted from `ast` at index time; pure (texts in,
 `build_graph(chunks, sources)` works in two passes per file. The first
 (`codelens.graph.scopes`) records every scope's bindings (defs, imports, assignments,
 annotated parameters, `self.x = ...`) without evaluating anything; the second
-(`codelens.graph.resolve`) walks the code and evaluates each call's target
-lazily through those bindings, across modules: `from x import y as z`, relative imports,
+(`codelens.graph.python_edges`) walks the code and evaluates each call's target
+(`codelens.graph.resolve`) lazily through those bindings, across modules: `from x import y as z`, relative imports,
 re-exports in `__init__.py`, `self`/`cls`, `super()`, inherited methods, module-level
 instances (`user_crud = UserCRUDRepository(...)`), local inference (`x = Foo(); x.bar()`),
 parameter and return annotations. A call that cannot be resolved inside the codebase is
@@ -30,8 +30,11 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from codelens.chunk import Chunk
-from codelens.graph.resolve import EXTERNAL_PREFIX, EdgeExtractor, Resolver
-from codelens.graph.scopes import EdgeSink, ModuleIndex, Project, ScopeBuilder, module_name, parse_python
+from codelens.graph.bindings import Project
+from codelens.graph.python_edges import EXTERNAL_PREFIX, EdgeExtractor
+from codelens.graph.python_modules import ModuleIndex, module_name
+from codelens.graph.resolve import Resolver
+from codelens.graph.scopes import EdgeSink, ScopeBuilder, parse_python
 from codelens.graph.syntax_edges import BY_NAME, add_syntax_edges, syntax_paths
 from codelens.ingest.chunker import is_test_path
 

@@ -1,19 +1,18 @@
-"""First pass of the code graph: which file an import means, and every scope's bindings.
+"""First pass of the code graph: every scope of a Python file and its bindings.
 
 Internal to `codelens.graph.model`. Nothing is evaluated here: a binding records what was
 assigned (a def, an import, an expression, an annotation) and where, so the second pass
 (`codelens.graph.resolve`) can evaluate it lazily and only when a call needs it. Def
-scopes get the chunk ids the chunker gives (same traversal, same `#n` ordinals).
+scopes get the chunk ids the chunker gives (same traversal, same `#n` ordinals). The records
+it fills are `codelens.graph.bindings`; which file an import means, `codelens.graph.python_modules`.
 """
 
 from __future__ import annotations
 
 import ast
 import warnings
-from collections.abc import Iterable
-from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 
+from codelens.graph.bindings import Binding, ClassInfo, Project, Scope, Value, end_of, start_of
 from codelens.ingest.chunker import holds_defs
 
 DEF_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -22,16 +21,6 @@ _BINDING_NODES = (  # the only nodes that bind names (one isinstance test skips 
     ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.Global, ast.Nonlocal,
     ast.For, ast.AsyncFor, ast.comprehension, ast.withitem, ast.ExceptHandler, ast.Lambda, ast.MatchAs, ast.MatchStar,
 )
-
-
-def module_name(path: str) -> str:
-    """`gymhero/crud/__init__.py` -> `gymhero.crud`; a folder `a/b/` -> `a.b`."""
-    parts = list(PurePosixPath(path.rstrip("/")).parts)
-    if parts and parts[-1].endswith(".py"):
-        parts[-1] = parts[-1][:-3]
-    if len(parts) > 1 and parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
 
 
 def parse_python(text: str) -> ast.Module | None:
@@ -67,176 +56,7 @@ class EdgeSink:
                 for (source, target, kind), (line, count, via) in self._edges.items()]
 
 
-# ------------------------------------------------------------ module lookup
-
-
-class ModuleIndex:
-    """Which file `import a.b` means: searched under the codebase root and under every
-    folder that is not a package (where `src/` layouts and scripts put their imports). In a
-    workspace (`repository_labels`: the top-level folders that are repositories of their own)
-    each repository is a root of its own: an import is looked for in the importing file's
-    repository first, then in the others (flask's `import click` finds click's code)."""
-
-    def __init__(self, paths: Iterable[str], repository_labels: Iterable[str] = ()) -> None:
-        self.files = frozenset(p for p in paths if p.endswith(".py"))
-        self.folders = {str(parent) for p in self.files for parent in PurePosixPath(p).parents if str(parent) != "."}
-        non_packages = [f for f in self.folders if f"{f}/__init__.py" not in self.files]
-        self.labels = tuple(sorted(set(repository_labels)))
-        by_depth = sorted(non_packages, key=lambda f: (f.count("/"), f))
-        self._roots_of: dict[str, list[str]] = {
-            label: [label, *(f for f in by_depth if f.startswith(f"{label}/"))] for label in self.labels}
-        self._roots_of[""] = ["", *(f for f in by_depth if self.label_of(f) == "" and f not in self.labels)]
-        self.roots = self._roots_of[""]
-        self._root_sets = {label: frozenset(roots) for label, roots in self._roots_of.items()}
-        self._found: dict[tuple[str, str], str | None] = {}
-
-    def label_of(self, path: str) -> str:
-        """The repository label a path is under ("" outside every repository, or with none)."""
-        head = path.split("/", 1)[0]
-        return head if head in self.labels and path != head else ""
-
-    def locate(self, base: str) -> str | None:
-        """`a/b` -> `a/b.py`, `a/b/__init__.py`, or the namespace folder `a/b/`."""
-        for candidate in (f"{base}.py", f"{base}/__init__.py"):
-            if candidate in self.files:
-                return candidate
-        return f"{base}/" if base in self.folders else None
-
-    def find(self, dotted: str, importer: str = "") -> str | None:
-        """The file `import dotted` in the file `importer` means (None: not in the codebase)."""
-        label = self.label_of(importer)
-        key = (dotted, label)
-        if key not in self._found:
-            found = self._search(dotted, self._roots_of[label])
-            if found is None and self.labels:  # a package another repository of the workspace provides
-                elsewhere = {hit for other in ("", *self.labels) if other != label
-                             if (hit := self._search(dotted, self._roots_of[other]))}
-                found = elsewhere.pop() if len(elsewhere) == 1 else None
-            self._found[key] = found
-        return self._found[key]
-
-    def _search(self, dotted: str, roots: list[str]) -> str | None:
-        relative = dotted.replace(".", "/")
-        found: list[str] = []
-        best_depth = -1
-        for root in roots:
-            depth = root.count("/") + 1 if root else 0
-            if found and depth > best_depth:
-                break
-            hit = self.locate(f"{root}/{relative}" if root else relative)
-            if hit:
-                found.append(hit)
-                best_depth = depth
-        return found[0] if len(found) == 1 else None  # two equally near candidates: unknown
-
-    def importable_name(self, path: str) -> str:
-        """The dotted name Python imports path by: from its nearest folder that is not a
-        package (`src/flask/app.py` -> `flask.app`, `gymhero/crud/user.py` -> `gymhero.crud.user`;
-        in a workspace, within the file's repository: `flask/src/flask/app.py` -> `flask.app`)."""
-        roots = self._root_sets[self.label_of(path)]
-        parts = PurePosixPath(path.rstrip("/")).parts
-        for cut in range(len(parts) - 1, 0, -1):
-            if "/".join(parts[:cut]) in roots:
-                return module_name("/".join(parts[cut:]))
-        return module_name(path)
-
-    def relative(self, path: str, level: int, module: str) -> str | None:
-        """`from ..x import y` in `path`."""
-        parts = list(PurePosixPath(path).parent.parts)
-        if level - 1 > len(parts):
-            return None
-        parts = parts[: len(parts) - (level - 1)]
-        parts.extend(module.split(".") if module else [])
-        return self.locate("/".join(parts)) if parts else None
-
-
 # --------------------------------------------------------- first pass: scopes
-
-
-@dataclass(frozen=True)
-class Value:
-    """What an expression evaluates to, as far as static reading can tell."""
-
-    kind: str  # module, function, class, instance, super, external, external_instance
-    target: str  # file path (module), chunk id (function, class, instance, super), dotted name
-
-
-@dataclass(eq=False)
-class Binding:
-    """One assignment of a name; an unknown value when value, expr and import_from are unset."""
-
-    position: tuple[int, int]  # (line, column) from which it holds
-    value: Value | None = None
-    expr: ast.expr | None = None
-    scope: Scope | None = None  # where expr (or the import) is evaluated
-    annotation: bool = False  # expr is a type: the name holds an instance of it
-    fallback: ast.expr | None = None  # `x: Generic[T] = Foo()`: the value, when the type says nothing
-    import_from: tuple[str, int, str | None] | None = None  # (module, level, name or None)
-
-
-@dataclass(eq=False)
-class Scope:
-    kind: str  # module, class, function
-    path: str
-    owner: str  # the node that code directly in this scope belongs to
-    qualified: str  # qualified name without #n ordinals, as the chunker builds ids
-    chunk_id: str = ""  # "" for the module and for defs the chunker does not chunk
-    parent: Scope | None = None
-    class_id: str = ""  # a class's own chunk id; a method's class
-    bindings: dict[str, list[Binding]] = field(default_factory=dict)
-    star_imports: list[Binding] = field(default_factory=list)
-    not_local: set[str] = field(default_factory=set)  # global / nonlocal names
-
-    def bind(self, name: str, binding: Binding) -> None:
-        self.bindings.setdefault(name, []).append(binding)
-
-    def binding_at(self, name: str, position: tuple[int, int] | None) -> Binding | None:
-        """The binding in force at position (None: the last one, as seen after the code ran).
-
-        A function's name bound only further down is still local there (a loop); in a
-        module or class body it is not bound yet, so the enclosing scope's name applies."""
-        candidates = self.bindings.get(name)
-        if not candidates:
-            return None
-        if position is None:
-            return candidates[-1]
-        before = [b for b in candidates if b.position <= position]
-        if before:
-            return before[-1]
-        return candidates[-1] if self.kind == "function" else None
-
-    def finish(self) -> None:
-        for name in self.not_local:
-            self.bindings.pop(name, None)
-        for candidates in self.bindings.values():
-            candidates.sort(key=lambda b: b.position)
-
-
-@dataclass(eq=False)
-class ClassInfo:
-    scope: Scope  # the class body
-    outer: Scope  # where its bases are evaluated
-    bases: list[ast.expr]
-    attributes: dict[str, Binding] = field(default_factory=dict)  # self.x = ... in its methods
-
-
-@dataclass(eq=False)
-class Project:
-    index: ModuleIndex
-    chunk_ids: frozenset[str] | None  # None: every def is taken to be a chunk
-    modules: dict[str, Scope] = field(default_factory=dict)  # path -> module scope
-    classes: dict[str, ClassInfo] = field(default_factory=dict)  # class chunk id -> info
-    returns: dict[str, tuple[ast.expr, Scope]] = field(default_factory=dict)  # function id -> annotation
-    properties: set[str] = field(default_factory=set)  # function ids read as attributes, not called
-    def_scopes: dict[int, Scope] = field(default_factory=dict)  # id(def node) -> its scope
-
-
-def start_of(node: ast.AST) -> tuple[int, int]:
-    return (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
-
-
-def end_of(node: ast.AST) -> tuple[int, int]:
-    return (getattr(node, "end_lineno", None) or getattr(node, "lineno", 0), getattr(node, "end_col_offset", 0) or 0)
 
 
 def _names_in(target: ast.AST) -> list[ast.Name]:

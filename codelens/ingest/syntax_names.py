@@ -1,0 +1,240 @@
+"""The names of definitions in the languages of `codelens.languages`: what a definition node is
+called and which type it belongs to, language by language.
+
+Internal to `codelens.ingest.syntax_walk`. The walk is the same for every language; what differs is
+where a definition keeps its name: a Go method's receiver, a C declarator chain, Kotlin's
+`fun Foo.bar()`, JavaScript's `const f = () => ...` and `Foo.prototype.bar = function`, Elixir's
+`def` calls, Haskell's equations after their signature. Those rules live here, apart from the walk.
+"""
+
+from __future__ import annotations
+
+from codelens.languages import LanguageRow
+
+_IDENTIFIER_TYPES = frozenset({
+    "identifier", "type_identifier", "simple_identifier", "constant", "name", "property_identifier",
+    "field_identifier", "word",
+})
+_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
+_VALUE_WRAPPERS = frozenset({"as_expression", "satisfies_expression", "parenthesized_expression",
+                             "non_null_expression", "await_expression"})
+
+
+class DefinitionNames:
+    """One file's definition names: the row and the source bytes every rule reads."""
+
+    def __init__(self, row: LanguageRow, source: bytes) -> None:
+        self.row = row
+        self.source = source
+
+    def text(self, node) -> str:
+        return self.source[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
+
+    def name(self, node) -> tuple[str, str] | None:
+        """(name, owner type) of a definition node, None when it is no definition after all
+        (`const x = 1`, a Go type alias, a struct named without a body)."""
+        kind = node.type
+        if self.row.name == "elixir":
+            return self._elixir_name(node)
+        if kind == "method_signature" and self.row.name == "dart":  # the name is in the signature inside
+            inner = node.named_children[0] if node.named_children else None
+            name = inner.child_by_field_name("name") if inner is not None else None
+            return (self.text(name), "") if name is not None else None
+        if kind in ("lexical_declaration", "variable_declaration"):
+            return self._function_variable(node)
+        if kind == "type_alias_declaration":  # TypeScript: a one-line alias is a <module> statement
+            name = node.child_by_field_name("name")
+            return (self.text(name), "") if name is not None and node.end_point[0] - node.start_point[0] >= 2 else None
+        if kind == "expression_statement":
+            return self._function_assignment(node)
+        if kind in ("public_field_definition", "field_definition"):
+            value = node.child_by_field_name("value")
+            name = node.child_by_field_name("name") or node.child_by_field_name("property")
+            return (self.text(name), "") if value is not None and value.type in _FUNCTION_VALUES and name else None
+        if kind == "type_declaration":  # Go: a struct or an interface, one per declaration
+            specs = [c for c in node.named_children if c.type == "type_spec"]
+            shape = specs[0].child_by_field_name("type") if len(specs) == 1 else None
+            if shape is None or shape.type not in ("struct_type", "interface_type"):
+                return None
+            return self.text(specs[0].child_by_field_name("name")), ""
+        if kind == "type_definition":  # C: `typedef struct {...} name;`
+            shape = node.child_by_field_name("type")
+            declarator = node.child_by_field_name("declarator")
+            if shape is None or shape.child_by_field_name("body") is None or declarator is None:
+                return None
+            return self.text(declarator), ""
+        if kind in ("struct_specifier", "union_specifier", "enum_specifier", "class_specifier"):
+            name = node.child_by_field_name("name")
+            if name is None or node.child_by_field_name("body") is None:
+                return None
+            return _split_owner(_strip_templates(self.text(name)), "")
+        if kind == "method_declaration" and node.child_by_field_name("receiver") is not None:
+            return self._go_method(node)
+        if kind == "companion_object":
+            name = _first_of(node, _IDENTIFIER_TYPES)
+            return (self.text(name) if name else "Companion"), ""
+        name = node.child_by_field_name("name")
+        if name is None and node.child_by_field_name("declarator") is not None:
+            return self._declarator_name(node)
+        if name is None:
+            name = _first_of(node, _IDENTIFIER_TYPES)
+        if name is None:
+            return None
+        return _split_owner(self.text(name), self._receiver_type(node, name))
+
+    def last_part(self, node):
+        """The last sibling a definition spans: Dart's function_body after its signature; Haskell's
+        equations (`size [] = 0`, `size (x:xs) = ...`) after its type signature and the first one."""
+        if self.row.name == "dart" and node.type in ("function_signature", "method_signature"):
+            body = node.next_named_sibling
+            return body if body is not None and body.type == "function_body" else node
+        if self.row.name == "haskell" and node.type in ("signature", "function"):
+            name, last = self._haskell_name(node), node
+            sibling = node.next_named_sibling
+            while sibling is not None and sibling.type in ("function", "haddock") and (
+                    sibling.type == "haddock" or self._haskell_name(sibling) == name):
+                if sibling.type == "function":
+                    last = sibling
+                sibling = sibling.next_named_sibling
+            return last
+        return node
+
+    def _haskell_name(self, node) -> str:
+        name = node.child_by_field_name("name")
+        return self.text(name) if name is not None else ""
+
+    def elixir_macro(self, node) -> str:
+        target = node.child_by_field_name("target")
+        return self.text(target) if target is not None and target.type == "identifier" else ""
+
+    def _elixir_name(self, node) -> tuple[str, str] | None:
+        """`defmodule Plug.Conn do`, `def send(conn, body) do`, `def helper(x) when x > 0, do:`."""
+        arguments = next((c for c in node.named_children if c.type == "arguments"), None)
+        head = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+        if head is not None and head.type == "binary_operator":  # a guard: `f(x) when ...`
+            head = head.child_by_field_name("left")
+        if head is not None and head.type == "call":
+            head = head.child_by_field_name("target")
+        if head is None or head.type not in ("identifier", "alias"):
+            return None
+        return self.text(head), ""
+
+    def _function_variable(self, node) -> tuple[str, str] | None:
+        """`const fetchUser = async (id) => ...`: a function by another syntax."""
+        declarators = [c for c in node.named_children if c.type == "variable_declarator"]
+        if len(declarators) != 1:
+            return None
+        value = declarators[0].child_by_field_name("value")
+        name = declarators[0].child_by_field_name("name")
+        if value is None or name is None or name.type != "identifier" or not _is_function_value(value):
+            return None
+        return self.text(name), ""
+
+    def _function_assignment(self, node) -> tuple[str, str] | None:
+        """JavaScript's `res.status = function status(code) {...}`, `Foo.prototype.bar = () => ...`,
+        `module.exports = function createApplication() {...}`: a function (of its object)."""
+        assignment = node.named_children[0] if node.named_children else None
+        if assignment is None or assignment.type != "assignment_expression":
+            return None
+        left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+        if left is None or right is None or right.type not in _FUNCTION_VALUES:
+            return None
+        target = self.text(left).replace(".prototype", "")
+        name, owner = _split_owner(target, "")
+        if owner in ("", "module", "exports", "module.exports"):  # what the module exports: by its own name
+            own = right.child_by_field_name("name")
+            return (self.text(own) if own is not None and name == "exports" else name), ""
+        return name, owner
+
+    def _go_method(self, node) -> tuple[str, str] | None:
+        receiver = node.child_by_field_name("receiver")
+        name = node.child_by_field_name("name")
+        types = [n for n in _descendants(receiver, 6) if n.type == "type_identifier"]
+        if name is None:
+            return None
+        return self.text(name), self.text(types[0]) if types else ""
+
+    def _declarator_name(self, node) -> tuple[str, str] | None:
+        """C and C++: the name sits at the end of a chain of declarators (`*`, `&`, `f(...)`)."""
+        current = node
+        for _ in range(16):
+            inner = current.child_by_field_name("declarator")
+            if inner is None:
+                break
+            current = inner
+        if current.type not in ("identifier", "field_identifier", "qualified_identifier", "destructor_name",
+                                "operator_name", "type_identifier"):
+            return None
+        return _split_owner(_strip_templates(self.text(current)), "")
+
+    def _receiver_type(self, node, name) -> str:
+        """Kotlin's `fun Foo.bar()`: the type named before the function's name."""
+        if node.type != "function_declaration" or self.row.name != "kotlin":
+            return ""
+        for child in node.named_children:
+            if child.start_byte >= name.start_byte:
+                break
+            if child.type in ("user_type", "nullable_type"):
+                return _strip_templates(self.text(child)).rstrip("?")
+        return ""
+
+    def is_owner(self, node) -> bool:
+        if node.type in self.row.owners:
+            return True
+        # Swift: `extension Foo { ... }` is a class_declaration that starts with `extension`
+        return node.type == "class_declaration" and node.child_count > 0 and node.children[0].type == "extension"
+
+    def owner_name(self, node) -> str:
+        shape = node.child_by_field_name("type") or node.child_by_field_name("name") or _first_of(
+            node, frozenset({"user_type", "type_identifier"}))
+        if shape is None:
+            return ""
+        return _strip_templates(self.text(shape)).split("::")[-1].strip()
+
+
+def _is_function_value(value) -> bool:
+    """`() => ...`, `function () {...}`, and a call handed one: `forwardRef((props) => ...)`,
+    zod's `$constructor("$ZodString", (inst, def) => {...})`: what the constant is, is that function."""
+    while value.type in _VALUE_WRAPPERS and value.named_children:
+        value = value.named_children[0]
+    if value.type in _FUNCTION_VALUES:
+        return True
+    arguments = value.child_by_field_name("arguments") if value.type == "call_expression" else None
+    return arguments is not None and any(a.type in _FUNCTION_VALUES for a in arguments.named_children)
+
+
+def _split_owner(name: str, owner: str) -> tuple[str, str]:
+    """`Foo::bar` -> (bar, Foo); `Foo.bar` (Lua, Kotlin) likewise; a plain name keeps its owner."""
+    for separator in ("::", ":", "."):
+        if separator in name:
+            head, _, tail = name.rpartition(separator)
+            return tail.strip(), ".".join(part for part in head.replace("::", ".").split(".") if part)
+    return name.strip(), owner
+
+
+def _strip_templates(text: str) -> str:
+    """`Wrapper<T>` -> `Wrapper`; `formatter<T, Char>::parse` -> `formatter::parse`."""
+    if "operator" in text:  # `operator<`, `Foo::operator[]`: the brackets are the name
+        return text.strip()
+    out, depth = [], 0
+    for char in text:
+        if char in "<[":
+            depth += 1
+        elif char in ">]" and depth:
+            depth -= 1
+        elif depth == 0:
+            out.append(char)
+    return "".join(out).strip().lstrip("*&").strip()
+
+
+def _first_of(node, types: frozenset[str]):
+    return next((c for c in node.named_children if c.type in types), None)
+
+
+def _descendants(node, depth: int):
+    stack = [(node, 0)]
+    while stack:
+        current, level = stack.pop()
+        yield current
+        if level < depth:
+            stack.extend((child, level + 1) for child in reversed(current.named_children))

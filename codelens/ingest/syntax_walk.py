@@ -1,0 +1,189 @@
+"""The walk of one file's syntax tree that finds its definitions, the rest of its top level, and the
+text around each definition (its signature and the doc comment above it).
+
+Internal to `codelens.ingest.syntax`. Only the top level, containers (namespaces, `export`, class
+bodies) and class bodies are walked: function bodies are never visited, so chunking costs the parse
+and little more. The walk is the same for every language, steered by its row of
+`codelens.languages`; what each language calls a definition is `codelens.ingest.syntax_names`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from codelens.chunk import Definition
+from codelens.ingest.syntax_names import DefinitionNames
+from codelens.languages import CLASS, FUNCTION, LanguageRow
+
+_MAX_DEPTH = 64  # nesting of containers and classes walked (a deeper one is the enclosing chunk's code)
+# Where a definition's body starts: its signature is what comes before
+_BODY_TYPES = frozenset({
+    "block", "statement_block", "compound_statement", "class_body", "interface_body", "enum_body",
+    "declaration_list", "field_declaration_list", "body_statement", "template_body", "function_body",
+    "enum_class_body", "protocol_body", "constructor_body", "enum_variant_list", "object_type",
+    "enum_member_declaration_list", "enum_declaration_list", "do_block", "extension_body",
+})
+_ELIXIR_DEFINITIONS = {
+    "defmodule": CLASS, "defprotocol": CLASS, "defimpl": CLASS,
+    "def": FUNCTION, "defp": FUNCTION, "defmacro": FUNCTION, "defmacrop": FUNCTION, "defguard": FUNCTION,
+    "defdelegate": FUNCTION,
+}
+# `export`, `template <...>`: a wrapper whose definition starts where the wrapper does
+_WRAPPERS = frozenset({"export_statement", "template_declaration", "ambient_declaration"})
+_TAG = re.compile(r"</?[a-zA-Z][^>]*>")  # C#'s `/// <summary>` XML doc tags
+_DOC_MARKERS = ("/**", "/*!", "/*", "*/", "///", "//!", "//", "-- |", "-- ^", "--", "#", "*")  # `-- |`: Haddock
+
+
+class DefinitionWalk:
+    """One file's walk: the row, the source bytes and lines every rule reads, its definitions' names."""
+
+    def __init__(self, row: LanguageRow, source: bytes, lines: list[str]) -> None:
+        self.row = row
+        self.source = source
+        self.lines = lines
+        self.kinds = dict(row.definitions)
+        self.skipped = frozenset(row.comments) | frozenset(row.imports) | frozenset(row.preamble)
+        self.line_docs = tuple(p for p in row.doc_prefixes if p not in ("/**", "/*!", "/*", "*", "*/"))
+        self.block_docs = any(p in ("/**", "/*!", "/*") for p in row.doc_prefixes)
+        self.names = DefinitionNames(row, source)
+
+    # ------------------------------------------------------------ walking
+
+    def top_level(self, root) -> tuple[list[Definition], list[tuple[int, int]], list[tuple[int, int]]]:
+        definitions: list[Definition] = []
+        spans: list[tuple[int, int]] = []
+        imports: list[tuple[int, int]] = []
+        self._members(root, definitions, spans, imports, depth=0, outer=None)
+        return definitions, spans, imports
+
+    def _members(self, node, definitions: list[Definition], spans: list[tuple[int, int]],
+                 imports: list[tuple[int, int]], depth: int, outer, owner: str = "") -> None:
+        """The definitions directly in node (through its containers); the rest as statement spans."""
+        own_name = node.child_by_field_name("name")  # a namespace's name is no statement of it
+        taken_until = -1  # a definition that spans its next siblings (Dart's body, Haskell's equations)
+        for child in node.named_children:
+            kind = child.type
+            if child.start_byte < taken_until:
+                continue
+            if kind in self.skipped and kind not in self.row.containers:
+                if kind in self.row.imports:
+                    imports.append(_lines_of(child))
+                continue
+            if depth < _MAX_DEPTH and self.names.is_owner(child):
+                self._members(self._body(child) or child, definitions, [], imports, depth + 1, None,
+                              self.names.owner_name(child))
+                continue
+            found = self._definition(child, depth, outer if outer is not None else child, owner)
+            if found is not None:
+                definitions.append(found)
+                taken_until = self.names.last_part(child).end_byte
+            elif depth < _MAX_DEPTH and (kind in self.row.containers or kind == "ERROR"):
+                before = len(definitions)
+                inner_spans: list[tuple[int, int]] = []
+                wrapper = kind in _WRAPPERS
+                self._members(child, definitions, inner_spans, imports, depth + 1, child if wrapper else None, owner)
+                if len(definitions) == before:
+                    if kind not in self.skipped:  # PHP's `namespace X;`: a preamble, no statement
+                        spans.append(_lines_of(child))
+                elif not wrapper:  # `export class`, `template <...> class`: the definition is the statement
+                    spans.extend(inner_spans)
+            elif not (own_name is not None and child.id == own_name.id):  # `var x = 1`: a statement
+                spans.append(_lines_of(child))
+
+    def _definition(self, node, depth: int, outer, owner: str) -> Definition | None:
+        kind = self.kinds.get(node.type)
+        if kind is not None and self.row.name == "elixir":
+            kind = _ELIXIR_DEFINITIONS.get(self.names.elixir_macro(node))
+        if kind is None:
+            return None
+        named = self.names.name(node)
+        if named is None:
+            return None
+        name, own = named
+        children: list[Definition] = []
+        if kind == CLASS and depth < _MAX_DEPTH and node.type != "type_definition":
+            self._members(node, children, [], [], depth + 1, None)
+        end = _lines_of(self.names.last_part(node))[1]
+        start = _lines_of(outer)[0]
+        # a member on its class's line (`class A { m() {} }`) has no comment of its own above it
+        starts_line = not self.lines[start - 1][: outer.start_point[1]].strip()
+        doc_start, docstring = self._doc_comment(start) if starts_line else (start, "")
+        return Definition(
+            kind=kind, name=name, start_line=doc_start, end_line=end,
+            signature=self._signature(node, outer), docstring=docstring, children=children,
+            owner=own or owner,
+        )
+
+    # ------------------------------------------------------------ names
+
+    # ------------------------------------------------------------ text around a definition
+
+    def _body(self, node):
+        body = node.child_by_field_name("body")
+        if body is not None:
+            return body
+        return next((c for c in node.named_children if c.type in _BODY_TYPES), None)
+
+    def _signature(self, node, outer) -> str:
+        """From the definition's first token (its `export`, `template <...>`) up to its body."""
+        body = self._body(node)
+        end = body.start_byte if body is not None else node.end_byte
+        # Ruby: a comment between the header and the body is no part of the signature
+        end = min([end] + [c.start_byte for c in node.named_children
+                           if c.type in self.row.comments and c.start_byte > outer.start_byte])
+        header = self.source[outer.start_byte:end].decode("utf-8", errors="replace")
+        if body is None:
+            header = header.split("\n", 1)[0]
+        return " ".join(header.split()).rstrip("{ =").strip()
+
+    def _doc_comment(self, start_line: int) -> tuple[int, str]:
+        """(first line, text) of the comment run directly above a definition (no blank line between)."""
+        index = start_line - 2  # the line above, 0-based
+        first = start_line
+        if self.block_docs and index >= 1 and not self.lines[index].strip() and (
+                self.lines[index - 1].strip().endswith("*/")):
+            index -= 1  # JSDoc a blank line above (express): still the definition's
+        while index >= 0:
+            stripped = self.lines[index].strip()
+            if self.block_docs and stripped.endswith("*/"):
+                top = index
+                while top >= 0 and "/*" not in self.lines[top]:
+                    top -= 1
+                if top < 0 or not self.lines[top].strip().startswith("/*"):
+                    break
+                first, index = top + 1, top - 1
+            elif (stripped and self.line_docs and stripped.startswith(self.line_docs)) or (
+                    self.row.lead_prefixes and stripped.startswith(self.row.lead_prefixes)):  # Rust's `#[derive]`
+                first, index = index + 1, index - 1
+            else:
+                break
+        if first == start_line:
+            return start_line, ""
+        return first, _clean_doc(self.lines[first - 1 : start_line - 1])
+
+
+def _clean_doc(lines: list[str]) -> str:
+    """The words of a doc comment: markers, XML tags and attribute lines gone."""
+    kept = []
+    for line in lines:
+        text = line.strip()
+        if text.startswith("#["):
+            continue
+        for marker in _DOC_MARKERS:
+            if text.startswith(marker):
+                text = text[len(marker):]
+                break
+        text = _TAG.sub("", text.removesuffix("*/")).strip()
+        if text or kept:
+            kept.append(text)
+    while kept and not kept[-1]:
+        kept.pop()
+    return "\n".join(kept)
+
+
+def _lines_of(node) -> tuple[int, int]:
+    """1-based first and last line; a node whose text ends with its line break ends on that line."""
+    end_row, end_column = node.end_point
+    if end_column == 0 and end_row > node.start_point[0]:
+        end_row -= 1
+    return node.start_point[0] + 1, end_row + 1
