@@ -127,7 +127,8 @@ def test_context_cli_json_and_markdown(shop, tmp_path) -> None:
 
 
 def test_impact_of_a_working_tree_change(changed_shop: Path, shop) -> None:
-    from codelens.answer.impact import git_diff, impact_of
+    from codelens.answer.diff import git_diff
+    from codelens.answer.impact import impact_of
 
     index = OpenIndex(shop[1])
     gateway = changed_shop / "shop" / "gateway.py"

@@ -10,7 +10,9 @@ import math
 import pytest
 
 from codelens.answer.context import ChunkCatalog
-from codelens.answer.impact import changed_chunks, parse_diff, pytest_id
+from codelens.answer.diff import parse_diff
+from codelens.answer.diff_chunks import changed_chunks
+from codelens.answer.impact import pytest_id
 from codelens.answer.pack import ALPHA, BETA, CONTEXT_RULES, LAMBDA, Candidate, PackRules, pack, score
 from codelens.answer.task_context import check_budget, check_task
 from codelens.answer.token_count import BYTE_ESTIMATE

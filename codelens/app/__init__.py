@@ -1,5 +1,7 @@
 """app: the Streamlit page (`page.py`, a script Streamlit runs: `codelens app`, or the checkout's
-`app.py`) and what it needs beyond the library, none of which imports Streamlit.
+`app.py`), its tabs (`tabs/`, one module per tab, which the page calls in order: with the page,
+the only modules that import Streamlit) and what they need beyond the library, none of which
+imports Streamlit.
 
 `warm` opens and warms the index in a background thread while the page renders; `ui` computes
 what the tabs show (the questions file that fits the index, the evaluation table, example

@@ -1,6 +1,6 @@
 """The page's gate on a network address: the team token first, then anything else.
 
-Plain functions (no streamlit here, like the rest of codelens/app/): where the page's token comes
+Plain functions (no streamlit here: only page.py and tabs/ import it): where the page's token comes
 from and whether what the visitor typed is it. `streamlit run` takes no flags of ours, so the
 token comes from the environment: the file CODELENS_TOKEN_FILE names (not readable by other
 users), else CODELENS_TOKEN. The page remembers a visitor who typed it in that visitor's session

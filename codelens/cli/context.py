@@ -121,7 +121,8 @@ def _context_on_server(args: argparse.Namespace, settings, task: str) -> dict | 
 
 
 def cmd_impact(args: argparse.Namespace) -> int:
-    from codelens.answer.impact import check_depth, git_diff, impact_of, repository_label, repository_root, to_text
+    from codelens.answer.diff import git_diff, repository_label, repository_root
+    from codelens.answer.impact import check_depth, impact_of, to_text
     from codelens.open_index import OpenIndex
 
     check_depth(args.depth)

@@ -1,4 +1,6 @@
-"""`search`'s flags and output, and its fast path through a running `codelens serve`.
+"""The `search` and `eval` commands: `search`'s flags and output, its fast path through a running
+`codelens serve`, the search in this process when there is none, and `eval` (a questions file
+through the same search, written as results.json).
 
 `python -m codelens search ...` tries `search_through_server` before importing the full CLI
 (graph commands, numpy, ChromaDB, models): with a server for the index, the process imports
@@ -16,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from codelens.chunk import FILE_KINDS, KINDS
-from codelens.cli.common import add_location_arguments, add_model_argument, hit_line, settings_of
+from codelens.cli.common import add_common, add_location_arguments, add_model_argument, hit_line, settings_of
 from codelens.languages import language_names
 from codelens.locations import current_repository
 from codelens.search.limits import MAX_K, k_problem
@@ -126,3 +128,86 @@ def _test_vectors_missing(index_dir: Path) -> bool:
             return float(json.load(handle).get("test_coverage", 1.0)) < 1.0
     except (OSError, ValueError, TypeError, AttributeError):
         return False
+
+
+def add_search_command(commands: argparse._SubParsersAction) -> None:
+    search = commands.add_parser("search", help="search the index", description="Search the index.")
+    add_search_arguments(search)
+    add_common(search)
+
+
+def add_eval_command(commands: argparse._SubParsersAction) -> None:
+    evaluate = commands.add_parser("eval", help="run a questions file, write results.json",
+                                   description="Precision@5 evaluation over a questions file.")
+    evaluate.add_argument("--questions", type=Path, default=Path("eval_questions.json"))
+    evaluate.add_argument("--out", type=Path, default=Path("results.json"))
+    evaluate.add_argument("-k", type=hit_count, default=5, help=f"hits per question, 1 to {MAX_K} (default 5)")
+    add_common(evaluate)
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    settings = settings_of(args)
+    if settings.project is not None:  # found from the working directory: built on first use, never stale
+        from codelens.cli.project import prepare_search
+
+        prepare_search(settings, args.query)
+    if args.include_tests:  # an index whose test vectors follow: finished first (index/test_vectors.py)
+        from codelens.index.test_vectors import finish_before_search
+
+        finish_before_search(settings, lambda line: print(line, file=sys.stderr))
+    hits = _search_on_server(args, settings)
+    if hits is None:  # no `codelens serve` for this index: search in this process
+        from codelens.search.filters import SearchFilters
+        from codelens.search.searcher import Searcher
+
+        searcher = Searcher(settings)
+        filters = SearchFilters(kinds=tuple(args.kind or ()), path_prefix=args.path,
+                                include_tests=args.include_tests, repos=tuple(args.repo or ()),
+                                languages=tuple(args.lang or ()))
+        found = searcher.search(args.query, k=args.k, filters=filters,
+                                prefer_repo=current_repository(settings.project))
+        hits = [h.to_row() for h in found]
+        if searcher.damaged:
+            from codelens.index.health import REPAIR_HINT
+
+            print(f"warning: damaged index parts left out of this search: {', '.join(searcher.damaged)}; "
+                  f"{REPAIR_HINT}", file=sys.stderr)
+    print_hits(hits, args.json)
+    if settings.project is not None:  # the next search here answers from a warm process
+        from codelens.cli.project import start_background_server
+
+        if settings.autoserve:
+            sys.stdout.flush()
+            start_background_server(settings)
+    return 0
+
+
+def _search_on_server(args: argparse.Namespace, settings: Settings) -> list[dict] | None:
+    """Hits from a running `codelens serve` for this index, or None when there is none."""
+    from codelens.serve.client import find_server, remote_search
+
+    address = find_server(settings.index_dir, settings.chroma_url)
+    if address is None:
+        return None
+    return remote_search(address, search_request(args, settings))
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from codelens.evaluation import load_questions, score_predictions, summarize
+    from codelens.open_index import OpenIndex
+
+    questions = load_questions(args.questions)
+    index = OpenIndex(settings_of(args))
+    # A batch of questions: the models load before the first one is timed (its latency_ms is the
+    # search's, as on the page, which warms up when it opens).
+    index.searcher.warm_up()
+    results = index.evaluate(questions, args.k)
+    args.out.write_text(json.dumps(results, ensure_ascii=False, indent=2), encoding="utf-8")
+    summary = summarize(score_predictions(results, questions, args.k))
+    overall = summary["overall"]
+    print(f"wrote {args.out}: {overall['questions']} questions, mean P@5 {overall['precision_at_5']:.3f}, "
+          f"Hit@5 {overall['hit_at_5']:.3f}, MRR@5 {overall['mrr_at_5']:.3f}")
+    return 0
+
+
+SEARCH_COMMANDS = {"search": cmd_search, "eval": cmd_eval}

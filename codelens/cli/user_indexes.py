@@ -1,8 +1,10 @@
-"""The indexes kept in the user cache (codelens/locations.py): `codelens repos` lists them,
-`codelens forget PATH` deletes one with everything beside it (lock, caches, status, log)."""
+"""The `repos` and `forget` commands: the indexes kept in the user cache (codelens/locations.py),
+which `codelens repos` lists and `codelens forget PATH` deletes one of, with everything beside it
+(lock, caches, status, log)."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shutil
@@ -10,6 +12,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from codelens.cli.common import settings_of
 from codelens.errors import BadInput
 from codelens.locations import METADATA_NAME, cache_root, has_index, index_for, indexes_root, project_root
 
@@ -106,3 +109,43 @@ def _size(count: int) -> str:
             return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
         count /= 1024
     return f"{count} B"
+
+
+def add_user_index_commands(commands: argparse._SubParsersAction) -> None:
+    repos = commands.add_parser("repos", help="list the indexes on this machine (repository, size, last update)",
+                                description="Every index kept in the user cache: the repository or folder it "
+                                            "indexes, its size on disk, when it was last updated, whether a "
+                                            "server is running for it.")
+    repos.add_argument("--json", action="store_true")
+    forget = commands.add_parser("forget", help="delete the index of a repository (stops its server first)",
+                                 description="Delete the index kept in the user cache for PATH (default: the "
+                                             "repository around the working directory).")
+    forget.add_argument("path", nargs="?", type=Path, default=None)
+
+
+def cmd_repos(args: argparse.Namespace) -> int:
+    indexes = list_indexes()
+    if args.json:
+        print(json.dumps([entry.to_json() for entry in indexes], ensure_ascii=False, indent=2))
+        return 0
+    if not indexes:
+        print("no indexes yet: run codelens search or codelens index inside a repository")
+    for entry in indexes:
+        print(entry.line())
+    return 0
+
+
+def cmd_forget(args: argparse.Namespace) -> int:
+    target = args.path
+    if target is None:
+        settings = settings_of(args)
+        if settings.project is None:
+            raise BadInput(f"the index here is {settings.index_dir}, not one kept in the user cache - "
+                           "delete that folder yourself, or pass the repository: codelens forget PATH")
+        target = settings.project
+    removed = forget_index(target)
+    print(f"deleted the index of {target.resolve()} ({removed})")
+    return 0
+
+
+USER_INDEX_COMMANDS = {"repos": cmd_repos, "forget": cmd_forget}
