@@ -99,7 +99,7 @@ def partial_index(source: Path, from_db: Path, share: float, embedder: object) -
     from codelens.index.embed_cache import CacheChoice, text_hash
     from codelens.index.layout import IndexLayout
     from codelens.index.metadata import read_stats
-    from codelens.index.progressive import PhaseOne, add_late_sidecars, publish_searchable
+    from codelens.index.progressive import PhaseOne, add_late_sidecars, missing_vectors, publish_searchable
     from codelens.index.stages import index_stats
     from codelens.ingest.codebase import chunk_source
     from codelens.ingest.embed_text import embedding_text
@@ -126,7 +126,7 @@ def partial_index(source: Path, from_db: Path, share: float, embedder: object) -
                              index_stats(source, chunked, stats.model, settings.embed_code_chars, {},
                                          dense_coverage=0.0),
                              cache=CacheChoice(shared_embedding_cache(), True, beside=IndexLayout(db).embedding_cache))
-            publish_searchable(phase)
+            publish_searchable(phase, missing_vectors(phase.cache, stats.model, hashes))
             add_late_sidecars(phase)  # a progressive run adds it before the first e5 batch
             yield Searcher(Settings(db_path=db, show_progress=False), embedder=embedder)
         finally:

@@ -215,24 +215,24 @@ class CacheChoice:
     cap_mb: float | None = None  # Settings.embed_cache_mb (None: the environment's, else the default)
 
 
-def cached_vectors(choice: CacheChoice, model: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
+def cached_vectors(cache: CacheChoice, model: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
     """The vectors the index's runs may have cached for these texts: in the shared cache, else in
     the fallback beside the index (where a run that could not open the shared one put them)."""
     found = read_cached_vectors(shared_embedding_cache(), model, hashes)
     rest = [h for h in hashes if h not in found]
-    if rest and choice.beside is not None:
-        found.update(read_cached_vectors(choice.beside, model, rest))
+    if rest and cache.beside is not None:
+        found.update(read_cached_vectors(cache.beside, model, rest))
     return found
 
 
 def choose_cache(layout: IndexLayout, cap_mb: float | None = None) -> CacheChoice:
     """The shared cache, repaired if damaged; else the fallback beside the index; else none."""
-    return CacheChoice(*_usable_cache(layout.embedding_cache), beside=layout.embedding_cache, cap_mb=cap_mb)
+    return CacheChoice(*_usable_cache(layout), beside=layout.embedding_cache, cap_mb=cap_mb)
 
 
-def _usable_cache(local: Path) -> tuple[Path | None, bool, str]:
+def _usable_cache(layout: IndexLayout) -> tuple[Path | None, bool, str]:
     """(path, shared, warning) of the cache a run writes: see choose_cache."""
-    shared = shared_embedding_cache()
+    shared, local = shared_embedding_cache(), layout.embedding_cache
     problem = _try_open(shared)
     if problem and _is_damaged(problem):
         moved = _move_aside(shared)

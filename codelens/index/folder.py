@@ -37,7 +37,8 @@ def check_target(layout: IndexLayout) -> None:
     index_dir = layout.root
     if index_dir.exists() and not index_dir.is_dir():
         raise DatabaseError(f"--db {index_dir} is a file, not a folder - choose another path")
-    if index_dir.is_dir() and not layout.is_index() and _foreign_entries(index_dir):
+    # what would be lost by replacing the folder: anything but named collections
+    if index_dir.is_dir() and not layout.is_index() and any(p.name != COLLECTIONS_DIR for p in index_dir.iterdir()):
         raise DatabaseError(
             f"--db {index_dir} holds files that are not a CodeLens index - refusing to replace "
             "them; choose an empty or new folder"
@@ -49,11 +50,6 @@ def check_target(layout: IndexLayout) -> None:
         raise DatabaseError(f"cannot create {parent} for the index: {exc}") from exc
     if not os.access(parent, os.W_OK):
         raise DatabaseError(f"cannot write the index: {parent} is not writable")
-
-
-def _foreign_entries(folder: Path) -> list[str]:
-    """What would be lost by replacing folder: everything but named collections."""
-    return [p.name for p in folder.iterdir() if p.name != COLLECTIONS_DIR]
 
 
 class IndexBusy(DatabaseError):

@@ -85,6 +85,7 @@ class Run:
     on_progress: ProgressCallback | None = None
     english_key: str = ENGLISH_MODEL_KEYS[0]
     sidecars: list[str] = field(default_factory=list)  # the sidecar list the manifest records
+    chunking: str = ""  # chunking_key(settings): what made the chunks besides the files
     previous: Previous = field(default_factory=Previous)  # the index it builds on, read once (previous.py)
     chunked: Chunked | None = None
     plan: Plan = Plan()
@@ -116,7 +117,8 @@ def scan(run: Run) -> Run:
     vectors still to add (test_vectors.py) are a change: the plan has them."""
     previous = read_previous(run.layout, run.model_id, run.full, run.settings.chroma_url)
     english_key = run.settings.english_model or previous.english_key or ENGLISH_MODEL_KEYS[0]
-    run = replace(run, previous=previous, english_key=english_key, sidecars=recorded_sidecars(english_key))
+    run = replace(run, previous=previous, english_key=english_key, sidecars=recorded_sidecars(english_key),
+                  chunking=chunking_key(run.settings))
     manifest = previous.builds_on
     unchanged = (manifest is not None and previous.stats.test_coverage >= 1.0 and _same_files(run)
                  and not sidecars_unlike_written(run.layout, manifest))
@@ -232,10 +234,9 @@ def _same_files(run: Run) -> bool:
     """Whether the index holds the source exactly as it is now, told without chunking it: every file
     read has the hash the manifest records, the chunking code and settings are the same, and no
     update's delta waits to be folded in (pydantic: the whole unchanged run 0.2 s, chunking alone took 2.4 s)."""
-    previous, settings = run.previous, run.settings
-    manifest = previous.builds_on
-    if not manifest.chunking or manifest.chunking != chunking_key(settings) or manifest.sidecars != run.sidecars:
+    previous, manifest = run.previous, run.previous.builds_on
+    if not manifest.chunking or manifest.chunking != run.chunking or manifest.sidecars != run.sidecars:
         return False
     if not previous.has_catalog or previous.updates.chunk_ids or previous.updates.removed:
         return False
-    return source_file_hashes(run.source, settings.max_file_bytes) == manifest.files
+    return source_file_hashes(run.source, run.settings.max_file_bytes) == manifest.files

@@ -125,15 +125,16 @@ def missing_vectors(cache: CacheChoice, model: str, hashes: Mapping[str, str]) -
     return sum(1 for h in hashes.values() if h not in found)
 
 
-def publish_searchable(phase: PhaseOne) -> float:
-    """Build the cheap index (catalog, lexical + bridge, graph) aside and swap it in.
-    Returns the dense coverage it starts with (vectors already in the cache count)."""
+def publish_searchable(phase: PhaseOne, missing: int) -> float:
+    """Build the cheap index (catalog, lexical + bridge, graph) aside and swap it in, `missing`
+    of its chunks without a vector in the cache (missing_vectors). Returns the dense coverage
+    it starts with (vectors already in the cache count)."""
     with building(phase.layout) as build_dir:
         save_catalog(build_dir, [CatalogEntry(c, phase.hashes[c.chunk_id]) for c in phase.chunks])
         sidecar_input = SidecarInput(build_dir, phase.chunks, phase.sources, phase.cache.path, phase.show_progress,
                                      repository_labels=repository_labels(phase.stats.repositories))
         build_sidecars(partial_sidecars(), sidecar_input)  # the word bridge follows: add_late_sidecars
-        covered = 1.0 - missing_vectors(phase.cache, phase.stats.model, phase.hashes) / max(1, len(phase.chunks))
+        covered = 1.0 - missing / max(1, len(phase.chunks))
         publish(build_dir, replace(phase.stats, dense_coverage=min(covered, 0.999)), phase.layout)
     return covered
 

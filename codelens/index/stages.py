@@ -23,7 +23,7 @@ from codelens.index.health import sidecar_checksums
 from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest
 from codelens.index.metadata import IndexStats, write_stats
-from codelens.index.plan import Chunked, Run, chunked_run, chunking_key
+from codelens.index.plan import Chunked, Run, chunked_run
 from codelens.index.progressive import (
     CatalogEntry,
     PhaseOne,
@@ -63,9 +63,10 @@ def searchable_first(run: Run) -> Run:
     phase = PhaseOne(run.layout, chunked.codebase.chunks, chunked.texts, chunked.hashes,
                      chunked.codebase.sources, run_stats(run, dense_coverage=0.0), run.settings.show_progress,
                      run.cache)
-    if missing_vectors(run.cache, run.model_id, phase.hashes) < max(1, run.settings.progressive_min_chunks):
+    missing = missing_vectors(run.cache, run.model_id, phase.hashes)
+    if missing < max(1, run.settings.progressive_min_chunks):
         return run
-    publish_searchable(phase)
+    publish_searchable(phase, missing)
     run.timings["searchable"] = round(time.perf_counter() - run.started, 2)
     if run.settings.show_progress:
         tqdm.write(f"Searchable now (keywords, code graph); dense vectors follow: {run.layout.root}")
@@ -142,7 +143,7 @@ def sidecars(run: Run) -> Run:
                    run.timings)
     with_vectors = {k: v for k, v in chunked.fingerprints.items() if k not in plan.deferred}
     Manifest(model=run.model_id, files=codebase.file_hashes, chunks=with_vectors, sidecars=run.sidecars,
-             sidecar_files=sidecar_checksums(run.build_dir), chunking=chunking_key(run.settings)).save(run.build_dir)
+             sidecar_files=sidecar_checksums(run.build_dir), chunking=run.chunking).save(run.build_dir)
     run.timings["storing"] = round(time.perf_counter() - run.storing_since, 2)  # the folder copied, stored, sidecars
     if plan.deferred:
         run.timings["complete"] = round(time.perf_counter() - run.started, 2)  # default searches: the full index
@@ -193,7 +194,7 @@ def record_unchanged(run: Run) -> IndexStats:
         # An index written before these were recorded, found whole just now (chunked, every
         # sidecar loaded): recorded, so that the next unchanged run needs neither.
         replace(manifest, sidecar_files=manifest.sidecar_files or sidecar_checksums(root),
-                chunking=manifest.chunking or chunking_key(run.settings)).save(root)
+                chunking=manifest.chunking or run.chunking).save(root)
     stats = replace(run.previous.stats, source=str(run.source), indexed_at=now(),
                     run={**run.counts, "mode": "unchanged"}, duration_s=round(time.perf_counter() - run.started, 2),
                     timings_s={})
