@@ -205,8 +205,7 @@ def read_index_vectors(index_dir: Path, model: str, hashes: Sequence[str]) -> di
 
 @dataclass(frozen=True)
 class CacheChoice:
-    """Where one run caches its vectors, and what it must say about it: chosen once per run, read
-    by every stage that looks up or stores vectors, and by the end of the run (`finish_run`)."""
+    """Where one run caches its vectors (chosen once: every stage and `finish_run` read it)."""
 
     path: Path | None  # None: no cache at all (every text is embedded, nothing resumes)
     shared: bool = False
@@ -216,8 +215,7 @@ class CacheChoice:
 
 
 def cached_vectors(cache: CacheChoice, model: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
-    """The vectors the index's runs may have cached for these texts: in the shared cache, else in
-    the fallback beside the index (where a run that could not open the shared one put them)."""
+    """The vectors the index's runs may have cached for these texts: in the shared cache, else beside it."""
     found = read_cached_vectors(shared_embedding_cache(), model, hashes)
     rest = [h for h in hashes if h not in found]
     if rest and cache.beside is not None:
