@@ -96,10 +96,10 @@ def partial_index(source: Path, from_db: Path, share: float, embedder: object) -
     """A Searcher over the partial index of source a progressive run would have once `share`
     of its chunks are embedded (the rest searched by BM25 and the bridge): the complete index's
     cache cut to those chunks, in the order a run embeds them (code before tests, shortest first)."""
-    from codelens.index.embed_cache import text_hash
+    from codelens.index.embed_cache import CacheChoice, text_hash
     from codelens.index.layout import IndexLayout
     from codelens.index.metadata import read_stats
-    from codelens.index.progressive import PhaseOne, add_late_sidecars, publish_searchable
+    from codelens.index.progressive import PhaseOne, add_late_sidecars, missing_vectors, publish_searchable
     from codelens.index.stages import index_stats
     from codelens.ingest.codebase import chunk_source
     from codelens.ingest.embed_text import embedding_text
@@ -125,8 +125,8 @@ def partial_index(source: Path, from_db: Path, share: float, embedder: object) -
             phase = PhaseOne(IndexLayout(db), chunked.chunks, texts, hashes, chunked.sources,
                              index_stats(source, chunked, stats.model, settings.embed_code_chars, {},
                                          dense_coverage=0.0),
-                             cache_path=shared_embedding_cache())
-            publish_searchable(phase)
+                             cache=CacheChoice(shared_embedding_cache(), True, beside=IndexLayout(db).embedding_cache))
+            publish_searchable(phase, missing_vectors(phase.cache, stats.model, hashes))
             add_late_sidecars(phase)  # a progressive run adds it before the first e5 batch
             yield Searcher(Settings(db_path=db, show_progress=False), embedder=embedder)
         finally:

@@ -228,6 +228,10 @@ def _assignments(statement: ast.stmt) -> list[tuple[str, ast.expr]]:
         for target in statement.targets:
             if isinstance(target, ast.Name):
                 pairs.append((target.id, statement.value))
+            elif isinstance(target, ast.Tuple) and isinstance(statement.value, ast.Tuple) \
+                    and len(target.elts) == len(statement.value.elts):  # `a, settings = x, run.settings`
+                pairs += [(t.id, v) for t, v in zip(target.elts, statement.value.elts, strict=True)
+                          if isinstance(t, ast.Name)]
             elif isinstance(target, ast.Tuple):
                 pairs += [(t.id, statement.value) for t in target.elts if isinstance(t, ast.Name)]
     elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) and statement.value:

@@ -135,7 +135,7 @@ def test_a_shared_cache_that_cannot_be_opened_falls_back_beside_the_index(mini_p
     first = build_index(mini_project, settings_for(db), embedder=embedder)
     assert any("cannot open the shared embedding cache" in w for w in first.warnings)
     local = IndexLayout(db).embedding_cache
-    assert choose_cache(db).path == local and written(local)[0] >= first.total_chunks
+    assert choose_cache(IndexLayout(db)).path == local and written(local)[0] >= first.total_chunks
     again = build_index(mini_project, settings_for(db), embedder=embedder, full=True)
     assert again.run["embedded"] == 0  # the fallback cache is a cache: a full rebuild embeds nothing
 

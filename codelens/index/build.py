@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from codelens.index.embedding import ProgressCallback
-from codelens.index.folder import check_target, index_lock, recover_interrupted_swap
+from codelens.index.folder import check_target, writing
 from codelens.index.metadata import IndexStats
 from codelens.index.plan import chunking_key, plan, recorded_sidecars, scan, start
 from codelens.index.registry import SIDECARS
@@ -48,12 +48,10 @@ def build_index(
     chunks' vectors to whoever follows the folder (a watcher's catch-up: the background serve)."""
     run = start(source, settings, embedder, on_progress, full)
     check_target(run.layout)
-    with index_lock(run.layout):
-        recover_interrupted_swap(run.layout)
+    with writing(run.layout):
         run = scan(run)  # the index it builds on; unchanged files are told without chunking
-        if run.plan.unchanged:
-            return record_unchanged(run)
-        run = plan(chunk(run))
+        if not run.plan.unchanged:
+            run = plan(chunk(run))
         if run.plan.unchanged:
             return record_unchanged(run)
         if run.plan.progressive:

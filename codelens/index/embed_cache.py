@@ -196,13 +196,8 @@ def read_cached_vectors(path: Path | None, model: str, hashes: Sequence[str]) ->
 
 
 def read_index_vectors(index_dir: Path, model: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
-    """The vectors an index run may have cached for these texts: in the shared cache, else in
-    the fallback beside the index (where a run that could not open the shared one put them)."""
-    found = read_cached_vectors(shared_embedding_cache(), model, hashes)
-    rest = [h for h in hashes if h not in found]
-    if rest:
-        found.update(read_cached_vectors(IndexLayout(index_dir).embedding_cache, model, rest))
-    return found
+    """The vectors an index run may have cached for these texts (`cached_vectors`), for a reader."""
+    return cached_vectors(CacheChoice(None, beside=IndexLayout(index_dir).embedding_cache), model, hashes)
 
 
 # ---------------------------------------------------------------- which cache a run uses
@@ -210,30 +205,45 @@ def read_index_vectors(index_dir: Path, model: str, hashes: Sequence[str]) -> di
 
 @dataclass(frozen=True)
 class CacheChoice:
-    """Where one run caches its vectors, and what it must say about it."""
+    """Where one run caches its vectors (chosen once: every stage and `finish_run` read it)."""
 
     path: Path | None  # None: no cache at all (every text is embedded, nothing resumes)
     shared: bool = False
     warning: str = ""
+    beside: Path | None = None  # the fallback place beside the index (IndexLayout.embedding_cache)
+    cap_mb: float | None = None  # Settings.embed_cache_mb (None: the environment's, else the default)
 
 
-def choose_cache(index_dir: Path) -> CacheChoice:
+def cached_vectors(cache: CacheChoice, model: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
+    """The vectors the index's runs may have cached for these texts: in the shared cache, else beside it."""
+    found = read_cached_vectors(shared_embedding_cache(), model, hashes)
+    rest = [h for h in hashes if h not in found]
+    if rest and cache.beside is not None:
+        found.update(read_cached_vectors(cache.beside, model, rest))
+    return found
+
+
+def choose_cache(layout: IndexLayout, cap_mb: float | None = None) -> CacheChoice:
     """The shared cache, repaired if damaged; else the fallback beside the index; else none."""
-    shared = shared_embedding_cache()
+    return CacheChoice(*_usable_cache(layout), beside=layout.embedding_cache, cap_mb=cap_mb)
+
+
+def _usable_cache(layout: IndexLayout) -> tuple[Path | None, bool, str]:
+    """(path, shared, warning) of the cache a run writes: see choose_cache."""
+    shared, local = shared_embedding_cache(), layout.embedding_cache
     problem = _try_open(shared)
     if problem and _is_damaged(problem):
         moved = _move_aside(shared)
         if moved and not _try_open(shared):
-            return CacheChoice(shared, True, f"the embedding cache {shared} was damaged ({problem}): "
-                               f"moved aside to {moved.name}, started anew")
+            return shared, True, (f"the embedding cache {shared} was damaged ({problem}): "
+                                  f"moved aside to {moved.name}, started anew")
     if not problem:
-        return CacheChoice(shared, True)
-    local = IndexLayout(index_dir).embedding_cache
+        return shared, True, ""
     why = (f"cannot open the shared embedding cache {shared} ({problem}); set CODELENS_CACHE_DIR to a "
            "writable folder to share vectors between indexes")
     if not _try_open(local):
-        return CacheChoice(local, False, f"{why}. This run caches its vectors beside the index: {local}")
-    return CacheChoice(None, False, f"{why}. Nothing is cached this run (nor beside the index: {local})")
+        return local, False, f"{why}. This run caches its vectors beside the index: {local}"
+    return None, False, f"{why}. Nothing is cached this run (nor beside the index: {local})"
 
 
 def _try_open(path: Path) -> str:
@@ -269,18 +279,16 @@ def cache_cap_bytes(megabytes: float | None = None, environ: Mapping[str, str] |
     return int(max(DEFAULT_CAP_MB if megabytes is None else megabytes, 0.0) * 1024 * 1024)
 
 
-def finish_run(choice: CacheChoice, index_dir: Path, cap_mb: float | None = None) -> int:
-    """The end of an index run: the cache back under its cap (`cap_mb`: Settings.embed_cache_mb;
-    None: the environment's, else the default), and (with the shared cache) the per-index file of
-    earlier versions or fallback runs removed. Returns vectors evicted."""
-    if choice.shared:
-        legacy = IndexLayout(index_dir).embedding_cache
+def finish_run(choice: CacheChoice) -> int:
+    """The end of an index run: the cache back under its cap, and (with the shared cache) the
+    per-index file of earlier versions or fallback runs removed. Returns vectors evicted."""
+    if choice.shared and choice.beside is not None:
         for suffix in ("", "-wal", "-shm"):
-            legacy.with_name(legacy.name + suffix).unlink(missing_ok=True)
+            choice.beside.with_name(choice.beside.name + suffix).unlink(missing_ok=True)
     if choice.path is None:
         return 0
     try:
-        return evict_to_cap(choice.path, cache_cap_bytes(cap_mb))
+        return evict_to_cap(choice.path, cache_cap_bytes(choice.cap_mb))
     except (sqlite3.Error, OSError):
         return 0  # the next run tries again
 

@@ -37,7 +37,8 @@ def check_target(layout: IndexLayout) -> None:
     index_dir = layout.root
     if index_dir.exists() and not index_dir.is_dir():
         raise DatabaseError(f"--db {index_dir} is a file, not a folder - choose another path")
-    if index_dir.is_dir() and not is_codelens_index(index_dir) and _foreign_entries(index_dir):
+    # what would be lost by replacing the folder: anything but named collections
+    if index_dir.is_dir() and not layout.is_index() and any(p.name != COLLECTIONS_DIR for p in index_dir.iterdir()):
         raise DatabaseError(
             f"--db {index_dir} holds files that are not a CodeLens index - refusing to replace "
             "them; choose an empty or new folder"
@@ -49,11 +50,6 @@ def check_target(layout: IndexLayout) -> None:
         raise DatabaseError(f"cannot create {parent} for the index: {exc}") from exc
     if not os.access(parent, os.W_OK):
         raise DatabaseError(f"cannot write the index: {parent} is not writable")
-
-
-def _foreign_entries(folder: Path) -> list[str]:
-    """What would be lost by replacing folder: everything but named collections."""
-    return [p.name for p in folder.iterdir() if p.name != COLLECTIONS_DIR]
 
 
 class IndexBusy(DatabaseError):
@@ -80,6 +76,15 @@ def index_lock(layout: IndexLayout, wait_s: float = 0.0) -> Iterator[None]:
                     raise IndexBusy(f"another index run is writing {index_dir} (an index run, or a watcher's "
                                     "update) - wait for it to finish, or stop the watcher") from exc
                 time.sleep(LOCK_POLL_S)
+        yield
+
+
+@contextmanager
+def writing(layout: IndexLayout, wait_s: float = 0.0) -> Iterator[None]:
+    """What every writer of the folder holds while it writes (an index run, an update, the test
+    vectors' swap): the writer's lock, a killed writer's swap recovered and its leftovers gone."""
+    with index_lock(layout, wait_s=wait_s):
+        recover_interrupted_swap(layout)
         yield
 
 

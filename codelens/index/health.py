@@ -31,10 +31,9 @@ SidecarFiles = dict[str, dict[str, list[int]]]
 REPAIR_HINT = "python index.py rebuilds it (nothing is embedded again)"
 
 
-def damaged_sidecars(index_dir: Path) -> list[str]:
-    """The sidecar folders and files of index_dir that exist but do not load (each sidecar's
+def damaged_sidecars(layout: IndexLayout) -> list[str]:
+    """The sidecar folders and files of the index that exist but do not load (each sidecar's
     `checks`, declared by its leg)."""
-    layout = IndexLayout(index_dir)
     checks: dict[Path, Callable[[Path], object]] = {
         path: load for sidecar in SIDECARS for path, load in zip(sidecar.paths(layout), sidecar.checks, strict=False)
     }
@@ -43,7 +42,7 @@ def damaged_sidecars(index_dir: Path) -> list[str]:
         if not path.exists():
             continue
         try:
-            usable = load(index_dir) is not None
+            usable = load(layout.root) is not None
         except Exception:  # any failure to load is damage, whatever the library raises
             usable = False
         if not usable:

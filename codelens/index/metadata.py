@@ -56,21 +56,30 @@ def read_stats(db_path: Path) -> IndexStats:
     if not target.is_file():
         raise IndexNotFound(str(db_path))
     try:
+        return _parse_stats(target)
+    except _Unreadable as exc:  # every way it fails says how to rebuild it
+        raise DatabaseError(f"{exc} - rebuild: {index_command(db_path, '--full')}") from exc.__cause__
+
+
+class _Unreadable(Exception):
+    """Why an index_metadata.json cannot be read (read_stats adds the fix)."""
+
+
+def _parse_stats(target: Path) -> IndexStats:
+    try:
         raw = json.loads(target.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:  # ValueError: not UTF-8, or not JSON
-        raise DatabaseError(f"{target} is unreadable ({exc}) - rebuild: {index_command(db_path, '--full')}") from exc
+        raise _Unreadable(f"{target} is unreadable ({exc})") from exc
     if not isinstance(raw, dict):
-        raise DatabaseError(f"{target} is not an index description - rebuild: {index_command(db_path, '--full')}")
+        raise _Unreadable(f"{target} is not an index description")
     if raw.get("format_version") != FORMAT_VERSION:
-        raise DatabaseError(
-            f"the index in {db_path} has format {raw.get('format_version')!r}, this CodeLens "
-            f"reads format {FORMAT_VERSION} - rebuild: {index_command(db_path, '--full')}"
-        )
+        raise _Unreadable(f"the index in {target.parent} has format {raw.get('format_version')!r}, this CodeLens "
+                          f"reads format {FORMAT_VERSION}")
     known = IndexStats.__dataclass_fields__
     try:
         return IndexStats(**{key: value for key, value in raw.items() if key in known})
     except TypeError as exc:  # a field missing
-        raise DatabaseError(f"{target} is incomplete ({exc}) - rebuild: {index_command(db_path, '--full')}") from exc
+        raise _Unreadable(f"{target} is incomplete ({exc})") from exc
 
 
 def is_codelens_index(db_path: Path) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import sys
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -20,21 +20,21 @@ import numpy as np
 
 import codelens
 from codelens.chunk import Chunk
-from codelens.errors import BadInput, DatabaseError
-from codelens.index.delta import Delta, load_delta
+from codelens.errors import BadInput
+from codelens.index.delta import Delta
 from codelens.index.embed_cache import CacheChoice, choose_cache, text_hash
 from codelens.index.embedding import ProgressCallback
-from codelens.index.health import changed_sidecars, damaged_sidecars, vectors_damaged
+from codelens.index.health import changed_sidecars, damaged_sidecars
 from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest, chunk_fingerprint
-from codelens.index.metadata import IndexStats, is_codelens_index, read_stats
+from codelens.index.metadata import IndexStats
+from codelens.index.previous import Previous, read_previous
 from codelens.index.progressive import is_partial
 from codelens.index.registry import SIDECARS, sidecar_names
-from codelens.index.sidecar import Sidecar, recorded_english_key
+from codelens.index.sidecar import Sidecar
 from codelens.index.test_vectors import deferred_tests
 from codelens.ingest.codebase import ChunkedCodebase, source_file_hashes
 from codelens.ingest.embed_text import embedding_text
-from codelens.ingest.redaction import REDACTION_VERSION
 from codelens.models import ENGLISH_MODEL_KEYS, Embedder, normalize_model_id
 from codelens.settings import Settings
 from codelens.workspace import Workspace, changed_repositories, repository_labels
@@ -85,8 +85,8 @@ class Run:
     on_progress: ProgressCallback | None = None
     english_key: str = ENGLISH_MODEL_KEYS[0]
     sidecars: list[str] = field(default_factory=list)  # the sidecar list the manifest records
-    old_stats: IndexStats | None = None
-    previous: Manifest | None = None  # the manifest this run builds on (None: a full build)
+    chunking: str = ""  # chunking_key(settings): what made the chunks besides the files
+    previous: Previous = field(default_factory=Previous)  # the index it builds on, read once (previous.py)
     chunked: Chunked | None = None
     plan: Plan = Plan()
     counts: dict = field(default_factory=dict)  # index_metadata.json's `run`
@@ -115,13 +115,14 @@ def scan(run: Run) -> Run:
     """The index this run builds on, and whether it already holds the source as it is now,
     told without chunking (a sidecar found unlike its record: chunk, and rebuild it). Test
     vectors still to add (test_vectors.py) are a change: the plan has them."""
-    old_stats, previous = _previous_index(run.layout, run.model_id, run.full, run.settings.chroma_url)
-    english_key = run.settings.english_model or recorded_english_key(run.layout.root) or ENGLISH_MODEL_KEYS[0]
-    run = replace(run, old_stats=old_stats, previous=previous, english_key=english_key,
-                  sidecars=recorded_sidecars(english_key))
-    unchanged = (previous is not None and old_stats.test_coverage >= 1.0 and _same_files(run)
-                 and not sidecars_unlike_written(run.layout, previous))
-    counts = {"mode": "unchanged", "upserted": 0, "deleted": 0, "unchanged": len(previous.chunks),
+    previous = read_previous(run.layout, run.model_id, run.full, run.settings.chroma_url)
+    english_key = run.settings.english_model or previous.english_key or ENGLISH_MODEL_KEYS[0]
+    run = replace(run, previous=previous, english_key=english_key, sidecars=recorded_sidecars(english_key),
+                  chunking=chunking_key(run.settings))
+    manifest = previous.builds_on
+    unchanged = (manifest is not None and previous.stats.test_coverage >= 1.0 and _same_files(run)
+                 and not sidecars_unlike_written(run.layout, manifest))
+    counts = {"mode": "unchanged", "upserted": 0, "deleted": 0, "unchanged": len(manifest.chunks),
               "embedded": 0} if unchanged else {}
     return replace(run, plan=Plan(unchanged=unchanged), counts=counts)
 
@@ -132,22 +133,24 @@ def chunked_run(run: Run, codebase: ChunkedCodebase) -> Run:
     texts = {c.chunk_id: embedding_text(c, run.settings.embed_code_chars, labels) for c in codebase.chunks}
     hashes = {chunk_id: text_hash(text) for chunk_id, text in texts.items()}
     fingerprints = {c.chunk_id: chunk_fingerprint(c, hashes[c.chunk_id]) for c in codebase.chunks}
-    touched = _touched_repositories(run, codebase)
+    held = run.previous.held  # the manifest this run builds on, or (a full rebuild) whatever the folder holds
+    workspace = Workspace.from_json(codebase.repositories, str(run.source))
+    touched = changed_repositories(workspace, held.files if held is not None else {}, codebase.file_hashes)
     return replace(run, chunked=Chunked(codebase, tuple(labels), texts, hashes, fingerprints, touched))
 
 
 def plan(run: Run) -> Run:
     """Every decision of the run, from the chunks and the index it builds on."""
-    chunked, previous, settings = run.chunked, run.previous, run.settings
+    chunked, previous, settings = run.chunked, run.previous.builds_on, run.settings
     chunks = chunked.codebase.chunks
-    delta = load_delta(run.layout.root) if previous is not None and not settings.chroma_url else Delta()
+    delta = run.previous.updates
     changes = fold_delta(plan_changes(chunks, chunked.fingerprints, previous), delta, chunks)
     counts = {"mode": "full" if previous is None else "incremental", "upserted": len(changes.upsert),
               "deleted": len(changes.delete), "unchanged": changes.reused, "embedded": 0}
     rebuild: frozenset[str] | None = None
     if (previous is not None and not changes.upsert and not changes.delete and not delta.removed
             and previous.files == chunked.codebase.file_hashes and previous.sidecars == run.sidecars
-            and run.layout.catalog.is_file()):
+            and run.previous.has_catalog):
         unlike = sidecars_unlike_written(run.layout, previous)
         if not unlike:
             return replace(run, plan=Plan(unchanged=True, changes=changes), counts=counts)
@@ -160,12 +163,12 @@ def plan(run: Run) -> Run:
     to_store = chunks if settings.chroma_url else changes.upsert
     # Test chunks whose vectors follow the swap (test_vectors.py): left out of this index's
     # vectors and manifest, so nothing is lost if the run stops before they are in.
-    deferred = deferred_tests(to_store, chunked.texts, run.layout.root, run.model_id, settings)
-    cache = choose_cache(run.layout.root)
+    cache = choose_cache(run.layout, settings.embed_cache_mb)
+    deferred = deferred_tests(to_store, chunked.texts, cache, run.model_id, settings)
     if cache.warning:
         chunked.codebase.warnings.append(cache.warning)
     progressive = bool(settings.progressive and cache.path and not settings.chroma_url and previous is None
-                       and (run.old_stats is None or is_partial(run.old_stats)))
+                       and (run.previous.stats is None or is_partial(run.previous.stats)))
     return replace(run, counts=counts, cache=cache, plan=Plan(
         False, changes, [c for c in to_store if c.chunk_id not in deferred], deferred, rebuild, progressive))
 
@@ -223,7 +226,7 @@ def sidecars_unlike_written(layout: IndexLayout, manifest: Manifest) -> list[Sid
     if manifest.sidecar_files is not None:
         changed = set(changed_sidecars(layout.root, manifest.sidecar_files))
         return [s for s in SIDECARS if s.name in changed]
-    damaged = set(damaged_sidecars(layout.root))
+    damaged = set(damaged_sidecars(layout))
     return [s for s in SIDECARS if any(path.name in damaged for path in s.paths(layout))]
 
 
@@ -231,46 +234,9 @@ def _same_files(run: Run) -> bool:
     """Whether the index holds the source exactly as it is now, told without chunking it: every file
     read has the hash the manifest records, the chunking code and settings are the same, and no
     update's delta waits to be folded in (pydantic: the whole unchanged run 0.2 s, chunking alone took 2.4 s)."""
-    previous, settings = run.previous, run.settings
-    if not previous.chunking or previous.chunking != chunking_key(settings) or previous.sidecars != run.sidecars:
+    previous, manifest = run.previous, run.previous.builds_on
+    if not manifest.chunking or manifest.chunking != run.chunking or manifest.sidecars != run.sidecars:
         return False
-    if not run.layout.catalog.is_file():
+    if not previous.has_catalog or previous.updates.chunk_ids or previous.updates.removed:
         return False
-    delta = load_delta(run.layout.root) if not settings.chroma_url else Delta()
-    if delta.chunk_ids or delta.removed:
-        return False
-    return source_file_hashes(run.source, settings.max_file_bytes) == previous.files
-
-
-def _previous_index(layout: IndexLayout, model_id: str, full: bool,
-                    chroma_url: str) -> tuple[IndexStats | None, Manifest | None]:
-    """The current index's stats, and its manifest when this run may build on it
-    (same model, same masking rules, same place for the vectors); else a full build."""
-    if not layout.is_index():
-        return None, None
-    try:
-        stats = read_stats(layout.root)
-    except DatabaseError:
-        return None, None
-    manifest = Manifest.load(layout.root)
-    if full or manifest is None or manifest.model != model_id or stats.model != model_id:
-        return stats, None
-    if not chroma_url and not is_partial(stats) and vectors_damaged(layout.root):
-        return stats, None  # the vectors cannot be copied forward: rebuild them (from the embedding cache)
-    if stats.redaction_version != REDACTION_VERSION:
-        return stats, None  # stored under older masking rules: rebuild in full so no old text survives
-    if stats.chroma_url != chroma_url:
-        return stats, None
-    return stats, manifest
-
-
-def _touched_repositories(run: Run, codebase: ChunkedCodebase) -> set[str]:
-    """The repositories whose files this run changes in the index (added, edited, deleted), told
-    from the file hashes the index held: those of the manifest this run builds on, else (a full
-    rebuild) of whatever manifest the folder holds, so a rebuild of unchanged files moves no time."""
-    previous_files: Collection[str] | dict[str, str] | None = run.previous.files if run.previous else None
-    if previous_files is None:
-        held = Manifest.load(run.layout.root) if is_codelens_index(run.layout.root) else None
-        previous_files = held.files if held is not None else {}
-    workspace = Workspace.from_json(codebase.repositories, str(run.source))
-    return changed_repositories(workspace, previous_files, codebase.file_hashes)
+    return source_file_hashes(run.source, run.settings.max_file_bytes) == manifest.files

@@ -19,16 +19,16 @@ import json
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
 from codelens.chunk import Chunk
-from codelens.index.embed_cache import embed_with_cache, open_cache, read_index_vectors
+from codelens.index.embed_cache import CacheChoice, cached_vectors, embed_with_cache, open_cache, read_index_vectors
 from codelens.index.folder import held_work_dir
 from codelens.index.layout import IndexLayout
-from codelens.index.metadata import IndexStats, read_stats, write_stats
+from codelens.index.metadata import IndexStats, write_stats
 from codelens.index.registry import late_partial_sidecars, partial_sidecars
 from codelens.index.sidecar import SidecarInput
 from codelens.index.steps import build_sidecars, building, publish
@@ -116,24 +116,25 @@ class PhaseOne:
     sources: Mapping[str, str]
     stats: IndexStats  # the metadata of the finished index, less what only the end knows
     show_progress: bool = False
-    cache_path: Path | None = None  # the run's embedding cache (embed_cache.choose_cache); None: none
+    cache: CacheChoice = field(default_factory=lambda: CacheChoice(None))  # the run's (embed_cache.choose_cache)
 
 
-def missing_vectors(index_dir: Path, model: str, hashes: Mapping[str, str]) -> int:
+def missing_vectors(cache: CacheChoice, model: str, hashes: Mapping[str, str]) -> int:
     """How many chunks the embedding cache holds no index-model vector for."""
-    found = read_index_vectors(index_dir, model, list(hashes.values()))
+    found = cached_vectors(cache, model, list(hashes.values()))
     return sum(1 for h in hashes.values() if h not in found)
 
 
-def publish_searchable(phase: PhaseOne) -> float:
-    """Build the cheap index (catalog, lexical + bridge, graph) aside and swap it in.
-    Returns the dense coverage it starts with (vectors already in the cache count)."""
+def publish_searchable(phase: PhaseOne, missing: int) -> float:
+    """Build the cheap index (catalog, lexical + bridge, graph) aside and swap it in, `missing`
+    of its chunks without a vector in the cache (missing_vectors). Returns the dense coverage
+    it starts with (vectors already in the cache count)."""
     with building(phase.layout) as build_dir:
         save_catalog(build_dir, [CatalogEntry(c, phase.hashes[c.chunk_id]) for c in phase.chunks])
-        sidecar_input = SidecarInput(build_dir, phase.chunks, phase.sources, phase.cache_path, phase.show_progress,
+        sidecar_input = SidecarInput(build_dir, phase.chunks, phase.sources, phase.cache.path, phase.show_progress,
                                      repository_labels=repository_labels(phase.stats.repositories))
         build_sidecars(partial_sidecars(), sidecar_input)  # the word bridge follows: add_late_sidecars
-        covered = 1.0 - missing_vectors(phase.layout.root, phase.stats.model, phase.hashes) / max(1, len(phase.chunks))
+        covered = 1.0 - missing / max(1, len(phase.chunks))
         publish(build_dir, replace(phase.stats, dense_coverage=min(covered, 0.999)), phase.layout)
     return covered
 
@@ -143,9 +144,9 @@ def embed_progressively(phase: PhaseOne, embedder: Embedder, batch_size: int,
     """Embed every chunk the cache lacks, code before tests, each batch committed to the cache
     and the live index's coverage updated. Returns how many texts were embedded. tests False:
     the test chunks' vectors follow the complete index (test_vectors.py)."""
-    cache = open_cache(phase.cache_path, embedder.model_id)
+    cache = open_cache(phase.cache.path, embedder.model_id)
     total = len(phase.chunks)
-    covered = total - missing_vectors(phase.layout.root, embedder.model_id, phase.hashes)
+    covered = total - missing_vectors(phase.cache, embedder.model_id, phase.hashes)
     embedded = 0
     last_write = 0.0
 
@@ -154,7 +155,7 @@ def embed_progressively(phase: PhaseOne, embedder: Embedder, batch_size: int,
         now = time.monotonic()
         if now - last_write >= COVERAGE_WRITE_S:
             last_write = now
-            _write_coverage(phase.layout, (covered + embedded + done) / total)
+            _write_coverage(phase, (covered + embedded + done) / total)
         if on_progress:
             on_progress(covered + embedded + done, total)
 
@@ -169,7 +170,7 @@ def embed_progressively(phase: PhaseOne, embedder: Embedder, batch_size: int,
     finally:
         if cache:
             cache.close()
-        _write_coverage(phase.layout, None)  # recounted: exact after an interruption too
+        _write_coverage(phase, None)  # recounted: exact after an interruption too
     return embedded
 
 
@@ -181,10 +182,10 @@ def add_late_sidecars(phase: PhaseOne) -> None:
     for sidecar in late_partial_sidecars():
         # outside the writer's lock: a killed run's leftover is cleaned like a build's, a live one is held
         with held_work_dir(phase.layout, "bridge-") as work:
-            sidecar.build(SidecarInput(work, phase.chunks, phase.sources, phase.cache_path, phase.show_progress))
+            sidecar.build(SidecarInput(work, phase.chunks, phase.sources, phase.cache.path, phase.show_progress))
             for made, live in zip(sidecar.paths(IndexLayout(work)), sidecar.paths(phase.layout), strict=True):
                 _move_in(made, live)
-    _write_coverage(phase.layout, None)  # a new metadata version: searchers reopen with the bridge
+    _write_coverage(phase, None)  # a new metadata version: searchers reopen with the bridge
 
 
 def _move_in(made: Path, live: Path) -> None:
@@ -198,13 +199,11 @@ def _move_in(made: Path, live: Path) -> None:
         os.replace(file, live / file.name)
 
 
-def _write_coverage(layout: IndexLayout, coverage: float | None) -> None:
+def _write_coverage(phase: PhaseOne, coverage: float | None) -> None:
     """Record coverage in the live (partial) metadata; a partial index stays below 1 until
-    the complete build replaces it. None: recount from the cache (after an interruption)."""
-    index_dir = layout.root
-    stats = read_stats(index_dir)
+    the complete build replaces it. None: recount from the cache (after an interruption). The
+    live metadata is the phase's: this run wrote it at the first swap and holds the lock since."""
     if coverage is None:
-        catalog = load_catalog(index_dir)
-        found = read_index_vectors(index_dir, stats.model, [e.text_hash for e in catalog])
-        coverage = sum(1 for e in catalog if e.text_hash in found) / max(1, len(catalog))
-    write_stats(index_dir, replace(stats, dense_coverage=min(round(coverage, 4), 0.999)))
+        total = len(phase.chunks)
+        coverage = (total - missing_vectors(phase.cache, phase.stats.model, phase.hashes)) / max(1, total)
+    write_stats(phase.layout.root, replace(phase.stats, dense_coverage=min(round(coverage, 4), 0.999)))

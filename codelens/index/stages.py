@@ -22,8 +22,8 @@ from codelens.index.embed_cache import finish_run
 from codelens.index.health import sidecar_checksums
 from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest
-from codelens.index.metadata import IndexStats, read_stats, write_stats
-from codelens.index.plan import Run, chunked_run, chunking_key
+from codelens.index.metadata import IndexStats, write_stats
+from codelens.index.plan import Chunked, Run, chunked_run
 from codelens.index.progressive import (
     CatalogEntry,
     PhaseOne,
@@ -37,7 +37,7 @@ from codelens.index.sidecar import SidecarInput
 from codelens.index.steps import build_sidecars, building, embed_through_cache
 from codelens.index.steps import publish as publish_build
 from codelens.index.store import VectorStore, drop_collections
-from codelens.index.test_vectors import FINISH_LOCK_WAIT_S, finish_test_vectors, tests_share_with_vectors
+from codelens.index.test_vectors import FINISH_LOCK_WAIT_S, TestsDue, add_test_vectors, tests_share_with_vectors
 from codelens.ingest.codebase import ChunkedCodebase, chunk_source
 from codelens.ingest.redaction import REDACTION_VERSION
 from codelens.models import load_embedder
@@ -62,10 +62,11 @@ def searchable_first(run: Run) -> Run:
     chunked = run.chunked
     phase = PhaseOne(run.layout, chunked.codebase.chunks, chunked.texts, chunked.hashes,
                      chunked.codebase.sources, run_stats(run, dense_coverage=0.0), run.settings.show_progress,
-                     run.cache.path)
-    if missing_vectors(run.layout.root, run.model_id, phase.hashes) < max(1, run.settings.progressive_min_chunks):
+                     run.cache)
+    missing = missing_vectors(run.cache, run.model_id, phase.hashes)
+    if missing < max(1, run.settings.progressive_min_chunks):
         return run
-    publish_searchable(phase)
+    publish_searchable(phase, missing)
     run.timings["searchable"] = round(time.perf_counter() - run.started, 2)
     if run.settings.show_progress:
         tqdm.write(f"Searchable now (keywords, code graph); dense vectors follow: {run.layout.root}")
@@ -93,10 +94,11 @@ def build_aside(run: Run) -> Iterator[Run]:
     """The folder the run writes in (a copy of the index it builds on, or empty), removed with
     a server-side collection if anything fails before the swap."""
     storing_since = time.perf_counter()
-    uid = run.old_stats.index_uid if run.old_stats and run.old_stats.index_uid else uuid.uuid4().hex[:12]
+    old = run.previous.stats
+    uid = old.index_uid if old and old.index_uid else uuid.uuid4().hex[:12]
     chroma_url = run.settings.chroma_url
     collection = f"{server_prefix(uid)}{uuid.uuid4().hex[:8]}" if chroma_url else COLLECTION_NAME
-    copy_from = run.layout if run.previous is not None and not chroma_url else None
+    copy_from = run.layout if run.previous.builds_on is not None and not chroma_url else None
     try:
         with building(run.layout, copy_from) as build_dir:
             yield replace(run, build_dir=build_dir, collection=collection, index_uid=uid,
@@ -114,7 +116,8 @@ def store(run: Run) -> Run:
     vector_store = VectorStore(run.build_dir, run.collection, create=True, chroma_url=chroma_url)
     if not chroma_url:
         changes = plan.changes
-        vector_store.delete(sorted({*changes.delete, *plan.deferred}) if run.previous is not None else changes.delete)
+        vector_store.delete(sorted({*changes.delete, *plan.deferred}) if run.previous.builds_on is not None
+                            else changes.delete)
     with tqdm(total=len(to_store), unit="chunk", desc="Storing",
               disable=not run.settings.show_progress or len(to_store) < STORE_PROGRESS_MIN) as bar:
         for begin in range(0, len(to_store), STORE_BATCH):
@@ -123,8 +126,7 @@ def store(run: Run) -> Run:
     vector_store.close()
     built = IndexLayout(run.build_dir)
     shutil.rmtree(built.delta, ignore_errors=True)  # folded into ChromaDB just now
-    chunked = run.chunked
-    save_catalog(built.root, [CatalogEntry(c, chunked.hashes[c.chunk_id]) for c in chunked.codebase.chunks])
+    save_catalog(built.root, _catalog(run.chunked))
     return run
 
 
@@ -141,7 +143,7 @@ def sidecars(run: Run) -> Run:
                    run.timings)
     with_vectors = {k: v for k, v in chunked.fingerprints.items() if k not in plan.deferred}
     Manifest(model=run.model_id, files=codebase.file_hashes, chunks=with_vectors, sidecars=run.sidecars,
-             sidecar_files=sidecar_checksums(run.build_dir), chunking=chunking_key(run.settings)).save(run.build_dir)
+             sidecar_files=sidecar_checksums(run.build_dir), chunking=run.chunking).save(run.build_dir)
     run.timings["storing"] = round(time.perf_counter() - run.storing_since, 2)  # the folder copied, stored, sidecars
     if plan.deferred:
         run.timings["complete"] = round(time.perf_counter() - run.started, 2)  # default searches: the full index
@@ -159,7 +161,7 @@ def publish(run: Run) -> Run:
 
 def finish(run: Run) -> Run:
     """Under the lock, after the swap: the embedding cache back under its cap."""
-    finish_run(run.cache, run.layout.root, run.settings.embed_cache_mb)
+    finish_run(run.cache)
     return run
 
 
@@ -171,35 +173,43 @@ def tidy_server(run: Run) -> Run:
 
 
 def tests_follow(run: Run) -> IndexStats:
-    """The complete index is in: now its test chunks' vectors (outside the lock)."""
+    """The complete index is in: now its test chunks' vectors (outside the lock), from the chunks
+    the run holds; the swap reads the folder again (an update may have come meanwhile)."""
     if not run.plan.deferred:
         return run.stats
     if run.settings.show_progress:
         tqdm.write(f"Complete for searches (tests left out) in {run.timings['complete']:.1f} s; "
                    f"the vectors of {len(run.plan.deferred)} test chunks follow: {run.layout.root}")
-    return finish_test_vectors(run.layout.root, run.settings, run.embedder, run.on_progress, run.started,
-                               lock_wait_s=FINISH_LOCK_WAIT_S) or run.stats
+    catalog = _catalog(run.chunked)
+    due = TestsDue(run.stats, catalog, [e for e in catalog if e.chunk.chunk_id in run.plan.deferred], run.english_key)
+    return add_test_vectors(run.layout, due, run.cache, run.settings, run.embedder, run.on_progress, run.started,
+                            lock_wait_s=FINISH_LOCK_WAIT_S) or run.stats
 
 
 def record_unchanged(run: Run) -> IndexStats:
     """Nothing to change but the record: when and from where (the same files in another folder,
     a moved checkout: the watcher, `reindex` and freshness follow the folder this run read)."""
-    manifest, root = run.previous, run.layout.root
+    manifest, root = run.previous.builds_on, run.layout.root
     if manifest.sidecar_files is None or not manifest.chunking:
         # An index written before these were recorded, found whole just now (chunked, every
         # sidecar loaded): recorded, so that the next unchanged run needs neither.
         replace(manifest, sidecar_files=manifest.sidecar_files or sidecar_checksums(root),
-                chunking=manifest.chunking or chunking_key(run.settings)).save(root)
-    stats = read_stats(root)
-    stats = replace(stats, source=str(run.source), indexed_at=now(), run={**run.counts, "mode": "unchanged"},
-                    duration_s=round(time.perf_counter() - run.started, 2), timings_s={})
+                chunking=manifest.chunking or run.chunking).save(root)
+    stats = replace(run.previous.stats, source=str(run.source), indexed_at=now(),
+                    run={**run.counts, "mode": "unchanged"}, duration_s=round(time.perf_counter() - run.started, 2),
+                    timings_s={})
     write_stats(root, stats)
     return stats
 
 
+def _catalog(chunked: Chunked) -> list[CatalogEntry]:
+    """Every chunk with the hash of its embedded text (progressive.save_catalog)."""
+    return [CatalogEntry(c, chunked.hashes[c.chunk_id]) for c in chunked.codebase.chunks]
+
+
 def run_stats(run: Run, **fields: object) -> IndexStats:
     """The metadata of this run's index (index_stats over the run's chunks)."""
-    recorded = run.old_stats.repositories if run.old_stats is not None else []
+    recorded = run.previous.stats.repositories if run.previous.stats is not None else []
     return index_stats(run.source, run.chunked.codebase, run.model_id, run.settings.embed_code_chars, run.counts,
                        recorded, run.chunked.touched, **fields)
 

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from codelens.chunk import Chunk
 from codelens.errors import CodeLensError
-from codelens.index.embed_cache import choose_cache, read_index_vectors, text_hash
-from codelens.index.folder import held_work_dir, index_lock, recover_interrupted_swap
+from codelens.index.embed_cache import CacheChoice, cached_vectors, choose_cache, read_index_vectors, text_hash
+from codelens.index.folder import held_work_dir, index_lock, writing
 from codelens.index.health import sidecar_checksums
 from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest, chunk_fingerprint
@@ -44,7 +44,7 @@ from codelens.workspace import repository_labels
 FINISH_LOCK_WAIT_S = 600.0  # an index run waits this long for a watcher's update before swapping its tests in
 
 
-def deferred_tests(chunks: Sequence[Chunk], texts: Mapping[str, str], index_dir: Path, model: str,
+def deferred_tests(chunks: Sequence[Chunk], texts: Mapping[str, str], cache: CacheChoice, model: str,
                    settings: Settings) -> frozenset[str]:
     """The test chunks among those an index run is about to store whose vectors should follow
     the swap: those the cache has no vector for, when at least `progressive_min_chunks` of them
@@ -57,7 +57,7 @@ def deferred_tests(chunks: Sequence[Chunk], texts: Mapping[str, str], index_dir:
     if len(tests) < max(1, settings.progressive_min_chunks) or len(tests) == len(chunks):
         return frozenset()
     hashes = {c.chunk_id: text_hash(texts[c.chunk_id]) for c in tests}
-    cached = read_index_vectors(index_dir, model, list(set(hashes.values())))
+    cached = cached_vectors(cache, model, list(set(hashes.values())))
     missing = frozenset(chunk_id for chunk_id, h in hashes.items() if h not in cached)
     return missing if len(missing) >= max(1, settings.progressive_min_chunks) else frozenset()
 
@@ -72,19 +72,41 @@ def tests_share_with_vectors(chunks: Iterable[Chunk], with_vectors: Collection[s
     return 1.0 if covered == len(tests) else min(round(covered / len(tests), 4), 0.9999)
 
 
+@dataclass(frozen=True)
+class TestsDue:
+    """An index whose test chunks' vectors are missing, as `tests_due` reads it from its folder."""
+
+    stats: IndexStats
+    catalog: list[CatalogEntry]
+    pending: list[CatalogEntry]  # the catalog's chunks the manifest has no fingerprint for
+    english_key: str  # the English model of its vectors (sidecar.recorded_english_key)
+    manifest: Manifest | None = None
+
+
+def tests_due(layout: IndexLayout) -> TestsDue | None:
+    """The index's pending test chunks, read at once; None when its metadata says none are
+    missing, or it is no index to finish."""
+    try:
+        stats = read_stats(layout.root)
+        if stats.test_coverage >= 1.0:
+            return None
+        manifest = Manifest.load(layout.root)
+        catalog = load_catalog(layout.root)
+    except (CodeLensError, OSError, ValueError, KeyError, TypeError):  # no index, or not one to finish
+        return None
+    if manifest is None:
+        return None
+    pending = [e for e in catalog if e.chunk.chunk_id not in manifest.chunks]
+    if not pending:
+        return None
+    return TestsDue(stats, catalog, pending, recorded_english_key(layout.root) or ENGLISH_MODEL_KEYS[0], manifest)
+
+
 def pending_tests(index_dir: Path) -> list[CatalogEntry]:
     """The catalog's chunks whose vectors the complete index in index_dir lacks (those the
     manifest has no fingerprint for); empty when its metadata says none are missing."""
-    try:
-        if read_stats(index_dir).test_coverage >= 1.0:
-            return []
-        manifest = Manifest.load(index_dir)
-        catalog = load_catalog(index_dir)
-    except (CodeLensError, OSError, ValueError, KeyError, TypeError):  # no index, or not one to finish
-        return []
-    if manifest is None:
-        return []
-    return [e for e in catalog if e.chunk.chunk_id not in manifest.chunks]
+    due = tests_due(IndexLayout(index_dir))
+    return due.pending if due is not None else []
 
 
 def pending_tests_line(stats: IndexStats, index_dir: Path | None = None) -> str:
@@ -112,54 +134,57 @@ def _test_chunks(index_dir: Path) -> int:
 
 
 def finish_test_vectors(index_dir: Path, settings: Settings, embedder: Embedder | None = None,
-                        on_progress: Callable[[int, int], None] | None = None, started: float | None = None,
+                        on_progress: Callable[[int, int], None] | None = None,
                         lock_wait_s: float = 0.0) -> IndexStats | None:
     """Embed the test chunks the index in index_dir has no vectors for and swap in the index
-    with them (see the module's docstring). None when none were missing. The embedding needs
-    no lock (the cache takes concurrent writers), so a watcher's update is not held up by it;
-    the writer's lock is taken for the swap only (waiting up to lock_wait_s for another writer).
-    `started`: the index run's clock, for its duration."""
-    pending = pending_tests(index_dir)
-    if not pending:
-        return None
+    with them (see the module's docstring). None when none were missing."""
     layout = IndexLayout(index_dir)  # the folder, from here on
-    cache_path = choose_cache(index_dir).path  # the run's embedding cache, chosen once
+    due = tests_due(layout)
+    if due is None:
+        return None
+    return add_test_vectors(layout, due, choose_cache(layout, settings.embed_cache_mb), settings, embedder,
+                            on_progress, lock_wait_s=lock_wait_s)
+
+
+def add_test_vectors(layout: IndexLayout, due: TestsDue, cache: CacheChoice, settings: Settings,
+                     embedder: Embedder | None = None, on_progress: Callable[[int, int], None] | None = None,
+                     started: float | None = None, lock_wait_s: float = 0.0) -> IndexStats | None:
+    """The vectors of `due`'s pending test chunks embedded, and the index with them swapped in
+    (None: none were missing by then). The embedding needs no lock (the cache takes concurrent
+    writers), so a watcher's update is not held up by it; the writer's lock is taken for the
+    swap only (waiting up to lock_wait_s for another writer), and the swap reads the folder again.
+    `started`: the index run's clock, for its duration. The index run hands its own `due`."""
     mark = time.perf_counter()
-    stats = read_stats(index_dir)
-    _, embedded, embedder = embed_through_cache(_texts(pending, stats), embedder, stats.model, cache_path, settings,
-                                                on_progress)
+    _, embedded, embedder = embed_through_cache(_texts(due.pending, due.stats), embedder, due.stats.model,
+                                                cache.path, settings, on_progress)
     with held_work_dir(layout, "tests-") as scratch:  # held: a writer's clean-up leaves it alone
         # the English model's vectors into the cache now, outside the lock (the swap reads them back)
-        _rebuild_vector_sidecars(layout, scratch, stats.model, load_catalog(index_dir), cache_path,
-                                 settings.show_progress)
-    with index_lock(layout, wait_s=lock_wait_s):
-        recover_interrupted_swap(layout)
-        return _swap_in(layout, settings, embedder, cache_path, embedded, mark, started)
+        _rebuild_vector_sidecars(scratch, due, cache.path, settings.show_progress)
+    with writing(layout, wait_s=lock_wait_s):
+        return _swap_in(layout, settings, embedder, cache.path, embedded, mark, started)
 
 
 def _swap_in(layout: IndexLayout, settings: Settings, embedder: Embedder, cache_path: Path | None, embedded: int,
              mark: float, started: float | None) -> IndexStats | None:
     """Under the writer's lock: the index with every pending test vector, swapped in."""
-    index_dir = layout.root
-    pending = pending_tests(index_dir)  # again: an update may have changed some meanwhile
-    if not pending:
+    due = tests_due(layout)  # again: an update may have changed some meanwhile
+    if due is None:
         return None
-    stats, manifest = read_stats(index_dir), Manifest.load(index_dir)
+    stats, manifest, pending = due.stats, due.manifest, due.pending
     texts = _texts(pending, stats)
     vectors, more, _ = embed_through_cache(texts, embedder, stats.model, cache_path, settings)  # cached by now
     with building(layout, copy_from=layout) as build_dir:
         store = VectorStore(build_dir, stats.collection, create=True)
         store.upsert([e.chunk for e in pending], vectors)
         store.close()
-        catalog = load_catalog(index_dir)
-        _rebuild_vector_sidecars(layout, build_dir, stats.model, catalog, cache_path, settings.show_progress)
+        _rebuild_vector_sidecars(build_dir, due, cache_path, settings.show_progress)
         chunks = {**manifest.chunks, **{e.chunk.chunk_id: chunk_fingerprint(e.chunk, text_hash(text))
                                         for e, text in zip(pending, texts, strict=True)}}
         # the rebuilt vector sidecars' files as now written (the unchanged check compares them by stat)
         replace(manifest, chunks=chunks, sidecar_files=sidecar_checksums(build_dir)).save(build_dir)
         timings = {**stats.timings_s, "test_vectors": round(time.perf_counter() - mark, 2)}
         run = {**stats.run, "embedded": stats.run.get("embedded", 0) + embedded + more}
-        finished = replace(stats, test_coverage=tests_share_with_vectors((e.chunk for e in catalog), chunks),
+        finished = replace(stats, test_coverage=tests_share_with_vectors((e.chunk for e in due.catalog), chunks),
                            run=run, timings_s=timings,
                            duration_s=round(time.perf_counter() - started, 2) if started else stats.duration_s)
         publish(build_dir, finished, layout)
@@ -172,14 +197,14 @@ def _texts(pending: Sequence[CatalogEntry], stats: IndexStats) -> list[str]:
     return [embedding_text(e.chunk, stats.text_budget, labels) for e in pending]
 
 
-def _rebuild_vector_sidecars(layout: IndexLayout, build_dir: Path, model: str, catalog: Sequence[CatalogEntry],
-                             cache_path: Path | None, show_progress: bool) -> None:
+def _rebuild_vector_sidecars(build_dir: Path, due: TestsDue, cache_path: Path | None, show_progress: bool) -> None:
     """The English vectors and file means with every chunk's vector: each reuses what the copy
     holds (or the cache has) and embeds only the test chunks' text."""
+    catalog = due.catalog
     sidecar_input = SidecarInput(build_dir, [e.chunk for e in catalog], {}, cache_path,
-                                 show_progress, index_model=model,
+                                 show_progress, index_model=due.stats.model,
                                  text_hashes={e.chunk.chunk_id: e.text_hash for e in catalog},
-                                 english_model=recorded_english_key(layout.root) or ENGLISH_MODEL_KEYS[0])
+                                 english_model=due.english_key)
     build_sidecars(chunk_vector_sidecars(), sidecar_input)
 
 

@@ -29,7 +29,7 @@ from codelens.chunk import Chunk
 from codelens.errors import DatabaseError
 from codelens.index.delta import Delta, load_delta, save_delta
 from codelens.index.embed_cache import choose_cache, finish_run, text_hash
-from codelens.index.folder import held_work_dir, index_lock, recover_interrupted_swap
+from codelens.index.folder import held_work_dir, index_lock, writing
 from codelens.index.health import sidecar_checksums
 from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest, chunk_fingerprint, file_hash
@@ -90,8 +90,7 @@ def update_index(source: Path, settings: Settings, changed: Iterable[str] | None
     layout = IndexLayout(settings.index_dir)  # the folder, from here on
     tree = live_tree(source)
     result = None
-    with index_lock(layout, wait_s=lock_wait_s):
-        recover_interrupted_swap(layout)
+    with writing(layout, wait_s=lock_wait_s):
         state = _read_state(layout, settings)
         regrouped = state is not None and not same_repositories(state.stats.repositories, tree.workspace)
         if state is not None and not (regrouped and _new_static_root(tree, state.stats.repositories)):
@@ -198,7 +197,7 @@ def _apply(layout: IndexLayout, settings: Settings, state: _State, files: Mappin
     if len(delta_ids) > max(MAX_DELTA_MIN, MAX_DELTA_SHARE * len(entries)):
         return None
     mark = time.perf_counter()
-    cache_choice = choose_cache(index_dir)
+    cache_choice = choose_cache(layout, settings.embed_cache_mb)
     vectors, embedded = _vectors(settings, state, upsert, texts, embedder, cache_choice.path)
     timings["embedding"] = round(time.perf_counter() - mark, 3)
     delta = _next_delta(state.delta, delta_ids, vectors, deleted)
@@ -214,7 +213,7 @@ def _apply(layout: IndexLayout, settings: Settings, state: _State, files: Mappin
         # test chunks whose vectors still follow (test_vectors.py) have no fingerprint: still pending
         stats = replace(stats, test_coverage=tests_share_with_vectors((e.chunk for e in entries), fingerprints))
         publish(build_dir, stats, layout)
-    finish_run(cache_choice, index_dir, settings.embed_cache_mb)
+    finish_run(cache_choice)
     warnings = (*(w for f in files.values() if f is not None for w in f.warnings),
                 *((cache_choice.warning,) if cache_choice.warning else ()))
     return UpdateResult("update", len(files), len(upsert), len(deleted), embedded, warnings,
