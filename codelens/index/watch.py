@@ -36,7 +36,7 @@ from codelens.workspace_file import is_workspace_file
 
 DEBOUNCE_MS = 1600  # the longest a burst is gathered before it is handed on
 STEP_MS = 100  # quiet this long after a change: the burst is over
-RUST_TIMEOUT_MS = 5000  # the watcher wakes this often when nothing happens (to see a stop)
+RUST_TIMEOUT_MS = 5000  # the watcher wakes this often when nothing happens (a stop; a re-watch's resync)
 PREWARM_SLICE = 200  # chunks prewarmed between two chances for an update to run
 QUIET_S = 5.0  # no change for this long: the code graph an update left for later is rebuilt (a burst of
 # edits, a formatter or an agent, must not compete with it for the interpreter)
@@ -145,6 +145,7 @@ class IndexWatcher:
         self._updating = threading.Lock()
         self._deferred = threading.Event()  # an update left the code graph for later
         self._last_change = 0.0
+        self._resync = False  # the folders changed: compare every file once the new ones are watched
 
     @property
     def running(self) -> bool:
@@ -215,11 +216,17 @@ class IndexWatcher:
         targets = [*tree.watched_folders, *([tree.source] if tree.from_file else [])]
         for changes in watchfiles.watch(*targets, watch_filter=watch_filter(tree), debounce=self.debounce_ms,
                                         step=STEP_MS, stop_event=stop, rust_timeout=RUST_TIMEOUT_MS,
-                                        raise_interrupt=False):
+                                        yield_on_timeout=True, raise_interrupt=False):
+            if self._resync:  # the new folders are watched now: what was saved before that, once more
+                self._resync = False
+                self.update(None)
+            if not changes:  # a quiet spell
+                continue
             self._last_change = time.monotonic()
             paths = paths_to_update((path for _, path in changes), self.source)
             self.update(paths)
             if paths is None and tree.from_file and any(Path(p) == tree.source for _, p in changes):
+                self._resync = True  # a save between this update and the next watch would go unseen
                 return  # the workspace file changed: follow its folders as they are now
 
     def _deferred_loop(self, stop: threading.Event) -> None:
