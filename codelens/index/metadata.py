@@ -52,13 +52,17 @@ def write_stats(db_path: Path, stats: IndexStats) -> None:
 
 
 def read_stats(db_path: Path) -> IndexStats:
-    target = IndexLayout(db_path).metadata
-    if not target.is_file():
-        raise IndexNotFound(str(db_path))
+    return read_metadata(IndexLayout(db_path))
+
+
+def read_metadata(layout: IndexLayout) -> IndexStats:
+    """The index's metadata (read_stats, for a folder's path)."""
+    if not layout.metadata.is_file():
+        raise IndexNotFound(str(layout.root))
     try:
-        return _parse_stats(target)
+        return _parse_stats(layout.metadata)
     except _Unreadable as exc:  # every way it fails says how to rebuild it
-        raise DatabaseError(f"{exc} - rebuild: {index_command(db_path, '--full')}") from exc.__cause__
+        raise DatabaseError(f"{exc} - rebuild: {index_command(layout.root, '--full')}") from exc.__cause__
 
 
 class _Unreadable(Exception):

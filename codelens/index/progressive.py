@@ -53,7 +53,12 @@ def save_catalog(folder: Path, entries: Sequence[CatalogEntry]) -> None:
 
 
 def load_catalog(folder: Path) -> list[CatalogEntry]:
-    rows = json.loads(IndexLayout(folder).catalog.read_text(encoding="utf-8"))
+    return read_catalog(IndexLayout(folder))
+
+
+def read_catalog(layout: IndexLayout) -> list[CatalogEntry]:
+    """The catalog save_catalog wrote into layout's folder."""
+    rows = json.loads(layout.catalog.read_text(encoding="utf-8"))
     entries = []
     for row in rows:
         fields = {key: row[key] for key in _CHUNK_FIELDS if key in row}
