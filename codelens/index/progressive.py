@@ -29,11 +29,9 @@ from codelens.index.embed_cache import CacheChoice, cached_vectors, embed_with_c
 from codelens.index.folder import held_work_dir
 from codelens.index.layout import IndexLayout
 from codelens.index.metadata import IndexStats, write_stats
-from codelens.index.registry import late_partial_sidecars, partial_sidecars
+from codelens.index.registry import late_partial_sidecars
 from codelens.index.sidecar import SidecarInput
-from codelens.index.steps import build_sidecars, building, publish
 from codelens.models import Embedder
-from codelens.workspace import repository_labels
 
 COVERAGE_WRITE_S = 1.0  # the live metadata is rewritten at most this often while embedding
 _CHUNK_FIELDS = tuple(Chunk.__dataclass_fields__)
@@ -112,7 +110,7 @@ def open_partial_index(index_dir: Path, model: str) -> PartialIndex:
 
 @dataclass(frozen=True)
 class PhaseOne:
-    """What the indexer hands the first phase (everything is already chunked and planned)."""
+    """What the indexer hands the progressive phase once its first swap is in (stages.searchable_first)."""
 
     layout: IndexLayout  # the index folder
     chunks: Sequence[Chunk]
@@ -128,20 +126,6 @@ def missing_vectors(cache: CacheChoice, model: str, hashes: Mapping[str, str]) -
     """How many chunks the embedding cache holds no index-model vector for."""
     found = cached_vectors(cache, model, list(hashes.values()))
     return sum(1 for h in hashes.values() if h not in found)
-
-
-def publish_searchable(phase: PhaseOne, missing: int) -> float:
-    """Build the cheap index (catalog, lexical + bridge, graph) aside and swap it in, `missing`
-    of its chunks without a vector in the cache (missing_vectors). Returns the dense coverage
-    it starts with (vectors already in the cache count)."""
-    with building(phase.layout) as build_dir:
-        save_catalog(build_dir, [CatalogEntry(c, phase.hashes[c.chunk_id]) for c in phase.chunks])
-        sidecar_input = SidecarInput(build_dir, phase.chunks, phase.sources, phase.cache.path, phase.show_progress,
-                                     repository_labels=repository_labels(phase.stats.repositories))
-        build_sidecars(partial_sidecars(), sidecar_input)  # the word bridge follows: add_late_sidecars
-        covered = 1.0 - missing / max(1, len(phase.chunks))
-        publish(build_dir, replace(phase.stats, dense_coverage=min(covered, 0.999)), phase.layout)
-    return covered
 
 
 def embed_progressively(phase: PhaseOne, embedder: Embedder, batch_size: int,

@@ -29,10 +29,9 @@ from codelens.index.progressive import (
     PhaseOne,
     embed_progressively,
     missing_vectors,
-    publish_searchable,
     save_catalog,
 )
-from codelens.index.registry import SIDECARS
+from codelens.index.registry import SIDECARS, partial_sidecars
 from codelens.index.sidecar import SidecarInput
 from codelens.index.steps import build_sidecars, building, embed_through_cache
 from codelens.index.steps import publish as publish_build
@@ -56,17 +55,21 @@ def chunk(run: Run) -> Run:
 
 
 def searchable_first(run: Run) -> Run:
-    """A cold build with vectors to embed: swap in a searchable partial index at once, then
-    embed batch by batch into the cache (see progressive.py); the normal build then finds
-    every vector cached. The run goes on with the embedder it loaded."""
+    """A cold build with vectors to embed: swap in a searchable partial index at once (the
+    stages of every run: build aside, its cheap part, publish), then embed batch by batch into
+    the cache (see progressive.py); the normal build then finds every vector cached. The run
+    goes on with the embedder it loaded."""
     chunked = run.chunked
-    phase = PhaseOne(run.layout, chunked.codebase.chunks, chunked.texts, chunked.hashes,
-                     chunked.codebase.sources, run_stats(run, dense_coverage=0.0), run.settings.show_progress,
-                     run.cache)
-    missing = missing_vectors(run.cache, run.model_id, phase.hashes)
+    partial = run_stats(run, dense_coverage=0.0)
+    missing = missing_vectors(run.cache, run.model_id, chunked.hashes)
     if missing < max(1, run.settings.progressive_min_chunks):
         return run
-    publish_searchable(phase, missing)
+    # the dense coverage it starts with: vectors already in the cache count
+    covered = min(1.0 - missing / max(1, len(chunked.codebase.chunks)), 0.999)
+    with build_aside(replace(run, stats=replace(partial, dense_coverage=covered))) as built:
+        publish(searchable(built))
+    phase = PhaseOne(run.layout, chunked.codebase.chunks, chunked.texts, chunked.hashes, chunked.codebase.sources,
+                     partial, run.settings.show_progress, run.cache)
     run.timings["searchable"] = round(time.perf_counter() - run.started, 2)
     if run.settings.show_progress:
         tqdm.write(f"Searchable now (keywords, code graph); dense vectors follow: {run.layout.root}")
@@ -127,6 +130,17 @@ def store(run: Run) -> Run:
     built = IndexLayout(run.build_dir)
     shutil.rmtree(built.delta, ignore_errors=True)  # folded into ChromaDB just now
     save_catalog(built.root, _catalog(run.chunked))
+    return run
+
+
+def searchable(run: Run) -> Run:
+    """A progressive run's first swap: the cheap part of the index (catalog, lexical, code graph)
+    into the build folder; the word bridge follows it (progressive.add_late_sidecars)."""
+    codebase = run.chunked.codebase
+    save_catalog(run.build_dir, _catalog(run.chunked))
+    build_sidecars(partial_sidecars(), SidecarInput(run.build_dir, codebase.chunks, codebase.sources, run.cache.path,
+                                                    run.settings.show_progress,
+                                                    repository_labels=run.chunked.labels))
     return run
 
 
