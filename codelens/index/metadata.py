@@ -45,10 +45,14 @@ class IndexStats:
 
 
 def write_stats(db_path: Path, stats: IndexStats) -> None:
-    target = IndexLayout(db_path).metadata
-    temporary = target.with_suffix(".json.tmp")
+    write_metadata(IndexLayout(db_path), stats)
+
+
+def write_metadata(layout: IndexLayout, stats: IndexStats) -> None:
+    """The index's metadata, replaced in one rename (write_stats, for a folder's path)."""
+    temporary = layout.metadata.with_suffix(".json.tmp")
     temporary.write_text(json.dumps(stats.to_json(), indent=2, ensure_ascii=False), encoding="utf-8")
-    os.replace(temporary, target)
+    os.replace(temporary, layout.metadata)
 
 
 def read_stats(db_path: Path) -> IndexStats:

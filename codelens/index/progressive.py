@@ -28,7 +28,7 @@ from codelens.chunk import Chunk
 from codelens.index.embed_cache import CacheChoice, cached_vectors, embed_with_cache, open_cache, read_index_vectors
 from codelens.index.folder import held_work_dir
 from codelens.index.layout import IndexLayout
-from codelens.index.metadata import IndexStats, write_stats
+from codelens.index.metadata import IndexStats, write_metadata
 from codelens.index.registry import late_partial_sidecars
 from codelens.index.sidecar import SidecarInput
 from codelens.models import Embedder
@@ -195,4 +195,4 @@ def _write_coverage(phase: PhaseOne, coverage: float | None) -> None:
     if coverage is None:
         total = len(phase.chunks)
         coverage = (total - missing_vectors(phase.cache, phase.stats.model, phase.hashes)) / max(1, total)
-    write_stats(phase.layout.root, replace(phase.stats, dense_coverage=min(round(coverage, 4), 0.999)))
+    write_metadata(phase.layout, replace(phase.stats, dense_coverage=min(round(coverage, 4), 0.999)))

@@ -19,10 +19,10 @@ from tqdm import tqdm
 
 from codelens.chunk import CODE_KINDS, FILE_KINDS, Chunk
 from codelens.index.embed_cache import finish_run
-from codelens.index.health import sidecar_checksums
+from codelens.index.health import layout_checksums, sidecar_checksums
 from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest
-from codelens.index.metadata import IndexStats, write_stats
+from codelens.index.metadata import IndexStats, write_metadata
 from codelens.index.plan import Chunked, Run, chunked_run
 from codelens.index.progressive import (
     CatalogEntry,
@@ -203,16 +203,16 @@ def tests_follow(run: Run) -> IndexStats:
 def record_unchanged(run: Run) -> IndexStats:
     """Nothing to change but the record: when and from where (the same files in another folder,
     a moved checkout: the watcher, `reindex` and freshness follow the folder this run read)."""
-    manifest, root = run.previous.builds_on, run.layout.root
+    manifest, layout = run.previous.builds_on, run.layout
     if manifest.sidecar_files is None or not manifest.chunking:
         # An index written before these were recorded, found whole just now (chunked, every
         # sidecar loaded): recorded, so that the next unchanged run needs neither.
-        replace(manifest, sidecar_files=manifest.sidecar_files or sidecar_checksums(root),
-                chunking=manifest.chunking or run.chunking).save(root)
+        replace(manifest, sidecar_files=manifest.sidecar_files or layout_checksums(layout),
+                chunking=manifest.chunking or run.chunking).save(layout.root)
     stats = replace(run.previous.stats, source=str(run.source), indexed_at=now(),
                     run={**run.counts, "mode": "unchanged"}, duration_s=round(time.perf_counter() - run.started, 2),
                     timings_s={})
-    write_stats(root, stats)
+    write_metadata(layout, stats)
     return stats
 
 
