@@ -82,7 +82,7 @@ class Sidecar:
     # vectors are in (index/test_vectors.py).
     chunk_vectors: bool = False
     # Built into the live partial index right after a progressive run's first swap, before the
-    # e5 vectors (progressive.add_late_sidecars): too slow for that first swap, wanted long before the end.
+    # e5 vectors (stages.add_late_sidecars): too slow for that first swap, wanted long before the end.
     after_partial: bool = False
 
 
