@@ -7,7 +7,9 @@ arrive in batches, code before tests, each committed to the embedding cache (sha
 index), with the coverage recorded in the live metadata. A search over such a partial index
 uses exact cosine over the vectors the cache holds for its chunks plus the lexical leg (and
 the bridge) for all of them. When every chunk has its vector, the normal build runs with
-everything cached: ChromaDB, the MiniLM sidecar and the manifest, swapped in as one piece.
+everything cached: ChromaDB, the MiniLM sidecar and the manifest, swapped in as one piece. The
+run itself is stages.py's (`searchable_first`); this module holds the catalog and the partial
+index a search reads.
 
 A kill at any point after the first swap leaves a searchable index and loses no finished
 batch; the next run rebuilds the cheap part (seconds) and embeds only what is missing.
