@@ -96,16 +96,19 @@ def partial_index(source: Path, from_db: Path, share: float, embedder: object) -
     """A Searcher over the partial index of source a progressive run would have once `share`
     of its chunks are embedded (the rest searched by BM25 and the bridge): the complete index's
     cache cut to those chunks, in the order a run embeds them (code before tests, shortest first)."""
+
     from codelens.index.embed_cache import CacheChoice, text_hash
     from codelens.index.layout import IndexLayout
     from codelens.index.metadata import read_stats
-    from codelens.index.progressive import PhaseOne, add_late_sidecars, missing_vectors, publish_searchable
-    from codelens.index.stages import index_stats
+    from codelens.index.plan import Chunked, Run
+    from codelens.index.progressive import missing_vectors
+    from codelens.index.stages import add_late_sidecars, build_aside, index_stats, publish, searchable
     from codelens.ingest.codebase import chunk_source
     from codelens.ingest.embed_text import embedding_text
     from codelens.locations import shared_embedding_cache
     from codelens.search.searcher import Searcher
     from codelens.settings import Settings
+    from codelens.workspace import repository_labels
 
     stats = read_stats(from_db)
     settings = Settings(db_path=from_db, show_progress=False)
@@ -122,12 +125,17 @@ def partial_index(source: Path, from_db: Path, share: float, embedder: object) -
         saved = os.environ.get("CODELENS_CACHE_DIR")
         os.environ.update(cache_env)
         try:
-            phase = PhaseOne(IndexLayout(db), chunked.chunks, texts, hashes, chunked.sources,
-                             index_stats(source, chunked, stats.model, settings.embed_code_chars, {},
-                                         dense_coverage=0.0),
-                             cache=CacheChoice(shared_embedding_cache(), True, beside=IndexLayout(db).embedding_cache))
-            publish_searchable(phase, missing_vectors(phase.cache, stats.model, hashes))
-            add_late_sidecars(phase)  # a progressive run adds it before the first e5 batch
+            cache = CacheChoice(shared_embedding_cache(), True, beside=IndexLayout(db).embedding_cache)
+            missing = missing_vectors(cache, stats.model, hashes)
+            # the progressive run's first swap (stages.searchable_first), from this cut cache
+            coverage = min(1.0 - missing / max(1, len(hashes)), 0.999)
+            run = Run(source, Settings(db_path=db, show_progress=False), IndexLayout(db), 0.0, stats.model,
+                      chunked=Chunked(chunked, repository_labels(chunked.repositories), texts, hashes, {}, set()),
+                      cache=cache, stats=index_stats(source, chunked, stats.model, settings.embed_code_chars, {},
+                                                     dense_coverage=coverage))
+            with build_aside(run) as built:
+                publish(searchable(built))
+            add_late_sidecars(run)  # a progressive run adds it before the first e5 batch
             yield Searcher(Settings(db_path=db, show_progress=False), embedder=embedder)
         finally:
             if saved is None:

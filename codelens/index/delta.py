@@ -29,9 +29,12 @@ class Delta:
 
 
 def load_delta(folder: Path) -> Delta:
-    """The delta of the index in folder; an empty one when there is none (or it is unreadable:
-    then the index run that wrote the folder left none)."""
-    layout = IndexLayout(folder)
+    return read_delta(IndexLayout(folder))
+
+
+def read_delta(layout: IndexLayout) -> Delta:
+    """The delta of the index in layout's folder; an empty one when there is none (or it is
+    unreadable: then the index run that wrote the folder left none)."""
     try:
         meta = json.loads(layout.delta_ids.read_text(encoding="utf-8"))
         vectors = np.load(layout.delta_vectors)

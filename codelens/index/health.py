@@ -51,16 +51,19 @@ def damaged_sidecars(layout: IndexLayout) -> list[str]:
 
 
 def sidecar_checksums(index_dir: Path) -> SidecarFiles:
-    """Each sidecar's files in index_dir now: size and modification time (ns), stat only. A sidecar
-    the index does not hold (the English vectors of another index model) has no files."""
-    layout = IndexLayout(index_dir)
-    return {sidecar.name: _file_stats(index_dir, sidecar.paths(layout)) for sidecar in SIDECARS}
+    return layout_checksums(IndexLayout(index_dir))
 
 
-def changed_sidecars(index_dir: Path, recorded: SidecarFiles) -> list[str]:
+def layout_checksums(layout: IndexLayout) -> SidecarFiles:
+    """Each sidecar's files in the index folder now: size and modification time (ns), stat only. A
+    sidecar the index does not hold (the English vectors of another index model) has no files."""
+    return {sidecar.name: _file_stats(layout.root, sidecar.paths(layout)) for sidecar in SIDECARS}
+
+
+def changed_sidecars(layout: IndexLayout, recorded: SidecarFiles) -> list[str]:
     """The sidecars whose files differ from what the run that wrote them recorded: one missing
     (a folder deleted by hand), added, truncated or rewritten. Costs a stat per file."""
-    now = sidecar_checksums(index_dir)
+    now = layout_checksums(layout)
     return [name for name, files in now.items() if recorded.get(name) != files]
 
 

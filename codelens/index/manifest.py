@@ -66,9 +66,13 @@ class Manifest:
 
     @classmethod
     def load(cls, index_dir: Path) -> Manifest | None:
+        return cls.read(IndexLayout(index_dir))
+
+    @classmethod
+    def read(cls, layout: IndexLayout) -> Manifest | None:
         """None when there is no usable manifest: the caller then rebuilds in full."""
         try:
-            raw = json.loads(IndexLayout(index_dir).manifest.read_text(encoding="utf-8"))
+            raw = json.loads(layout.manifest.read_text(encoding="utf-8"))
             recorded = raw.get("sidecar_files")
             return cls(model=raw["model"], files=dict(raw["files"]), chunks=dict(raw["chunks"]),
                        sidecars=list(raw.get("sidecars", [])),

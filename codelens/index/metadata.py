@@ -45,20 +45,28 @@ class IndexStats:
 
 
 def write_stats(db_path: Path, stats: IndexStats) -> None:
-    target = IndexLayout(db_path).metadata
-    temporary = target.with_suffix(".json.tmp")
+    write_metadata(IndexLayout(db_path), stats)
+
+
+def write_metadata(layout: IndexLayout, stats: IndexStats) -> None:
+    """The index's metadata, replaced in one rename (write_stats, for a folder's path)."""
+    temporary = layout.metadata.with_suffix(".json.tmp")
     temporary.write_text(json.dumps(stats.to_json(), indent=2, ensure_ascii=False), encoding="utf-8")
-    os.replace(temporary, target)
+    os.replace(temporary, layout.metadata)
 
 
 def read_stats(db_path: Path) -> IndexStats:
-    target = IndexLayout(db_path).metadata
-    if not target.is_file():
-        raise IndexNotFound(str(db_path))
+    return read_metadata(IndexLayout(db_path))
+
+
+def read_metadata(layout: IndexLayout) -> IndexStats:
+    """The index's metadata (read_stats, for a folder's path)."""
+    if not layout.metadata.is_file():
+        raise IndexNotFound(str(layout.root))
     try:
-        return _parse_stats(target)
+        return _parse_stats(layout.metadata)
     except _Unreadable as exc:  # every way it fails says how to rebuild it
-        raise DatabaseError(f"{exc} - rebuild: {index_command(db_path, '--full')}") from exc.__cause__
+        raise DatabaseError(f"{exc} - rebuild: {index_command(layout.root, '--full')}") from exc.__cause__
 
 
 class _Unreadable(Exception):

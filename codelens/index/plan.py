@@ -224,7 +224,7 @@ def sidecars_unlike_written(layout: IndexLayout, manifest: Manifest) -> list[Sid
     mtimes against the manifest's record (a stat per file, nothing loaded). An index written
     before that record existed is checked by loading its sidecars (health.damaged_sidecars)."""
     if manifest.sidecar_files is not None:
-        changed = set(changed_sidecars(layout.root, manifest.sidecar_files))
+        changed = set(changed_sidecars(layout, manifest.sidecar_files))
         return [s for s in SIDECARS if s.name in changed]
     damaged = set(damaged_sidecars(layout))
     return [s for s in SIDECARS if any(path.name in damaged for path in s.paths(layout))]

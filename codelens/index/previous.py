@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from codelens.errors import DatabaseError
-from codelens.index.delta import Delta, load_delta
+from codelens.index.delta import Delta, read_delta
 from codelens.index.health import vectors_damaged
 from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest
-from codelens.index.metadata import IndexStats, read_stats
+from codelens.index.metadata import IndexStats, read_metadata
 from codelens.index.progressive import is_partial
 from codelens.index.sidecar import recorded_english_key
 from codelens.ingest.redaction import REDACTION_VERSION
@@ -36,16 +36,16 @@ class Previous:
 def read_previous(layout: IndexLayout, model_id: str, full: bool, chroma_url: str) -> Previous:
     """The index in layout's folder, and its manifest when this run may build on it (same model,
     same masking rules, same place for the vectors, vectors that open); else a full build."""
-    english_key = recorded_english_key(layout.root)
+    english_key = recorded_english_key(layout)
     if not layout.is_index():
         return Previous(english_key=english_key)
-    held = Manifest.load(layout.root)
+    held = Manifest.read(layout)
     try:
-        stats = read_stats(layout.root)
+        stats = read_metadata(layout)
     except DatabaseError:
         return Previous(held=held, english_key=english_key)
     builds_on = held if not full and _may_build_on(stats, held, model_id, chroma_url, layout) else None
-    updates = load_delta(layout.root) if builds_on is not None and not chroma_url else Delta()
+    updates = read_delta(layout) if builds_on is not None and not chroma_url else Delta()
     return Previous(stats, held, builds_on, updates, english_key, layout.catalog.is_file())
 
 

@@ -82,15 +82,15 @@ class Sidecar:
     # vectors are in (index/test_vectors.py).
     chunk_vectors: bool = False
     # Built into the live partial index right after a progressive run's first swap, before the
-    # e5 vectors (progressive.add_late_sidecars): too slow for that first swap, wanted long before the end.
+    # e5 vectors (stages.add_late_sidecars): too slow for that first swap, wanted long before the end.
     after_partial: bool = False
 
 
-def recorded_english_key(folder: Path) -> str | None:
+def recorded_english_key(layout: IndexLayout) -> str | None:
     """The `--english-model` key of the English vectors an index holds (the ids file
     search/english.py writes beside them), or None: what a run without the flag keeps."""
     try:
-        meta = json.loads(IndexLayout(folder).english_ids.read_text(encoding="utf-8"))
+        meta = json.loads(layout.english_ids.read_text(encoding="utf-8"))
         return english_model(str(meta.get("model"))).key
     except (OSError, ValueError, AttributeError):
         return None

@@ -6,6 +6,7 @@ chunk -> (searchable first) -> embed -> [build folder: store -> sidecars -> publ
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
 import uuid
@@ -14,25 +15,20 @@ from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
+from pathlib import Path
 
 from tqdm import tqdm
 
 from codelens.chunk import CODE_KINDS, FILE_KINDS, Chunk
-from codelens.index.embed_cache import finish_run
-from codelens.index.health import sidecar_checksums
+from codelens.index.embed_cache import embed_with_cache, finish_run, open_cache
+from codelens.index.folder import held_work_dir
+from codelens.index.health import layout_checksums, sidecar_checksums
 from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest
-from codelens.index.metadata import IndexStats, write_stats
+from codelens.index.metadata import IndexStats, write_metadata
 from codelens.index.plan import Chunked, Run, chunked_run
-from codelens.index.progressive import (
-    CatalogEntry,
-    PhaseOne,
-    embed_progressively,
-    missing_vectors,
-    publish_searchable,
-    save_catalog,
-)
-from codelens.index.registry import SIDECARS
+from codelens.index.progressive import CatalogEntry, missing_vectors, save_catalog
+from codelens.index.registry import SIDECARS, late_partial_sidecars, partial_sidecars
 from codelens.index.sidecar import SidecarInput
 from codelens.index.steps import build_sidecars, building, embed_through_cache
 from codelens.index.steps import publish as publish_build
@@ -46,6 +42,7 @@ from codelens.workspace import stamp_updates
 
 STORE_BATCH = 1000  # chunks per ChromaDB write (and progress step)
 STORE_PROGRESS_MIN = 5000  # smaller indexes store in a moment: no bar
+COVERAGE_WRITE_S = 1.0  # a progressive run rewrites the live metadata at most this often while embedding
 
 
 def chunk(run: Run) -> Run:
@@ -56,26 +53,99 @@ def chunk(run: Run) -> Run:
 
 
 def searchable_first(run: Run) -> Run:
-    """A cold build with vectors to embed: swap in a searchable partial index at once, then
-    embed batch by batch into the cache (see progressive.py); the normal build then finds
-    every vector cached. The run goes on with the embedder it loaded."""
+    """A cold build with vectors to embed: swap in a searchable partial index at once (the
+    stages of every run: build aside, its cheap part, publish), then embed batch by batch into
+    the cache (see progressive.py); the normal build then finds every vector cached. The run
+    goes on with the embedder it loaded (its stats, the partial index's, until `sidecars`)."""
     chunked = run.chunked
-    phase = PhaseOne(run.layout, chunked.codebase.chunks, chunked.texts, chunked.hashes,
-                     chunked.codebase.sources, run_stats(run, dense_coverage=0.0), run.settings.show_progress,
-                     run.cache)
-    missing = missing_vectors(run.cache, run.model_id, phase.hashes)
+    missing = missing_vectors(run.cache, run.model_id, chunked.hashes)
     if missing < max(1, run.settings.progressive_min_chunks):
         return run
-    publish_searchable(phase, missing)
+    run = replace(run, stats=run_stats(run, dense_coverage=0.0))
+    # the dense coverage it starts with: vectors already in the cache count
+    covered = min(1.0 - missing / max(1, len(chunked.codebase.chunks)), 0.999)
+    with build_aside(replace(run, stats=replace(run.stats, dense_coverage=covered))) as built:
+        publish(searchable(built))
     run.timings["searchable"] = round(time.perf_counter() - run.started, 2)
     if run.settings.show_progress:
         tqdm.write(f"Searchable now (keywords, code graph); dense vectors follow: {run.layout.root}")
     mark = time.perf_counter()
-    embedder = run.embedder or load_embedder(run.model_id)
-    run.counts["embedded"] += embed_progressively(phase, embedder, run.settings.batch_size, run.on_progress,
-                                                  tests=not run.plan.deferred)
+    run = replace(run, embedder=run.embedder or load_embedder(run.model_id))
+    run.counts["embedded"] += embed_progressively(run)
     run.timings["dense_batches"] = round(time.perf_counter() - mark, 2)
-    return replace(run, embedder=embedder)
+    return run
+
+
+def embed_progressively(run: Run) -> int:
+    """Embed every chunk the cache lacks, code before tests, each batch committed to the cache
+    and the live index's coverage updated. Returns how many texts were embedded. The test
+    chunks' vectors wait when the plan defers them: they follow the complete index (test_vectors.py)."""
+    embedder, chunks = run.embedder, run.chunked.codebase.chunks
+    cache = open_cache(run.cache.path, embedder.model_id)
+    total = len(chunks)
+    covered = total - missing_vectors(run.cache, embedder.model_id, run.chunked.hashes)
+    embedded = 0
+    last_write = 0.0
+
+    def record(done: int, _todo: int) -> None:
+        nonlocal last_write
+        now = time.monotonic()
+        if now - last_write >= COVERAGE_WRITE_S:
+            last_write = now
+            _write_coverage(run, (covered + embedded + done) / total)
+        if run.on_progress:
+            run.on_progress(covered + embedded + done, total)
+
+    try:
+        add_late_sidecars(run)
+        for group in (False,) if run.plan.deferred else (False, True):  # non-test code first: it answers most
+            texts = [run.chunked.texts[c.chunk_id] for c in chunks if c.is_test == group]
+            _, count = embed_with_cache(texts, embedder.embed_passages, embedder.dim, cache, run.settings.batch_size,
+                                        desc="Dense vectors" + (" (tests)" if group else ""),
+                                        show_progress=run.settings.show_progress, on_progress=record)
+            embedded += count
+    finally:
+        if cache:
+            cache.close()
+        _write_coverage(run, None)  # recounted: exact after an interruption too
+    return embedded
+
+
+def add_late_sidecars(run: Run) -> None:
+    """Build the `after_partial` sidecars (the word bridge: the code's words embedded for the
+    Russian->English bridge, cached, resumable) and put them into the live partial index. Not
+    before the first swap: e5 over a large vocabulary takes longer than everything else that
+    phase does."""
+    codebase = run.chunked.codebase
+    for sidecar in late_partial_sidecars():
+        # outside the writer's lock: a killed run's leftover is cleaned like a build's, a live one is held
+        with held_work_dir(run.layout, "bridge-") as work:
+            sidecar.build(SidecarInput(work, codebase.chunks, codebase.sources, run.cache.path,
+                                       run.settings.show_progress))
+            for made, live in zip(sidecar.paths(IndexLayout(work)), sidecar.paths(run.layout), strict=True):
+                _move_in(made, live)
+    _write_coverage(run, None)  # a new metadata version: searchers reopen with the bridge
+
+
+def _move_in(made: Path, live: Path) -> None:
+    """A built file, or each file of a built folder, renamed over the live one: each rename is
+    atomic, and a sidecar missing one of its files reads as absent (the bridge: "no bridge")."""
+    if not made.is_dir():
+        os.replace(made, live)
+        return
+    live.mkdir(exist_ok=True)
+    for file in sorted(made.iterdir()):
+        os.replace(file, live / file.name)
+
+
+def _write_coverage(run: Run, coverage: float | None) -> None:
+    """Record coverage in the live (partial) metadata (run.stats); a partial index stays below 1
+    until the complete build replaces it. None: recount from the cache (after an interruption).
+    The live metadata is the run's: it wrote it at the first swap and holds the lock since."""
+    if coverage is None:
+        total = len(run.chunked.codebase.chunks)
+        coverage = (total - missing_vectors(run.cache, run.model_id, run.chunked.hashes)) / max(1, total)
+    write_metadata(run.layout, replace(run.stats, dense_coverage=min(round(coverage, 4), 0.999)))
 
 
 def embed(run: Run) -> Run:
@@ -127,6 +197,17 @@ def store(run: Run) -> Run:
     built = IndexLayout(run.build_dir)
     shutil.rmtree(built.delta, ignore_errors=True)  # folded into ChromaDB just now
     save_catalog(built.root, _catalog(run.chunked))
+    return run
+
+
+def searchable(run: Run) -> Run:
+    """A progressive run's first swap: the cheap part of the index (catalog, lexical, code graph)
+    into the build folder; the word bridge follows it (add_late_sidecars)."""
+    codebase = run.chunked.codebase
+    save_catalog(run.build_dir, _catalog(run.chunked))
+    build_sidecars(partial_sidecars(), SidecarInput(run.build_dir, codebase.chunks, codebase.sources, run.cache.path,
+                                                    run.settings.show_progress,
+                                                    repository_labels=run.chunked.labels))
     return run
 
 
@@ -189,16 +270,16 @@ def tests_follow(run: Run) -> IndexStats:
 def record_unchanged(run: Run) -> IndexStats:
     """Nothing to change but the record: when and from where (the same files in another folder,
     a moved checkout: the watcher, `reindex` and freshness follow the folder this run read)."""
-    manifest, root = run.previous.builds_on, run.layout.root
+    manifest, layout = run.previous.builds_on, run.layout
     if manifest.sidecar_files is None or not manifest.chunking:
         # An index written before these were recorded, found whole just now (chunked, every
         # sidecar loaded): recorded, so that the next unchanged run needs neither.
-        replace(manifest, sidecar_files=manifest.sidecar_files or sidecar_checksums(root),
-                chunking=manifest.chunking or run.chunking).save(root)
+        replace(manifest, sidecar_files=manifest.sidecar_files or layout_checksums(layout),
+                chunking=manifest.chunking or run.chunking).save(layout.root)
     stats = replace(run.previous.stats, source=str(run.source), indexed_at=now(),
                     run={**run.counts, "mode": "unchanged"}, duration_s=round(time.perf_counter() - run.started, 2),
                     timings_s={})
-    write_stats(root, stats)
+    write_metadata(layout, stats)
     return stats
 
 

@@ -1,9 +1,9 @@
 """The steps every writer of an index folder takes, written once: embed through the cache, build
 aside, build the sidecars, publish (metadata written, folder swapped in).
 
-The index run (stages.py), the incremental update (update.py, what the watcher runs), the test
-vectors that follow a swap (test_vectors.py) and a progressive run's first swap (progressive.py)
-differ in their plan, never in these steps.
+The index run (stages.py, whose progressive first swap runs its own build_aside and publish
+stages), the incremental update (update.py, what the watcher runs) and the test vectors that
+follow a swap (test_vectors.py) differ in their plan, never in these steps.
 """
 
 from __future__ import annotations

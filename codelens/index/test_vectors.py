@@ -30,8 +30,8 @@ from codelens.index.folder import held_work_dir, index_lock, writing
 from codelens.index.health import sidecar_checksums
 from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest, chunk_fingerprint
-from codelens.index.metadata import IndexStats, read_stats
-from codelens.index.progressive import CatalogEntry, load_catalog
+from codelens.index.metadata import IndexStats, read_metadata
+from codelens.index.progressive import CatalogEntry, load_catalog, read_catalog
 from codelens.index.registry import chunk_vector_sidecars
 from codelens.index.sidecar import SidecarInput, recorded_english_key
 from codelens.index.steps import build_sidecars, building, embed_through_cache, publish
@@ -87,11 +87,11 @@ def tests_due(layout: IndexLayout) -> TestsDue | None:
     """The index's pending test chunks, read at once; None when its metadata says none are
     missing, or it is no index to finish."""
     try:
-        stats = read_stats(layout.root)
+        stats = read_metadata(layout)
         if stats.test_coverage >= 1.0:
             return None
-        manifest = Manifest.load(layout.root)
-        catalog = load_catalog(layout.root)
+        manifest = Manifest.read(layout)
+        catalog = read_catalog(layout)
     except (CodeLensError, OSError, ValueError, KeyError, TypeError):  # no index, or not one to finish
         return None
     if manifest is None:
@@ -99,7 +99,7 @@ def tests_due(layout: IndexLayout) -> TestsDue | None:
     pending = [e for e in catalog if e.chunk.chunk_id not in manifest.chunks]
     if not pending:
         return None
-    return TestsDue(stats, catalog, pending, recorded_english_key(layout.root) or ENGLISH_MODEL_KEYS[0], manifest)
+    return TestsDue(stats, catalog, pending, recorded_english_key(layout) or ENGLISH_MODEL_KEYS[0], manifest)
 
 
 def pending_tests(index_dir: Path) -> list[CatalogEntry]:

@@ -130,7 +130,7 @@ def _read_state(layout: IndexLayout, settings: Settings) -> _State | None:
     if (manifest is None or stats.dense_coverage < 1.0 or stats.chroma_url or settings.chroma_url
             or stats.redaction_version != REDACTION_VERSION or stats.text_budget != settings.embed_code_chars
             or manifest.model != stats.model or (settings.english_model and
-                                                 settings.english_model != recorded_english_key(index_dir))):
+                                                 settings.english_model != recorded_english_key(layout))):
         return None
     return _State(stats, manifest, load_catalog(index_dir), load_delta(index_dir))
 
@@ -351,7 +351,7 @@ def _write(build_dir: Path, layout: IndexLayout, settings: Settings, state: _Sta
            fingerprints: dict[str, str], files: Mapping[str, FileChunks | None], delta: Delta,
            timings: dict[str, float], cache_path: Path | None) -> None:
     """The new catalog, delta, sidecars and manifest into the build folder."""
-    english_key = recorded_english_key(layout.root) or ENGLISH_MODEL_KEYS[0]
+    english_key = recorded_english_key(layout) or ENGLISH_MODEL_KEYS[0]
     save_catalog(build_dir, entries)
     save_delta(build_dir, delta)
     sidecar_input = SidecarInput(build_dir, [e.chunk for e in entries], sources,

@@ -278,7 +278,7 @@ def build_bridge_sidecar(build: SidecarInput) -> None:
 
 
 # Not in a progressive run's first swap: e5 over the vocabulary takes longer than the rest of
-# that phase; progressive.add_late_sidecars puts it into the live partial index afterwards.
+# that phase; stages.add_late_sidecars puts it into the live partial index afterwards.
 # The engine is in its name: the manifest records it, so the first index run on an index whose
 # words another engine embedded rebuilds them (a search meanwhile compares this engine's question
 # words with them: no word's nearest code word changed on the demo, bench/RESULTS.md).
