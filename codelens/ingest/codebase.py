@@ -88,7 +88,7 @@ def chunk_one_file(path: Path, rel_path: str, max_file_bytes: int) -> FileChunks
     """Python by ast (tree-sitter when ast fails); other code by its grammar (`syntax`); documents,
     configuration and build files by their format (`formats`)."""
     fmt = file_format(rel_path) or "text"
-    raw, text, warning = _read_file(path, rel_path, max_bytes(fmt, max_file_bytes), head_only=fmt == "csv")
+    raw, text, warning = _read_file(path, rel_path, fmt, max_file_bytes)
     if raw is not None and fmt != PYTHON and is_code_format(fmt):
         text, warning = _code_text(rel_path, raw, text, warning)
     digest = file_hash(raw) if raw is not None else None
@@ -134,36 +134,37 @@ def source_file_hashes(source: Path, max_file_bytes: int) -> dict[str, str]:
     with tempfile.TemporaryDirectory(prefix="codelens-src-") as work_dir:
         for source_file in open_tree(source, Path(work_dir)).files():
             fmt = file_format(source_file.rel_path) or "text"
-            raw, _ = _read_raw(source_file.abs_path, source_file.rel_path, max_bytes(fmt, max_file_bytes),
-                               head_only=fmt == "csv")
+            raw, _ = _read_raw(source_file.abs_path, source_file.rel_path, fmt, max_file_bytes)
             if raw is not None:
                 hashes[source_file.rel_path] = file_hash(raw)
     return hashes
 
 
-def _read_raw(path: Path, rel_path: str, max_bytes: int, head_only: bool = False) -> tuple[bytes | None, str | None]:
-    """(raw bytes, warning): None when the file is over the limit or unreadable."""
+def _read_raw(path: Path, rel_path: str, fmt: str, max_file_bytes: int) -> tuple[bytes | None, str | None]:
+    """(raw bytes, warning): None when the file is over its format's limit (formats.max_bytes) or
+    unreadable. A CSV file's first CSV_HEAD_BYTES are read whatever its size (a data file is
+    summarised by its first rows). The one place that says how much of a file is read: chunking
+    and the unchanged check (source_file_hashes) hash the same bytes."""
+    limit, head_only = max_bytes(fmt, max_file_bytes), fmt == "csv"
     try:
         size = path.stat().st_size
-        if size > max_bytes and not head_only:
-            return None, f"{rel_path}: skipped, {size} bytes is over the {max_bytes}-byte limit"
+        if size > limit and not head_only:
+            return None, f"{rel_path}: skipped, {size} bytes is over the {limit}-byte limit"
         with open(path, "rb") as handle:
-            return handle.read(CSV_HEAD_BYTES if head_only else max_bytes + 1), None
+            return handle.read(CSV_HEAD_BYTES if head_only else limit + 1), None
     except OSError as exc:
         return None, f"{rel_path}: unreadable ({exc})"
 
 
-def _read_file(path: Path, rel_path: str, max_bytes: int,
-               head_only: bool = False) -> tuple[bytes | None, str | None, str | None]:
-    """(raw bytes, text, warning): text is None when the file is skipped. head_only: read the
-    first CSV_HEAD_BYTES whatever the size (a data file is summarised by its first rows)."""
-    raw, warning = _read_raw(path, rel_path, max_bytes, head_only)
+def _read_file(path: Path, rel_path: str, fmt: str, max_file_bytes: int) -> tuple[bytes | None, str | None, str | None]:
+    """(raw bytes, text, warning): text is None when the file is skipped (_read_raw)."""
+    raw, warning = _read_raw(path, rel_path, fmt, max_file_bytes)
     if raw is None:
         return None, None, warning
     text = read_source_text(raw)
     if text is None:
         return raw, None, f"{rel_path}: skipped, binary content (NUL bytes)"
-    if head_only and len(raw) == CSV_HEAD_BYTES:
+    if fmt == "csv" and len(raw) == CSV_HEAD_BYTES:
         text = text.rsplit("\n", 1)[0]  # the last line read may be cut short
     return raw, text, None
 
