@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +26,6 @@ from typing import Any
 import numpy as np
 
 from codelens.errors import CodeLensError
-from codelens.index.embed_cache import EmbeddingCache, embed_with_cache
 from codelens.models import Embedder, load_embedder, release_freed_memory
 
 RAY_INSTALL_HINT = "pip install -r requirements-ray.txt"
@@ -224,13 +223,3 @@ def ray_pool(address: str, model_id: str, dim: int, batch_size: int, worker_cpus
         if started_here:
             import_ray().shutdown()
 
-
-def embed_on_ray(
-    texts: Sequence[str], model_id: str, dim: int, address: str, *, batch_size: int, worker_cpus: int = 0,
-    cache: EmbeddingCache | None = None, show_progress: bool = False,
-    on_progress: Callable[[int, int], None] | None = None,
-) -> tuple[np.ndarray, int]:
-    """`embed_with_cache` with the cluster as the encoder: (vectors, number newly embedded)."""
-    with ray_pool(address, model_id, dim, batch_size, worker_cpus, show_progress) as pool:
-        return embed_with_cache(texts, pool.embed, dim, cache, pool.round_size,
-                                desc="Embedding (Ray)", show_progress=show_progress, on_progress=on_progress)

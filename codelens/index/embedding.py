@@ -19,12 +19,14 @@ def embed_texts(
     texts: Sequence[str], embedder: Embedder, settings: Settings, cache: EmbeddingCache | None = None,
     on_progress: ProgressCallback | None = None,
 ) -> tuple[np.ndarray, int]:
-    """Passage vectors of the index model for texts (cached; see `embed_with_cache`)."""
-    if settings.ray_address:  # issue 15 part 3: Ray actors embed, this process caches (distributed.py)
-        from codelens.index.distributed import embed_on_ray
+    """Passage vectors of the index model for texts (cached; see `embed_with_cache`): the same
+    cached loop with one of two encoders, the embedder here or the actors of a Ray cluster."""
+    if not settings.ray_address:
+        return embed_with_cache(texts, embedder.embed_passages, embedder.dim, cache, settings.batch_size,
+                                show_progress=settings.show_progress, on_progress=on_progress)
+    from codelens.index.distributed import ray_pool  # issue 15 part 3: Ray actors embed, this process caches
 
-        return embed_on_ray(texts, embedder.model_id, embedder.dim, settings.ray_address,
-                            batch_size=settings.batch_size, worker_cpus=settings.ray_worker_cpus, cache=cache,
-                            show_progress=settings.show_progress, on_progress=on_progress)
-    return embed_with_cache(texts, embedder.embed_passages, embedder.dim, cache, settings.batch_size,
-                            show_progress=settings.show_progress, on_progress=on_progress)
+    with ray_pool(settings.ray_address, embedder.model_id, embedder.dim, settings.batch_size,
+                  settings.ray_worker_cpus, settings.show_progress) as pool:
+        return embed_with_cache(texts, pool.embed, embedder.dim, cache, pool.round_size, desc="Embedding (Ray)",
+                                show_progress=settings.show_progress, on_progress=on_progress)
