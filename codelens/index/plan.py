@@ -24,14 +24,12 @@ from codelens.errors import BadInput
 from codelens.index.delta import Delta
 from codelens.index.embed_cache import CacheChoice, choose_cache, text_hash
 from codelens.index.embedding import ProgressCallback
-from codelens.index.health import changed_sidecars, damaged_sidecars
 from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest, chunk_fingerprint
 from codelens.index.metadata import IndexStats
 from codelens.index.previous import Previous, read_previous
 from codelens.index.progressive import is_partial
-from codelens.index.registry import SIDECARS, sidecar_names
-from codelens.index.sidecar import Sidecar
+from codelens.index.registry import sidecar_names
 from codelens.index.test_vectors import deferred_tests
 from codelens.ingest.codebase import ChunkedCodebase, source_file_hashes
 from codelens.ingest.embed_text import embedding_text
@@ -121,7 +119,7 @@ def scan(run: Run) -> Run:
                   chunking=chunking_key(run.settings))
     manifest = previous.builds_on
     unchanged = (manifest is not None and previous.stats.test_coverage >= 1.0 and _same_files(run)
-                 and not sidecars_unlike_written(run.layout, manifest))
+                 and not previous.unlike_written)
     counts = {"mode": "unchanged", "upserted": 0, "deleted": 0, "unchanged": len(manifest.chunks),
               "embedded": 0} if unchanged else {}
     return replace(run, plan=Plan(unchanged=unchanged), counts=counts)
@@ -151,7 +149,7 @@ def plan(run: Run) -> Run:
     if (previous is not None and not changes.upsert and not changes.delete and not delta.removed
             and previous.files == chunked.codebase.file_hashes and previous.sidecars == run.sidecars
             and run.previous.has_catalog):
-        unlike = sidecars_unlike_written(run.layout, previous)
+        unlike = run.previous.unlike_written
         if not unlike:
             return replace(run, plan=Plan(unchanged=True, changes=changes), counts=counts)
         # Nothing else changed: only those are built again, on a copy of the index.
@@ -217,17 +215,6 @@ def chunking_key(settings: Settings) -> str:
     except OSError:
         return ""
     return digest.hexdigest()[:32]
-
-
-def sidecars_unlike_written(layout: IndexLayout, manifest: Manifest) -> list[Sidecar]:
-    """The sidecars of the index that are not as the last run wrote them: their files' sizes and
-    mtimes against the manifest's record (a stat per file, nothing loaded). An index written
-    before that record existed is checked by loading its sidecars (health.damaged_sidecars)."""
-    if manifest.sidecar_files is not None:
-        changed = set(changed_sidecars(layout, manifest.sidecar_files))
-        return [s for s in SIDECARS if s.name in changed]
-    damaged = set(damaged_sidecars(layout))
-    return [s for s in SIDECARS if any(path.name in damaged for path in s.paths(layout))]
 
 
 def _same_files(run: Run) -> bool:
