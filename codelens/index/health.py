@@ -6,7 +6,7 @@ goes without it), which keeps answering but hides the damage; this check names i
 are the exception: a ChromaDB folder that does not open is a clear error until a run rebuilds it.
 
 An index run records each sidecar's files (`sidecar_checksums`: size and modification time,
-stat only) in the manifest; an unchanged run compares them with the disk (`changed_sidecars`)
+stat only) in the manifest; an index run compares them with the disk (`sidecars_unlike_written`)
 and rebuilds the sidecars whose files are missing or rewritten, without loading any of them.
 Size and mtime, not a hash of the contents: the check must stay a stat per file at any index size
 (hashing pydantic's sidecars reads tens of MB, the standard library's hundreds), and every way a
@@ -24,6 +24,7 @@ from pathlib import Path
 
 from codelens.index.layout import IndexLayout
 from codelens.index.registry import SIDECARS
+from codelens.index.sidecar import Sidecar
 
 # sidecar name -> {path inside the index folder: [size, mtime_ns]} for every file it holds
 SidecarFiles = dict[str, dict[str, list[int]]]
@@ -60,11 +61,16 @@ def layout_checksums(layout: IndexLayout) -> SidecarFiles:
     return {sidecar.name: _file_stats(layout.root, sidecar.paths(layout)) for sidecar in SIDECARS}
 
 
-def changed_sidecars(layout: IndexLayout, recorded: SidecarFiles) -> list[str]:
-    """The sidecars whose files differ from what the run that wrote them recorded: one missing
-    (a folder deleted by hand), added, truncated or rewritten. Costs a stat per file."""
-    now = layout_checksums(layout)
-    return [name for name, files in now.items() if recorded.get(name) != files]
+def sidecars_unlike_written(layout: IndexLayout, recorded: SidecarFiles | None) -> tuple[Sidecar, ...]:
+    """The sidecars of the index that are not as the last run wrote them: their files now against
+    its `recorded` sizes and mtimes (a file missing, added, truncated or rewritten; a stat per file,
+    nothing loaded). An index written before that record existed (None) is checked by loading its
+    sidecars (damaged_sidecars)."""
+    if recorded is not None:
+        now = layout_checksums(layout)
+        return tuple(s for s in SIDECARS if recorded.get(s.name) != now[s.name])
+    damaged = set(damaged_sidecars(layout))
+    return tuple(s for s in SIDECARS if any(path.name in damaged for path in s.paths(layout)))
 
 
 def _file_stats(root: Path, paths: tuple[Path, ...]) -> dict[str, list[int]]:

@@ -12,12 +12,11 @@ from dataclasses import dataclass, field
 
 from codelens.errors import DatabaseError
 from codelens.index.delta import Delta, read_delta
-from codelens.index.health import changed_sidecars, damaged_sidecars, vectors_damaged
+from codelens.index.health import sidecars_unlike_written, vectors_damaged
 from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest
 from codelens.index.metadata import IndexStats, read_metadata
 from codelens.index.progressive import is_partial
-from codelens.index.registry import SIDECARS
 from codelens.index.sidecar import Sidecar, recorded_english_key
 from codelens.ingest.redaction import REDACTION_VERSION
 
@@ -49,7 +48,7 @@ def read_previous(layout: IndexLayout, model_id: str, full: bool, chroma_url: st
         return Previous(held=held, english_key=english_key)
     builds_on = held if not full and _may_build_on(stats, held, model_id, chroma_url, layout) else None
     updates = read_delta(layout) if builds_on is not None and not chroma_url else Delta()
-    unlike = sidecars_unlike_written(layout, builds_on) if builds_on is not None else ()
+    unlike = sidecars_unlike_written(layout, builds_on.sidecar_files) if builds_on is not None else ()
     return Previous(stats, held, builds_on, updates, english_key, layout.catalog.is_file(), unlike)
 
 
@@ -62,14 +61,3 @@ def _may_build_on(stats: IndexStats, manifest: Manifest | None, model_id: str, c
     if stats.redaction_version != REDACTION_VERSION:
         return False  # stored under older masking rules: rebuild in full so no old text survives
     return stats.chroma_url == chroma_url
-
-
-def sidecars_unlike_written(layout: IndexLayout, manifest: Manifest) -> tuple[Sidecar, ...]:
-    """The sidecars of the index that are not as the last run wrote them: their files' sizes and
-    mtimes against the manifest's record (a stat per file, nothing loaded). An index written
-    before that record existed is checked by loading its sidecars (health.damaged_sidecars)."""
-    if manifest.sidecar_files is not None:
-        changed = set(changed_sidecars(layout, manifest.sidecar_files))
-        return tuple(s for s in SIDECARS if s.name in changed)
-    damaged = set(damaged_sidecars(layout))
-    return tuple(s for s in SIDECARS if any(path.name in damaged for path in s.paths(layout)))
