@@ -23,6 +23,8 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import numpy as np
+
 from codelens.chunk import Chunk
 from codelens.errors import CodeLensError
 from codelens.index.embed_cache import CacheChoice, cached_vectors, choose_cache, read_index_vectors, text_hash
@@ -155,11 +157,10 @@ def add_test_vectors(layout: IndexLayout, due: TestsDue, cache: CacheChoice, set
     swap only (waiting up to lock_wait_s for another writer), and the swap reads the folder again.
     `started`: the index run's clock, for its duration. The index run hands its own `due`."""
     mark = time.perf_counter()
-    _, embedded, embedder = embed_through_cache(_texts(due.pending, due.stats), embedder, due.stats.model,
-                                                cache.path, settings, on_progress)
     with held_work_dir(layout, "tests-") as scratch:  # held: a writer's clean-up leaves it alone
-        # the English model's vectors into the cache now, outside the lock (the swap reads them back)
-        _rebuild_vector_sidecars(scratch, due, cache.path, settings.show_progress)
+        # every vector into the cache now, outside the lock: the swap does the same work from the cache
+        _, embedded, embedder = _vectors_and_sidecars(scratch, due, _texts(due.pending, due.stats), cache.path,
+                                                      settings, embedder, on_progress)
     with writing(layout, wait_s=lock_wait_s):
         return _swap_in(layout, settings, embedder, cache.path, embedded, mark, started)
 
@@ -172,12 +173,11 @@ def _swap_in(layout: IndexLayout, settings: Settings, embedder: Embedder, cache_
         return None
     stats, manifest, pending = due.stats, due.manifest, due.pending
     texts = _texts(pending, stats)
-    vectors, more, _ = embed_through_cache(texts, embedder, stats.model, cache_path, settings)  # cached by now
     with building(layout, copy_from=layout) as build_dir:
+        vectors, more, _ = _vectors_and_sidecars(build_dir, due, texts, cache_path, settings, embedder)  # cached
         store = VectorStore(build_dir, stats.collection, create=True)
         store.upsert([e.chunk for e in pending], vectors)
         store.close()
-        _rebuild_vector_sidecars(build_dir, due, cache_path, settings.show_progress)
         chunks = {**manifest.chunks, **{e.chunk.chunk_id: chunk_fingerprint(e.chunk, text_hash(text))
                                         for e, text in zip(pending, texts, strict=True)}}
         # the rebuilt vector sidecars' files as now written (the unchanged check compares them by stat)
@@ -197,15 +197,21 @@ def _texts(pending: Sequence[CatalogEntry], stats: IndexStats) -> list[str]:
     return [embedding_text(e.chunk, stats.text_budget, labels) for e in pending]
 
 
-def _rebuild_vector_sidecars(build_dir: Path, due: TestsDue, cache_path: Path | None, show_progress: bool) -> None:
-    """The English vectors and file means with every chunk's vector: each reuses what the copy
-    holds (or the cache has) and embeds only the test chunks' text."""
+def _vectors_and_sidecars(folder: Path, due: TestsDue, texts: Sequence[str], cache_path: Path | None,
+                          settings: Settings, embedder: Embedder | None,
+                          on_progress: Callable[[int, int], None] | None = None) -> tuple[np.ndarray, int, Embedder]:
+    """The index model's vectors of the pending test chunks' texts (through the cache), and the
+    vector sidecars (English vectors, file means) rebuilt in folder with every chunk's vector:
+    each reuses what the folder holds (or the cache has) and embeds only the test chunks' text.
+    Done twice: outside the lock into a scratch folder (the embedding), then under it into the
+    build folder (from the cache). Neither sidecar reads ChromaDB: the upsert may follow."""
+    vectors, embedded, embedder = embed_through_cache(texts, embedder, due.stats.model, cache_path, settings,
+                                                      on_progress)
     catalog = due.catalog
-    sidecar_input = SidecarInput(build_dir, [e.chunk for e in catalog], {}, cache_path,
-                                 show_progress, index_model=due.stats.model,
-                                 text_hashes={e.chunk.chunk_id: e.text_hash for e in catalog},
-                                 english_model=due.english_key)
-    build_sidecars(chunk_vector_sidecars(), sidecar_input)
+    build_sidecars(chunk_vector_sidecars(), SidecarInput(
+        folder, [e.chunk for e in catalog], {}, cache_path, settings.show_progress, index_model=due.stats.model,
+        text_hashes={e.chunk.chunk_id: e.text_hash for e in catalog}, english_model=due.english_key))
+    return vectors, embedded, embedder
 
 
 def finish_before_search(settings: Settings, say: Callable[[str], None]) -> None:
