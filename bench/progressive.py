@@ -29,6 +29,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 from _common import PROJECT_ROOT, SHARED, cold_cache_env, print_table, read_metadata
@@ -102,7 +103,7 @@ def partial_index(source: Path, from_db: Path, share: float, embedder: object) -
     from codelens.index.metadata import read_stats
     from codelens.index.plan import Chunked, Run
     from codelens.index.progressive import missing_vectors
-    from codelens.index.stages import add_late_sidecars, build_aside, index_stats, publish, searchable
+    from codelens.index.stages import add_late_sidecars, build_aside, publish, run_stats, searchable
     from codelens.ingest.codebase import chunk_source
     from codelens.ingest.embed_text import embedding_text
     from codelens.locations import shared_embedding_cache
@@ -131,8 +132,8 @@ def partial_index(source: Path, from_db: Path, share: float, embedder: object) -
             coverage = min(1.0 - missing / max(1, len(hashes)), 0.999)
             run = Run(source, Settings(db_path=db, show_progress=False), IndexLayout(db), 0.0, stats.model,
                       chunked=Chunked(chunked, repository_labels(chunked.repositories), texts, hashes, {}, set()),
-                      cache=cache, stats=index_stats(source, chunked, stats.model, settings.embed_code_chars, {},
-                                                     dense_coverage=coverage))
+                      cache=cache)
+            run = replace(run, stats=run_stats(run, dense_coverage=coverage))
             with build_aside(run) as built:
                 publish(searchable(built))
             add_late_sidecars(run)  # a progressive run adds it before the first e5 batch

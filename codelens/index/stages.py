@@ -11,7 +11,7 @@ import shutil
 import time
 import uuid
 from collections import Counter
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -34,7 +34,7 @@ from codelens.index.steps import build_sidecars, building, embed_through_cache
 from codelens.index.steps import publish as publish_build
 from codelens.index.store import VectorStore, drop_collections
 from codelens.index.test_vectors import FINISH_LOCK_WAIT_S, TestsDue, add_test_vectors, tests_share_with_vectors
-from codelens.ingest.codebase import ChunkedCodebase, chunk_source
+from codelens.ingest.codebase import chunk_source
 from codelens.ingest.redaction import REDACTION_VERSION
 from codelens.models import load_embedder
 from codelens.settings import COLLECTION_NAME
@@ -289,26 +289,19 @@ def _catalog(chunked: Chunked) -> list[CatalogEntry]:
 
 
 def run_stats(run: Run, **fields: object) -> IndexStats:
-    """The metadata of this run's index (index_stats over the run's chunks)."""
+    """The metadata of this run's index: what its chunks say, plus `fields` (a partial index starts
+    at dense_coverage 0 and fills it in as vectors arrive; a complete one adds timings). The
+    repositories whose files this run changed are stamped with its time; the others keep the
+    `updated_at` the previous index recorded."""
+    chunked, at = run.chunked.codebase, now()
     recorded = run.previous.stats.repositories if run.previous.stats is not None else []
-    return index_stats(run.source, run.chunked.codebase, run.model_id, run.settings.embed_code_chars, run.counts,
-                       recorded, run.chunked.touched, **fields)
-
-
-def index_stats(source: object, chunked: ChunkedCodebase, model_id: str, text_budget: int, counts: dict,
-                recorded: Sequence[dict] = (), touched: Collection[str] = (), **fields: object) -> IndexStats:
-    """The metadata of an index: what the chunks say, plus `fields` (a partial index starts at
-    dense_coverage 0 and fills it in as vectors arrive; a complete one adds timings). The
-    repositories `touched` (their files changed) are stamped with this run's time; the others
-    keep the `updated_at` the previous index `recorded`."""
-    at = now()
     return IndexStats(**{
-        "source": str(source), "files": chunked.files, "total_chunks": len(chunked.chunks),
-        "chunks_per_kind": count_kinds(chunked.chunks), "model": model_id, "indexed_at": at,
+        "source": str(run.source), "files": chunked.files, "total_chunks": len(chunked.chunks),
+        "chunks_per_kind": count_kinds(chunked.chunks), "model": run.model_id, "indexed_at": at,
         "duration_s": 0.0, "warnings": chunked.warnings, "collection": COLLECTION_NAME,
-        "text_budget": text_budget, "run": counts,
+        "text_budget": run.settings.embed_code_chars, "run": run.counts,
         "secrets_masked": dict(sorted(chunked.secrets_masked.items())), "redaction_version": REDACTION_VERSION,
-        "repositories": stamp_updates(chunked.repositories, recorded, touched, at),
+        "repositories": stamp_updates(chunked.repositories, recorded, run.chunked.touched, at),
         **fields,
     })
 
