@@ -14,7 +14,7 @@ import numpy as np
 
 from codelens.chunk import Chunk
 from codelens.index.embed_cache import EmbeddingCache
-from codelens.index.embedding import embed_texts
+from codelens.index.embedding import embed_through_cache
 from codelens.ingest.chunker import chunk_file
 from codelens.models import Embedder
 from codelens.settings import Settings
@@ -75,12 +75,9 @@ def snippet_chunk(doc_id: str, text: str) -> Chunk:
 def cached_passages(texts: Sequence[str], embedder: Embedder, show_progress: bool = True) -> np.ndarray:
     """Passage vectors for texts, embedded once and then read from .bench_cache/."""
     CACHE_DIR.mkdir(exist_ok=True)
-    cache = EmbeddingCache(CACHE_DIR / "embeddings.sqlite", embedder.model_id)
-    try:
-        settings = Settings(show_progress=show_progress, batch_size=32)
-        return embed_texts(list(texts), embedder, settings, cache)[0]
-    finally:
-        cache.close()
+    settings = Settings(show_progress=show_progress, batch_size=32)
+    return embed_through_cache(list(texts), embedder, embedder.model_id, CACHE_DIR / "embeddings.sqlite",
+                               settings)[0]
 
 
 def cached_queries(texts: Sequence[str], embedder: Embedder) -> np.ndarray:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from _common import PROJECT_ROOT, cold_cache_env, print_table, read_metadata, run_measured
 
-from codelens.index.embedding import embed_texts
+from codelens.index.embedding import embed_through_cache
 from codelens.ingest.chunker import is_test_path
 from codelens.ingest.codebase import chunk_codebase
 from codelens.ingest.embed_text import embedding_text
@@ -91,7 +91,8 @@ def embedding_throughput(source: Path, sample: int) -> tuple[float, float]:
     plain = len(chunks) / (time.perf_counter() - started)
     settings = Settings(show_progress=False)
     started = time.perf_counter()
-    embed_texts([embedding_text(c, settings.embed_code_chars) for c in chunks], embedder, settings)
+    embed_through_cache([embedding_text(c, settings.embed_code_chars) for c in chunks], embedder,
+                        embedder.model_id, None, settings)
     shipped = len(chunks) / (time.perf_counter() - started)
     return plain, shipped
 

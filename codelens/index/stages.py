@@ -21,6 +21,7 @@ from tqdm import tqdm
 
 from codelens.chunk import CODE_KINDS, FILE_KINDS, Chunk
 from codelens.index.embed_cache import embed_with_cache, finish_run, open_cache
+from codelens.index.embedding import embed_through_cache
 from codelens.index.folder import held_work_dir
 from codelens.index.health import layout_checksums, sidecar_checksums
 from codelens.index.layout import IndexLayout
@@ -30,7 +31,7 @@ from codelens.index.plan import Chunked, Run, chunked_run
 from codelens.index.progressive import CatalogEntry, missing_vectors, save_catalog
 from codelens.index.registry import SIDECARS, late_partial_sidecars, partial_sidecars
 from codelens.index.sidecar import SidecarInput
-from codelens.index.steps import build_sidecars, building, embed_through_cache
+from codelens.index.steps import build_sidecars, building
 from codelens.index.steps import publish as publish_build
 from codelens.index.store import VectorStore, drop_collections
 from codelens.index.test_vectors import FINISH_LOCK_WAIT_S, TestsDue, add_test_vectors, tests_share_with_vectors

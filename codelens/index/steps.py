@@ -1,5 +1,6 @@
-"""The steps every writer of an index folder takes, written once: embed through the cache, build
-aside, build the sidecars, publish (metadata written, folder swapped in).
+"""The steps every writer of an index folder takes, written once: build aside, build the sidecars,
+publish (metadata written, folder swapped in). Before them each writer embeds its new text the one
+way there is (embedding.embed_through_cache).
 
 The index run (stages.py, whose progressive first swap runs its own build_aside and publish
 stages), the incremental update (update.py, what the watcher runs) and the test vectors that
@@ -10,35 +11,14 @@ from __future__ import annotations
 
 import shutil
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import numpy as np
-
-from codelens.index.embed_cache import open_cache
-from codelens.index.embedding import ProgressCallback, embed_texts
 from codelens.index.folder import fresh_build_dir, swap_into_place
 from codelens.index.layout import IndexLayout
 from codelens.index.metadata import IndexStats, write_stats
 from codelens.index.sidecar import Sidecar, SidecarInput
-from codelens.models import Embedder, load_embedder
-from codelens.settings import Settings
-
-
-def embed_through_cache(texts: Sequence[str], embedder: Embedder | None, model: str, cache_path: Path | None,
-                        settings: Settings, on_progress: ProgressCallback | None = None,
-                        ) -> tuple[np.ndarray, int, Embedder]:
-    """The index model's vectors of texts, embedding only what the cache lacks; the vectors, how
-    many were embedded, and the embedder (loaded here when none was given: its engines load on use)."""
-    embedder = embedder or load_embedder(model)
-    cache = open_cache(cache_path, model)
-    try:
-        vectors, embedded = embed_texts(texts, embedder, settings, cache, on_progress)
-    finally:
-        if cache:
-            cache.close()
-    return vectors, embedded, embedder
 
 
 @contextmanager

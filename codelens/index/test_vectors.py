@@ -28,6 +28,7 @@ import numpy as np
 from codelens.chunk import Chunk
 from codelens.errors import CodeLensError
 from codelens.index.embed_cache import CacheChoice, cached_vectors, choose_cache, read_index_vectors, text_hash
+from codelens.index.embedding import embed_through_cache
 from codelens.index.folder import held_work_dir, index_lock, writing
 from codelens.index.health import sidecar_checksums
 from codelens.index.layout import IndexLayout
@@ -36,7 +37,7 @@ from codelens.index.metadata import IndexStats, read_metadata
 from codelens.index.progressive import CatalogEntry, load_catalog, read_catalog
 from codelens.index.registry import chunk_vector_sidecars
 from codelens.index.sidecar import SidecarInput, recorded_english_key
-from codelens.index.steps import build_sidecars, building, embed_through_cache, publish
+from codelens.index.steps import build_sidecars, building, publish
 from codelens.index.store import VectorStore
 from codelens.ingest.embed_text import embedding_text
 from codelens.models import ENGLISH_MODEL_KEYS, Embedder

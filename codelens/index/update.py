@@ -29,6 +29,7 @@ from codelens.chunk import Chunk
 from codelens.errors import DatabaseError
 from codelens.index.delta import Delta, load_delta, save_delta
 from codelens.index.embed_cache import choose_cache, finish_run, text_hash
+from codelens.index.embedding import embed_through_cache
 from codelens.index.folder import held_work_dir, index_lock, writing
 from codelens.index.health import sidecar_checksums
 from codelens.index.layout import IndexLayout
@@ -40,7 +41,7 @@ from codelens.index.registry import SIDECARS
 from codelens.index.sidecar import Sidecar, SidecarInput, recorded_english_key
 from codelens.index.stages import count_kinds
 from codelens.index.stages import now as _now
-from codelens.index.steps import build_sidecars, building, embed_through_cache, publish
+from codelens.index.steps import build_sidecars, building, publish
 from codelens.index.test_vectors import tests_share_with_vectors
 from codelens.ingest.codebase import FileChunks, chunk_one_file
 from codelens.ingest.embed_text import embedding_text
