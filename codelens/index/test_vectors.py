@@ -211,7 +211,8 @@ def _vectors_and_sidecars(folder: Path, due: TestsDue, texts: Sequence[str], cac
     catalog = due.catalog
     build_sidecars(chunk_vector_sidecars(), SidecarInput(
         folder, [e.chunk for e in catalog], {}, cache_path, settings.show_progress, index_model=due.stats.model,
-        text_hashes={e.chunk.chunk_id: e.text_hash for e in catalog}, english_model=due.english_key))
+        text_hashes={e.chunk.chunk_id: e.text_hash for e in catalog}, english_model=due.english_key,
+        repository_labels=repository_labels(due.stats.repositories)))
     return vectors, embedded, embedder
 
 
