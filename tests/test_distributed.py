@@ -65,6 +65,20 @@ def test_missing_ray_says_how_to_install_it(monkeypatch):
         connect("auto")
 
 
+def test_a_run_sent_to_ray_embeds_everything_there_without_a_local_first_index(mini_project, tmp_path):
+    """The progressive run's first index embeds on this machine: --ray turns it off."""
+    from dataclasses import replace
+
+    from codelens.index.plan import plan, scan, start
+    from codelens.index.stages import chunk
+    from tests.conftest import settings_for
+
+    settings = replace(settings_for(tmp_path / "db"), progressive=True, progressive_min_chunks=1)
+    planned = [plan(chunk(scan(start(mini_project, replace(settings, ray_address=address), None, None, False))))
+               for address in ("", "auto")]
+    assert [run.plan.progressive for run in planned] == [True, False]
+
+
 @pytest.mark.slow
 def test_index_cli_on_ray_auto_stores_the_vectors_of_a_local_index(mini_project, mini_index, tmp_path, capsys):
     """`--ray auto` with no cluster around starts a local one (this machine's CPUs), and stops it."""

@@ -165,8 +165,9 @@ def plan(run: Run) -> Run:
     deferred = deferred_tests(to_store, chunked.texts, cache, run.model_id, settings)
     if cache.warning:
         chunked.codebase.warnings.append(cache.warning)
-    progressive = bool(settings.progressive and cache.path and not settings.chroma_url and previous is None
-                       and (run.previous.stats is None or is_partial(run.previous.stats)))
+    # The first searchable index embeds here: a run sent to a Ray cluster (--ray) embeds everything there.
+    progressive = bool(settings.progressive and cache.path and not settings.chroma_url and not settings.ray_address
+                       and previous is None and (run.previous.stats is None or is_partial(run.previous.stats)))
     return replace(run, counts=counts, cache=cache, plan=Plan(
         False, changes, [c for c in to_store if c.chunk_id not in deferred], deferred, rebuild, progressive))
 
