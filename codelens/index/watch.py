@@ -145,7 +145,6 @@ class IndexWatcher:
         self._updating = threading.Lock()
         self._deferred = threading.Event()  # an update left the code graph for later
         self._last_change = 0.0
-        self._resync = False  # the folders changed: compare every file once the new ones are watched
 
     @property
     def running(self) -> bool:
@@ -194,8 +193,9 @@ class IndexWatcher:
         for thread in helpers:
             thread.start()
         try:
+            resync = False
             while not stop.is_set():
-                self._follow(watchfiles, stop)
+                resync = self._follow(watchfiles, stop, resync)
         finally:
             stop.set()  # also when watching ended otherwise (Ctrl-C in the foreground): the helpers end too
             self._deferred.set()
@@ -204,21 +204,23 @@ class IndexWatcher:
                 thread.join(max(0.0, deadline - time.monotonic()))
             self._publish(replace(self.status, state=STOPPED))
 
-    def _follow(self, watchfiles, stop: threading.Event) -> None:
+    def _follow(self, watchfiles, stop: threading.Event, resync: bool) -> bool:
         """Watch the source's folders (a workspace file's: every folder repository, and the file
-        itself) until stopped, or until the workspace file changes (then its folders are read again)."""
+        itself) until stopped, or until the workspace file changes (then its folders are read again:
+        True). `resync`: the folders just changed, so every file is compared once the new watch has
+        started (a save between the last update and this watch would go unseen)."""
         try:
             tree = live_tree(self.source)
         except CodeLensError as exc:  # a workspace file being edited: try again in a moment
             self._publish(replace(self.status, last_error=str(exc)))
             stop.wait(1.0)
-            return
+            return resync
         targets = [*tree.watched_folders, *([tree.source] if tree.from_file else [])]
         for changes in watchfiles.watch(*targets, watch_filter=watch_filter(tree), debounce=self.debounce_ms,
                                         step=STEP_MS, stop_event=stop, rust_timeout=RUST_TIMEOUT_MS,
                                         yield_on_timeout=True, raise_interrupt=False):
-            if self._resync:  # the new folders are watched now: what was saved before that, once more
-                self._resync = False
+            if resync:  # the new folders are watched now: what was saved before that, once more
+                resync = False
                 self.update(None)
             if not changes:  # a quiet spell
                 continue
@@ -226,8 +228,8 @@ class IndexWatcher:
             paths = paths_to_update((path for _, path in changes), self.source)
             self.update(paths)
             if paths is None and tree.from_file and any(Path(p) == tree.source for _, p in changes):
-                self._resync = True  # a save between this update and the next watch would go unseen
-                return  # the workspace file changed: follow its folders as they are now
+                return True  # the workspace file changed: follow its folders as they are now
+        return False
 
     def _deferred_loop(self, stop: threading.Event) -> None:
         """Rebuild what updates leave for later (the code graph) once the folder is quiet; the work
