@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -93,10 +94,12 @@ def cut_cache(full_cache: Path, target: Path, keep_hashes: set[str], model: str)
 
 
 @contextmanager
-def partial_index(source: Path, from_db: Path, share: float, embedder: object) -> Iterator[object]:
+def partial_index(source: Path, from_db: Path, share: float, embedder: object,
+                  fast: bool = True) -> Iterator[object]:
     """A Searcher over the partial index of source a progressive run would have once `share`
-    of its chunks are embedded (the rest searched by BM25 and the bridge): the complete index's
-    cache cut to those chunks, in the order a run embeds them (code before tests, shortest first)."""
+    of its chunks are embedded (the rest searched by BM25, the bridge and the static leg): the
+    complete index's cache cut to those chunks, in the order a run embeds them (code before tests,
+    shortest first). `fast` False: without the static leg (keywords only at 0%)."""
 
     from codelens.index.embed_cache import CacheChoice, text_hash
     from codelens.index.layout import IndexLayout
@@ -137,6 +140,8 @@ def partial_index(source: Path, from_db: Path, share: float, embedder: object) -
             with build_aside(run) as built:
                 publish(searchable(built))
             add_late_sidecars(run)  # a progressive run adds it before the first e5 batch
+            if not fast:
+                shutil.rmtree(IndexLayout(db).static)
             yield Searcher(Settings(db_path=db, show_progress=False), embedder=embedder)
         finally:
             if saved is None:
@@ -146,6 +151,12 @@ def partial_index(source: Path, from_db: Path, share: float, embedder: object) -
 
 
 SHARES = (0.0, 0.5, 1.0)
+# (share, with the static leg): keywords only first, then the partial index as a run has it
+STAGES = ((0.0, False), *((share, True) for share in SHARES))
+
+
+def stage_label(share: float, fast: bool) -> str:
+    return f"partial {share:.0%}" + ("" if fast else " keywords only")
 
 
 def measure_quality(source: Path, from_db: Path, questions_file: Path) -> list[list[object]]:
@@ -168,9 +179,9 @@ def measure_quality(source: Path, from_db: Path, questions_file: Path) -> list[l
                      langs.get("en", {}).get("precision_at_5", ""), langs.get("ru", {}).get("precision_at_5", ""),
                      summary["overall"]["hit_at_5"], summary["overall"]["mrr_at_5"]])
 
-    for share in SHARES:
-        with partial_index(source, from_db, share, embedder) as searcher:
-            score(searcher, f"partial {share:.0%}")
+    for share, fast in STAGES:
+        with partial_index(source, from_db, share, embedder, fast) as searcher:
+            score(searcher, stage_label(share, fast))
     score(Searcher(Settings(db_path=from_db, show_progress=False), embedder=embedder), "complete index")
     return rows
 
@@ -183,18 +194,19 @@ def measure_semble_quality(directory: Path) -> tuple[list[list[object]], list[st
     complete = open_searchers([directory])
     embedder = next(iter(complete.values())).embedder
     columns: dict[str, dict[str, float]] = {}
-    for share in (*SHARES, None):
+    for stage in (*STAGES, None):
         scored = []
         for repo, searcher in complete.items():
             queries = load_queries(directory / f"{repo}.queries.json", repo, "en")
             if (RUSSIAN_DIR / f"{repo}.queries.json").is_file():
                 queries += load_queries(RUSSIAN_DIR / f"{repo}.queries.json", repo, "ru")
-            if share is None:
+            if stage is None:
                 scored += run_queries(searcher, queries)
                 continue
-            with partial_index(directory / f"{repo}.zip", searcher.settings.db_path, share, embedder) as partial:
+            share, fast = stage
+            with partial_index(directory / f"{repo}.zip", searcher.settings.db_path, share, embedder, fast) as partial:
                 scored += run_queries(partial, queries)
-        columns["complete index" if share is None else f"partial {share:.0%}"] = dict(report_rows(scored))
+        columns["complete index" if stage is None else stage_label(*stage)] = dict(report_rows(scored))
     labels = [label for label in next(iter(columns.values())) if not label.startswith("search ms")]
     return [[label, *(round(column[label], 3) for column in columns.values())] for label in labels], list(columns)
 

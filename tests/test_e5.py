@@ -119,3 +119,19 @@ def test_a_long_question_reads_its_first_tokens_as_the_c_engine_does(engines) ->
     theirs = np.asarray(reference.encode([head], True), dtype=np.float32)[0]
     assert float(mine @ theirs) > 0.999  # measured 0.9999
     assert np.allclose(mine, ours.embed_queries([head])[0], atol=1e-5)
+
+
+@pytest.mark.parametrize("int8", [False, True])
+def test_many_passes_on_the_lanes_give_the_bits_of_one_session(int8: bool) -> None:
+    """An index run's batch runs on one single-thread session per core (runtime.OnnxEncoder's
+    lanes); a question on the one session of every thread: the same text, the same vector."""
+    from codelens.models.runtime import LANE_MIN_PASSES
+
+    texts = [f"{text} {i}" for i in range(LANE_MIN_PASSES) for text in [*TEXTS, LONG]]
+    on_lanes = E5(int8=int8, threads=2)
+    alone = E5(int8=int8, threads=2)
+    vectors = on_lanes.embed_passages(texts)
+    assert len(on_lanes._encoder._lanes) == 2
+    one_by_one = np.concatenate([alone.embed_passages(texts[i : i + 2]) for i in range(0, len(texts), 2)])
+    assert alone._encoder._lanes == []
+    np.testing.assert_array_equal(vectors, one_by_one)

@@ -20,6 +20,7 @@ COLLECTIONS_DIR = "collections"
 LEXICAL_DIR = "lexical"
 BRIDGE_DIR = "bridge"
 ENGLISH_DIR = "english"
+STATIC_DIR = "static"  # a partial index's fast dense leg (search/static_leg.py)
 FILE_VECTORS_DIR = "files"
 FILE_WORDS_DIR = "file_words"
 GRAPH_FILE = "graph.sqlite"
@@ -71,6 +72,12 @@ class IndexLayout:
     def file_words(self) -> Path:
         """BM25 over whole files (one document per path), built with the lexical sidecar."""
         return self.root / FILE_WORDS_DIR
+
+    @property
+    def static(self) -> Path:
+        """A progressive run's fast dense leg: e5's static token vectors averaged per chunk
+        (search/static_leg.py); only a partial index holds it."""
+        return self.root / STATIC_DIR
 
     @property
     def bridge(self) -> Path:

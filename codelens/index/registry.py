@@ -22,10 +22,14 @@ class SidecarRegistry:
 
     def __init__(self) -> None:
         self._sidecars: tuple[Sidecar, ...] = ()
+        self.partial_only: tuple[Sidecar, ...] = ()
 
-    def register(self, sidecars: Sequence[Sidecar]) -> None:
-        """Use these sidecars (the whole list, in build order; registering again replaces it)."""
+    def register(self, sidecars: Sequence[Sidecar], partial_only: Sequence[Sidecar] = ()) -> None:
+        """Use these sidecars (the whole list, in build order; registering again replaces it), and
+        `partial_only` in a progressive run's partial index alone (not iterated: no complete index,
+        update or health check knows them, and the manifest does not record them)."""
         self._sidecars = tuple(sidecars)
+        self.partial_only = tuple(partial_only)
 
     def __iter__(self) -> Iterator[Sidecar]:
         if not self._sidecars:
@@ -38,13 +42,15 @@ SIDECARS = SidecarRegistry()
 
 
 def partial_sidecars() -> tuple[Sidecar, ...]:
-    """What a progressive run's first swap builds (cheap: no embedding)."""
+    """What a progressive run's first swap builds (cheap: keywords within seconds)."""
     return tuple(s for s in SIDECARS if s.in_partial)
 
 
 def late_partial_sidecars() -> tuple[Sidecar, ...]:
-    """What a progressive run adds to its live partial index right after the first swap."""
-    return tuple(s for s in SIDECARS if s.after_partial)
+    """What a progressive run adds to its live partial index right after the first swap, one swap
+    each, in this order: the partial index's own legs (the static leg: meaning within seconds),
+    then the others."""
+    return (*SIDECARS.partial_only, *(s for s in SIDECARS if s.after_partial))
 
 
 def chunk_vector_sidecars() -> tuple[Sidecar, ...]:

@@ -30,7 +30,7 @@ from codelens.index.metadata import IndexStats, write_metadata
 from codelens.index.plan import Chunked, Run, chunked_run
 from codelens.index.progressive import CatalogEntry, missing_vectors, save_catalog
 from codelens.index.registry import SIDECARS, late_partial_sidecars, partial_sidecars
-from codelens.index.sidecar import SidecarInput
+from codelens.index.sidecar import Sidecar, SidecarInput
 from codelens.index.steps import build_sidecars, building
 from codelens.index.steps import publish as publish_build
 from codelens.index.store import VectorStore, drop_collections
@@ -71,7 +71,8 @@ def searchable_first(run: Run) -> Run:
     if run.settings.show_progress:
         tqdm.write(f"Searchable now (keywords, code graph); dense vectors follow: {run.layout.root}")
     mark = time.perf_counter()
-    run = replace(run, embedder=run.embedder or load_embedder(run.model_id))
+    run = replace(run, embedder=run.embedder or load_embedder(run.model_id),
+                  built_live=frozenset(s.name for s in (*partial_sidecars(), *late_partial_sidecars())))
     run.counts["embedded"] += embed_progressively(run)
     run.timings["dense_batches"] = round(time.perf_counter() - mark, 2)
     return run
@@ -113,19 +114,20 @@ def embed_progressively(run: Run) -> int:
 
 
 def add_late_sidecars(run: Run) -> None:
-    """Build the `after_partial` sidecars (the word bridge: the code's words embedded for the
-    Russian->English bridge, cached, resumable) and put them into the live partial index. Not
-    before the first swap: e5 over a large vocabulary takes longer than everything else that
-    phase does."""
+    """Build the sidecars a partial index gets after its first swap (registry.late_partial_sidecars:
+    the static leg, the code graph, the word bridge), each put into the live index as soon as it is
+    built, each a new metadata version that searchers reopen with. Not before the first swap:
+    keywords answer within seconds, these take longer."""
     codebase = run.chunked.codebase
     for sidecar in late_partial_sidecars():
         # outside the writer's lock: a killed run's leftover is cleaned like a build's, a live one is held
-        with held_work_dir(run.layout, "bridge-") as work:
+        with held_work_dir(run.layout, "late-") as work:
             sidecar.build(SidecarInput(work, codebase.chunks, codebase.sources, run.cache.path,
-                                       run.settings.show_progress))
+                                       run.settings.show_progress, repository_labels=run.chunked.labels))
             for made, live in zip(sidecar.paths(IndexLayout(work)), sidecar.paths(run.layout), strict=True):
                 _move_in(made, live)
-    _write_coverage(run, None)  # a new metadata version: searchers reopen with the bridge
+        run.timings[f"live:{sidecar.name}"] = round(time.perf_counter() - run.started, 2)
+        _write_coverage(run, None)  # a new metadata version: searchers reopen with it
 
 
 def _move_in(made: Path, live: Path) -> None:
@@ -221,8 +223,9 @@ def sidecars(run: Run) -> Run:
                                  english_model=run.english_key, without_vectors=plan.deferred,
                                  repository_labels=chunked.labels)
     # a run that only repairs builds the damaged ones: the copy holds the others as the last run wrote them
-    build_sidecars([s for s in SIDECARS if plan.rebuild is None or s.name in plan.rebuild], sidecar_input,
-                   run.timings)
+    due = [s for s in SIDECARS if plan.rebuild is None or s.name in plan.rebuild]
+    copied = {s.name for s in due if s.name in run.built_live and _copy_live(s, run.layout, IndexLayout(run.build_dir))}
+    build_sidecars([s for s in due if s.name not in copied], sidecar_input, run.timings)
     with_vectors = {k: v for k, v in chunked.fingerprints.items() if k not in plan.deferred}
     Manifest(model=run.model_id, files=codebase.file_hashes, chunks=with_vectors, sidecars=run.sidecars,
              sidecar_files=sidecar_checksums(run.build_dir), chunking=run.chunking).save(run.build_dir)
@@ -233,6 +236,21 @@ def sidecars(run: Run) -> Run:
         run, collection=run.collection, duration_s=round(time.perf_counter() - run.started, 2),
         timings_s=run.timings, chroma_url=run.settings.chroma_url, index_uid=run.index_uid,
         test_coverage=tests_share_with_vectors(codebase.chunks, with_vectors)))
+
+
+def _copy_live(sidecar: Sidecar, live: IndexLayout, built: IndexLayout) -> bool:
+    """A sidecar's files from the live partial index into the build folder, as they are; False
+    (nothing copied) when one is missing there: the build then builds it."""
+    pairs = list(zip(sidecar.paths(live), sidecar.paths(built), strict=True))
+    if not all(source.exists() for source, _ in pairs):
+        return False
+    for source, target in pairs:
+        if source.is_dir():
+            shutil.rmtree(target, ignore_errors=True)
+            shutil.copytree(source, target)
+        else:
+            shutil.copy2(source, target)
+    return True
 
 
 def publish(run: Run) -> Run:

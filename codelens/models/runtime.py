@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 import tempfile
+import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +33,9 @@ TOKENS_PER_PASS = 512
 # opening lines, ~450 characters of prose); its identifiers reach the lexical leg whole. Every
 # question of the benchmark sets is shorter.
 QUESTION_TOKENS = 128
+# Passes per lane below which a call keeps the one shared session (OnnxEncoder): loading the lanes
+# costs a moment, and a question or a watcher's one-file update gains nothing from them.
+LANE_MIN_PASSES = 4
 # Bumped whenever onnx_graph.py (or _quantize) builds a different graph: cached files of another
 # version are never read, and neither are vectors cached under another (embedders.weights_fingerprint).
 GRAPH_VERSION = 2
@@ -139,30 +144,71 @@ class OnnxEncoder:
     quantised with one range per pass, so in a shared pass a text's vector would move with the
     other texts of its batch (to a cosine of 0.998, bench/RESULTS.md issue 31 part 3), and a text's
     cached vector, an update's and a Ray worker's would differ. Alone, a text's vector is a function
-    of the text, as an fp32 graph's is (which batches: within a pass, padding is masked out)."""
+    of the text, as an fp32 graph's is (which batches: within a pass, padding is masked out).
+
+    Many passes at once (an index run's batch) run on `lanes`: one single-thread session per core,
+    each taking the next pass. One short pass spread over two threads leaves much of the second
+    core idle (e5 int8 on 128-token texts: 32 texts/s on one session of two threads, 39 on two
+    lanes; bench/RESULTS.md, issue 43). A pass's vector is the same bits on either: the lanes run
+    the same graph on the same pass, and the matrix kernels split rows between threads, not sums.
+    A few passes (a question, a watcher's update) keep the one session of every thread."""
 
     def __init__(self, weights: EncoderWeights, graph: Path, threads: int | None = None, alone: bool = False) -> None:
-        import onnxruntime
-
         self.weights = weights
         self.alone = alone
-        self._session = onnxruntime.InferenceSession(
-            str(graph), session_options(threads or cores()), providers=["CPUExecutionProvider"])
+        self._graph = graph
+        self._threads = threads or cores()
+        self._session = _session(graph, self._threads)
+        self._lanes: list[object] = []  # loaded on the first call with enough passes for them
+        self._lanes_lock = threading.Lock()
 
     def mean_pooled(self, sequences: Sequence[np.ndarray]) -> np.ndarray:
         """One row per id sequence, in order; each sequence fits the position table."""
         pooled = np.zeros((len(sequences), self.weights.width), dtype=np.float32)
         groups = [[i] for i in range(len(sequences))] if self.alone else passes([len(s) for s in sequences])
-        for group in groups:
-            pooled[group] = self._pass([sequences[i] for i in group])
+        lanes = self._lanes_for(len(groups))
+        if len(lanes) < 2:
+            for group in groups:
+                pooled[group] = self._pass(self._session, [sequences[i] for i in group])
+            return pooled
+        work = iter(groups)
+        taking = threading.Lock()
+
+        def lane(session: object) -> None:
+            while True:
+                with taking:
+                    group = next(work, None)
+                if group is None:
+                    return
+                pooled[group] = self._pass(session, [sequences[i] for i in group])  # rows of its own
+
+        with ThreadPoolExecutor(len(lanes)) as pool:
+            for done in [pool.submit(lane, session) for session in lanes]:
+                done.result()
         return pooled
 
-    def _pass(self, sequences: list[np.ndarray]) -> np.ndarray:
+    def _lanes_for(self, passes_due: int) -> list[object]:
+        """The single-thread sessions for a call of this many passes: none (the shared session)
+        unless there are several cores and at least LANE_MIN_PASSES passes per lane."""
+        if self._threads < 2 or passes_due < LANE_MIN_PASSES * self._threads:
+            return []
+        with self._lanes_lock:
+            if not self._lanes:
+                self._lanes = [_session(self._graph, 1) for _ in range(self._threads)]
+        return self._lanes
+
+    def _pass(self, session: object, sequences: list[np.ndarray]) -> np.ndarray:
         embedded, mask = self.weights.embedded(sequences)
         feed = {EMBEDDED: embedded, MASK: mask}
         if self.weights.position_bias is not None:
             feed[POSITION_BIAS] = self.weights.position_bias(embedded.shape[1])
-        return self._session.run([POOLED], feed)[0]
+        return session.run([POOLED], feed)[0]
+
+
+def _session(graph: Path, threads: int) -> object:
+    import onnxruntime
+
+    return onnxruntime.InferenceSession(str(graph), session_options(threads), providers=["CPUExecutionProvider"])
 
 
 def passes(lengths: list[int], budget: int = TOKENS_PER_PASS) -> list[list[int]]:

@@ -54,7 +54,8 @@ def overfetch_for(repositories: int) -> int:
 
 def shipped_pipeline(dense: Retriever, lexical: LexicalIndex, *, bridge: WordBridge | None = None,
                      english: EnglishVectors | None = None, accept: Callable[[str], bool] | None = None,
-                     stages: Sequence[Stage] = (), overfetch: int = OVERFETCH_MIN) -> HybridPipeline:
+                     stages: Sequence[Stage] = (), overfetch: int = OVERFETCH_MIN,
+                     fast: Retriever | None = None) -> HybridPipeline:
     """The pipeline CodeLens ships (measured in bench/RESULTS.md; bench/variants.py builds the others).
 
     Dense (e5, plus MiniLM when its vectors exist: on the question, or on a Russian question's
@@ -62,10 +63,12 @@ def shipped_pipeline(dense: Retriever, lexical: LexicalIndex, *, bridge: WordBri
     fused; the lexical leg's weight is the share of the question's words the code knows,
     halved for short English questions when the two-model dense leg is on. `accept` filters
     chunks (kinds, tests, path) inside the legs, before they cut their lists; `stages` re-rank the
-    fused list (the Searcher passes ranking.py's)."""
+    fused list (the Searcher passes ranking.py's). `fast`: a partial index's static leg
+    (static_leg.py), a third leg beside the e5 vectors embedded so far."""
     if english is not None:
         dense = EnsembleDense(dense, english.chunk_ids, english.vectors, english.embed_query,
                               e5_weight=english.e5_weight, accept=accept, bridge=bridge, positions=english.positions)
     english_scale = ENGLISH_LEXICAL_SCALE if english is not None else 1.0
     lexical_leg = LexicalRetriever(lexical, bridge, accept, english_scale=english_scale)
-    return HybridPipeline((dense, lexical_leg), convex_fusion, tuple(stages), overfetch, bridge)
+    retrievers = (dense, lexical_leg) if fast is None else (dense, lexical_leg, fast)
+    return HybridPipeline(retrievers, convex_fusion, tuple(stages), overfetch, bridge)

@@ -40,6 +40,7 @@ from codelens.search.query import Fused, Query, Stage
 from codelens.search.ranking import StageContext, stages_by_name
 from codelens.search.ranking_order import RepositoryCopies
 from codelens.search.ranking_symbols import RankingIndex
+from codelens.search.static_leg import STATIC_WEIGHT, StaticDenseRetriever, load_static_vectors
 from codelens.search.ties import PreferRepository
 from codelens.settings import DEFAULT_MODEL, Settings
 from codelens.workspace import Workspace, named_repositories, repository_packages
@@ -95,7 +96,8 @@ WARM_UP_QUERIES = ("where are the database settings stored?", "как созда
 
 def _matched(item: Fused) -> str:
     """How a fused hit was found, from the legs that returned it (neither: a stage pinned it)."""
-    dense, lexical = ChromaDenseRetriever.name in item.leg_scores, LexicalRetriever.name in item.leg_scores
+    dense = ChromaDenseRetriever.name in item.leg_scores or StaticDenseRetriever.name in item.leg_scores
+    lexical = LexicalRetriever.name in item.leg_scores
     if dense and lexical:
         return BOTH
     if dense:
@@ -186,6 +188,8 @@ class Searcher:
         self._bridge_vectors = load_bridge_vectors(db_path) if e5_index else None
         self._bridge: WordBridge | None = None
         english = load_english_vectors(db_path) if e5_index else None
+        # a partial index's fast leg, until e5's vectors replace it (static_leg.py)
+        self.static = load_static_vectors(db_path) if e5_index and self.partial is not None else None
         self._english_kind: EnglishModel | None = english[3] if english else None
         self._english = (EnglishVectors(tuple(english[0]), english[2], self._embed_english, english[3].e5_weight)
                          if english else None)
@@ -328,9 +332,12 @@ class Searcher:
 
     def _pipeline(self, filters: SearchFilters, prefer_repo: str = "") -> HybridPipeline:
         accept = self.scope(filters)
+        fast = None
         if self.partial is not None:
             dense = MatrixDenseRetriever(self.partial.vector_ids, self.partial.vectors, accept,
                                          weight=self.partial.coverage)
+            if self.static is not None:  # fades as e5's coverage rises
+                fast = StaticDenseRetriever(self.static, accept, STATIC_WEIGHT * (1.0 - self.partial.coverage))
         elif self.delta.chunk_ids:
             dense = OverlaidDense(
                 ChromaDenseRetriever(self.store, accept, self._collection_vectors,
@@ -349,7 +356,7 @@ class Searcher:
                 stages = (*stages, PreferRepository(prefer_repo, self.workspace.repo_of))
             stages = (*stages, RepositoryCopies(self.chunks, self.workspace.repo_of))
         return shipped_pipeline(dense, self.lexical, bridge=self.bridge, accept=accept, english=self._english,
-                                stages=stages, overfetch=self.overfetch(filters))
+                                stages=stages, overfetch=self.overfetch(filters), fast=fast)
 
     def overfetch(self, filters: SearchFilters) -> int:
         """Candidates per leg: deeper for each repository of a workspace the search covers."""

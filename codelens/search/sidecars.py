@@ -16,10 +16,14 @@ from codelens.search.bridge import BRIDGE_SIDECAR
 from codelens.search.english import ENGLISH_SIDECAR
 from codelens.search.file_vectors import FILE_VECTORS_SIDECAR
 from codelens.search.lexical import LEXICAL_SIDECAR
+from codelens.search.static_leg import STATIC_SIDECAR
 
 SHIPPED_SIDECARS: tuple[Sidecar, ...] = (GRAPH_SIDECAR, LEXICAL_SIDECAR, BRIDGE_SIDECAR, ENGLISH_SIDECAR,
                                          FILE_VECTORS_SIDECAR)
 
+# The partial index's own leg: the complete build replaces it with e5's vectors.
+PARTIAL_ONLY_SIDECARS: tuple[Sidecar, ...] = (STATIC_SIDECAR,)
+
 # At import, on purpose: every process that indexes or searches imports this module before it
 # needs the list, and none has to remember a call (the registry says what to import if it is empty).
-SIDECARS.register(SHIPPED_SIDECARS)
+SIDECARS.register(SHIPPED_SIDECARS, PARTIAL_ONLY_SIDECARS)
