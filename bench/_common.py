@@ -1,4 +1,5 @@
-"""Helpers shared by the benchmarks: tables, percentiles, subprocess runs with peak RSS."""
+"""Helpers shared by the benchmarks: tables, percentiles, subprocess runs with peak RSS, searches
+from other processes, busy loops."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import resource
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -76,3 +78,39 @@ def index_runs_in_a_loop(work: Path, source: Path | None = None) -> subprocess.P
             f"--db {work}/beside_$i --full --quiet >/dev/null 2>&1; "
             f"rm -rf {work}/beside_$i {work}/.beside_$i* {work}/user_cache; done")
     return subprocess.Popen(["bash", "-c", loop], start_new_session=True, env=cold_cache_env(work))
+
+
+def search_json(db: Path, query: str, env: dict[str, str], k: int = 5) -> list[dict] | None:
+    """The hits of `python -m codelens search --json` in a process of its own (its start and model
+    load included, as a person's first search), or None when it failed (no index there yet)."""
+    result = subprocess.run([sys.executable, "-m", "codelens", "search", query, "--db", str(db), "--json",
+                             "-k", str(k)], cwd=PROJECT_ROOT, env={**env, "PYTHONPATH": str(PROJECT_ROOT)},
+                            capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        return None
+    try:
+        hits = json.loads(result.stdout)
+    except ValueError:
+        return None
+    return hits if isinstance(hits, list) else None
+
+
+# Checks its parent between rounds: once the benchmark is gone (killed, even by SIGKILL) it is
+# adopted by another process and stops by itself.
+BUSY_LOOP = ("import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n"
+             "    for _ in range(1_000_000):\n        pass\n")
+
+
+@contextmanager
+def busy_loops(count: int) -> Iterator[None]:
+    """count CPU-bound processes (one per core: what else a developer's machine runs) for the
+    block's duration, killed when it ends, however it ends."""
+    loops: list[subprocess.Popen] = []
+    try:
+        for _ in range(count):
+            loops.append(subprocess.Popen([sys.executable, "-c", BUSY_LOOP], start_new_session=True))
+        yield
+    finally:
+        for loop in loops:
+            loop.kill()
+            loop.wait()

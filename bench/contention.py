@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from _common import PROJECT_ROOT, index_runs_in_a_loop, percentile, print_table
+from _common import PROJECT_ROOT, busy_loops, index_runs_in_a_loop, percentile, print_table
 
 POLICIES = {
     "shipped": {},
@@ -54,15 +54,14 @@ def cpu_hogs(enabled: bool, work: Path) -> Iterator[None]:
     if not enabled:
         yield
         return
-    hogs = [index_runs_in_a_loop(work)]
-    hogs += [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True) for _ in range(2)]
-    time.sleep(8)  # the index run past its start-up, into chunking and embedding
+    index_loop = index_runs_in_a_loop(work)
     try:
-        yield
+        with busy_loops(2):
+            time.sleep(8)  # the index run past its start-up, into chunking and embedding
+            yield
     finally:
-        for hog in hogs:
-            os.killpg(hog.pid, 9)
-            hog.wait()
+        os.killpg(index_loop.pid, 9)
+        index_loop.wait()
 
 
 def run_library(db: Path, env: dict, runs: int) -> list[float]:

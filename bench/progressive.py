@@ -33,20 +33,16 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from _common import PROJECT_ROOT, SHARED, cold_cache_env, print_table, read_metadata
+from _common import PROJECT_ROOT, SHARED, cold_cache_env, print_table, read_metadata, search_json
 
 SEARCH_QUERY = "create an access token"
 
 
 def first_answer(db: Path, started: float, index_run: subprocess.Popen) -> float | None:
     """Seconds from started to the first search (another process) that returns hits."""
-    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
     while True:
         if (db / "index_metadata.json").exists():
-            result = subprocess.run([sys.executable, "-m", "codelens", "search", SEARCH_QUERY, "--db", str(db),
-                                     "--json", "-k", "3"], cwd=PROJECT_ROOT, env=env, capture_output=True,
-                                    text=True, check=False)
-            if result.returncode == 0 and result.stdout.strip().startswith("[") and result.stdout.strip() != "[]":
+            if search_json(db, SEARCH_QUERY, dict(os.environ), k=3):
                 return time.perf_counter() - started
         elif index_run.poll() is not None:
             return None
