@@ -229,7 +229,7 @@ def main(argv: list[str] | None = None) -> None:
                      "searchable at s", "dense batches s", "peak RSS MB"], rows)
     elif args.command == "quality-semble":
         rows, columns = measure_semble_quality(args.semble)
-        print_table(["semble_py_dev nDCG@10", *columns], rows)
+        print_table([f"{args.semble.name} nDCG@10", *columns], rows)
     else:
         print_table(["index", "dense coverage", "P@5", "P@5 en", "P@5 ru", "Hit@5", "MRR@5"],
                     measure_quality(args.source, args.from_db, args.questions))
