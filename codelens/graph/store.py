@@ -23,6 +23,7 @@ from codelens.errors import EXIT_NO_INDEX, CodeLensError, DatabaseError
 from codelens.graph.model import CodeGraph, Edge, Node, build_graph
 from codelens.index.layout import IndexLayout
 from codelens.index.metadata import is_codelens_index
+from codelens.index.progress import WorkCost
 from codelens.index.sidecar import Sidecar, SidecarInput
 from codelens.locations import IndexNotFound, index_command
 
@@ -69,8 +70,9 @@ def count_graph_nodes(index_dir: Path) -> object:
         return connection.execute("SELECT count(*) FROM nodes").fetchone()
 
 
+# 0.5-1.5 s per 1,000 chunks on 2 cores (bench/RESULTS.md, issue 38 and the update profile)
 GRAPH_SIDECAR = Sidecar("build_graph_sidecar", build_graph_sidecar, lambda layout: (layout.graph,), in_partial=True,
-                        after_update=True, checks=(count_graph_nodes,))
+                        after_update=True, checks=(count_graph_nodes,), cost=WorkCost("code graph", 0.001))
 
 
 def save_graph(graph: CodeGraph, path: Path) -> None:
