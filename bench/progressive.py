@@ -28,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -182,12 +182,12 @@ def measure_quality(source: Path, from_db: Path, questions_file: Path) -> list[l
     return rows
 
 
-def measure_semble_quality(directory: Path) -> tuple[list[list[object]], list[str]]:
-    """semble_py_dev (English and Russian queries) at each coverage, every repository's
-    complete index first built or brought up to date by the semble harness."""
+def measure_semble_quality(directory: Path, only: Sequence[str] = ()) -> tuple[list[list[object]], list[str]]:
+    """A semble set (English and Russian queries) at each coverage, every repository's (or `only`
+    these) complete index first built or brought up to date by the semble harness."""
     from semble import RUSSIAN_DIR, load_queries, open_searchers, report_rows, run_queries
 
-    complete = open_searchers([directory])
+    complete = open_searchers([directory], only)
     embedder = next(iter(complete.values())).embedder
     columns: dict[str, dict[str, float]] = {}
     for stage in (*STAGES, None):
@@ -219,6 +219,7 @@ def main(argv: list[str] | None = None) -> None:
     quality.add_argument("--questions", type=Path, default=PROJECT_ROOT / "eval_questions.json")
     semble = commands.add_parser("quality-semble")
     semble.add_argument("--semble", type=Path, default=SHARED / "benchmarks" / "semble_py_dev")
+    semble.add_argument("--repos", default="", help="comma-separated repositories (default: every one)")
     args = parser.parse_args(argv)
     if args.command == "timing":
         rows = []
@@ -228,7 +229,7 @@ def main(argv: list[str] | None = None) -> None:
         print_table(["codebase", "chunks", "first answer s", "coverage then", "full index s",
                      "searchable at s", "dense batches s", "peak RSS MB"], rows)
     elif args.command == "quality-semble":
-        rows, columns = measure_semble_quality(args.semble)
+        rows, columns = measure_semble_quality(args.semble, [r for r in args.repos.split(",") if r])
         print_table([f"{args.semble.name} nDCG@10", *columns], rows)
     else:
         print_table(["index", "dense coverage", "P@5", "P@5 en", "P@5 ru", "Hit@5", "MRR@5"],

@@ -20,7 +20,7 @@ from codelens.app.self_demo import is_own_source, own_source
 from codelens.app.tabs.cards import KIND_LABELS
 from codelens.app.tabs.context import render_context_tab
 from codelens.app.tabs.evaluation import render_evaluation_tab
-from codelens.app.tabs.index import build_with_progress, render_index_tab
+from codelens.app.tabs.index import build_with_progress, render_index_tab, show_run_under_way
 from codelens.app.tabs.resources import (
     get_index,
     get_watcher,
@@ -93,6 +93,8 @@ try:
     stats = read_stats(index_dir)
 except IndexNotFound:
     st.warning(f"Индекс не найден в `{index_dir}` · No index yet.")
+    if show_run_under_way(index_dir):  # a first index run before its first swap: refresh the page soon
+        st.caption("Индекс уже строится · an index run is building it: обновите страницу позже.")
     st.markdown("Постройте его одной командой в корне проекта (демо-код GymHero берётся автоматически):")
     st.code(f"python index.py {location}", language="bash")
     st.markdown("Другая кодовая база (zip, папка или git-checkout): "

@@ -19,6 +19,7 @@ import pandas as pd
 from codelens.app.self_demo import QUESTION_FILES, best_questions_file, questions_fit
 from codelens.errors import CodeLensError
 from codelens.evaluation import QuestionScore, load_questions
+from codelens.index import progress
 from codelens.index.layout import IndexLayout
 from codelens.index.watch import STARTING, STOPPED, UP_TO_DATE, UPDATING, WatchStatus
 from codelens.open_index import OpenIndex
@@ -118,6 +119,24 @@ def evaluation_frame(scores: list[QuestionScore], results: dict) -> pd.DataFrame
 
 
 _WATCH_STATES = {UP_TO_DATE: "индекс актуален", STARTING: "запускается", STOPPED: "остановлено"}
+_RUN_PHASES = {progress.SCANNING: "чтение индекса", progress.CHUNKING: "разбор файлов",
+               progress.SEARCHABLE: "индекс для поиска", progress.EMBEDDING: "векторы e5",
+               progress.STORING: "запись в ChromaDB", progress.BUILDING_SIDECARS: "вспомогательные индексы",
+               progress.PUBLISH: "замена индекса", progress.TESTS: "векторы тестов"}
+
+
+def run_progress_caption(report: progress.RunReport) -> str:
+    """An index run under way in the page's language (RunReport.line() says it in English for the CLI):
+    `Идёт индексация: векторы e5 (4,210/9,811) · готово 43% · осталось ≈02:11`."""
+    stage = _RUN_PHASES.get(report.phase, report.phase) + (f": {report.step}" if report.step else "")
+    parts = [f"Идёт индексация: {stage}" + (f" ({report.count})" if report.count else "")]
+    if report.share is None:
+        parts.append("объём работы ещё считается")
+    else:
+        parts.append(f"готово {report.share:.0%}")
+    if report.seconds_left is not None:
+        parts.append(f"осталось ≈{progress.clock_text(report.seconds_left)}")
+    return " · ".join(parts)
 
 
 def watch_caption(status: WatchStatus | None) -> str:

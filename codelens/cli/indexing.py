@@ -1,6 +1,7 @@
 """The index commands: `index` (build or update an index from a zip, a folder or a workspace file,
 then with --watch follow the folder) and `stats` (what an index holds: its files and chunks by kind
-and language, its repositories and their freshness, its watcher), and the summary both print.
+and language, its repositories and their freshness, its watcher, an index run under way), and the
+summary both print.
 """
 
 from __future__ import annotations
@@ -174,9 +175,20 @@ def add_stats_command(commands: argparse._SubParsersAction) -> None:
 
 def cmd_stats(args: argparse.Namespace) -> int:
     from codelens.index.metadata import read_stats
+    from codelens.index.progress import read_run_progress
+    from codelens.locations import IndexNotFound
 
     settings = settings_of(args)
-    stats = read_stats(settings.index_dir)
+    running = read_run_progress(settings.index_dir)  # an index run under way: its stage, share and time left
+    try:
+        stats = read_stats(settings.index_dir)
+    except IndexNotFound:
+        if running is None:
+            raise
+        # a first run before its first swap: there is no index yet, only the run building it
+        print(json.dumps({"index_run": running.to_json()}, indent=2) if args.json else
+              f"No index in {settings.index_dir} yet.\n{running.line()}")
+        return 0
     if args.json:
         from dataclasses import asdict
 
@@ -187,11 +199,14 @@ def cmd_stats(args: argparse.Namespace) -> int:
         # the metadata's repositories, each with its counts and its freshness now (a superset)
         repositories = repository_status(settings.index_dir, stats)
         print(json.dumps({**stats.to_json(), "repositories": repositories, "watch": asdict(status) if status else None,
-                          "languages": indexed_languages(settings.index_dir)}, ensure_ascii=False, indent=2))
+                          "languages": indexed_languages(settings.index_dir),
+                          "index_run": running.to_json() if running else None}, ensure_ascii=False, indent=2))
     else:
         print(format_summary(stats, settings.index_dir, check_fresh=True, languages=indexed_languages(
             settings.index_dir)).replace("INDEXING COMPLETE", "INDEX"))
         print(watch_line(settings.index_dir))
+        if running is not None:
+            print(running.line())
     return 0
 
 

@@ -23,6 +23,7 @@ from codelens.errors import EXIT_NO_INDEX, CodeLensError, DatabaseError
 from codelens.graph.model import CodeGraph, Edge, Node, build_graph
 from codelens.index.layout import IndexLayout
 from codelens.index.metadata import is_codelens_index
+from codelens.index.progress import WorkCost
 from codelens.index.sidecar import Sidecar, SidecarInput
 from codelens.locations import IndexNotFound, index_command
 
@@ -69,9 +70,11 @@ def count_graph_nodes(index_dir: Path) -> object:
         return connection.execute("SELECT count(*) FROM nodes").fetchone()
 
 
-# A progressive run adds it right after its first swap: keywords answer first (abseil-cpp's graph: 28 s).
+# A progressive run adds it right after its first swap: keywords answer first. About 1.7 s per
+# 1,000 chunks on 2 cores (abseil-cpp's 16,406: 28 s; bench/RESULTS.md, issue 43).
 GRAPH_SIDECAR = Sidecar("build_graph_sidecar", build_graph_sidecar, lambda layout: (layout.graph,),
-                        after_partial=True, after_update=True, checks=(count_graph_nodes,))
+                        after_partial=True, after_update=True, checks=(count_graph_nodes,),
+                        cost=WorkCost("code graph", 0.0017))
 
 
 def save_graph(graph: CodeGraph, path: Path) -> None:

@@ -39,6 +39,7 @@ import numpy as np
 from tqdm import tqdm
 
 from codelens.index.layout import IndexLayout
+from codelens.index.progress import embedding_begins, run_tracked
 from codelens.locations import shared_embedding_cache
 from codelens.models import release_freed_memory, weights_fingerprint
 from codelens.settings import environment_value
@@ -371,7 +372,8 @@ def embed_with_cache(
         else:
             missing.setdefault(key, i)
     order = sorted(missing.values(), key=lambda i: len(texts[i]))
-    with tqdm(total=len(order), unit=unit, desc=desc, disable=not show_progress or not order) as bar:
+    advance = embedding_begins(len(texts), len(order))  # an index run's one progress (index/progress.py)
+    with tqdm(total=len(order), unit=unit, desc=desc, disable=not show_progress or not order or run_tracked()) as bar:
         for start in range(0, len(order), batch_size):
             batch = order[start : start + batch_size]
             batch_vectors = embed([texts[i] for i in batch])
@@ -380,6 +382,7 @@ def embed_with_cache(
                 cache.put_many((hashes[i], v) for i, v in zip(batch, batch_vectors, strict=True))
             vectors[batch] = batch_vectors
             bar.update(len(batch))
+            advance(min(start + len(batch), len(order)))
             if on_progress:
                 on_progress(min(start + len(batch), len(order)), len(order))
     for i, key in enumerate(hashes):  # duplicates of a text embedded in this run

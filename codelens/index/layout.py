@@ -2,11 +2,11 @@
 
 An index folder (`--db`, or `<db>/collections/NAME`) holds the ChromaDB files, the metadata,
 the manifest and one file or folder per sidecar. Beside it, in the parent folder, live what
-must outlive a swapped or killed build: the writer's lock, the status file, and the build
-and old folders of a swap in progress (the embedding cache is the machine's, shared by every
-index: `locations.shared_embedding_cache()`; only a run that cannot open it caches beside the
-index). Modules ask an `IndexLayout` for a path instead of naming files themselves, so this
-file is the map of what an index is made of.
+must outlive a swapped or killed build: the writer's lock, the status file, the progress file
+of a run under way, and the build and old folders of a swap in progress (the embedding cache is
+the machine's, shared by every index: `locations.shared_embedding_cache()`; only a run that
+cannot open it caches beside the index). Modules ask an `IndexLayout` for a path instead of
+naming files themselves, so this file is the map of what an index is made of.
 """
 
 from __future__ import annotations
@@ -172,6 +172,13 @@ class IndexLayout:
         """What a watcher is doing (updating N files, last update, last error): beside the folder,
         so `stats` in another process reads it and a swap never carries an old one in."""
         return self.parent / f".{self.root.name}.status.json"
+
+    @property
+    def progress(self) -> Path:
+        """What an index run under way is doing (its stage, the share done, the time left: index/progress.py),
+        for `stats`, MCP `index_status` and the app in other processes; beside the folder like the status
+        file, so a swap never carries an old one in. Removed when the run ends."""
+        return self.parent / f".{self.root.name}.progress.json"
 
     @property
     def results(self) -> Path:

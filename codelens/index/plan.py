@@ -28,8 +28,9 @@ from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest, chunk_fingerprint
 from codelens.index.metadata import IndexStats
 from codelens.index.previous import Previous, read_previous
+from codelens.index.progress import RunWork, Stage, run_stages
 from codelens.index.progressive import is_partial
-from codelens.index.registry import sidecar_names
+from codelens.index.registry import SIDECARS, sidecar_names
 from codelens.index.test_vectors import deferred_tests
 from codelens.ingest.codebase import ChunkedCodebase, source_file_hashes
 from codelens.ingest.embed_text import embedding_text
@@ -80,6 +81,8 @@ class Run:
     model_id: str
     full: bool = False
     embedder: Embedder | None = None
+    # (done, total) of the index model's embedding, for a caller that runs the stages itself; None
+    # from build_index, whose progress is the whole run's (index/progress.py: the loops report there)
     on_progress: ProgressCallback | None = None
     english_key: str = ENGLISH_MODEL_KEYS[0]
     sidecars: list[str] = field(default_factory=list)  # the sidecar list the manifest records
@@ -173,6 +176,21 @@ def plan(run: Run) -> Run:
                        and previous is None and (run.previous.stats is None or is_partial(run.previous.stats)))
     return replace(run, counts=counts, cache=cache, plan=Plan(
         False, changes, [c for c in to_store if c.chunk_id not in deferred], deferred, rebuild, progressive))
+
+
+def expected_stages(run: Run) -> list[Stage]:
+    """The run's stages weighed for its progress (index/progress.py): before chunking, guessed from
+    the index it builds on (most files unchanged, nothing to embed; a cold run: not counted yet);
+    once planned, counted from the plan."""
+    builds_on, stats = run.previous.builds_on, run.previous.stats
+    if run.chunked is None:
+        guess = (RunWork() if builds_on is None or stats is None else
+                 RunWork(files=stats.files, chunks=stats.total_chunks, to_store=0, held=len(builds_on.chunks)))
+        return run_stages(guess, tuple(SIDECARS), SIDECARS.partial_only)
+    return run_stages(RunWork(files=run.chunked.codebase.files, chunks=len(run.chunked.codebase.chunks),
+                              to_store=len(run.plan.to_store), held=len(builds_on.chunks) if builds_on else 0,
+                              deferred=len(run.plan.deferred), progressive=run.plan.progressive,
+                              rebuild=run.plan.rebuild), tuple(SIDECARS), SIDECARS.partial_only)
 
 
 def plan_changes(chunks: Sequence[Chunk], fingerprints: dict[str, str], previous: Manifest | None) -> ChangePlan:

@@ -28,6 +28,7 @@ from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest
 from codelens.index.metadata import IndexStats, write_metadata
 from codelens.index.plan import Chunked, Run, chunked_run
+from codelens.index.progress import EMBEDDING, stage_begins, stage_count, step_begins
 from codelens.index.progressive import CatalogEntry, missing_vectors, save_catalog
 from codelens.index.registry import SIDECARS, late_partial_sidecars, partial_sidecars
 from codelens.index.sidecar import Sidecar, SidecarInput
@@ -42,13 +43,12 @@ from codelens.settings import COLLECTION_NAME
 from codelens.workspace import stamp_updates
 
 STORE_BATCH = 1000  # chunks per ChromaDB write (and progress step)
-STORE_PROGRESS_MIN = 5000  # smaller indexes store in a moment: no bar
 COVERAGE_WRITE_S = 1.0  # a progressive run rewrites the live metadata at most this often while embedding
 
 
 def chunk(run: Run) -> Run:
     mark = time.perf_counter()
-    codebase = chunk_source(run.source, run.settings.max_file_bytes, run.settings.show_progress)
+    codebase = chunk_source(run.source, run.settings.max_file_bytes, on_file=stage_count)  # the run's one bar
     run.timings["chunking"] = round(time.perf_counter() - mark, 2)
     return chunked_run(run, codebase)
 
@@ -100,6 +100,7 @@ def embed_progressively(run: Run) -> int:
 
     try:
         add_late_sidecars(run)
+        stage_begins(EMBEDDING)
         for group in (False,) if run.plan.deferred else (False, True):  # non-test code first: it answers most
             texts = [run.chunked.texts[c.chunk_id] for c in chunks if c.is_test == group]
             _, count = embed_with_cache(texts, embedder.embed_passages, embedder.dim, cache, run.settings.batch_size,
@@ -120,6 +121,7 @@ def add_late_sidecars(run: Run) -> None:
     keywords answer within seconds, these take longer."""
     codebase = run.chunked.codebase
     for sidecar in late_partial_sidecars():
+        step_begins(sidecar.name)
         # outside the writer's lock: a killed run's leftover is cleaned like a build's, a live one is held
         with held_work_dir(run.layout, "late-") as work:
             sidecar.build(SidecarInput(work, codebase.chunks, codebase.sources, run.cache.path,
@@ -191,11 +193,9 @@ def store(run: Run) -> Run:
         changes = plan.changes
         vector_store.delete(sorted({*changes.delete, *plan.deferred}) if run.previous.builds_on is not None
                             else changes.delete)
-    with tqdm(total=len(to_store), unit="chunk", desc="Storing",
-              disable=not run.settings.show_progress or len(to_store) < STORE_PROGRESS_MIN) as bar:
-        for begin in range(0, len(to_store), STORE_BATCH):
-            vector_store.upsert(to_store[begin : begin + STORE_BATCH], vectors[begin : begin + STORE_BATCH])
-            bar.update(len(to_store[begin : begin + STORE_BATCH]))
+    for begin in range(0, len(to_store), STORE_BATCH):
+        vector_store.upsert(to_store[begin : begin + STORE_BATCH], vectors[begin : begin + STORE_BATCH])
+        stage_count(min(begin + STORE_BATCH, len(to_store)), len(to_store))
     vector_store.close()
     built = IndexLayout(run.build_dir)
     shutil.rmtree(built.delta, ignore_errors=True)  # folded into ChromaDB just now

@@ -18,6 +18,7 @@ from pathlib import Path
 from codelens.index.folder import fresh_build_dir, swap_into_place
 from codelens.index.layout import IndexLayout
 from codelens.index.metadata import IndexStats, write_stats
+from codelens.index.progress import step_begins
 from codelens.index.sidecar import Sidecar, SidecarInput
 
 
@@ -36,8 +37,10 @@ def building(layout: IndexLayout, copy_from: IndexLayout | None = None,
 
 def build_sidecars(sidecars: Iterable[Sidecar], sidecar_input: SidecarInput, timings: dict | None = None,
                    digits: int = 2) -> None:
-    """Build each sidecar into the input's build folder, timing each as `sidecar:NAME`."""
+    """Build each sidecar into the input's build folder, timing each as `sidecar:NAME` (and, in an
+    index run, telling its progress which one it is on)."""
     for sidecar in sidecars:
+        step_begins(sidecar.name)
         mark = time.perf_counter()
         sidecar.build(sidecar_input)
         if timings is not None:

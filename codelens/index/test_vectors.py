@@ -34,6 +34,7 @@ from codelens.index.health import sidecar_checksums
 from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest, chunk_fingerprint
 from codelens.index.metadata import IndexStats, read_metadata
+from codelens.index.progress import TESTS_SWAP, step_begins
 from codelens.index.progressive import CatalogEntry, load_catalog, read_catalog
 from codelens.index.registry import chunk_vector_sidecars
 from codelens.index.sidecar import SidecarInput, recorded_english_key
@@ -162,6 +163,7 @@ def add_test_vectors(layout: IndexLayout, due: TestsDue, cache: CacheChoice, set
         # every vector into the cache now, outside the lock: the swap does the same work from the cache
         _, embedded, embedder = _vectors_and_sidecars(scratch, due, _texts(due.pending, due.stats), cache.path,
                                                       settings, embedder, on_progress)
+    step_begins(TESTS_SWAP)  # an index run's progress (index/progress.py)
     with writing(layout, wait_s=lock_wait_s):
         return _swap_in(layout, settings, embedder, cache.path, embedded, mark, started)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import codecs
 import tempfile
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,14 +52,19 @@ def chunk_codebase(root: Path, max_file_bytes: int, show_progress: bool = False)
     return chunk_files(list_source_files(root), max_file_bytes, show_progress)
 
 
-def chunk_files(files: list[SourceFile], max_file_bytes: int, show_progress: bool = False) -> ChunkedCodebase:
-    """Read and chunk these files (a folder's, or a workspace's: ingest/tree.py); problems become warnings."""
+def chunk_files(files: list[SourceFile], max_file_bytes: int, show_progress: bool = False,
+                on_file: Callable[[int, int], None] | None = None) -> ChunkedCodebase:
+    """Read and chunk these files (a folder's, or a workspace's: ingest/tree.py); problems become warnings.
+    `on_file(done, total)` after each file: an index run's one progress (index/progress.py) instead of a bar."""
     result = ChunkedCodebase(chunks=[], files=0, warnings=[])
     result.files = len(files)
     result.python_files = sum(1 for f in files if f.rel_path.endswith(".py"))
     seen: set[str] = set()
-    for source_file in tqdm(files, unit="file", desc="Chunking", disable=not show_progress or len(files) < 200):
+    for done, source_file in enumerate(tqdm(files, unit="file", desc="Chunking",
+                                            disable=not show_progress or len(files) < 200), start=1):
         one = chunk_one_file(source_file.abs_path, source_file.rel_path, max_file_bytes)
+        if on_file:
+            on_file(done, len(files))
         # a missing grammar says so once, not once per file of its language
         result.warnings.extend(w for w in one.warnings if w not in seen)
         seen.update(one.warnings)
@@ -190,13 +196,14 @@ def _code_text(rel_path: str, raw: bytes, text: str | None,
     return text, warning
 
 
-def chunk_source(source: Path, max_file_bytes: int, show_progress: bool = False) -> ChunkedCodebase:
+def chunk_source(source: Path, max_file_bytes: int, show_progress: bool = False,
+                 on_file: Callable[[int, int], None] | None = None) -> ChunkedCodebase:
     """Every chunk of a zip, a folder or a workspace file's repositories (ingest/tree.py);
-    SourceError when it holds no code in any language."""
+    SourceError when it holds no code in any language. `on_file`: chunk_files'."""
     with tempfile.TemporaryDirectory(prefix="codelens-src-") as work_dir:
         tree = open_tree(source, Path(work_dir))
         vendored: list[str] = []
-        chunked = chunk_files(tree.files(vendored=vendored), max_file_bytes, show_progress)
+        chunked = chunk_files(tree.files(vendored=vendored), max_file_bytes, show_progress, on_file)
         chunked.warnings[:0] = list(tree.warnings) + [
             f"{folder}: skipped, vendored or build output (other people's or generated code)" for folder in vendored]
         chunked.repositories = tree.workspace.to_json()

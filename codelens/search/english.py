@@ -25,6 +25,7 @@ import numpy as np
 from codelens.chunk import Chunk
 from codelens.index.embed_cache import lazy_encoder, text_hash
 from codelens.index.layout import IndexLayout
+from codelens.index.progress import WorkCost
 from codelens.index.sidecar import Sidecar, SidecarInput
 from codelens.ingest.embed_text import DEFAULT_TEXT_BUDGET, embedding_text
 from codelens.models import ENGLISH_E5_WEIGHT, ENGLISH_MODEL, EnglishModel, english_model
@@ -180,4 +181,6 @@ class EnsembleDense:
 
 ENGLISH_SIDECAR = Sidecar("build_english_sidecar", build_english_sidecar, lambda layout: (layout.english,),
                           prewarm=lambda chunks: [*map(_english_text, chunks)].clear(),
-                          checks=(load_english_vectors,), chunk_vectors=True)
+                          checks=(load_english_vectors,), chunk_vectors=True,
+                          # MiniLM int8: pydantic's 2,397 chunks in 26 s (bench/RESULTS.md, issue 31); MPNet is slower
+                          cost=WorkCost("English vectors", 0.011, new_only=True))

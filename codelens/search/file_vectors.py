@@ -19,6 +19,7 @@ import numpy as np
 from codelens.chunk import Chunk
 from codelens.index.embed_cache import read_cached_vectors
 from codelens.index.layout import IndexLayout
+from codelens.index.progress import WorkCost
 from codelens.index.sidecar import Sidecar, SidecarInput
 
 
@@ -92,4 +93,5 @@ def load_file_vectors(folder: Path) -> FileVectors | None:
 
 
 FILE_VECTORS_SIDECAR = Sidecar("build_file_vectors_sidecar", build_file_vectors_sidecar,
-                               lambda layout: (layout.file_vectors,), checks=(load_file_vectors,), chunk_vectors=True)
+                               lambda layout: (layout.file_vectors,), checks=(load_file_vectors,), chunk_vectors=True,
+                               cost=WorkCost("file vectors", 0.0002))

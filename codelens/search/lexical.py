@@ -18,6 +18,7 @@ import numpy as np
 
 from codelens.chunk import MODULE_SYMBOL, Chunk
 from codelens.index.layout import LEXICAL_IDS_FILE, IndexLayout
+from codelens.index.progress import WorkCost
 from codelens.index.sidecar import Sidecar, SidecarInput
 from codelens.search.bridge import WordBridge, bridged_terms, crossed
 from codelens.search.filters import code_first, split_top_n
@@ -204,4 +205,5 @@ def build_lexical_sidecars(build: SidecarInput) -> None:
 LEXICAL_SIDECAR = Sidecar("build_lexical_sidecars", build_lexical_sidecars,
                           lambda layout: (layout.lexical, layout.file_words), in_partial=True,
                           prewarm=lambda chunks: [*map(chunk_terms, chunks)].clear(),
-                          checks=(LexicalIndex.load, load_file_words))
+                          checks=(LexicalIndex.load, load_file_words),
+                          cost=WorkCost("keywords", 0.001))  # bm25s and the terms: ~1 s per 1,000 chunks

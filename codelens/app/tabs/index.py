@@ -1,6 +1,7 @@
-"""The index tab: what the open index holds (files, chunks per kind, languages, repositories and
-their freshness, coverage of the vectors, secrets masked, warnings, the largest files), and a
-rebuild from a source with a progress bar, which the no-index page uses as well.
+"""The index tab: an index run under way (its stage, share done and time left, from any process),
+what the open index holds (files, chunks per kind, languages, repositories and their freshness,
+coverage of the vectors, secrets masked, warnings, the largest files), and a rebuild from a source
+with the run's one progress bar, which the no-index page uses as well.
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ import streamlit as st
 
 from codelens.app.self_demo import own_source
 from codelens.app.tabs.resources import get_embedder, get_index, index_version, repository_rows
-from codelens.app.ui import chunks_per_file, language_frame, repository_frame
+from codelens.app.ui import chunks_per_file, language_frame, repository_frame, run_progress_caption
 from codelens.chunk import CODE_KINDS, KINDS
 from codelens.errors import CodeLensError
 from codelens.exposure import check_index_source
 from codelens.index.build import build_index
 from codelens.index.metadata import IndexStats
+from codelens.index.progress import current_report, read_run_progress
 from codelens.open_index import OpenIndex
 from codelens.settings import Settings, default_source
 
@@ -30,7 +32,9 @@ log = logging.getLogger("codelens.app")
 
 def render_index_tab(index: OpenIndex, stats: IndexStats, index_dir: Path, languages_held: dict[str, dict[str, int]],
                      settings: Settings, exposed: bool) -> None:
-    """The index's numbers and tables, then «Переиндексация» from the recorded source."""
+    """The index's numbers and tables, then «Переиндексация» from the recorded source; above them,
+    an index run under way (from any process: its progress file)."""
+    show_run_under_way(index_dir)
     kinds_count = stats.chunks_per_kind
     shown_kinds = [kind for kind in KINDS if kind in CODE_KINDS or kinds_count.get(kind)]
     columns = st.columns(2 + len(shown_kinds))
@@ -72,6 +76,14 @@ def render_index_tab(index: OpenIndex, stats: IndexStats, index_dir: Path, langu
         build_with_progress(Path(source.strip()), settings, exposed, recorded_source=stats.source)
 
 
+def show_run_under_way(index_dir: Path) -> bool:
+    """An index run under way on this index, as a bar with its stage, share and time left; whether there is one."""
+    running = read_run_progress(index_dir)
+    if running is not None:
+        st.progress(running.share or 0.0, text=run_progress_caption(running))
+    return running is not None
+
+
 def build_with_progress(source: Path, settings: Settings, exposed: bool, recorded_source: str = "") -> None:
     """Build (or rebuild) the index with a progress bar, then start over on the new index. A page
     reachable from the network indexes only the configured sources (codelens/exposure.py)."""
@@ -83,8 +95,10 @@ def build_with_progress(source: Path, settings: Settings, exposed: bool, recorde
         return
     bar = st.progress(0.0, text="Читаю и разбираю код…")
 
-    def on_progress(done: int, total: int) -> None:
-        bar.progress(done / total, text=f"Эмбеддинги: {done} из {total} фрагментов")
+    def on_progress(done: int, total: int) -> None:  # the whole run, per mille (index/progress.py)
+        running = current_report()
+        text = run_progress_caption(running) if running is not None else "Индексация"
+        bar.progress(done / total, text=text)
 
     try:
         stats = build_index(source, settings.with_overrides(show_progress=False),
