@@ -33,7 +33,7 @@ from codelens.search.filters import (
     language_filter,
 )
 from codelens.search.lexical import chunk_terms
-from codelens.search.matched import KEYWORDS, relevance_text
+from codelens.search.matched import BOTH, KEYWORDS, relevance_text
 from codelens.search.searcher import Searcher
 from codelens.search.terms import without_code_suffix
 from codelens.serve.server import search_payload
@@ -298,16 +298,17 @@ def partial_searcher(tmp_path: Path, mini_project: Path, embedder) -> Searcher:
     return Searcher(settings, embedder=embedder)
 
 
-def test_a_hit_without_a_vector_says_it_was_found_by_keywords(partial_searcher: Searcher, capsys) -> None:
+def test_a_hit_without_a_vector_says_how_it_was_found(partial_searcher: Searcher, capsys) -> None:
     searcher = partial_searcher
     target = "pkg/storage.py::Repository.load_all"
     assert searcher.partial is not None and not searcher.has_vector(target)
     hits = searcher.search("load all stored records", k=5, filters=SearchFilters(include_tests=True))
     hit = next(h for h in hits if h.chunk_id == target)
-    assert hit.relevance is None and hit.matched == KEYWORDS
+    # by its words, and (the partial index's static leg) by meaning
+    assert hit.relevance is None and hit.matched in (KEYWORDS, BOTH)
     row = hit.to_row()
-    assert row["relevance"] is None and row["matched"] == "keywords" and isinstance(row["score"], float)
-    assert "0.0%" not in hit_line(row) and "matched by keywords" in hit_line(row)
+    assert row["relevance"] is None and row["matched"] == hit.matched and isinstance(row["score"], float)
+    assert "0.0%" not in hit_line(row) and "no vector yet" in hit_line(row)
     # a hit with a vector keeps its percentage
     embedded = [h for h in hits if searcher.has_vector(h.chunk_id)]
     assert all(h.relevance is not None and 0 <= h.relevance <= 100 for h in embedded)
@@ -315,7 +316,7 @@ def test_a_hit_without_a_vector_says_it_was_found_by_keywords(partial_searcher: 
     assert main(["search", "load all stored records", "--db", str(searcher.settings.db_path), "--include-tests",
                  "-k", "5", "--json"]) == 0
     rows = {r["chunk_id"]: r for r in json.loads(capsys.readouterr().out)}
-    assert rows[target]["matched"] == "keywords" and isinstance(rows[target]["score"], float)
+    assert rows[target]["matched"] == hit.matched and isinstance(rows[target]["score"], float)
 
 
 def test_mcp_says_keywords_instead_of_a_zero_relevance(partial_searcher: Searcher) -> None:
@@ -323,13 +324,14 @@ def test_mcp_says_keywords_instead_of_a_zero_relevance(partial_searcher: Searche
     found = tools.search("load all stored records", k=5, include_tests=True)
     by_id = {h["chunk_id"]: h for h in found.data["hits"]}
     assert by_id["pkg/storage.py::Repository.load_all"]["relevance"] is None
-    assert "matched by keywords" in found.text and "relevance 0.0%" not in found.text
+    assert "no vector yet" in found.text and "relevance 0.0%" not in found.text
 
 
 def test_relevance_text() -> None:
     assert relevance_text(87.3, "meaning") == "87.3%" and relevance_text(0.0, "meaning+keywords") == "0.0%"
     assert relevance_text(None, "keywords") == "matched by keywords (no vector yet)"
     assert relevance_text(None, "name") == "matched by name"
+    assert relevance_text(None, "meaning") == "matched by meaning (fast leg, no vector yet)"  # the static leg
 
 
 # ------------------------------------------------------------ path words, lexers
@@ -393,7 +395,8 @@ def test_app_filters_by_language_and_counts_languages_in_its_index_tab(monkeypat
     assert cards(app) and {path for _, path, *_ in cards(app)} == {"settings.toml"}
 
 
-def test_app_card_says_keywords_for_a_hit_without_a_vector(monkeypatch, partial_searcher: Searcher) -> None:
+def test_app_card_says_how_a_hit_without_a_vector_was_found(monkeypatch, partial_searcher: Searcher) -> None:
+    from codelens.app.tabs.cards import FAST_MEANING, KEYWORDS_ONLY
     from tests.test_app import cards, open_app, search
 
     app = open_app(monkeypatch, partial_searcher.settings.db_path)
@@ -401,6 +404,6 @@ def test_app_card_says_keywords_for_a_hit_without_a_vector(monkeypatch, partial_
     search(app, "load all stored records")
     assert "Repository.load_all" in [card[4] for card in cards(app)]
     captions = [c.value for c in app.caption]
-    assert any("найдено по ключевым словам" in c for c in captions)
+    assert any(c in (KEYWORDS_ONLY, FAST_MEANING) for c in captions)  # keywords, or the static leg
     bars = [bar.proto.text for bar in app.get("progress") if bar.proto.text.startswith("релевантность")]
     assert len(bars) < len(cards(app)) and "релевантность **0%**" not in bars  # no bar for the keywords' hit

@@ -13,7 +13,10 @@ MEANING, KEYWORDS, BOTH, NAME = "meaning", "keywords", "meaning+keywords", "name
 
 def relevance_text(relevance: float | None, matched: str) -> str:
     """`87.3%`; for a hit without an e5 vector (no relevance: a progressive run has not embedded it
-    yet, or a test chunk's vector follows) how it was found, never a made-up 0.0%."""
+    yet, or a test chunk's vector follows) how it was found, never a made-up 0.0%: by name, by
+    meaning (a partial index's static leg, search/static_leg.py), or by keywords."""
     if relevance is not None:
         return f"{relevance:.1f}%"
-    return "matched by name" if matched == NAME else "matched by keywords (no vector yet)"
+    return {NAME: "matched by name", MEANING: "matched by meaning (fast leg, no vector yet)",
+            BOTH: "matched by meaning and keywords (fast leg, no vector yet)"}.get(
+        matched, "matched by keywords (no vector yet)")

@@ -11,12 +11,13 @@ from codelens.app.highlight import code_view, has_real_line_numbers, render_html
 from codelens.chunk import Chunk
 from codelens.graph.model import CodeGraph
 from codelens.graph.query import callees, callers, neighbourhood_dot
-from codelens.search.matched import NAME
+from codelens.search.matched import BOTH, MEANING, NAME
 from codelens.search.searcher import Hit
 
 KIND_LABELS = {"function": "функция", "method": "метод", "class": "класс", "module": "модуль",
                "doc": "документ", "config": "конфигурация", "text": "текст"}
 KEYWORDS_ONLY = "найдено по ключевым словам (смыслового вектора ещё нет) · matched by keywords"
+FAST_MEANING = "найдено по смыслу, быстрым слоем (вектора e5 ещё нет) · matched by meaning, fast leg"
 KIND_COLORS = {"function": "blue", "method": "violet", "class": "green", "module": "orange",
                "doc": "red", "config": "gray", "text": "gray"}
 MAX_NEIGHBOURS = 8  # callers / callees listed on a card
@@ -81,7 +82,8 @@ def render_hit(hit: Hit, terms: tuple[str, ...], graph: CodeGraph | None, includ
         head.markdown(f"**#{hit.rank}** &nbsp; `{chunk.path}:{chunk.start_line}-{chunk.end_line}` &nbsp; "
                       f"**`{chunk.symbol}`** &nbsp; {badges}")
         if hit.relevance is None:  # no vector yet (a progressive run) or for this chunk: no relevance to show
-            score.caption(KEYWORDS_ONLY if hit.matched != NAME else "найдено по имени · matched by name")
+            score.caption("найдено по имени · matched by name" if hit.matched == NAME else
+                          FAST_MEANING if hit.matched in (MEANING, BOTH) else KEYWORDS_ONLY)
         else:
             score.progress(min(max(hit.relevance / 100.0, 0.0), 1.0), text=f"релевантность **{hit.relevance:.0f}%**")
         summary = chunk.docstring.strip().splitlines()
