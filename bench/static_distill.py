@@ -1,9 +1,9 @@
 """How to make a static leg of e5 (issue 43): chunk vectors from per-token vectors, dense alone,
 nDCG@10 on one semble repository, beside e5's own passage vectors.
 
-    python bench/static_distill.py --repo httpx [--ends bos|both|none]
+    python bench/static_distill.py --repo httpx [--ends both|bos|none]
 
-Token vectors: e5 fp32's pooled output for `<s> token` (what ships; `--ends both`: `<s> token </s>`,
+Token vectors: e5 fp32's pooled output for `<s> token </s>` (what ships; `--ends bos`: `<s> token`,
 `none`: the token by itself). Chunk vectors: a uniform or IDF-weighted mean, centred (minus the vocabulary's mean) or
 not. Question vectors: e5's own query vector (centred or not) or the same static mean over the
 question's tokens. Scored as bench/semble.py scores (gold files or line spans, k = 10).
@@ -45,7 +45,7 @@ def ndcg_at_10(order: np.ndarray, chunks: list, targets: tuple[Target, ...]) -> 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repo", default="httpx")
-    parser.add_argument("--ends", choices=("bos", "both", "none"), default="bos")
+    parser.add_argument("--ends", choices=("bos", "both", "none"), default="both")
     args = parser.parse_args()
     folder = next(d for d in (SHARED / "benchmarks" / "semble_py_dev", SHARED / "benchmarks" / "semble_langs_dev")
                   if (d / f"{args.repo}.zip").is_file())

