@@ -1,7 +1,7 @@
-"""An index run's one progress (codelens/index/progress.py): the pure core with exact numbers (stage
-weights, the share done, the time left), the tracker on a fake clock, and real runs on the mini
-project: the progress file while the run is under way and gone after it, one bar instead of the
-legs' bars, and `stats`, MCP `index_status` and the page showing a run under way."""
+"""An index run's one progress (codelens/index/progress.py, its pure core progress_stages.py): the
+pure core with exact numbers (stage weights, the share done, the time left), the tracker on a fake
+clock, and real runs on the mini project: the progress file while the run is under way and gone
+after it, one bar instead of the legs' bars, and `stats`, MCP `index_status` and the page showing a run under way."""
 
 from __future__ import annotations
 
@@ -19,6 +19,13 @@ from codelens.index import progress as progress_module
 from codelens.index.build import build_index
 from codelens.index.layout import IndexLayout
 from codelens.index.progress import (
+    STALE_S,
+    RunProgress,
+    RunReport,
+    current_report,
+    read_run_progress,
+)
+from codelens.index.progress_stages import (
     BOUND,
     BUILDING_SIDECARS,
     CATALOG_CHUNK_S,
@@ -33,18 +40,13 @@ from codelens.index.progress import (
     PUBLISH_S,
     SCANNING,
     SEARCHABLE,
-    STALE_S,
     STORE_CHUNK_S,
     STORING,
     TESTS,
-    RunProgress,
-    RunReport,
     RunWork,
     Stage,
     WorkCost,
     clock_text,
-    current_report,
-    read_run_progress,
     run_stages,
     seconds_left,
     share_done,

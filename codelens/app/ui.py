@@ -19,7 +19,7 @@ import pandas as pd
 from codelens.app.self_demo import QUESTION_FILES, best_questions_file, questions_fit
 from codelens.errors import CodeLensError
 from codelens.evaluation import QuestionScore, load_questions
-from codelens.index import progress
+from codelens.index import progress, progress_stages
 from codelens.index.layout import IndexLayout
 from codelens.index.watch import STARTING, STOPPED, UP_TO_DATE, UPDATING, WatchStatus
 from codelens.open_index import OpenIndex
@@ -119,10 +119,11 @@ def evaluation_frame(scores: list[QuestionScore], results: dict) -> pd.DataFrame
 
 
 _WATCH_STATES = {UP_TO_DATE: "индекс актуален", STARTING: "запускается", STOPPED: "остановлено"}
-_RUN_PHASES = {progress.SCANNING: "чтение индекса", progress.CHUNKING: "разбор файлов",
-               progress.SEARCHABLE: "индекс для поиска", progress.EMBEDDING: "векторы e5",
-               progress.STORING: "запись в ChromaDB", progress.BUILDING_SIDECARS: "вспомогательные индексы",
-               progress.PUBLISH: "замена индекса", progress.TESTS: "векторы тестов"}
+_RUN_PHASES = {progress_stages.SCANNING: "чтение индекса", progress_stages.CHUNKING: "разбор файлов",
+               progress_stages.SEARCHABLE: "индекс для поиска", progress_stages.EMBEDDING: "векторы e5",
+               progress_stages.STORING: "запись в ChromaDB",
+               progress_stages.BUILDING_SIDECARS: "вспомогательные индексы",
+               progress_stages.PUBLISH: "замена индекса", progress_stages.TESTS: "векторы тестов"}
 
 
 def run_progress_caption(report: progress.RunReport) -> str:
@@ -135,7 +136,7 @@ def run_progress_caption(report: progress.RunReport) -> str:
     else:
         parts.append(f"готово {report.share:.0%}")
     if report.seconds_left is not None:
-        parts.append(f"осталось ≈{progress.clock_text(report.seconds_left)}")
+        parts.append(f"осталось ≈{progress_stages.clock_text(report.seconds_left)}")
     return " · ".join(parts)
 
 

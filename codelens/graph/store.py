@@ -23,7 +23,7 @@ from codelens.errors import EXIT_NO_INDEX, CodeLensError, DatabaseError
 from codelens.graph.model import CodeGraph, Edge, Node, build_graph
 from codelens.index.layout import IndexLayout
 from codelens.index.metadata import is_codelens_index
-from codelens.index.progress import WorkCost
+from codelens.index.progress_stages import WorkCost
 from codelens.index.sidecar import Sidecar, SidecarInput
 from codelens.locations import IndexNotFound, index_command
 

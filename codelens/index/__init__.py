@@ -9,7 +9,8 @@ declares and what every sidecar builder is handed; `registry` holds the sidecars
 registers; `embedding` embeds a run's passages; `build` is a run in one screen, as named stages
 (`stages`) over a run record whose decisions `plan` makes once, reading the index it builds on
 once (`previous`), with one `progress` for the whole run (the bar, the time left, the file
-`stats` reads while it runs); `steps` is what every writer of a folder does; `test_vectors` adds the
+`stats` reads while it runs) around `progress_stages`, its pure core (what each stage weighs, the
+share done, the time left); `steps` is what every writer of a folder does; `test_vectors` adds the
 test chunks' vectors after the complete index; `update` applies a few changed files in seconds (its
 e5 vectors in `delta`); `watch` follows a folder and runs updates; `freshness` says whether a hit's
 file changed since.

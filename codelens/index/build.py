@@ -22,7 +22,8 @@ from codelens.index.folder import check_target, writing
 from codelens.index.metadata import IndexStats
 from codelens.index.plan import chunking_key, expected_stages, plan, recorded_sidecars, start
 from codelens.index.plan import scan as plan_scan
-from codelens.index.progress import (
+from codelens.index.progress import expect_stages, staged, tracking
+from codelens.index.progress_stages import (
     BUILDING_SIDECARS,
     CHUNKING,
     EMBEDDING,
@@ -31,9 +32,6 @@ from codelens.index.progress import (
     SEARCHABLE,
     STORING,
     TESTS,
-    expect_stages,
-    staged,
-    tracking,
 )
 from codelens.index.registry import SIDECARS
 from codelens.index.sidecar import SidecarBuilder

@@ -28,7 +28,7 @@ from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest, chunk_fingerprint
 from codelens.index.metadata import IndexStats
 from codelens.index.previous import Previous, read_previous
-from codelens.index.progress import RunWork, Stage, run_stages
+from codelens.index.progress_stages import RunWork, Stage, run_stages
 from codelens.index.progressive import is_partial
 from codelens.index.registry import SIDECARS, sidecar_names
 from codelens.index.test_vectors import deferred_tests
@@ -179,7 +179,7 @@ def plan(run: Run) -> Run:
 
 
 def expected_stages(run: Run) -> list[Stage]:
-    """The run's stages weighed for its progress (index/progress.py): before chunking, guessed from
+    """The run's stages weighed for its progress (index/progress_stages.py): before chunking, guessed from
     the index it builds on (most files unchanged, nothing to embed; a cold run: not counted yet);
     once planned, counted from the plan."""
     builds_on, stats = run.previous.builds_on, run.previous.stats

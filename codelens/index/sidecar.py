@@ -22,7 +22,7 @@ import numpy as np
 from codelens.chunk import Chunk
 from codelens.index.embed_cache import embed_with_cache, open_cache
 from codelens.index.layout import IndexLayout
-from codelens.index.progress import UNWEIGHED, WorkCost
+from codelens.index.progress_stages import UNWEIGHED, WorkCost
 from codelens.models import ENGLISH_MODEL_KEYS, english_model
 
 
@@ -85,7 +85,7 @@ class Sidecar:
     # Built into the live partial index right after a progressive run's first swap, before the
     # e5 vectors (stages.add_late_sidecars): too slow for that first swap, wanted long before the end.
     after_partial: bool = False
-    # What building it costs, for the index run's one progress (index/progress.py): its step's name,
+    # What building it costs, for the index run's one progress (index/progress_stages.py): its step's name,
     # seconds per chunk (or per word), and whether only the chunks whose text is new this run count.
     cost: WorkCost = UNWEIGHED
 

@@ -28,7 +28,8 @@ from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest
 from codelens.index.metadata import IndexStats, write_metadata
 from codelens.index.plan import Chunked, Run, chunked_run
-from codelens.index.progress import EMBEDDING, stage_begins, stage_count, step_begins
+from codelens.index.progress import stage_begins, stage_count, step_begins
+from codelens.index.progress_stages import EMBEDDING
 from codelens.index.progressive import CatalogEntry, missing_vectors, save_catalog
 from codelens.index.registry import SIDECARS, late_partial_sidecars, partial_sidecars
 from codelens.index.sidecar import Sidecar, SidecarInput

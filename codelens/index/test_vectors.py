@@ -34,7 +34,8 @@ from codelens.index.health import sidecar_checksums
 from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest, chunk_fingerprint
 from codelens.index.metadata import IndexStats, read_metadata
-from codelens.index.progress import TESTS_SWAP, step_begins
+from codelens.index.progress import step_begins
+from codelens.index.progress_stages import TESTS_SWAP
 from codelens.index.progressive import CatalogEntry, load_catalog, read_catalog
 from codelens.index.registry import chunk_vector_sidecars
 from codelens.index.sidecar import SidecarInput, recorded_english_key

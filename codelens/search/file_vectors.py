@@ -19,7 +19,7 @@ import numpy as np
 from codelens.chunk import Chunk
 from codelens.index.embed_cache import read_cached_vectors
 from codelens.index.layout import IndexLayout
-from codelens.index.progress import WorkCost
+from codelens.index.progress_stages import WorkCost
 from codelens.index.sidecar import Sidecar, SidecarInput
 
 

