@@ -328,7 +328,7 @@ class Searcher:
         """The question as every leg and stage reads it, its e5 vector included."""
         # e5 reads the first QUESTION_TOKENS tokens (models/embedders.py), but tokenizes the whole text
         # first (seconds for a pasted file): the cut bounds that; the legs' terms read all of it
-        return Query.from_text(text, self.embedder.embed_queries([text[:QUERY_EMBED_CHARS]])[0])
+        return Query.from_text(text, self._embed_e5(text))
 
     def _pipeline(self, filters: SearchFilters, prefer_repo: str = "") -> HybridPipeline:
         accept = self.scope(filters)
@@ -374,7 +374,7 @@ class Searcher:
         return call_neighbour_files(self._graph_path, chunk_ids)
 
     def _embed_e5(self, text: str) -> np.ndarray:
-        """e5's query vector of a text other than the question (the static leg's pseudo-English)."""
+        """e5's query vector of a text: the question's, or the static leg's pseudo-English words."""
         return self.embedder.embed_queries([text[:QUERY_EMBED_CHARS]])[0]
 
     def _embed_english(self, text: str) -> np.ndarray:
