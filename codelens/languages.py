@@ -52,6 +52,9 @@ class LanguageRow:
     generated_suffixes: tuple[str, ...] = ()  # `.pb.go`: written by a tool, never read
     calls: tuple[str, ...] = ()  # node types of calls (the code graph)
     imports: tuple[str, ...] = ()  # node types of imports (the code graph; never a <module> statement)
+    # a single-file component (Vue, Svelte): only its `<script>` blocks are code, read by the grammar
+    # where they stand in the file; the markup around them is its `<template>` text piece
+    sfc: bool = False
 
     def kind_of(self, node_type: str) -> str | None:
         return dict(self.definitions).get(node_type)
@@ -86,6 +89,12 @@ _C_DEFINITIONS = (("function_definition", FUNCTION), ("struct_specifier", CLASS)
                   ("enum_specifier", CLASS), ("type_definition", CLASS))
 _C_CONTAINERS = ("preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "linkage_specification",
                  "declaration_list", "declaration")
+# A component's script: JavaScript's definitions, and its options object (`export default {...}`,
+# `defineComponent({...})`) a class named after the file whose `data()`, `methods: {...}`, `computed: {...}`
+# functions are its methods (the chunker checks the object and the function values)
+_SFC_DEFINITIONS = (*_JS_CLASSES, *_JS_FUNCTIONS, ("export_statement", CLASS), ("pair", FUNCTION))
+_SFC_CONTAINERS = (*_JS_CONTAINERS, "object", "pair", "call_expression", "arguments")
+_SFC_TESTS = (".spec.vue", ".test.vue", ".spec.svelte", ".test.svelte")
 _C_TESTS = ("_test.c", "_test.cc", "_test.cpp", "_unittest.cc", "_unittest.cpp", "_tests.cpp", "Test.cpp")
 
 LANGUAGES: tuple[LanguageRow, ...] = (
@@ -238,6 +247,38 @@ LANGUAGES: tuple[LanguageRow, ...] = (
         "lua", (".lua",), Grammar("tree-sitter-lua", "tree_sitter_lua"),
         definitions=(("function_declaration", FUNCTION),),
         doc_prefixes=("--",), test_suffixes=("_spec.lua", "_test.lua"), calls=("function_call",),
+    ),
+    LanguageRow(
+        # 1C:Enterprise modules (`.bsl`) and OneScript (`.os`): procedures and functions, Russian or English
+        # keywords; a module is its file (`CommonModules/ОбщегоНазначения/Ext/Module.bsl`). `#Область`
+        # regions and `&НаСервере` annotations are preprocessor nodes: no statements; an annotation
+        # belongs to the definition below it
+        "bsl", (".bsl", ".os"), Grammar("tree-sitter-bsl", "tree_sitter_bsl"),
+        definitions=(("procedure_definition", FUNCTION), ("function_definition", FUNCTION)),
+        preamble=("preprocessor",), comments=("line_comment",), doc_prefixes=("//",), lead_prefixes=("&",),
+        calls=("method_call",),
+    ),
+    LanguageRow(
+        # Object Pascal / Delphi: a unit's `interface` and `implementation` are looked through; a type
+        # declaring a class, record or interface is a class (its members' declarations are its outline),
+        # `procedure TFoo.Bar` in the implementation is a method of TFoo
+        "pascal", (".pas", ".dpr", ".dpk", ".lpr"), Grammar("tree-sitter-pascal", "tree_sitter_pascal"),
+        definitions=(("declType", CLASS), ("defProc", FUNCTION)),
+        containers=("unit", "program", "library", "interface", "implementation", "declTypes"),
+        preamble=("kUnit", "kProgram", "kLibrary", "moduleName", "kInterface", "kImplementation", "kType",
+                  "kEnd", "kEndDot", "pp"),
+        doc_prefixes=("//", "{", "(*"), test_suffixes=("Test.pas", "Tests.pas"), test_dirs=("dunit", "dunitx"),
+        calls=("exprCall",), imports=("declUses",),
+    ),
+    LanguageRow(
+        "vue", (".vue",), _TS, sfc=True, definitions=_SFC_DEFINITIONS, containers=_SFC_CONTAINERS,
+        doc_prefixes=_C_STYLE_DOCS, test_suffixes=_SFC_TESTS, test_dirs=_JS_TEST_DIRS, calls=_JS_CALLS,
+        imports=_JS_IMPORTS,
+    ),
+    LanguageRow(
+        "svelte", (".svelte",), _TS, sfc=True, definitions=_SFC_DEFINITIONS, containers=_SFC_CONTAINERS,
+        doc_prefixes=_C_STYLE_DOCS, test_suffixes=_SFC_TESTS, test_dirs=_JS_TEST_DIRS, calls=_JS_CALLS,
+        imports=_JS_IMPORTS,
     ),
 )
 
