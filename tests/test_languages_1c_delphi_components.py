@@ -191,6 +191,8 @@ def test_a_1c_and_vue_folder_is_searched_in_russian_and_english(tmp_path: Path, 
         "записать текст в журнал": f"{module}::ЗаписатьЖурнал",
         "remove an item from the todo list": "web/TodoList.vue::removeItem",
         "name of the customer shown in lists": "desktop/Customers.pas::TCustomer.DisplayName",
+        # English reaching Russian-named code: e5's, the English-only model's cosine set aside for it
+        "return the data of a client": f"{module}::ПолучитьДанныеКлиента",
     }
     for question, expected in questions.items():
         hits = [hit.chunk.chunk_id for hit in searcher.search(question, k=3)]
@@ -210,3 +212,75 @@ def test_1c_code_is_highlighted_by_its_own_lexer() -> None:
     assert {"Функция", "КонецФункции", "Процедура", "КонецПроцедуры", "Экспорт", "Возврат"} <= keywords
     assert (Comment.Single, "// Возвращает данные клиента по ссылке.") in tokens
     assert not any("Error" in str(kind) for kind, _ in tokens)
+
+
+def test_russian_named_code_is_what_the_english_model_cannot_read() -> None:
+    from codelens.search.english import unreadable_in_english
+
+    bsl = {c.symbol: c for c in chunks_of("CustomerModule.bsl")[0]}
+    os_file = {c.symbol: c for c in chunks_of("Logger.os")[0]}
+    assert unreadable_in_english(bsl["ПолучитьДанныеКлиента"]) and unreadable_in_english(os_file["ПриСозданииОбъекта"])
+    assert not unreadable_in_english(os_file["SendMessage"])  # English name, English comment, one Russian call
+    assert not any(unreadable_in_english(c) for c in chunks_of("TodoList.vue")[0])
+
+
+def test_an_unreadable_chunk_gets_e5_s_cosine_on_the_second_model_s_scale() -> None:
+    from codelens.search.english import _on_second_scale
+
+    cosines = {"a": 0.80, "b": 0.84, "ru": 0.86, "ru_low": 0.78}
+    seconds = {"a": 0.20, "b": 0.40, "ru": 0.05, "ru_low": 0.05}
+    mapped = _on_second_scale(cosines, seconds, frozenset({"ru", "ru_low"}))
+    # e5 over a, b: mean 0.82, spread 0.02; the second model's: mean 0.30, spread 0.10 -> 5x
+    assert mapped == pytest.approx({"ru": 0.30 + 0.04 * 5, "ru_low": 0.30 - 0.04 * 5})
+    assert _on_second_scale(cosines, seconds, frozenset()) == {}
+
+
+def test_an_english_question_crosses_to_the_code_s_russian_words() -> None:
+    import numpy as np
+
+    from codelens.search.bridge import WordBridge, russian_vocabulary
+    from codelens.search.glossary import russian_beginnings
+    from codelens.search.query import Query
+
+    chunks = [c for name in ("CustomerModule.bsl", "Logger.os", "TodoList.vue") for c in chunks_of(name)[0]]
+    words = russian_vocabulary(chunks)
+    assert {"получить", "данные", "клиента", "записать", "журнал", "запрос"} <= set(words)
+    assert all(not w.isascii() for w in words) and russian_vocabulary(chunks_of("TodoList.vue")[0]) == []
+    assert russian_beginnings("dependencies") == ("зависим",) and russian_beginnings("зависимость") == ()
+    # e5's vectors are not what this is about: orthogonal ones cross nothing, the glossary read backwards does
+    vectors = np.eye(len(words) + 8, dtype=np.float32)
+    bridge = WordBridge(["query"], vectors[:1], lambda asked: vectors[-len(asked):],
+                        russian=(words, vectors[1 : len(words) + 1]))
+    crossed = bridge.cross(Query.from_text("the client request"))
+    assert set(crossed.bridged["request"]) == {"запрос"}
+    assert set(crossed.bridged["client"]) == {"клиент", "клиента", "клиенты"}
+    assert crossed.pseudo_english == "" and not bridge.cross(Query.from_text("зачем")).bridged
+    plain = WordBridge(["query"], vectors[:1], lambda asked: vectors[-len(asked):])  # no Russian words
+    assert plain.russian is None and plain.cross(Query.from_text("the client request")).bridged == {}
+
+
+def test_sql_is_cut_into_what_each_statement_creates() -> None:
+    from codelens.ingest.formats import chunk_other_file
+
+    text = (FIXTURES / "0001_init.sql").read_text(encoding="utf-8")
+    chunks = chunk_other_file("db/migrations/0001_init.sql", text, "sql")
+    assert [(c.symbol, c.kind, c.start_line, c.end_line) for c in chunks] == [
+        ("public.users", "text", 1, 5),  # its comment above it
+        ("users_email_idx", "text", 7, 7), ("active_users", "text", 9, 10),
+        ("touch_updated_at", "text", 12, 17),  # PostgreSQL's $$ body
+        ("archive_orders", "text", 19, 23), ("<statements>", "text", 25, 26)]
+    assert chunks[0].chunk_id == "db/migrations/0001_init.sql::public.users"
+    assert chunks[3].code.startswith("CREATE OR REPLACE FUNCTION touch_updated_at()")
+
+
+def test_sql_the_grammar_cannot_parse_keeps_its_lines() -> None:
+    from codelens.ingest.sql import sql_pieces
+
+    text = ("DELIMITER $$\nCREATE TRIGGER t BEFORE INSERT ON x FOR EACH ROW BEGIN SET NEW.a = 1; END$$\n"
+            "DELIMITER ;\nCREATE TABLE orders (id int);\nSELECT FROM WHERE;\n")
+    lines = text.rstrip("\n").split("\n")
+    pieces = sql_pieces(text, lines)
+    assert "orders" in {p.symbol for p in pieces}
+    covered = {n for p in pieces for n in range(p.start_line, p.end_line + 1)}
+    assert covered == set(range(1, len(lines) + 1))
+    assert all(1 <= p.start_line <= p.end_line <= len(lines) for p in pieces)
