@@ -412,6 +412,25 @@ _C_RULE = GraphRule("c", _C_CALLS, (("new_expression", "type"),), ("base_class_c
                     implicit_self=True, typed=_C_TYPED, assigned=(("init_declarator", "declarator", "value"),),
                     noise=("sizeof", "defined", "static_cast", "dynamic_cast", "reinterpret_cast", "const_cast"))
 
+_BSL_NOISE = (  # the global context's functions (Russian and English): never the codebase's
+    "Сообщить", "СтрШаблон", "ТипЗнч", "Тип", "ЗначениеЗаполнено", "Строка", "Число", "Булево", "Дата", "Формат",
+    "НСтр", "СтрДлина", "СтрНайти", "СтрЗаменить", "СтрРазделить", "СтрСоединить", "СтрНачинаетсяС",
+    "СтрЗаканчиваетсяНа", "Лев", "Прав", "Сред", "ВРег", "НРег", "СокрЛ", "СокрП", "СокрЛП", "Мин", "Макс", "Окр",
+    "ТекущаяДата", "ТекущаяДатаСеанса", "Вычислить", "Выполнить", "ПредопределенноеЗначение", "ОписаниеОшибки",
+    "ИнформацияОбОшибке", "ПодробноеПредставлениеОшибки", "КраткоеПредставлениеОшибки", "НайтиФайлы",
+    "УдалитьФайлы", "КопироватьФайл", "ПереместитьФайл", "СоздатьКаталог", "ОбъединитьПути", "ТекущийКаталог",
+    "ПолучитьПеременнуюСреды", "УстановитьПеременнуюСреды", "ЗапуститьПриложение", "Приостановить",
+    "Message", "StrTemplate", "TypeOf", "Type", "ValueIsFilled", "String", "Number", "Boolean", "Date", "Format",
+    "NStr", "StrLen", "StrFind", "StrReplace", "StrSplit", "StrConcat", "Left", "Right", "Mid", "Upper", "Lower",
+    "TrimL", "TrimR", "TrimAll", "Min", "Max", "Round", "CurrentDate", "Eval", "Execute", "ErrorDescription",
+    "ErrorInfo", "FindFiles", "DeleteFiles", "CopyFile", "MoveFile", "CreateDirectory", "CombinePath",
+)
+_PASCAL_NOISE = ("WriteLn", "Write", "ReadLn", "Read", "Inc", "Dec", "Length", "SetLength", "Low", "High", "Ord", "Chr",
+                 "Assigned", "FreeAndNil", "Format", "IntToStr", "StrToInt", "StrToIntDef", "FloatToStr", "Exit",
+                 "Copy", "Pos", "Trim", "UpperCase", "LowerCase", "SameText", "SizeOf", "Move", "FillChar", "Include",
+                 "Exclude", "Succ", "Pred", "Abs", "Round", "Trunc", "Sqr", "Sqrt", "Random", "Halt", "Assert",
+                 "inherited")
+
 GRAPH_RULES: dict[str, GraphRule] = {
     "c": _C_RULE,
     "cpp": _C_RULE,
@@ -506,6 +525,15 @@ GRAPH_RULES: dict[str, GraphRule] = {
                                "unquote", "raise", "receive", "try", "send", "spawn", "is_nil", "is_binary",
                                "is_atom", "is_list", "is_map", "is_integer", "is_function", "elem", "put_elem",
                                "length", "map_size", "to_string", "inspect", "__MODULE__", "super", "throw")),
+    # 1C: a procedure calls another of its module by name, a common module's as `Модуль.Процедура()`; the
+    # grammar keeps no receiver on the call, so a call outside its file is matched by a unique name (uncertain)
+    "bsl": GraphRule("bsl", (("method_call", ""),), (), (), "", self_words=("ЭтотОбъект", "ThisObject"),
+                     noise=_BSL_NOISE),
+    # Delphi: `Foo(x)`, `Obj.Bar(x)`, `Self.Baz`, `TThing.Create(x)` (a constructor is its class's method);
+    # a call without parentheses (`Result.Save;`) is no call node in the grammar, and no edge
+    "pascal": GraphRule("pascal", (("exprCall", "entity"),), (), (), "", self_words=("Self",), implicit_self=True,
+                        noise=_PASCAL_NOISE, library_methods=("Free", "Create", "Destroy", "Add", "Clear", "Delete",
+                                                              "IndexOf", "Assign", "ToString", "Count")),
     "swift": GraphRule("swift", (("call_expression", "first"),), (), ("inheritance_specifier",), "swift",
                        self_words=("self", "Self"), implicit_self=True, package_scope=True,
                        library_methods=("map", "filter", "append", "contains", "first", "last", "description",

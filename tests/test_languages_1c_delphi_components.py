@@ -284,3 +284,34 @@ def test_sql_the_grammar_cannot_parse_keeps_its_lines() -> None:
     covered = {n for p in pieces for n in range(p.start_line, p.end_line + 1)}
     assert covered == set(range(1, len(lines) + 1))
     assert all(1 <= p.start_line <= p.end_line <= len(lines) for p in pieces)
+
+
+GRAPHS = Path(__file__).parent / "fixtures" / "graph_languages"
+CLIENTS, CATALOG = "src/CommonModules/РаботаСКлиентами/Ext/Module.bsl", "src/Catalogs/Клиенты/Ext/ObjectModule.bsl"
+GRAPH_EDGES = {
+    "bsl": {
+        (f"{CLIENTS}::ПредставлениеКлиента", f"{CLIENTS}::КодКлиента", "calls", ""),  # in its module; СтрШаблон no edge
+        (f"{CATALOG}::ПередЗаписью", f"{CATALOG}::ЗаписатьВЖурнал", "calls", ""),
+        # `РаботаСКлиентами.ПредставлениеКлиента(...)`: the grammar keeps no receiver, a unique name finds it
+        (f"{CATALOG}::ПередЗаписью", f"{CLIENTS}::ПредставлениеКлиента", "calls", "name"),
+        (f"{CATALOG}::ЗаписатьВЖурнал", "ext:ВнешняяПроцедура", "calls", ""),  # Сообщить: the platform's
+    },
+    "pascal": {
+        ("Main.dpr::<module>", "Main.dpr::Show", "calls", ""),
+        ("Main.dpr::Show", "Shapes.pas::MakeSquare", "calls", "name"),
+        ("Main.dpr::Show", "Shapes.pas::TShape.Describe", "calls", "name"),
+        ("Main.dpr::Show", "ext:Report", "calls", ""),  # WriteLn: the language's
+        ("Shapes.pas::MakeSquare", "Shapes.pas::TSquare.Create", "calls", ""),  # a constructor of its class
+        ("Shapes.pas::TShape.Describe", "Shapes.pas::TShape.Area", "calls", ""),  # Self.Area()
+    },
+}
+
+
+@pytest.mark.parametrize("language", sorted(GRAPH_EDGES))
+def test_the_code_graph_of_1c_and_delphi(language: str) -> None:
+    from codelens.graph.model import build_graph
+    from codelens.ingest.codebase import chunk_codebase
+
+    chunked = chunk_codebase(GRAPHS / language, 1_000_000)
+    graph = build_graph(chunked.chunks, chunked.sources)
+    assert {(e.source, e.target, e.kind, e.via) for e in graph.edges if e.kind != "contains"} == GRAPH_EDGES[language]
