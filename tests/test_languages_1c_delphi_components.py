@@ -268,7 +268,8 @@ def test_sql_is_cut_into_what_each_statement_creates() -> None:
         ("public.users", "text", 1, 5),  # its comment above it
         ("users_email_idx", "text", 7, 7), ("active_users", "text", 9, 10),
         ("touch_updated_at", "text", 12, 17),  # PostgreSQL's $$ body
-        ("archive_orders", "text", 19, 23), ("<statements>", "text", 25, 26)]
+        ("archive_orders", "text", 19, 23),
+        ("<statements>", "text", 25, 26)]  # ALTER TABLE users, INSERT: they follow no definition of users
     assert chunks[0].chunk_id == "db/migrations/0001_init.sql::public.users"
     assert chunks[3].code.startswith("CREATE OR REPLACE FUNCTION touch_updated_at()")
 
@@ -315,3 +316,16 @@ def test_the_code_graph_of_1c_and_delphi(language: str) -> None:
     chunked = chunk_codebase(GRAPHS / language, 1_000_000)
     graph = build_graph(chunked.chunks, chunked.sources)
     assert {(e.source, e.target, e.kind, e.via) for e in graph.edges if e.kind != "contains"} == GRAPH_EDGES[language]
+
+
+def test_a_repository_of_sql_alone_is_code(tmp_path: Path) -> None:
+    from codelens.errors import SourceError
+    from codelens.ingest.codebase import chunk_source
+
+    (tmp_path / "db").mkdir()
+    schema = tmp_path / "db" / "schema.sql"
+    schema.write_text((FIXTURES / "0001_init.sql").read_text(encoding="utf-8"), encoding="utf-8")
+    assert "db/schema.sql::public.users" in {c.chunk_id for c in chunk_source(tmp_path, 1_000_000).chunks}
+    schema.write_text("INSERT INTO users VALUES (1);\n", encoding="utf-8")
+    with pytest.raises(SourceError, match="nor SQL definitions"):  # statements alone are no code
+        chunk_source(tmp_path, 1_000_000)
