@@ -143,7 +143,10 @@ class RussianWordBridge(WordBridge):
         return {**neighbours, **{w: 1.0 - 1e-3 * i for i, w in enumerate(dict.fromkeys(known))}}
 
     def _by_beginning(self, beginning: str) -> list[str]:
-        return [w for w in self.words if w.replace("ё", "е").startswith(beginning)]
+        """The code's words that begin so, or whose stem the beginning extends by at most two letters
+        (the glossary's «разрешен» meets the code's разрешить, stem разреш)."""
+        return [w for w in self.words if (word := w.replace("ё", "е")).startswith(beginning) or (
+            len(stem := index_term(word)) >= max(5, len(beginning) - 2) and beginning.startswith(stem))]
 
 
 def crossed(query: Query, bridge: WordBridge | None) -> Query:
