@@ -440,6 +440,11 @@ GRAPH_RULES: dict[str, GraphRule] = {
     "javascript": GraphRule("js", _JS_CALLS, _JS_NEW, _JS_BASES, "js", noise=("require", "import", "super"),
                              builtins=_JS_BUILTINS, typed=_JS_TYPED, assigned=_JS_ASSIGNED,
                              library_methods=_JS_METHODS),
+    # a component's script (its markup blanked, ingest/syntax_source.py) calls as JavaScript does
+    "vue": GraphRule("js", _JS_CALLS, _JS_NEW, _JS_BASES, "js", noise=("require", "import", "super"),
+                     builtins=_JS_BUILTINS, typed=_JS_TYPED, assigned=_JS_ASSIGNED, library_methods=_JS_METHODS),
+    "svelte": GraphRule("js", _JS_CALLS, _JS_NEW, _JS_BASES, "js", noise=("require", "import", "super"),
+                        builtins=_JS_BUILTINS, typed=_JS_TYPED, assigned=_JS_ASSIGNED, library_methods=_JS_METHODS),
     "go": GraphRule("go", (("call_expression", "function"),), (("composite_literal", "type"),), (), "go",
                     self_words=(), package_scope=True, receiver_of="method_declaration", noise=_GO_NOISE,
                     library_methods=("Error", "String", "Close", "Read", "Write", "Set", "Get", "Add", "Del",

@@ -309,11 +309,22 @@ GRAPH_EDGES = {
         ("Shapes.pas::MakeSquare", "Shapes.pas::TSquare.Create", "calls", ""),  # a constructor of its class
         ("Shapes.pas::TShape.Describe", "Shapes.pas::TShape.Area", "calls", ""),  # Self.Area()
     },
+    "vue": {  # a component's script, its markup blanked: JavaScript's imports and calls
+        ("src/components/ArticleEditor.vue", "src/common/api.js", "imports", ""),
+        ("src/components/ArticleEditor.vue::ArticleEditor.onPublish", "src/common/api.js::saveArticle", "calls", ""),
+        # this.reset(): a method of the options object, the component's class
+        ("src/components/ArticleEditor.vue::ArticleEditor.onPublish",
+         "src/components/ArticleEditor.vue::ArticleEditor.reset", "calls", ""),
+        ("src/components/Counter.svelte", "src/common/api.js", "imports", ""),
+        ("src/components/Counter.svelte::increment", "src/common/api.js::saveArticle", "calls", ""),
+        ("src/common/api.js::saveArticle", "ext:fetch", "calls", ""),
+        ("src/common/api.js::saveArticle", "ext:JSON.stringify", "calls", ""),
+    },
 }
 
 
 @pytest.mark.parametrize("language", sorted(GRAPH_EDGES))
-def test_the_code_graph_of_1c_and_delphi(language: str) -> None:
+def test_the_code_graph_of_1c_delphi_and_components(language: str) -> None:
     from codelens.graph.model import build_graph
     from codelens.ingest.codebase import chunk_codebase
 
