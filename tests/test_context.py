@@ -292,10 +292,15 @@ def test_serve_answers_context_requests(shop, embedder) -> None:
         def __init__(self, searcher: Searcher) -> None:
             super().__init__(searcher)
             self.asked: list[str] = []
+            self.old = False  # answer as a server older than `tokenizer` did: e5, every line numbered
 
         def payload(self, request: dict) -> dict:
             self.asked.append(request.get("task"))
-            return super().payload(request)
+            if not self.old:
+                return super().payload(request)
+            answer = super().payload({**request, "tokenizer": "e5", "line_numbers": True})
+            del answer["line_numbers"]
+            return answer
 
     models = ModelThread()
     searcher = models.call(Searcher, shop[1], embedder)
@@ -340,10 +345,16 @@ def test_serve_answers_context_requests(shop, embedder) -> None:
         try:  # the CLI asks the announced server (its answer is the server's, byte for byte)
             done = run_cli("-m", "codelens", "context", TASK, "--budget", "1200", "--json",
                            "--db", str(shop[1].db_path))
+            context.old = True  # a server that ignores `tokenizer`: the CLI packs in-process instead
+            asked = len(context.asked)
+            fell_back = run_cli("-m", "codelens", "context", TASK, "--budget", "1200", "--json",
+                                "--db", str(shop[1].db_path))
         finally:
             announced.unlink()
         assert done.returncode == 0, done.stderr
         assert json.loads(done.stdout) == answer and context.asked[-1] == TASK
+        assert fell_back.returncode == 0 and len(context.asked) == asked + 1, fell_back.stderr
+        assert json.loads(fell_back.stdout) == answer  # counted in o200k here, as asked
     finally:
         server.shutdown()
         server.server_close()

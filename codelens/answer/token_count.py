@@ -144,8 +144,3 @@ def _load(choice: str) -> TokenCounter:
 
         return E5Tokenizer()
     return BpeCount(COUNTER_NAMES[choice])
-
-
-def e5_tokens() -> TokenCounter:
-    """The e5 tokenizer (what `codelens context` counted in before o200k)."""
-    return counter_for("e5")
