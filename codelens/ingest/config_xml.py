@@ -11,7 +11,7 @@ paths from below the root, dot-joined, an element's identity after its tag:
 - under a container of one kind of element the tag is left out: a pom's
   `dependencies.org.postgresql:postgresql`, `build.plugins.org.springframework.boot:spring-boot-maven-plugin`;
 - an `ItemGroup` of one kind of item is named by it: `ItemGroup.PackageReference`;
-- one-line elements without attributes side by side (`<groupId>`, `<version>`...) are one piece,
+- one-line elements without an identity side by side (`<groupId>`, `<version>`...) are one piece,
   named by the first of them when alone, else by their container (the root's tag at the top).
 
 The text is untrusted: it is parsed by `defusedxml` (expat with entity declarations refused, external
@@ -53,7 +53,8 @@ class Element:
 
     @property
     def is_plain_leaf(self) -> bool:
-        return not self.children and not self.attributes and self.end_line == self.start_line
+        """One line, no children, nothing that names it (`<version>1.0</version>`, `<suppress files=.../>`)."""
+        return not self.children and self.end_line == self.start_line and element_identity(self) is None
 
 
 class _TreeBuilder(xml.sax.handler.ContentHandler):
