@@ -188,3 +188,17 @@ def test_configuration_files_in_a_codebase_and_the_size_limit(tmp_path: Path) ->
     assert any("huge.xml: skipped" in warning for warning in chunked.warnings)
     password = next(c for c in chunked.chunks if c.path == "db.properties")
     assert "s3cr3t-Pa55word-Value" not in password.code  # configuration values are masked like any other
+
+
+def test_secrets_in_xml_are_masked_and_the_rest_stays(tmp_path: Path) -> None:
+    (tmp_path / "settings.xml").write_text(
+        "<settings>\n  <server>\n    <id>nexus</id>\n    <password>Hunter2-Maven-Pass</password>\n  </server>\n"
+        '  <bean id="ds">\n    <property name="password" value="Hunter3-Spring-Pass"/>\n'
+        '    <property name="username" value="petclinic"/>\n    <property name="url" value="${db.url}"/>\n'
+        "  </bean>\n</settings>\n")
+    chunked = chunk_codebase(tmp_path, 1_000_000)
+    code = "\n".join(c.code for c in chunked.chunks)
+    assert "Hunter2-Maven-Pass" not in code and "Hunter3-Spring-Pass" not in code
+    assert '<password><secret:password></password>' in code and 'value="petclinic"' in code
+    assert 'value="${db.url}"' in code  # a template is no secret
+    assert [c.symbol for c in chunked.chunks] == ["server.nexus", "bean.ds"]

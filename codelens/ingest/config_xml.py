@@ -34,11 +34,13 @@ from defusedxml import DefusedXmlException
 from defusedxml.expatreader import DefusedExpatParser
 
 from codelens.ingest.pieces import MAX_PIECE_CHARS, Piece
+from codelens.ingest.redaction import PLACEHOLDER_PREFIX
 
 MAX_DEPTH = 3  # how far down an element is split
 MAX_LEAF_TEXT = 200
 _IDENTITY_ATTRIBUTES = ("id", "name", "android:name", "Include", "Update", "Name", "key")
 _ALWAYS_SPLIT = frozenset({"dependencies", "build", "plugins", "profiles", "modules", "application"})
+_MASK = re.compile(re.escape(PLACEHOLDER_PREFIX) + r"[\w-]+>")
 _START_TAG = re.compile(r"^(?P<indent>[ \t]*)<(?P<tag>[A-Za-z_][\w.:-]*)")
 
 
@@ -106,7 +108,8 @@ def parse_xml(text: str) -> Element | None:
 
 
 def xml_pieces(text: str, lines: Sequence[str]) -> list[Piece]:
-    root = parse_xml(text)
+    # masked secrets (`<secret:password>`) are markup to a parser: read as text, on the same lines
+    root = parse_xml(_MASK.sub(lambda match: f"[{match.group()[1:-1]}]", text))
     if root is None:
         return _line_pieces(lines)
     if not root.children:
