@@ -10,8 +10,9 @@ import pytest
 
 from codelens.ingest.codebase import chunk_codebase
 from codelens.ingest.config_blocks import hcl_pieces, hcl_pieces_by_braces
-from codelens.ingest.config_xml import parse_xml
-from codelens.ingest.formats import chunk_other_file, file_format
+from codelens.ingest.config_xml import parse_xml, xml_as_text
+from codelens.ingest.embed_text import embedding_text
+from codelens.ingest.formats import chunk_other_file, file_format, file_label
 from codelens.ingest.lines import source_lines
 from codelens.search.filters import chunk_language
 
@@ -202,3 +203,16 @@ def test_secrets_in_xml_are_masked_and_the_rest_stays(tmp_path: Path) -> None:
     assert '<password><secret:password></password>' in code and 'value="petclinic"' in code
     assert 'value="${db.url}"' in code  # a template is no secret
     assert [c.symbol for c in chunked.chunks] == ["server.nexus", "bean.ds"]
+
+
+def test_xml_pieces_are_embedded_as_words_under_the_files_own_name() -> None:
+    chunk = next(c for c in chunk_other_file("pom.xml", (FIXTURES / "pom.xml").read_text(), "xml")
+                 if c.symbol == "dependencies.org.postgresql:postgresql")
+    text = embedding_text(chunk)
+    assert text.startswith("Maven POM build file dependencies.org.postgresql:postgresql in pom.xml")
+    assert "groupId org.postgresql\nartifactId postgresql\nscope runtime" in text and "</" not in text
+    assert xml_as_text('<bean id="ds" class="a.B">\n  <property name="url" value="jdbc:h2:mem"/>\n</bean>') == (
+        "bean id ds class a.B\nproperty name url value jdbc:h2:mem")
+    assert file_label("src/main/resources/application-mysql.properties") == "Spring application properties"
+    assert file_label("i18n/messages.properties") == "Java properties"
+    assert file_label("build.gradle.kts") == "Gradle build script (Kotlin DSL)" and file_label("src/App.kt") is None

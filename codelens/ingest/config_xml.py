@@ -181,6 +181,20 @@ def element_identity(element: Element) -> str | None:
     return None
 
 
+_COMMENT = re.compile(r"<!--|-->")
+_END_TAG = re.compile(r"</[^<>]*>")
+_ATTRIBUTE = re.compile(r"""(?<=\s)(?P<name>[\w:.-]+)\s*=\s*(?P<quote>["'])(?P<value>.*?)(?P=quote)""")
+_BRACKETS = re.compile(r"/>|<\??|\??>")
+
+
+def xml_as_text(code: str) -> str:
+    """An XML piece as words for its embedding: `<groupId>org.postgresql</groupId>` -> `groupId org.postgresql`
+    (closing tags, brackets, an attribute's quotes and `=` dropped; comments' words kept)."""
+    text = _ATTRIBUTE.sub(r"\g<name> \g<value>", _END_TAG.sub(" ", _COMMENT.sub(" ", code)))
+    lines = (" ".join(_BRACKETS.sub(" ", line).split()) for line in text.splitlines())
+    return "\n".join(line for line in lines if line)
+
+
 def _line_pieces(lines: Sequence[str]) -> list[Piece]:
     """A refused file: the start tags at the outermost indentation below the root's, by their lines."""
     tags = [(number, match) for number, line in enumerate(lines, 1)

@@ -68,6 +68,26 @@ FORMAT_LABELS = {
     "hcl": "Terraform / HCL configuration", "proto": "Protocol Buffers definition", "graphql": "GraphQL schema",
 }
 
+# Files whose name says more than their format: what the embedded text calls them
+_FILE_LABELS = {"pom.xml": "Maven POM build file", "androidmanifest.xml": "Android manifest",
+                "build.gradle": "Gradle build script", "build.gradle.kts": "Gradle build script (Kotlin DSL)",
+                "settings.gradle": "Gradle settings", "settings.gradle.kts": "Gradle settings (Kotlin DSL)"}
+_SUFFIX_LABELS = {".csproj": "MSBuild project", ".fsproj": "MSBuild project", ".vbproj": "MSBuild project",
+                  ".props": "MSBuild properties", ".targets": "MSBuild targets", ".tfvars": "Terraform variables",
+                  ".tf": "Terraform configuration"}
+
+
+def file_label(rel_path: str) -> str | None:
+    """What a file beside the code is, in words (`Maven POM build file`, `Spring application
+    properties`, `YAML configuration`), None for code and files not read."""
+    fmt = file_format(rel_path)
+    if fmt is None or is_code_format(fmt):
+        return None
+    lower = PurePosixPath(rel_path).name.lower()
+    if fmt == "properties" and (lower.startswith("application") or lower.startswith("bootstrap")):
+        return "Spring application properties"
+    return _FILE_LABELS.get(lower) or _SUFFIX_LABELS.get(PurePosixPath(lower).suffix) or FORMAT_LABELS.get(fmt)
+
 
 def file_format(rel_path: str) -> str | None:
     """The language of a code file ("python", "go": codelens/languages.py), the family of a
