@@ -29,7 +29,7 @@ from functools import lru_cache
 
 from codelens.ingest.pieces import Piece
 
-MAX_NAME_CHARS = 80
+MAX_NAME_CHARS = 160  # a name, not a line: long Terraform labels stay whole
 RUN_NAMES = 3  # a run of one-line statements is named by its first identifiers, at most this many
 _PROPERTY_KEY = re.compile(r"(?:\\.|[^=:\s\\])+")
 _IDENTIFIER = re.compile(r"[A-Za-z_@][\w.-]*")
