@@ -113,7 +113,7 @@ class Statement:
 class Syntax:
     line_comments: tuple[str, ...]
     block_comments: bool  # /* ... */
-    quotes: tuple[str, ...]  # longest first: '\"\"\"' before '\"'
+    quotes: tuple[str, ...]  # longest first: triple quotes before single ones
     semicolon_ends: bool = False
 
 
