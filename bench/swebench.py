@@ -2,6 +2,7 @@
 its base commit, the code its fix changed as the gold.
 
     python bench/swebench.py --repo GITDIR [--instances N] [--budgets 2000,8000,27000]
+                             [--tokenizer o200k|cl100k|e5] [--line-numbers]
                              [--set instances.json] [--work DIR] [--only PREFIX ...] [--out results.json]
 
 GITDIR is a clone or bare mirror of the instances' repository (sympy/sympy for the dev set in
@@ -10,13 +11,17 @@ GITDIR is a clone or bare mirror of the instances' repository (sympy/sympy for t
 (only what changed is chunked and embedded). `--only PREFIX` indexes only those folders (a smoke
 run: a smaller search space, numbers not comparable with a whole tree's).
 
-Per budget (tokens counted with e5's tokenizer, the packer's own counter, for every method):
+Per budget, counted in --tokenizer's tokens (o200k by default, what `codelens context` packs in) and
+in UTF-8 bytes / 4 beside them, every method in both (each packs or reads anew in each unit):
 - function recall: gold functions whose full code is in the context (a full piece of the function,
   or of the class or module block holding it); file recall: gold files with a piece in it; all:
-  instances with every gold function in full;
+  instances with every gold function in full; ceiling: gold functions whose own text as packed
+  (the header and the code in full, as a seed's piece) fits the budget at all, found by any method
+  or not (one absent from the index never fits): what no method can pass;
 - for `context` (Stage A + B + the packer), for today's search read in rank order (100 hits, each
-  whole with its header, skipping one that does not fit what is left), and for BM25 over whole files
-  (read whole in rank order the same way; a function counts when its file is read).
+  whole as the packer writes a piece, skipping one that does not fit what is left), and for BM25
+  over whole files (read whole in rank order the same way; a function counts when its file is read).
+Pieces carry their start line in the header only; --line-numbers numbers every line (as before).
 `impact` fed each instance's gold patch (depth 2): recall of the test files its test patch touches,
 and how many test files it lists. Latency of `context` for a 2,300-character task: warm (p50/p95 over
 --rounds on the open index) and from a fresh `python -m codelens context` process (--cold runs).
@@ -42,13 +47,14 @@ from pathlib import Path
 from _common import PROJECT_ROOT, SHARED, percentile, print_table
 
 from codelens.answer.impact import impact_of
-from codelens.answer.pack import numbered_lines, piece_header
-from codelens.answer.task_context import check_task
-from codelens.answer.token_count import TokenCounter, e5_tokens
+from codelens.answer.pack import Candidate, PackRules, context_rules, pack, piece_text
+from codelens.answer.task_context import SEARCH_HITS, check_task, task_candidates
+from codelens.answer.token_count import BYTE_ESTIMATE, DEFAULT_TOKENIZER, TOKENIZERS, TokenCounter, counter_for
 from codelens.chunk import Chunk
 from codelens.errors import CodeLensError
 from codelens.index.build import build_index
 from codelens.open_index import OpenIndex
+from codelens.search.filters import SearchFilters
 from codelens.search.lexical import LexicalIndex
 from codelens.search.terms import tokenize
 from codelens.settings import Settings
@@ -56,6 +62,9 @@ from codelens.settings import Settings
 DEV_SET = SHARED / "benchmarks" / "swebench_lite_dev" / "instances.json"
 TASK_CHARS = 2300  # the issue's latency task: a long issue's length
 SEARCH_READ = 100  # hits today's search returns at most (search/limits.MAX_K)
+METHODS = ("context", "search", "bm25 files")
+BYTES = "bytes/4"
+SEED_NOTE = "seed 1, found by the search"  # the shortest note a gold function's piece carries in a context
 
 
 @dataclass
@@ -65,17 +74,19 @@ class Recall:
     functions: list[float] = field(default_factory=list)
     files: list[float] = field(default_factory=list)
     complete: list[bool] = field(default_factory=list)
+    ceiling: list[float] = field(default_factory=list)
 
     def add(self, gold_functions: Sequence[str], gold_files: Sequence[str], shown_full: set[str],
-            shown_files: set[str]) -> None:
+            shown_files: set[str], ceiling: float) -> None:
         found = [g in shown_full for g in gold_functions]
         self.functions.append(sum(found) / max(1, len(found)))
         self.files.append(sum(f in shown_files for f in gold_files) / max(1, len(gold_files)))
         self.complete.append(all(found))
+        self.ceiling.append(ceiling)
 
-    def row(self) -> tuple[float, float, float]:
+    def row(self) -> tuple[float, float, float, float]:
         mean = lambda values: sum(values) / max(1, len(values))  # noqa: E731
-        return mean(self.functions), mean(self.files), mean([float(c) for c in self.complete])
+        return mean(self.functions), mean(self.files), mean([float(c) for c in self.complete]), mean(self.ceiling)
 
 
 # ------------------------------------------------------------------ the sources
@@ -128,18 +139,32 @@ def full_cover(chunks: Sequence[Chunk], gold: Sequence[str], index: OpenIndex) -
     return covered
 
 
-def context_shown(index: OpenIndex, task: str, budget: int, gold: Sequence[str]) -> tuple[set[str], set[str]]:
-    packed = index.context(task, budget)
+def gold_costs(gold: Sequence[str], counter: TokenCounter, index: OpenIndex, rules: PackRules) -> list[int | None]:
+    """What each gold function's own piece costs (its header and its code in full, as the packer writes
+    a seed), None for one the index does not hold."""
+    chunks = [index.catalog.get(gold_id) for gold_id in gold]
+    return [None if c is None else counter.count(piece_text(c, SEED_NOTE, "full", rules)) for c in chunks]
+
+
+def ceiling(costs: Sequence[int | None], budget: int) -> float:
+    """The attainable ceiling: the share of gold functions whose own piece fits the budget at all."""
+    return sum(cost is not None and cost <= budget for cost in costs) / max(1, len(costs))
+
+
+def context_shown(candidates: Sequence[Candidate], budget: int, counter: TokenCounter, rules: PackRules,
+                  gold: Sequence[str], index: OpenIndex) -> tuple[set[str], set[str]]:
+    """`codelens context` on the task: its candidates (Stage A + B, found once) packed in this unit."""
+    packed = pack(candidates, budget, counter, rules)
     full = [p.chunk for p in packed.pieces if p.form == "full"]
     return full_cover(full, gold, index), {p.chunk.path for p in packed.pieces}
 
 
 def search_shown(hits: Sequence[Chunk], budget: int, counter: TokenCounter, gold: Sequence[str],
-                 index: OpenIndex) -> tuple[set[str], set[str]]:
-    """Hits read in rank order, each whole (header and numbered code), until the next does not fit."""
+                 index: OpenIndex, rules: PackRules) -> tuple[set[str], set[str]]:
+    """Hits read in rank order, each whole (a piece as the packer writes it), until the next does not fit."""
     read, spent = [], 0
     for chunk in hits:
-        cost = counter.count("\n".join([piece_header(chunk, "search hit", "full"), *numbered_lines(chunk)]))
+        cost = counter.count(piece_text(chunk, "search hit", "full", rules))
         if spent + cost > budget:
             continue  # a reader skips what does not fit and reads on
         read.append(chunk)
@@ -231,6 +256,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--set", type=Path, default=DEV_SET, help="instances.json")
     parser.add_argument("--instances", type=int, default=0, help="the first N in commit order (0: all)")
     parser.add_argument("--budgets", default="2000,8000,27000")
+    parser.add_argument("--tokenizer", default=DEFAULT_TOKENIZER, choices=TOKENIZERS,
+                        help=f"the unit budgets are counted in (default {DEFAULT_TOKENIZER}); bytes/4 beside it")
+    parser.add_argument("--line-numbers", action="store_true", help="number every line of a piece (as before)")
     parser.add_argument("--work", type=Path, default=Path("/tmp/codelens_swebench"))
     parser.add_argument("--only", action="append", default=[], metavar="PREFIX",
                         help="index only these folders of each tree (a smoke run)")
@@ -249,8 +277,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         instances = instances[: args.instances]
     source, db = args.work / "source", args.work / "db"
     settings = Settings(db_path=db, show_progress=False)
-    counter = e5_tokens()
-    recalls = {(method, budget): Recall() for method in ("context", "search", "bm25 files") for budget in budgets}
+    counters = {args.tokenizer: counter_for(args.tokenizer), BYTES: BYTE_ESTIMATE}
+    rules = context_rules(args.line_numbers)
+    recalls = {(unit, method, budget): Recall() for unit in counters for method in METHODS for budget in budgets}
     impacts: list[tuple[float, int, float]] = []
     per_instance = []
     warm: list[float] = []
@@ -264,15 +293,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         task = check_task(instance["problem_statement"])
         gold, gold_files = instance["gold_functions"], instance["gold_files"]
         hits = [h.chunk for h in index.search(task, k=SEARCH_READ)]
+        candidates = task_candidates(index.search(task, k=SEARCH_HITS, filters=SearchFilters()), index.links)
         files = FileBM25(source)
         row = {"instance_id": instance["instance_id"], "indexed_s": round(indexed_s, 1)}
-        for budget in budgets:
-            for method, (full, shown_files) in (
-                    ("context", context_shown(index, task, budget, gold)),
-                    ("search", search_shown(hits, budget, counter, gold, index)),
-                    ("bm25 files", files.shown(task, budget, counter, gold))):
-                recalls[method, budget].add(gold, gold_files, full, shown_files)
-                row[f"{method}@{budget}"] = sorted(full)
+        for unit, counter in counters.items():
+            costs = gold_costs(gold, counter, index, rules)
+            row[unit] = {"gold_tokens": dict(zip(gold, costs, strict=True))}
+            for budget in budgets:
+                row[unit][f"ceiling@{budget}"] = ceiling(costs, budget)
+                for method, (full, shown_files) in (
+                        ("context", context_shown(candidates, budget, counter, rules, gold, index)),
+                        ("search", search_shown(hits, budget, counter, gold, index, rules)),
+                        ("bm25 files", files.shown(task, budget, counter, gold))):
+                    recalls[unit, method, budget].add(gold, gold_files, full, shown_files, ceiling(costs, budget))
+                    row[unit][f"{method}@{budget}"] = sorted(full)
         recall, listed, impact_ms = impact_row(index, instance["patch"], instance["test_files"])
         impacts.append((recall, listed, impact_ms))
         row["impact"] = {"test_file_recall": recall, "listed": listed, "ms": round(impact_ms, 1)}
@@ -281,25 +315,34 @@ def main(argv: Sequence[str] | None = None) -> int:
             warm = warm_latency(index, long_task, args.rounds)
             cold = cold_latency(db, long_task, args.cold, args.work) if args.cold else []
         per_instance.append(row)
+        middle = budgets[len(budgets) // 2]
         print(f"[{number}/{len(instances)}] {instance['instance_id']}: indexed in {indexed_s:.0f} s, "
-              f"context@{budgets[len(budgets) // 2]} {len(row[f'context@{budgets[len(budgets) // 2]}'])}/{len(gold)}, "
+              f"context@{middle} {len(row[args.tokenizer][f'context@{middle}'])}/{len(gold)} "
+              f"(ceiling {row[args.tokenizer][f'ceiling@{middle}']:.2f}), "
               f"impact {recall:.2f} of tests ({listed} files listed)", flush=True)
-    report(recalls, budgets, impacts, warm, cold, len(instances), args)
+    report(recalls, budgets, list(counters), impacts, warm, cold, len(instances), args)
     if args.out:
         args.out.write_text(json.dumps({"instances": per_instance, "warm_ms": warm, "cold_s": cold}, indent=2))
     return 0
 
 
-def report(recalls: dict, budgets: Sequence[int], impacts: Sequence[tuple[float, int, float]], warm: Sequence[float],
-           cold: Sequence[float], count: int, args: argparse.Namespace) -> None:
+def recall_rows(recalls: dict, budgets: Sequence[int], units: Sequence[str]) -> tuple[list[str], list[tuple]]:
+    """(headers, rows): a row per method and budget, for each unit its function recall, file recall,
+    all-gold share and ceiling side by side."""
+    headers = ["method", "budget", *(f"{unit} {column}" for unit in units
+                                      for column in ("function recall", "file recall", "all gold", "ceiling"))]
+    rows = [(method, budget, *(value for unit in units for value in recalls[unit, method, budget].row()))
+            for method in METHODS for budget in budgets]
+    return headers, rows
+
+
+def report(recalls: dict, budgets: Sequence[int], units: Sequence[str], impacts: Sequence[tuple[float, int, float]],
+           warm: Sequence[float], cold: Sequence[float], count: int, args: argparse.Namespace) -> None:
     print(f"\n{count} instances of {args.set.name}" + (f", only {', '.join(args.only)} indexed (smoke)"
                                                         if args.only else ""))
-    rows = []
-    for method in ("context", "search", "bm25 files"):
-        for budget in budgets:
-            functions, files, complete = recalls[method, budget].row()
-            rows.append((method, budget, functions, files, complete))
-    print_table(["method", "budget (e5 tokens)", "function recall", "file recall", "all gold functions"], rows)
+    print(f"budgets in {units[0]} tokens and in {units[1]}; pieces "
+          + ("numbered on every line" if args.line_numbers else "with their start line in the header"))
+    print_table(*recall_rows(recalls, budgets, units))
     if impacts:
         recall = sum(r for r, _, _ in impacts) / len(impacts)
         listed = sum(n for _, n, _ in impacts) / len(impacts)

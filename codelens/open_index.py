@@ -13,9 +13,9 @@ from functools import cached_property
 from codelens.answer.ask import Answer, answer_question
 from codelens.answer.context import ChunkCatalog, Neighbours
 from codelens.answer.llm import ChatModel, TokenCallback
-from codelens.answer.pack import Packed
+from codelens.answer.pack import Packed, context_rules
 from codelens.answer.task_context import DEFAULT_BUDGET, ContextLinks, task_context
-from codelens.answer.token_count import e5_tokens
+from codelens.answer.token_count import DEFAULT_TOKENIZER, counter_for
 from codelens.chunk import Chunk
 from codelens.evaluation import Question, run_evaluation
 from codelens.graph.model import CodeGraph
@@ -87,10 +87,12 @@ class OpenIndex:
         """Stage B of task context over this index: the graph and the links found by name."""
         return ContextLinks(self.catalog, self.graph, self.searcher.workspace.repo_of)
 
-    def context(self, task: str, budget: int = DEFAULT_BUDGET, filters: SearchFilters | None = None) -> Packed:
-        """The packed context of a task (answer/task_context.py), counted in e5's tokens."""
-        return task_context(task, lambda text, k, scope: self.search(text, k, scope), self.links, e5_tokens(),
-                            budget, filters)
+    def context(self, task: str, budget: int = DEFAULT_BUDGET, filters: SearchFilters | None = None,
+                tokenizer: str = DEFAULT_TOKENIZER, line_numbers: bool = False) -> Packed:
+        """The packed context of a task (answer/task_context.py), counted in `tokenizer`'s tokens (one of
+        answer/token_count.TOKENIZERS), every line numbered when asked."""
+        return task_context(task, lambda text, k, scope: self.search(text, k, scope), self.links,
+                            counter_for(tokenizer), budget, filters, context_rules(line_numbers))
 
     def neighbours(self) -> Neighbours | None:
         return neighbour_lookup(self.graph) if self.graph is not None else None

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from codelens.answer.token_count import e5_tokens
+from codelens.answer.token_count import COUNTER_NAMES, TOKENIZERS, counter_for
 from codelens.errors import EXIT_BAD_INPUT, BadInput
 from codelens.index.build import build_index
 from codelens.open_index import OpenIndex
@@ -74,9 +74,9 @@ def test_context_walks_from_the_seeds_to_every_kind_of_neighbour(index: OpenInde
     assert "tests/test_checkout.py::test_checkout_declines_a_short_card" in tests
     assert "shop/errors.py::PaymentDeclined" in roles and "shop/models.py::Order" in roles
     assert len(roles) == len(packed.pieces)  # one piece per chunk id
-    counter = e5_tokens()
+    counter = counter_for()  # o200k
     assert packed.tokens <= 6000 and all(p.tokens == counter.count(p.text) for p in packed.pieces)
-    assert packed.tokenizer == counter.name
+    assert packed.tokenizer == counter.name == "o200k_base" and not packed.line_numbers
     every = [p.chunk.chunk_id for p in packed.pieces]
     assert every.index(GATEWAY) < every.index(CHECKOUT)  # what is called comes first
 
@@ -120,7 +120,27 @@ def test_context_cli_json_and_markdown(shop, tmp_path) -> None:
     markdown = run_cli("-m", "codelens", "context", f"@{task_file}", "--db", db)
     assert markdown.returncode == 0, markdown.stderr
     assert "### shop/checkout.py:8-13 function `checkout` (seed" in markdown.stdout
-    assert "tokens (multilingual-e5-small" in markdown.stdout.splitlines()[-1]
+    assert "tokens (o200k_base)" in markdown.stdout.splitlines()[-1]
+    assert "\ndef checkout(" in markdown.stdout and " | def checkout(" not in markdown.stdout
+
+
+def test_context_cli_counts_in_the_tokenizer_asked_and_numbers_lines_when_asked(shop) -> None:
+    db = str(shop[1].db_path)
+    for choice in TOKENIZERS:
+        done = run_cli("-m", "codelens", "context", TASK, "--budget", "1500", "--tokenizer", choice, "--json",
+                       "--db", db)
+        assert done.returncode == 0, done.stderr
+        answer = json.loads(done.stdout)
+        counter = counter_for(choice)
+        assert (answer["tokenizer"], answer["line_numbers"]) == (COUNTER_NAMES[choice], False)
+        assert answer["pieces"] and all(p["tokens"] == counter.count(p["text"]) for p in answer["pieces"])
+        assert answer["tokens"] <= 1500
+    numbered = run_cli("-m", "codelens", "context", TASK, "--line-numbers", "--json", "--db", db)
+    assert numbered.returncode == 0, numbered.stderr
+    answer = json.loads(numbered.stdout)
+    checkout = next(p for p in answer["pieces"] if p["chunk_id"] == CHECKOUT)
+    assert answer["line_numbers"] is True and " 8 | def checkout(" in checkout["text"]
+    assert checkout["text"].splitlines()[0].startswith("### shop/checkout.py:8-13 function `checkout`")
 
 
 # ------------------------------------------------------------------ impact
@@ -191,7 +211,8 @@ def test_bad_tasks_and_budgets_exit_with_the_reason_and_write_nothing(tmp_path) 
     megabyte = tmp_path / "dump.txt"  # a file: one argument of a megabyte is more than exec takes
     megabyte.write_text("x" * 1_048_576)
     cases = [("", "the task is empty"), (f"@{megabyte}", "characters; the most is"),
-             (TASK, "out of range", "--budget", "0"), (TASK, "out of range", "--budget", "10000000")]
+             (TASK, "out of range", "--budget", "0"), (TASK, "out of range", "--budget", "10000000"),
+             (TASK, "no tokenizer 'gpt2' - give o200k, cl100k or e5", "--tokenizer", "gpt2")]
     for task, said, *flags in cases:
         done = run_cli("-m", "codelens", "context", task, *flags, "--db", str(missing))
         assert done.returncode == EXIT_BAD_INPUT and said in done.stderr, (said, done.stderr)
@@ -246,6 +267,11 @@ def test_mcp_tools_context_and_impact(shop, changed_shop: Path) -> None:
         tools.impact(diff=diff, revision="HEAD")
     with pytest.raises(BadInput, match="out of range"):
         tools.context(TASK, budget=0)
+    in_e5 = tools.context(TASK, budget=1500, tokenizer="e5", line_numbers=True)
+    assert in_e5.data["tokenizer"] == COUNTER_NAMES["e5"] and in_e5.data["line_numbers"] is True
+    assert all(p["tokens"] == counter_for("e5").count(p["text"]) for p in in_e5.data["pieces"])
+    with pytest.raises(BadInput, match="no tokenizer 'r50k'"):
+        tools.context(TASK, tokenizer="r50k")
 
 
 # ------------------------------------------------------------------ serve
@@ -266,10 +292,15 @@ def test_serve_answers_context_requests(shop, embedder) -> None:
         def __init__(self, searcher: Searcher) -> None:
             super().__init__(searcher)
             self.asked: list[str] = []
+            self.old = False  # answer as a server older than `tokenizer` did: e5, every line numbered
 
         def payload(self, request: dict) -> dict:
             self.asked.append(request.get("task"))
-            return super().payload(request)
+            if not self.old:
+                return super().payload(request)
+            answer = super().payload({**request, "tokenizer": "e5", "line_numbers": True})
+            del answer["line_numbers"]
+            return answer
 
     models = ModelThread()
     searcher = models.call(Searcher, shop[1], embedder)
@@ -294,6 +325,14 @@ def test_serve_answers_context_requests(shop, embedder) -> None:
         status, refused = post({"task": "", "budget": 1200})
         assert status == 422 and refused["exit_code"] == EXIT_BAD_INPUT and "empty" in refused["error"]
         assert post({"task": TASK, "budget": 10**7})[0] == 422
+        assert answer["tokenizer"] == "o200k_base" and answer["line_numbers"] is False
+        status, in_cl100k = post({"task": TASK, "budget": 1200, "tokenizer": "cl100k", "line_numbers": True})
+        assert status == 200 and in_cl100k["tokenizer"] == "cl100k_base" and in_cl100k["line_numbers"] is True
+        assert all(p["tokens"] == counter_for("cl100k").count(p["text"]) for p in in_cl100k["pieces"])
+        for bad, said in (({"tokenizer": "gpt-4"}, "no tokenizer 'gpt-4'"), ({"tokenizer": None}, "no tokenizer"),
+                          ({"line_numbers": "yes"}, "'line_numbers' must be true or false")):
+            status, refused = post({"task": TASK, "budget": 1200, **bad})
+            assert status == 422 and refused["exit_code"] == EXIT_BAD_INPUT and said in refused["error"], refused
         from codelens.serve.client import RemoteError, ServerAddress, remote_context
 
         address = ServerAddress(server.server_address[1], "secret", os.getpid(), "", "")
@@ -306,10 +345,16 @@ def test_serve_answers_context_requests(shop, embedder) -> None:
         try:  # the CLI asks the announced server (its answer is the server's, byte for byte)
             done = run_cli("-m", "codelens", "context", TASK, "--budget", "1200", "--json",
                            "--db", str(shop[1].db_path))
+            context.old = True  # a server that ignores `tokenizer`: the CLI packs in-process instead
+            asked = len(context.asked)
+            fell_back = run_cli("-m", "codelens", "context", TASK, "--budget", "1200", "--json",
+                                "--db", str(shop[1].db_path))
         finally:
             announced.unlink()
         assert done.returncode == 0, done.stderr
         assert json.loads(done.stdout) == answer and context.asked[-1] == TASK
+        assert fell_back.returncode == 0 and len(context.asked) == asked + 1, fell_back.stderr
+        assert json.loads(fell_back.stdout) == answer  # counted in o200k here, as asked
     finally:
         server.shutdown()
         server.server_close()
@@ -354,6 +399,14 @@ def test_mcp_server_lists_and_runs_context_and_impact_over_stdio(shop, tmp_path)
         assert (budget["minimum"], budget["maximum"], budget["default"]) == (100, 2_000_000, 8000)
         result = client.call("context", task=TASK, budget=1000)
         assert not result.is_error and 0 < result.structured_content["tokens"] <= 1000
+        assert result.structured_content["tokenizer"] == "o200k_base"
+        choice = tools["context"].input_schema["properties"]["tokenizer"]
+        assert (choice["enum"], choice["default"]) == (list(TOKENIZERS), "o200k")
+        in_e5 = client.call("context", task=TASK, budget=1000, tokenizer="e5", line_numbers=True)
+        assert not in_e5.is_error and in_e5.structured_content["tokenizer"] == COUNTER_NAMES["e5"]
+        assert in_e5.structured_content["line_numbers"] is True
+        wrong = client.call("context", task=TASK, tokenizer="gpt2")
+        assert wrong.is_error and "tokenizer" in wrong.content[0].text
         empty = client.call("impact", staged=True)
         assert not empty.is_error and empty.structured_content["changed"] == []
         refused = client.call("context", task="   ")

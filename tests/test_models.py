@@ -109,3 +109,19 @@ def test_the_product_loads_the_precision_the_registry_ships(tmp_path: Path, monk
     for name in ("multilingual-e5-small", "all-MiniLM-L6-v2"):
         shipped = [n for n in names if n.startswith(name)]
         assert any(n.endswith("-int8.onnx") for n in shipped) == runtime.int8_ships(name), shipped
+
+
+def test_an_openmp_thread_limit_caps_the_cores_a_model_runs_on(monkeypatch) -> None:
+    """A Ray actor that reserved one CPU gets OMP_NUM_THREADS=1: its encoder must run one thread,
+    not one per core of the machine it shares with other actors."""
+    from codelens.models.threads import cores
+
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    usable = cores()
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert cores() == 1
+    monkeypatch.setenv("OMP_NUM_THREADS", str(usable + 8))  # asking for more than there is gives what there is
+    assert cores() == usable
+    for junk in ("", "0", "two", "-3"):
+        monkeypatch.setenv("OMP_NUM_THREADS", junk)
+        assert cores() == usable

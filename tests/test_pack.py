@@ -13,7 +13,19 @@ from codelens.answer.context import ChunkCatalog
 from codelens.answer.diff import parse_diff
 from codelens.answer.diff_chunks import changed_chunks
 from codelens.answer.impact import pytest_id
-from codelens.answer.pack import ALPHA, BETA, CONTEXT_RULES, LAMBDA, Candidate, PackRules, pack, score
+from codelens.answer.pack import (
+    ALPHA,
+    ASK_RULES,
+    BETA,
+    CONTEXT_RULES,
+    LAMBDA,
+    Candidate,
+    PackRules,
+    context_rules,
+    pack,
+    piece_text,
+    score,
+)
 from codelens.answer.task_context import check_budget, check_task
 from codelens.answer.token_count import BYTE_ESTIMATE
 from codelens.chunk import Chunk
@@ -59,7 +71,7 @@ def test_near_pieces_whole_far_ones_as_signatures() -> None:
     far = next(p for p in packed.pieces if p.chunk is HELPER)
     assert "return x + 1" not in far.text and "def helper(x):" in far.text and "signature only" in far.text
     near = next(p for p in packed.pieces if p.chunk is MIDDLE)
-    assert "2 |     return helper(x) * 2" in near.text and near.text.startswith("### app/core.py:1-2 function")
+    assert "\n    return helper(x) * 2\n" in near.text and near.text.startswith("### app/core.py:1-2 function")
 
 
 def test_what_is_called_comes_before_what_calls_it() -> None:
@@ -135,6 +147,26 @@ def test_json_piece_has_the_contract_fields() -> None:
     assert list(piece.to_dict()) == ["chunk_id", "path", "repo", "start_line", "end_line", "role", "hops", "form",
                                      "tokens", "score", "text"]
     assert piece.to_dict()["repo"] == "api" and piece.to_dict()["score"] == round(ALPHA + BETA, 4)
+
+
+def test_the_header_carries_the_start_line_and_the_code_goes_unnumbered() -> None:
+    method = Chunk("app/shop.py::Cart.total", "app/shop.py", "Cart.total", "method", 41, 43,
+                   "    def total(self):\n        paid = sum(self.items)\n        return paid",
+                   signature="def total(self):", parent="Cart")
+    piece = pack([Candidate(method, "seed", 0, 1.0, note="seed 1")], 1000, BYTE_ESTIMATE).pieces[0]
+    assert piece.text.splitlines() == ["### app/shop.py:41-43 method `Cart.total` (seed 1)", "```",
+                                       "    def total(self):", "        paid = sum(self.items)",
+                                       "        return paid", "```"]
+    numbered = pack([Candidate(method, "seed", 0, 1.0, note="seed 1")], 1000, BYTE_ESTIMATE,
+                    context_rules(line_numbers=True))
+    assert numbered.pieces[0].text.splitlines()[2:5] == ["41 |     def total(self):",
+                                                         "42 |         paid = sum(self.items)",
+                                                         "43 |         return paid"]
+    assert (numbered.line_numbers, numbered.to_dict()["line_numbers"]) == (True, True)
+    assert pack([Candidate(method, "seed", 0, 1.0)], 1000, BYTE_ESTIMATE).to_dict()["line_numbers"] is False
+    assert piece_text(method, "seed 1") == piece.text  # what the benchmark counts is what the packer writes
+    asked = pack([Candidate(method, "hit", 0)], 1000, BYTE_ESTIMATE, ASK_RULES).pieces[0]
+    assert asked.text.splitlines()[1] == "41 |     def total(self):"  # ask's model cites path:line
 
 
 # ------------------------------------------------------------------ input checks

@@ -14,6 +14,7 @@ import pytest
 from codelens.chunk import Chunk
 from codelens.cli.main import main
 from codelens.index.build import build_index
+from codelens.index.fresh import repository_status
 from codelens.index.layout import IndexLayout
 from codelens.index.metadata import read_stats
 from codelens.index.progressive import (
@@ -80,6 +81,9 @@ def test_interrupted_run_leaves_a_partial_index_that_answers_and_the_next_run_em
     assert stopped.embedded == 3
     assert stats.dense_coverage == pytest.approx(3 / stats.total_chunks, abs=1e-3)
     assert leftovers(db) == [] and not (db / "manifest.json").exists()
+    # No manifest yet: stats and index_status count the repository's files and chunks from the catalog.
+    [row] = repository_status(db, stats, check=False)
+    assert (row["files"], row["chunks"]) == (len({e.chunk.path for e in load_catalog(db)}), stats.total_chunks)
     searcher = Searcher(settings, embedder=embedder)
     assert searcher.partial is not None and searcher.dense_coverage == pytest.approx(3 / stats.total_chunks)
     assert len(searcher.partial.vector_ids) == 3

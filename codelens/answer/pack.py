@@ -5,7 +5,9 @@ and taken best first (nearest first among equals). Hard rules: one piece per chu
 in the graph is one piece), nothing inside a piece already shown in full, no piece above its cap,
 the budget never exceeded (counted by the `TokenCounter` handed in). Near pieces come whole, far
 ones as their signature, a big class as its outline (its signature and its members'); the
-pieces taken are then ordered so that what is called comes before what calls it.
+pieces taken are then ordered so that what is called comes before what calls it. A piece's header
+says where it is (`path:start-end`): its code's first line is line `start` of the file, so the
+code itself goes unnumbered unless the rules ask for a number on every line (ask's do).
 
 `codelens context` (answer/task_context.py) and `ask` (answer/context.py) both pack here; they
 differ only in their `PackRules` and the notes their candidates carry.
@@ -18,7 +20,7 @@ import math
 import re
 import textwrap
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from codelens.answer.token_count import TokenCounter
 from codelens.chunk import Chunk
@@ -44,11 +46,17 @@ class PackRules:
     callees_first: bool = True  # order the pieces callee before caller (else best first)
     cut_first: bool = False  # the best piece, when it fits in no form, is cut to the budget (ask)
     fence: bool = True  # code in a Markdown fence (ask's prompt shows it bare)
+    line_numbers: bool = False  # every line of code with its number (else the header's start line alone)
 
 
 CONTEXT_RULES = PackRules()
 ASK_RULES = PackRules(full_hops=1, piece_share=1.0, big_class_share=float("inf"), callees_first=False,
-                      cut_first=True, fence=False)
+                      cut_first=True, fence=False, line_numbers=True)  # its model cites path:line
+
+
+def context_rules(line_numbers: bool = False) -> PackRules:
+    """`codelens context`'s rules, with every line numbered when asked."""
+    return replace(CONTEXT_RULES, line_numbers=line_numbers)
 
 
 @dataclass(frozen=True)
@@ -90,6 +98,7 @@ class Packed:
     budget: int
     tokenizer: str  # the counter's name
     left_out: tuple[str, ...] = ()  # chunk ids that fit in no form
+    line_numbers: bool = False  # whether every line of code carries its number
 
     @property
     def tokens(self) -> int:
@@ -101,7 +110,7 @@ class Packed:
 
     def to_dict(self) -> dict:
         return {"budget": self.budget, "tokens": self.tokens, "pieces": [piece.to_dict() for piece in self.pieces],
-                "tokenizer": self.tokenizer}
+                "tokenizer": self.tokenizer, "line_numbers": self.line_numbers}
 
 
 def score(relevance: float, hops: int) -> float:
@@ -130,7 +139,7 @@ def pack(candidates: Sequence[Candidate], budget: int, counter: TokenCounter,
         taken.append((candidate, piece))
         remaining -= piece.tokens
     ordered = _callees_first(taken) if rules.callees_first else [piece for _, piece in taken]
-    return Packed(tuple(ordered), budget, counter.name, tuple(left_out))
+    return Packed(tuple(ordered), budget, counter.name, tuple(left_out), rules.line_numbers)
 
 
 # ------------------------------------------------------------------ rules
@@ -194,14 +203,7 @@ def _piece(candidate: Candidate, form: str, counter: TokenCounter, rules: PackRu
            max_tokens: int | None = None) -> Piece:
     chunk = candidate.chunk
     header = piece_header(chunk, candidate.note, form)
-    if form == "full" or form == CUT:
-        lines = numbered_lines(chunk)
-    elif form == "outline":
-        lines = outline_lines(chunk, candidate.members, rules.outline_members)
-    else:
-        lines = signature_lines(chunk)
-    if rules.fence:
-        lines = ["```", *lines, "```"]
+    lines = piece_lines(chunk, form, rules, candidate.members)
     if max_tokens is not None:
         lines = _cut(header, lines, max_tokens, counter)
     text = "\n".join([header, *lines])
@@ -209,8 +211,25 @@ def _piece(candidate: Candidate, form: str, counter: TokenCounter, rules: PackRu
                  counter.count(text), text, candidate.repo)
 
 
+def piece_text(chunk: Chunk, note: str, form: str = "full", rules: PackRules = CONTEXT_RULES,
+               members: Sequence[Chunk] = ()) -> str:
+    """A piece's text as the packer writes it: its header, then its code in `form`."""
+    return "\n".join([piece_header(chunk, note, form), *piece_lines(chunk, form, rules, members)])
+
+
+def piece_lines(chunk: Chunk, form: str, rules: PackRules, members: Sequence[Chunk] = ()) -> list[str]:
+    """The lines under a piece's header: the code (numbered when the rules say), its outline or its signature."""
+    if form == "full" or form == CUT:
+        lines = numbered_lines(chunk) if rules.line_numbers else chunk.code.splitlines()
+    elif form == "outline":
+        lines = outline_lines(chunk, members, rules.outline_members)
+    else:
+        lines = signature_lines(chunk)
+    return ["```", *lines, "```"] if rules.fence else lines
+
+
 def piece_header(chunk: Chunk, note: str, form: str) -> str:
-    """`### path:start-end kind `symbol` (why it is here; how it is shown)`."""
+    """`### path:start-end kind `symbol` (why it is here; how it is shown)`: the code's first line is `start`."""
     what = "module-level code" if chunk.kind == "module" else f"{chunk.kind} `{chunk.symbol}`"
     why = "; ".join(part for part in (note, {"signature": "signature only", "outline": "outline"}.get(form)) if part)
     return f"### {chunk.path}:{chunk.start_line}-{chunk.end_line} {what}" + (f" ({why})" if why else "")

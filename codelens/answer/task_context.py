@@ -18,7 +18,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from codelens.answer.context import ChunkCatalog
-from codelens.answer.pack import CONTEXT_RULES, Candidate, Packed, pack
+from codelens.answer.pack import CONTEXT_RULES, Candidate, Packed, PackRules, pack
 from codelens.answer.token_count import TokenCounter
 from codelens.chunk import Chunk
 from codelens.errors import BadInput
@@ -302,12 +302,13 @@ _VIA = {"callee": "called by", "caller": "calls", "type": "used by", "exception"
 
 def task_context(task: str, search: Callable[[str, int, SearchFilters], Sequence[Hit]], links: ContextLinks,
                  counter: TokenCounter, budget: int = DEFAULT_BUDGET,
-                 filters: SearchFilters | None = None) -> Packed:
-    """The packed context of a task: Stage A (`search(task, k, filters)`), Stage B (`links`), the packer."""
+                 filters: SearchFilters | None = None, rules: PackRules = CONTEXT_RULES) -> Packed:
+    """The packed context of a task: Stage A (`search(task, k, filters)`), Stage B (`links`), the packer
+    (budget counted by `counter`)."""
     text = check_task(task)
     check_budget(budget)
     hits = search(text, SEARCH_HITS, filters or SearchFilters())
-    return pack(task_candidates(hits, links), budget, counter, CONTEXT_RULES)
+    return pack(task_candidates(hits, links), budget, counter, rules)
 
 
 def to_markdown(packed: Packed | dict, task: str = "") -> str:

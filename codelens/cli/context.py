@@ -21,18 +21,26 @@ _READ_LIMIT = 50_000_000  # what is read of stdin or a file before it is called 
 def add_context_commands(commands: argparse._SubParsersAction) -> None:
     from codelens.answer.impact import DEFAULT_DEPTH
     from codelens.answer.task_context import DEFAULT_BUDGET
+    from codelens.answer.token_count import DEFAULT_TOKENIZER, TOKENIZERS
 
     context = commands.add_parser(
         "context", help="the code a task needs (an issue, a bug report), packed to a token budget",
         description="Search finds the seeds of the task; the code graph adds what they call, the classes they "
                     "pass, the exceptions they raise, their callers, the tests that call them, the configuration "
                     "they read and the documents that name them; nearest first, each piece once, far ones as "
-                    "signatures, within --budget tokens (counted with e5's own tokenizer).",
+                    "signatures, within --budget tokens (counted in --tokenizer's: o200k by default, the BPE of "
+                    "GPT-4o and later; cl100k that of GPT-4; e5 the search model's own). Each piece's header "
+                    "says path:start-end; --line-numbers numbers every line of its code too.",
         epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     context.add_argument("task", help="the task's text, `-` to read it from stdin, or @FILE")
     context.add_argument("--budget", type=int, default=DEFAULT_BUDGET,
                          help=f"tokens the pieces may take in all (default {DEFAULT_BUDGET})")
-    context.add_argument("--json", action="store_true", help='print {"budget", "tokens", "pieces": [...]}')
+    context.add_argument("--tokenizer", default=DEFAULT_TOKENIZER, metavar="{" + ",".join(TOKENIZERS) + "}",
+                         help=f"the tokens --budget is counted in (default {DEFAULT_TOKENIZER}); all offline")
+    context.add_argument("--line-numbers", action="store_true",
+                         help="number every line of code (default: the start line in each piece's header)")
+    context.add_argument("--json", action="store_true",
+                         help='print {"budget", "tokens", "pieces": [...], "tokenizer", "line_numbers"}')
     context.add_argument("--path", default="", help="seeds only from paths starting with this prefix")
     context.add_argument("--include-tests", action="store_true", help="seeds may be test code too")
     context.add_argument("--repo", action="append", default=None, metavar="NAME",
@@ -85,18 +93,20 @@ def _text(data: bytes, where: str) -> str:
 
 def cmd_context(args: argparse.Namespace) -> int:
     from codelens.answer.task_context import check_budget, check_task, to_markdown
+    from codelens.answer.token_count import check_tokenizer
     from codelens.open_index import OpenIndex
     from codelens.search.filters import SearchFilters
 
     task = check_task(read_task(args.task))  # before the index opens: bad input costs nothing
     check_budget(args.budget)
+    check_tokenizer(args.tokenizer)
     settings = settings_of(args)
     packed = _context_on_server(args, settings, task)
     if packed is None:
         index = OpenIndex(settings)
         repos = index.workspace.check_names(args.repo) if args.repo else ()
         filters = SearchFilters(path_prefix=args.path, include_tests=args.include_tests, repos=tuple(repos))
-        packed = index.context(task, args.budget, filters).to_dict()
+        packed = index.context(task, args.budget, filters, args.tokenizer, args.line_numbers).to_dict()
     if args.json:
         print(json.dumps(packed, ensure_ascii=False, indent=2))
     else:
@@ -106,15 +116,22 @@ def cmd_context(args: argparse.Namespace) -> int:
 
 def _context_on_server(args: argparse.Namespace, settings, task: str) -> dict | None:
     """The context from a running `codelens serve` of this index (warm: no model or index to load),
-    or None when there is none."""
+    or None when there is none, or when it counted in another tokenizer or numbered the lines
+    otherwise than asked (a server older than those fields ignores them)."""
+    from codelens.answer.token_count import COUNTER_NAMES
     from codelens.serve.client import find_server, remote_context
 
     address = find_server(settings.index_dir, settings.chroma_url)
     if address is None:
         return None
-    return remote_context(address, {"task": task, "budget": args.budget, "path_prefix": args.path,
-                                    "include_tests": args.include_tests, "repos": list(args.repo or ()),
-                                    "model": args.model})
+    packed = remote_context(address, {"task": task, "budget": args.budget, "path_prefix": args.path,
+                                      "include_tests": args.include_tests, "repos": list(args.repo or ()),
+                                      "model": args.model, "tokenizer": args.tokenizer,
+                                      "line_numbers": args.line_numbers})
+    if packed is None or packed.get("tokenizer") != COUNTER_NAMES[args.tokenizer] or \
+            packed.get("line_numbers", True) != args.line_numbers:
+        return None
+    return packed
 
 
 # ------------------------------------------------------------------ impact

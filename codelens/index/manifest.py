@@ -35,8 +35,23 @@ def repository_counts(index_dir: Path, workspace) -> list[dict]:
     from codelens.workspace import count_by_repository
 
     manifest = Manifest.load(index_dir)
-    counts = count_by_repository(workspace, manifest.files if manifest else (), manifest.chunks if manifest else ())
+    if manifest is not None:
+        paths, chunk_ids = list(manifest.files), list(manifest.chunks)
+    else:
+        paths, chunk_ids = _catalog_paths_and_ids(index_dir)
+    counts = count_by_repository(workspace, paths, chunk_ids)
     return [{"name": name, "files": files, "chunks": chunks} for name, (files, chunks) in counts.items() if name]
+
+
+def _catalog_paths_and_ids(index_dir: Path) -> tuple[list[str], list[str]]:
+    """A partial index (a progressive run's first swaps) has no manifest yet: its chunk catalog
+    lists every chunk (only the two fields are read, not whole chunks)."""
+    try:
+        rows = json.loads(IndexLayout(index_dir).catalog.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return [], []
+    rows = [row for row in rows if isinstance(row, dict)] if isinstance(rows, list) else []
+    return sorted({str(row.get("path", "")) for row in rows} - {""}), [str(row.get("chunk_id", "")) for row in rows]
 
 
 @dataclass

@@ -32,7 +32,7 @@ def yaml_pieces(rel_path: str, text: str, lines: Sequence[str]) -> list[Piece]:
     try:
         documents = [node for node in yaml.compose_all(text, Loader=_Loader) if node is not None]
     except (yaml.YAMLError, RecursionError, ValueError):
-        return _line_pieces(lines, _yaml_key_lines(lines))
+        return line_pieces(lines, _yaml_key_lines(lines))
     split = _split_keys(rel_path)
     pieces: list[Piece] = []
     for document in documents:
@@ -101,7 +101,7 @@ def toml_pieces(text: str, lines: Sequence[str]) -> list[Piece]:
                 headers.append((number, name))
         if (line.count('"""') + line.count("'''")) % 2:
             in_string = not in_string
-    return _line_pieces(lines, headers)
+    return line_pieces(lines, headers)
 
 
 def _has_table(data: dict, dotted: str) -> bool:
@@ -125,7 +125,7 @@ def ini_pieces(text: str, lines: Sequence[str]) -> list[Piece]:
         known = None  # .editorconfig's root keys, duplicate options...: the header lines decide
     headers = [(number, match["name"].strip()) for number, line in enumerate(lines, 1)
                if (match := _SECTION.match(line)) and (known is None or match["name"] in known)]
-    return _line_pieces(lines, headers)
+    return line_pieces(lines, headers)
 
 
 def json_pieces(text: str, lines: Sequence[str]) -> list[Piece]:
@@ -146,11 +146,11 @@ def json_pieces(text: str, lines: Sequence[str]) -> list[Piece]:
             return [Piece("<document>", 1, len(lines))]  # keys share lines (compact JSON): one piece
         headers.append((number, key))
         number += 1
-    return _line_pieces(lines, headers, first_from_top=True)
+    return line_pieces(lines, headers, first_from_top=True)
 
 
-def _line_pieces(lines: Sequence[str], headers: Sequence[tuple[int, str]],
-                 first_from_top: bool = False) -> list[Piece]:
+def line_pieces(lines: Sequence[str], headers: Sequence[tuple[int, str]],
+                first_from_top: bool = False) -> list[Piece]:
     """Pieces from (line, name) boundaries; lines before the first boundary are `<root>`
     (or, with first_from_top, the first piece's)."""
     if not headers:

@@ -9,7 +9,8 @@ import re
 from collections.abc import Collection
 
 from codelens.chunk import MODULE_SYMBOL, Chunk
-from codelens.ingest.formats import FORMAT_LABELS, file_format
+from codelens.ingest.config_xml import xml_as_text
+from codelens.ingest.formats import file_format, file_label
 from codelens.settings import DEFAULT_TEXT_BUDGET  # the default lives with the other settings
 from codelens.workspace import repository_path
 
@@ -83,8 +84,9 @@ def _header(chunk: Chunk, path: str) -> str:
 
 def _file_piece_header(chunk: Chunk, path: str) -> str:
     """`Makefile target test-all in Makefile`, `YAML configuration services.test-db in
-    docker-compose.yaml (docker compose)`: what the piece is, its name, its file."""
-    label = FORMAT_LABELS.get(file_format(chunk.path) or "", chunk.kind)
+    docker-compose.yaml (docker compose)`, `Maven POM build file dependencies.org.postgresql:postgresql
+    in pom.xml`: what the piece is, its name, its file."""
+    label = file_label(chunk.path) or chunk.kind
     name = "" if chunk.symbol.startswith("<") else f" {chunk.symbol}"
     path_words = words_of(path)
     return f"{label}{name} in {path}" + (f" ({path_words})" if path_words != path else "")
@@ -106,6 +108,8 @@ def _body(chunk: Chunk) -> str:
         return _code_body(chunk)
     if chunk.kind == "class":
         return _class_outline(chunk.code)
+    if file_format(chunk.path) == "xml":
+        return xml_as_text(chunk.code)  # the 400 characters on values, not on markup
     code = chunk.code
     if chunk.signature and chunk.kind != "module":
         code = _after_signature(code)

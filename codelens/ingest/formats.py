@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import PurePosixPath
 
 from codelens.chunk import Chunk
-from codelens.ingest import config, documents, plain, sql
+from codelens.ingest import config, config_blocks, config_xml, documents, plain, sql
 from codelens.ingest.lines import source_lines
 from codelens.ingest.pieces import Piece, pieces_to_chunks
 from codelens.languages import PYTHON, is_generated_path, language_row, row_named
@@ -37,6 +37,9 @@ _BY_SUFFIX = {
     ".ini": "ini", ".cfg": "ini", ".conf": "ini",
     ".sh": "shell", ".bash": "shell", ".zsh": "shell", ".sql": "sql",
     ".csv": "csv", ".tsv": "csv", ".txt": "text", ".mk": "makefile",
+    ".properties": "properties", ".xml": "xml", ".csproj": "xml", ".fsproj": "xml", ".vbproj": "xml",
+    ".props": "xml", ".targets": "xml", ".gradle": "gradle", ".tf": "hcl", ".tfvars": "hcl", ".hcl": "hcl",
+    ".proto": "proto", ".graphql": "graphql", ".graphqls": "graphql", ".gql": "graphql",
 }
 _BY_NAME = {
     "makefile": "makefile", "gnumakefile": "makefile",
@@ -52,6 +55,8 @@ LOCK_FILES = frozenset({
 FORMAT_KINDS = {
     "markdown": "doc", "rst": "doc",
     "yaml": "config", "toml": "config", "json": "config", "ini": "config", "env": "config",
+    "properties": "config", "xml": "config", "gradle": "config", "hcl": "config", "proto": "config",
+    "graphql": "config",
     "dockerfile": "text", "makefile": "text", "shell": "text", "sql": "text", "csv": "text", "text": "text",
 }
 FORMAT_LABELS = {
@@ -59,7 +64,29 @@ FORMAT_LABELS = {
     "json": "JSON configuration", "ini": "configuration", "env": "environment variables",
     "dockerfile": "Dockerfile stage", "makefile": "Makefile target", "shell": "shell script",
     "sql": "SQL", "csv": "CSV data", "text": "text",
+    "properties": "Java properties", "xml": "XML configuration", "gradle": "Gradle build",
+    "hcl": "Terraform / HCL configuration", "proto": "Protocol Buffers definition", "graphql": "GraphQL schema",
 }
+
+# Files whose name says more than their format: what the embedded text calls them
+_FILE_LABELS = {"pom.xml": "Maven POM build file", "androidmanifest.xml": "Android manifest",
+                "build.gradle": "Gradle build script", "build.gradle.kts": "Gradle build script (Kotlin DSL)",
+                "settings.gradle": "Gradle settings", "settings.gradle.kts": "Gradle settings (Kotlin DSL)"}
+_SUFFIX_LABELS = {".csproj": "MSBuild project", ".fsproj": "MSBuild project", ".vbproj": "MSBuild project",
+                  ".props": "MSBuild properties", ".targets": "MSBuild targets", ".tfvars": "Terraform variables",
+                  ".tf": "Terraform configuration"}
+
+
+def file_label(rel_path: str) -> str | None:
+    """What a file beside the code is, in words (`Maven POM build file`, `Spring application
+    properties`, `YAML configuration`), None for code and files not read."""
+    fmt = file_format(rel_path)
+    if fmt is None or is_code_format(fmt):
+        return None
+    lower = PurePosixPath(rel_path).name.lower()
+    if fmt == "properties" and (lower.startswith("application") or lower.startswith("bootstrap")):
+        return "Spring application properties"
+    return _FILE_LABELS.get(lower) or _SUFFIX_LABELS.get(PurePosixPath(lower).suffix) or FORMAT_LABELS.get(fmt)
 
 
 def file_format(rel_path: str) -> str | None:
@@ -72,6 +99,8 @@ def file_format(rel_path: str) -> str | None:
         return "python"
     if lower in LOCK_FILES or suffix == ".lock" or ".min." in lower:
         return None
+    if lower.endswith(".gradle.kts"):
+        return "gradle"  # Kotlin, but a build script: its blocks are what a question is about
     row = language_row(lower)
     if row is not None and row.grammar is not None:
         return row.name
@@ -139,6 +168,12 @@ _PIECES: dict[str, Callable[[str, str, Sequence[str]], list[Piece]]] = {
     "dockerfile": lambda path, text, lines: plain.dockerfile_pieces(lines),
     "csv": lambda path, text, lines: plain.csv_pieces(lines),
     "sql": lambda path, text, lines: sql.sql_pieces(text, lines),
+    "properties": lambda path, text, lines: config_blocks.properties_pieces(lines),
+    "xml": lambda path, text, lines: config_xml.xml_pieces(text, lines),
+    "gradle": lambda path, text, lines: config_blocks.gradle_pieces(text, lines),
+    "hcl": lambda path, text, lines: config_blocks.hcl_pieces(text, lines),
+    "proto": lambda path, text, lines: config_blocks.proto_pieces(text, lines),
+    "graphql": lambda path, text, lines: config_blocks.graphql_pieces(text, lines),
 }
 
 

@@ -30,6 +30,8 @@ Documents, configuration and build files (`redact(text, plain_values=True)`) als
    `key = value`, dotted keys (`db.password = ...`), and YAML block scalars (`secret: |`)
    under such names. Templates (`${DB_PASSWORD}`, `{{ secrets.TOKEN }}`) stay.
 6. Secret-looking parameters of query strings and forms: `...&password=hunter2&...`.
+7. XML: the text of an element under a secret-looking name (`<password>hunter2</password>`) and the
+   `value` beside a secret-looking `name` / `key` (Spring's `<property name="password" value="..."/>`).
 
 Known limits: unquoted values in Python code or its docstrings (`PASSWORD=hunter2` in a
 docstring) are only caught by the format rules; secrets built by concatenation are not seen.
@@ -48,7 +50,7 @@ from typing import NamedTuple
 
 # Bump when the rules change: an index built under older rules is rebuilt in full,
 # because SQLite keeps replaced text in free pages until the file is rewritten.
-REDACTION_VERSION = 2  # 2: rules 5-6 for the files beside the code (issue 25)
+REDACTION_VERSION = 3  # 2: rules 5-6 for the files beside the code (issue 25); 3: rule 7, XML (issue 44)
 MIN_ENTROPY_LENGTH = 20
 ENTROPY_THRESHOLD = 3.7
 PLACEHOLDER_PREFIX = "<secret:"
@@ -388,6 +390,30 @@ def _mask_query_parameters(text: str, counts: Counter[str]) -> str:
     return _QUERY_PARAMETER.sub(replace, text)
 
 
+_XML_ELEMENT = re.compile(r"<(?P<tag>[A-Za-z_][\w.:-]{0,200})(?:[ \t][^<>]*)?>(?P<value>[^<>\r\n]+)</(?P=tag)>")
+_XML_NAMED_VALUE = re.compile(
+    r"(?P<head>\b(?:name|key)[ \t]*=[ \t]*(?P<q1>[\"'])(?P<name>[^\"'<>]{1,200})(?P=q1)[ \t\r\n]+value[ \t]*=[ \t]*"
+    r"(?P<q2>[\"']))(?P<value>[^\"'<>\r\n]*)(?P=q2)")
+
+
+def _mask_xml_values(text: str, counts: Counter[str]) -> str:
+    """`<password>hunter2</password>` and Spring's `<property name="password" value="hunter2"/>`."""
+    def element(match: re.Match[str]) -> str:
+        kind = _plain_secret_kind(match["tag"].rsplit(":", 1)[-1])
+        if kind is None or not _is_plain_secret(match["value"].strip(), kind):
+            return match.group()
+        head = match.group()[: match.start("value") - match.start()]
+        return head + _masked(kind, match["value"], counts) + f"</{match['tag']}>"
+
+    def named(match: re.Match[str]) -> str:
+        kind = _plain_secret_kind(match["name"])
+        if kind is None or not _is_plain_secret(match["value"].strip(), kind):
+            return match.group()
+        return match["head"] + _masked(kind, match["value"], counts) + match["q2"]
+
+    return _XML_NAMED_VALUE.sub(named, _XML_ELEMENT.sub(element, text))
+
+
 _PLAIN_RULES: tuple[Callable[[str, Counter[str]], str], ...] = (
-    _mask_block_scalars, _mask_assigned_values, _mask_query_parameters,
+    _mask_block_scalars, _mask_assigned_values, _mask_query_parameters, _mask_xml_values,
 )

@@ -29,6 +29,7 @@ SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", "venv", "env",
     ".env", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", "build",
     "dist", "site-packages", ".eggs", "__MACOSX",
+    ".terraform", ".gradle",  # Terraform's downloaded providers and modules, Gradle's caches: not the project's
 })
 
 # Other people's code and build output, skipped with a warning (one per folder): vendored

@@ -38,6 +38,7 @@ from pydantic import Field
 
 from codelens.answer.llm import ChatClient, LLMConfig
 from codelens.answer.task_context import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET
+from codelens.answer.token_count import DEFAULT_TOKENIZER
 from codelens.errors import CodeLensError, LLMError
 from codelens.exposure import SERVER_EXPOSED_WARNING, is_loopback
 from codelens.graph.codemap import DEFAULT_MAP_CHARS
@@ -267,18 +268,24 @@ def _add_context_tools(server: MCPServer, calls: ToolCalls) -> None:
     async def context(
         task: Annotated[str, Field(description="the task: an issue, a bug report or a change request, in words")],
         budget: Annotated[int, Field(ge=MIN_BUDGET, le=MAX_BUDGET, description="tokens the pieces may take in all "
-                                                                               "(e5's tokenizer)")] = DEFAULT_BUDGET,
+                                                                               "(in `tokenizer`'s)")] = DEFAULT_BUDGET,
         path: Annotated[str, Field(description="seeds only from paths starting with this")] = "",
         include_tests: Annotated[bool, Field(description="seeds may be test code too")] = False,
         repo: Annotated[str | list[str] | None, Field(description="seeds only from these repositories of a "
                                                       "workspace index")] = None,
+        tokenizer: Annotated[Literal["o200k", "cl100k", "e5"], Field(
+            description="what the budget is counted in: o200k (GPT-4o and later), cl100k (GPT-4), e5 (the "
+                        "search model's own)")] = DEFAULT_TOKENIZER,
+        line_numbers: Annotated[bool, Field(description="number every line of code (else each piece's header "
+                                                        "gives its path:start-end)")] = False,
     ) -> CallToolResult:
         """The code a task needs, packed to a token budget: the search's seeds, then what they call (and the
         classes they pass), the exceptions they raise, their callers, the tests that call them, the
         configuration they read and the documents that name them; nearest first, each piece once with its
         path:start-end, far ones as signatures, what is called before what calls it."""
         repos = (repo,) if isinstance(repo, str) else tuple(repo or ())
-        return await calls.run(calls.tools.context, task, budget, path, include_tests, repos)
+        return await calls.run(calls.tools.context, task, budget, path, include_tests, repos, tokenizer,
+                               line_numbers)
 
     @server.tool(annotations=READ_ONLY)
     async def impact(

@@ -16,6 +16,7 @@ from codelens.answer.impact import DEFAULT_DEPTH, impact_of
 from codelens.answer.impact import to_text as impact_text
 from codelens.answer.llm import ChatModel
 from codelens.answer.task_context import DEFAULT_BUDGET, to_markdown
+from codelens.answer.token_count import DEFAULT_TOKENIZER, check_tokenizer
 from codelens.chunk import KINDS
 from codelens.errors import BadInput, SourceError
 from codelens.graph.codemap import code_map_data
@@ -193,12 +194,14 @@ class CodeLensTools:
     # ------------------------------------------------------------ task context, change impact
 
     def context(self, task: str, budget: int = DEFAULT_BUDGET, path: str = "", include_tests: bool = False,
-                repos: Sequence[str] = ()) -> ToolOutput:
-        """The code a task needs, packed to `budget` tokens (answer/task_context.py)."""
+                repos: Sequence[str] = (), tokenizer: str = DEFAULT_TOKENIZER,
+                line_numbers: bool = False) -> ToolOutput:
+        """The code a task needs, packed to `budget` tokens of `tokenizer` (answer/task_context.py)."""
+        check_tokenizer(tokenizer)
         index = self.index.current()
         filters = SearchFilters(path_prefix=path.strip().removeprefix("./"), include_tests=include_tests,
                                 repos=index.workspace.check_names(repos) if repos else ())
-        packed = index.context(task, budget, filters)
+        packed = index.context(task, budget, filters, tokenizer, line_numbers)
         return ToolOutput(to_markdown(packed, task), packed.to_dict())
 
     def impact(self, diff: str = "", revision: str = "", staged: bool = False, depth: int = DEFAULT_DEPTH,

@@ -10,10 +10,15 @@ OPENMP_WAIT_VARIABLES = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
 
 
 def cores() -> int:
+    """The cores this process may use: its CPU affinity, or fewer when OMP_NUM_THREADS says so (a
+    user's limit, or a scheduler's: a Ray actor reserving one CPU gets OMP_NUM_THREADS=1, and two
+    such actors on one machine must not each run a thread per core)."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        usable = max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not Linux
-        return max(1, os.cpu_count() or 1)
+        usable = max(1, os.cpu_count() or 1)
+    asked = os.environ.get("OMP_NUM_THREADS", "").strip()
+    return min(usable, int(asked)) if asked.isdigit() and int(asked) > 0 else usable
 
 
 def spinning() -> bool:

@@ -113,15 +113,17 @@ class ContextOfSearcher:
         return self._links[1]
 
     def warm_up(self) -> None:
-        from codelens.answer.token_count import e5_tokens
+        from codelens.answer.token_count import counter_for
 
         self.links().warm_up()
-        e5_tokens()
+        counter_for()  # the default tokenizer; another is loaded by its first request
 
     def payload(self, request: dict) -> dict:
-        """POST /context: {"task", "budget"?, "path_prefix"?, "include_tests"?, "repos"?} -> the context JSON."""
+        """POST /context: {"task", "budget"?, "path_prefix"?, "include_tests"?, "repos"?, "tokenizer"?,
+        "line_numbers"?} -> the context JSON."""
+        from codelens.answer.pack import context_rules
         from codelens.answer.task_context import DEFAULT_BUDGET, task_context
-        from codelens.answer.token_count import e5_tokens
+        from codelens.answer.token_count import DEFAULT_TOKENIZER, check_tokenizer, counter_for
 
         task, budget = request.get("task"), request.get("budget", DEFAULT_BUDGET)
         if not isinstance(task, str):
@@ -129,10 +131,14 @@ class ContextOfSearcher:
         prefix, repos = request.get("path_prefix", ""), request.get("repos") or ()
         if not isinstance(prefix, str) or not isinstance(repos, list | tuple):
             raise BadInput("'path_prefix' must be a string and 'repos' a list of repository names")
+        tokenizer, line_numbers = request.get("tokenizer", DEFAULT_TOKENIZER), request.get("line_numbers", False)
+        check_tokenizer(tokenizer)
+        if not isinstance(line_numbers, bool):
+            raise BadInput(f"'line_numbers' must be true or false, not {line_numbers!r}")
         filters = SearchFilters(path_prefix=prefix, include_tests=bool(request.get("include_tests", False)),
                                 repos=tuple(str(repo) for repo in repos))
         packed = task_context(task, lambda text, k, scope: self.searcher.search(text, k=k, filters=scope),
-                              self.links(), e5_tokens(), budget, filters)
+                              self.links(), counter_for(tokenizer), budget, filters, context_rules(line_numbers))
         return packed.to_dict()
 
 
