@@ -52,6 +52,9 @@ class LanguageRow:
     generated_suffixes: tuple[str, ...] = ()  # `.pb.go`: written by a tool, never read
     calls: tuple[str, ...] = ()  # node types of calls (the code graph)
     imports: tuple[str, ...] = ()  # node types of imports (the code graph; never a <module> statement)
+    # a single-file component (Vue, Svelte): only its `<script>` blocks are code, read by the grammar
+    # where they stand in the file; the markup around them is its `<template>` text piece
+    sfc: bool = False
 
     def kind_of(self, node_type: str) -> str | None:
         return dict(self.definitions).get(node_type)
@@ -86,6 +89,12 @@ _C_DEFINITIONS = (("function_definition", FUNCTION), ("struct_specifier", CLASS)
                   ("enum_specifier", CLASS), ("type_definition", CLASS))
 _C_CONTAINERS = ("preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "linkage_specification",
                  "declaration_list", "declaration")
+# A component's script: JavaScript's definitions, and its options object (`export default {...}`,
+# `defineComponent({...})`) a class named after the file whose `data()`, `methods: {...}`, `computed: {...}`
+# functions are its methods (the chunker checks the object and the function values)
+_SFC_DEFINITIONS = (*_JS_CLASSES, *_JS_FUNCTIONS, ("export_statement", CLASS), ("pair", FUNCTION))
+_SFC_CONTAINERS = (*_JS_CONTAINERS, "object", "pair", "call_expression", "arguments")
+_SFC_TESTS = (".spec.vue", ".test.vue", ".spec.svelte", ".test.svelte")
 _C_TESTS = ("_test.c", "_test.cc", "_test.cpp", "_unittest.cc", "_unittest.cpp", "_tests.cpp", "Test.cpp")
 
 LANGUAGES: tuple[LanguageRow, ...] = (
@@ -239,6 +248,38 @@ LANGUAGES: tuple[LanguageRow, ...] = (
         definitions=(("function_declaration", FUNCTION),),
         doc_prefixes=("--",), test_suffixes=("_spec.lua", "_test.lua"), calls=("function_call",),
     ),
+    LanguageRow(
+        # 1C:Enterprise modules (`.bsl`) and OneScript (`.os`): procedures and functions, Russian or English
+        # keywords; a module is its file (`CommonModules/ОбщегоНазначения/Ext/Module.bsl`). `#Область`
+        # regions and `&НаСервере` annotations are preprocessor nodes: no statements; an annotation
+        # belongs to the definition below it
+        "bsl", (".bsl", ".os"), Grammar("tree-sitter-bsl", "tree_sitter_bsl"),
+        definitions=(("procedure_definition", FUNCTION), ("function_definition", FUNCTION)),
+        preamble=("preprocessor",), comments=("line_comment",), doc_prefixes=("//",), lead_prefixes=("&",),
+        calls=("method_call",),
+    ),
+    LanguageRow(
+        # Object Pascal / Delphi: a unit's `interface` and `implementation` are looked through; a type
+        # declaring a class, record or interface is a class (its members' declarations are its outline),
+        # `procedure TFoo.Bar` in the implementation is a method of TFoo
+        "pascal", (".pas", ".dpr", ".dpk", ".lpr"), Grammar("tree-sitter-pascal", "tree_sitter_pascal"),
+        definitions=(("declType", CLASS), ("defProc", FUNCTION)),
+        containers=("unit", "program", "library", "interface", "implementation", "declTypes"),
+        preamble=("kUnit", "kProgram", "kLibrary", "moduleName", "kInterface", "kImplementation", "kType",
+                  "kEnd", "kEndDot", "pp"),
+        doc_prefixes=("//", "{", "(*"), test_suffixes=("Test.pas", "Tests.pas"), test_dirs=("dunit", "dunitx"),
+        calls=("exprCall",), imports=("declUses",),
+    ),
+    LanguageRow(
+        "vue", (".vue",), _TS, sfc=True, definitions=_SFC_DEFINITIONS, containers=_SFC_CONTAINERS,
+        doc_prefixes=_C_STYLE_DOCS, test_suffixes=_SFC_TESTS, test_dirs=_JS_TEST_DIRS, calls=_JS_CALLS,
+        imports=_JS_IMPORTS,
+    ),
+    LanguageRow(
+        "svelte", (".svelte",), _TS, sfc=True, definitions=_SFC_DEFINITIONS, containers=_SFC_CONTAINERS,
+        doc_prefixes=_C_STYLE_DOCS, test_suffixes=_SFC_TESTS, test_dirs=_JS_TEST_DIRS, calls=_JS_CALLS,
+        imports=_JS_IMPORTS,
+    ),
 )
 
 _BY_SUFFIX = {suffix: row for row in LANGUAGES for suffix in row.extensions}
@@ -371,6 +412,25 @@ _C_RULE = GraphRule("c", _C_CALLS, (("new_expression", "type"),), ("base_class_c
                     implicit_self=True, typed=_C_TYPED, assigned=(("init_declarator", "declarator", "value"),),
                     noise=("sizeof", "defined", "static_cast", "dynamic_cast", "reinterpret_cast", "const_cast"))
 
+_BSL_NOISE = (  # the global context's functions (Russian and English): never the codebase's
+    "Сообщить", "СтрШаблон", "ТипЗнч", "Тип", "ЗначениеЗаполнено", "Строка", "Число", "Булево", "Дата", "Формат",
+    "НСтр", "СтрДлина", "СтрНайти", "СтрЗаменить", "СтрРазделить", "СтрСоединить", "СтрНачинаетсяС",
+    "СтрЗаканчиваетсяНа", "Лев", "Прав", "Сред", "ВРег", "НРег", "СокрЛ", "СокрП", "СокрЛП", "Мин", "Макс", "Окр",
+    "ТекущаяДата", "ТекущаяДатаСеанса", "Вычислить", "Выполнить", "ПредопределенноеЗначение", "ОписаниеОшибки",
+    "ИнформацияОбОшибке", "ПодробноеПредставлениеОшибки", "КраткоеПредставлениеОшибки", "НайтиФайлы",
+    "УдалитьФайлы", "КопироватьФайл", "ПереместитьФайл", "СоздатьКаталог", "ОбъединитьПути", "ТекущийКаталог",
+    "ПолучитьПеременнуюСреды", "УстановитьПеременнуюСреды", "ЗапуститьПриложение", "Приостановить",
+    "Message", "StrTemplate", "TypeOf", "Type", "ValueIsFilled", "String", "Number", "Boolean", "Date", "Format",
+    "NStr", "StrLen", "StrFind", "StrReplace", "StrSplit", "StrConcat", "Left", "Right", "Mid", "Upper", "Lower",
+    "TrimL", "TrimR", "TrimAll", "Min", "Max", "Round", "CurrentDate", "Eval", "Execute", "ErrorDescription",
+    "ErrorInfo", "FindFiles", "DeleteFiles", "CopyFile", "MoveFile", "CreateDirectory", "CombinePath",
+)
+_PASCAL_NOISE = ("WriteLn", "Write", "ReadLn", "Read", "Inc", "Dec", "Length", "SetLength", "Low", "High", "Ord", "Chr",
+                 "Assigned", "FreeAndNil", "Format", "IntToStr", "StrToInt", "StrToIntDef", "FloatToStr", "Exit",
+                 "Copy", "Pos", "Trim", "UpperCase", "LowerCase", "SameText", "SizeOf", "Move", "FillChar", "Include",
+                 "Exclude", "Succ", "Pred", "Abs", "Round", "Trunc", "Sqr", "Sqrt", "Random", "Halt", "Assert",
+                 "inherited")
+
 GRAPH_RULES: dict[str, GraphRule] = {
     "c": _C_RULE,
     "cpp": _C_RULE,
@@ -380,6 +440,11 @@ GRAPH_RULES: dict[str, GraphRule] = {
     "javascript": GraphRule("js", _JS_CALLS, _JS_NEW, _JS_BASES, "js", noise=("require", "import", "super"),
                              builtins=_JS_BUILTINS, typed=_JS_TYPED, assigned=_JS_ASSIGNED,
                              library_methods=_JS_METHODS),
+    # a component's script (its markup blanked, ingest/syntax_source.py) calls as JavaScript does
+    "vue": GraphRule("js", _JS_CALLS, _JS_NEW, _JS_BASES, "js", noise=("require", "import", "super"),
+                     builtins=_JS_BUILTINS, typed=_JS_TYPED, assigned=_JS_ASSIGNED, library_methods=_JS_METHODS),
+    "svelte": GraphRule("js", _JS_CALLS, _JS_NEW, _JS_BASES, "js", noise=("require", "import", "super"),
+                        builtins=_JS_BUILTINS, typed=_JS_TYPED, assigned=_JS_ASSIGNED, library_methods=_JS_METHODS),
     "go": GraphRule("go", (("call_expression", "function"),), (("composite_literal", "type"),), (), "go",
                     self_words=(), package_scope=True, receiver_of="method_declaration", noise=_GO_NOISE,
                     library_methods=("Error", "String", "Close", "Read", "Write", "Set", "Get", "Add", "Del",
@@ -465,6 +530,15 @@ GRAPH_RULES: dict[str, GraphRule] = {
                                "unquote", "raise", "receive", "try", "send", "spawn", "is_nil", "is_binary",
                                "is_atom", "is_list", "is_map", "is_integer", "is_function", "elem", "put_elem",
                                "length", "map_size", "to_string", "inspect", "__MODULE__", "super", "throw")),
+    # 1C: a procedure calls another of its module by name, a common module's as `Модуль.Процедура()`; the
+    # grammar keeps no receiver on the call, so a call outside its file is matched by a unique name (uncertain)
+    "bsl": GraphRule("bsl", (("method_call", ""),), (), (), "", self_words=("ЭтотОбъект", "ThisObject"),
+                     noise=_BSL_NOISE),
+    # Delphi: `Foo(x)`, `Obj.Bar(x)`, `Self.Baz`, `TThing.Create(x)` (a constructor is its class's method);
+    # a call without parentheses (`Result.Save;`) is no call node in the grammar, and no edge
+    "pascal": GraphRule("pascal", (("exprCall", "entity"),), (), (), "", self_words=("Self",), implicit_self=True,
+                        noise=_PASCAL_NOISE, library_methods=("Free", "Create", "Destroy", "Add", "Clear", "Delete",
+                                                              "IndexOf", "Assign", "ToString", "Count")),
     "swift": GraphRule("swift", (("call_expression", "first"),), (), ("inheritance_specifier",), "swift",
                        self_words=("self", "Self"), implicit_self=True, package_scope=True,
                        library_methods=("map", "filter", "append", "contains", "first", "last", "description",

@@ -20,6 +20,7 @@ from pygments.lexer import Lexer
 from pygments.lexers import PythonLexer, get_lexer_by_name, get_lexer_for_filename
 from pygments.util import ClassNotFound
 
+from codelens.app.bsl_lexer import BslLexer
 from codelens.chunk import span_segments
 from codelens.ingest.formats import file_format
 from codelens.languages import language_of
@@ -122,7 +123,7 @@ _LEXER_OF_FORMAT = {"env": "bash", "ini": "ini", "dockerfile": "docker", "makefi
 
 
 # Code suffixes Pygments tells as another language (`.sc` is SuperCollider to it, a Scala script here).
-_LEXER_OF_SUFFIX = {".sc": "scala"}
+_LEXER_OF_SUFFIX = {".sc": "scala", ".svelte": "html"}
 # A chunk is a piece of its file: a PHP method has no `<?php` before it, without which Pygments
 # reads it all as HTML around no code.
 _LEXER_OPTIONS = {"PHP": {"startinline": True}}  # by Pygments' lexer name
@@ -137,6 +138,8 @@ def lexer_for(path: str) -> Lexer:
     fmt = file_format(path) if path else "python"
     if fmt == "python":
         return PythonLexer(**options)
+    if fmt == "bsl":  # Pygments knows no 1C
+        return BslLexer(**options)
     name = PurePosixPath(path).name
     # the table's language names are Pygments' names for them (typescript, cpp, csharp...)
     by_name = (_LEXER_OF_SUFFIX.get(PurePosixPath(name.lower()).suffix), language_of(path),

@@ -30,6 +30,7 @@ MEMBERS = frozenset({
     "member_access_expression", "navigation_expression", "field_access", "qualified_type", "scoped_type_identifier",
     "user_type", "qualified_name", "nested_identifier", "stable_identifier", "stable_type_identifier",
     "scope_resolution", "navigation_suffix", "dot_index_expression", "method_index_expression", "dot",
+    "exprDot",  # Pascal's `Obj.Bar`
 })
 _GENERICS = frozenset({"generic_function", "template_function", "generic_name", "generic_type", "template_type"})
 _NAME_FIELDS = ("name", "field", "property", "suffix", "method")

@@ -33,7 +33,8 @@ from codelens.graph.syntax_lookup import BY_NAME, NameLookup, class_of
 from codelens.graph.syntax_receivers import ReceiverTypes
 from codelens.graph.syntax_records import COMPLEX, SELF, SUPER, Site
 from codelens.graph.syntax_sites import parse_file, read_syntax
-from codelens.languages import grammar_for, graph_rule, language_of
+from codelens.ingest.syntax_source import parser_bytes
+from codelens.languages import grammar_for, graph_rule, language_of, language_row
 
 EXTERNAL_PREFIX = "ext:"
 
@@ -61,12 +62,21 @@ def _read_files(sources: Mapping[str, str]) -> dict[str, SyntaxFile]:
         if rule is None or grammar is None or language is None:
             continue
         try:
-            tree = parse_file(sources[path], grammar)
+            tree = parse_file(_script_text(path, sources[path]), grammar)
             if tree is not None:
                 files[path] = SyntaxFile(path, language, rule, read_syntax(tree, rule))
         except RecursionError:  # absurdly deep code: its nodes stay, its edges are skipped
             continue
     return files
+
+
+def _script_text(path: str, text: str) -> str:
+    """What the grammar reads of a file: a Vue or Svelte component's scripts alone, where they stand
+    (the chunker's bytes: same lines, so every site is on its chunk's lines)."""
+    row = language_row(path)
+    if row is None or not row.sfc:
+        return text
+    return parser_bytes(row, text.encode("utf-8", "surrogatepass")).decode("utf-8", "surrogatepass")
 
 
 class _Resolver:

@@ -30,6 +30,7 @@ from codelens.ingest.formats import (
 from codelens.ingest.hashing import file_hash
 from codelens.ingest.redaction import redact
 from codelens.ingest.source import SourceFile, list_source_files, read_source_text
+from codelens.ingest.sql import is_sql_definition
 from codelens.ingest.syntax import chunk_code_file
 from codelens.ingest.tree import open_tree
 from codelens.languages import PYTHON, language_names
@@ -207,8 +208,8 @@ def chunk_source(source: Path, max_file_bytes: int, show_progress: bool = False,
         chunked.warnings[:0] = list(tree.warnings) + [
             f"{folder}: skipped, vendored or build output (other people's or generated code)" for folder in vendored]
         chunked.repositories = tree.workspace.to_json()
-    if not any(chunk.is_code for chunk in chunked.chunks):
+    if not any(chunk.is_code or is_sql_definition(chunk) for chunk in chunked.chunks):  # a schema repository is code
         others = ", ".join(name for name in language_names() if name != PYTHON)
         raise SourceError(f"no code found in {source}: no Python code found ({chunked.python_files} .py files), "
-                          f"nor any in {others}")
+                          f"nor any in {others}, nor SQL definitions")
     return chunked

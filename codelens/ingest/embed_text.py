@@ -24,12 +24,23 @@ FILE_TEXT_BUDGET = 400
 _DOCSTRING_BUDGET = 300
 
 _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+# An identifier with Cyrillic in it (1C, and Russian-named code anywhere) by the same rules in both
+# alphabets, and where one alphabet meets the other (`СтрокаJSON`); ASCII ones stay as they were
+_CYRILLIC = re.compile(r"[А-Яа-яЁё]")
+_NOT_CYRILLIC_WORD = re.compile(r"[^A-Za-zА-Яа-яЁё0-9]+")
+_CYRILLIC_CAMEL_BOUNDARY = re.compile(
+    r"(?<=[a-zа-яё0-9])(?=[A-ZА-ЯЁ])|(?<=[A-ZА-ЯЁ])(?=[A-ZА-ЯЁ][a-zа-яё])"
+    r"|(?<=[А-Яа-яЁё])(?=[A-Za-z])|(?<=[A-Za-z])(?=[А-Яа-яЁё])")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*|\d+")
 _DOCSTRING_LITERAL = re.compile(r'^\s*[rRuU]?("""|\'\'\')(.*?)\1\s*\n?', re.S | re.M)
 
 
 def split_identifier(identifier: str) -> list[str]:
-    """`get_current_user` -> [get, current, user]; `HTTPClientError` -> [http, client, error]."""
+    """`get_current_user` -> [get, current, user]; `HTTPClientError` -> [http, client, error];
+    1C's `ПолучитьДанныеКлиента` -> [получить, данные, клиента]."""
+    if not identifier.isascii() and _CYRILLIC.search(identifier):
+        return [w.lower() for part in _NOT_CYRILLIC_WORD.split(identifier) if part
+                for w in _CYRILLIC_CAMEL_BOUNDARY.split(part) if w]
     words: list[str] = []
     for part in re.split(r"[^A-Za-z0-9]+", identifier):
         if part:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import PurePosixPath
 
 from codelens.chunk import Chunk
-from codelens.ingest import config, config_blocks, config_xml, documents, plain
+from codelens.ingest import config, config_blocks, config_xml, documents, plain, sql
 from codelens.ingest.lines import source_lines
 from codelens.ingest.pieces import Piece, pieces_to_chunks
 from codelens.languages import PYTHON, is_generated_path, language_row, row_named
@@ -167,6 +167,7 @@ _PIECES: dict[str, Callable[[str, str, Sequence[str]], list[Piece]]] = {
     "makefile": lambda path, text, lines: plain.makefile_pieces(lines),
     "dockerfile": lambda path, text, lines: plain.dockerfile_pieces(lines),
     "csv": lambda path, text, lines: plain.csv_pieces(lines),
+    "sql": lambda path, text, lines: sql.sql_pieces(text, lines),
     "properties": lambda path, text, lines: config_blocks.properties_pieces(lines),
     "xml": lambda path, text, lines: config_xml.xml_pieces(text, lines),
     "gradle": lambda path, text, lines: config_blocks.gradle_pieces(text, lines),

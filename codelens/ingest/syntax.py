@@ -6,33 +6,31 @@ or, outside it, under the type they belong to: Go's receiver, Rust's `impl`, C++
 Swift's `extension`, Kotlin's `fun Foo.bar()`), everything else at the top level becomes the
 <module> chunk, and `chunker.chunks_from_parsed` makes the chunks and ids, as for Python.
 
-This module is the chunker's entry: loading a grammar, the bytes handed to the parser (C macros
-blanked), the fallback to plain text, and a long <module> cut into parts. The walk that finds the
+This module is the chunker's entry: loading a grammar, the fallback to plain text, a long <module>
+cut into parts, a component's markup (Vue, Svelte) as `<template>` pieces. The bytes handed to the
+parser are `syntax_source`'s (C macros, a component's markup blanked). The walk that finds the
 definitions is `syntax_walk`, what each language calls them is `syntax_names`.
 """
 
 from __future__ import annotations
 
 import importlib
-import re
 from dataclasses import replace
 from functools import cache
+from pathlib import PurePosixPath
 from typing import NamedTuple
 
 from codelens.chunk import MODULE_SYMBOL, Chunk, Definition, ParsedModule
 from codelens.ingest.chunker import chunks_from_parsed
 from codelens.ingest.formats import chunk_other_file
 from codelens.ingest.lines import definition_within, source_lines, spans_within
-from codelens.ingest.pieces import MAX_PIECE_CHARS, split_to_budget
+from codelens.ingest.pieces import MAX_PIECE_CHARS, Piece, pieces_to_chunks, split_to_budget
+from codelens.ingest.syntax_source import markup_runs, parser_bytes
 from codelens.ingest.syntax_walk import DefinitionWalk
 from codelens.languages import Grammar, LanguageRow, grammar_for, language_row
 
 MODULE_PART_CHARS = 2 * MAX_PIECE_CHARS  # a long <module> is cut into parts of about this size
-_LONE_CR = re.compile(rb"\r(?!\n)")
-_BARE_MACRO = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]{2,}[ \t]*$", re.M)
-# `FMT_EXPORT template <...>`, `UV_EXTERN int uv_run(...)`, `FMT_CONSTEXPR auto f()`: macros before a declaration
-_IF_MACRO = re.compile(rb"(?<=\bif )[ \t]*[A-Z][A-Z0-9]*_[A-Z0-9_]*(?=[ \t]*\()")  # `if FMT_CONSTEXPR20 (...)`
-_PREFIX_MACROS = re.compile(rb"^[ \t]*((?:[A-Z][A-Z0-9]*_[A-Z0-9_]*[ \t]+)+)(?=[A-Za-z_~])", re.M)
+TEMPLATE_SYMBOL = "<template>"  # a component's markup (Vue, Svelte)
 
 
 class GrammarUnavailable(Exception):
@@ -60,11 +58,10 @@ def load_parser(grammar: Grammar):
 def parse_with_grammar(rel_path: str, text: str, row: LanguageRow, grammar: Grammar) -> SyntaxResult:
     """The definitions and <module> statements of one file; GrammarUnavailable when it cannot be parsed."""
     source = text.encode("utf-8", errors="replace")
-    # tree-sitter ends rows at \n only; a lone \r ends a line for source_lines (and old Mac files):
-    # read as \n (same bytes, same offsets), every row is the line it is in the chunks' text
-    parsed_bytes = _LONE_CR.sub(b"\n", _without_bare_macros(source, row))
-    root = load_parser(grammar).parse(parsed_bytes).root_node
-    walk = DefinitionWalk(row, source, source_lines(text))
+    # blanked where the grammar cannot read (syntax_source): same bytes, same offsets, every row is
+    # the line it is in the chunks' text
+    root = load_parser(grammar).parse(parser_bytes(row, source)).root_node
+    walk = DefinitionWalk(row, source, source_lines(text), component=PurePosixPath(rel_path).stem)
     definitions, spans, imports = walk.top_level(root)
     last = max(1, len(source_lines(text.rstrip("\r\n"))))
     parsed = ParsedModule(definitions=[definition_within(d, last) for d in definitions],
@@ -75,17 +72,6 @@ def parse_with_grammar(rel_path: str, text: str, row: LanguageRow, grammar: Gram
         warning = (f"{rel_path}: the {row.name} grammar could not parse all of it; "
                    f"kept the {count} definitions it recovered")
     return SyntaxResult(parsed, warning)
-
-
-def _without_bare_macros(source: bytes, row: LanguageRow) -> bytes:
-    """C and C++: a line that is only a macro's name (`FMT_BEGIN_NAMESPACE`, `FMT_END_EXPORT`) reads
-    to the grammar as the start of a declaration and swallows what follows; blanked to spaces
-    (same bytes, same lines), the definitions after it parse. So are macros that open a declaration's line."""
-    if row.name not in ("c", "cpp"):
-        return source
-    source = _BARE_MACRO.sub(lambda match: b" " * len(match.group(0)), source)
-    source = _IF_MACRO.sub(lambda match: b" " * len(match.group(0)), source)
-    return _PREFIX_MACROS.sub(lambda match: b" " * len(match.group(0)), source)
 
 
 def _count(definitions: list[Definition]) -> int:
@@ -105,8 +91,18 @@ def chunk_code_file(rel_path: str, text: str) -> tuple[list[Chunk], list[str]]:
             f"the {row.name} grammar is unavailable, its files are indexed as plain text: {exc}"]
     except (ValueError, RuntimeError, RecursionError) as exc:  # the parser gave up on this file
         return chunk_other_file(rel_path, text, "text"), [f"{rel_path}: not parsed ({exc}); indexed as plain text"]
-    chunks = chunks_from_parsed(rel_path, text, result.parsed)
-    return _module_in_parts(chunks, source_lines(text)), [result.warning] if result.warning else []
+    chunks = _module_in_parts(chunks_from_parsed(rel_path, text, result.parsed), source_lines(text))
+    if row.sfc:
+        chunks += _markup_pieces(rel_path, text)
+    return chunks, [result.warning] if result.warning else []
+
+
+def _markup_pieces(rel_path: str, text: str) -> list[Chunk]:
+    """A Vue or Svelte component's markup as text pieces named `<template>`: what it shows, whose
+    words a question about the page names (the script's definitions are the code chunks)."""
+    runs = markup_runs(text.encode("utf-8", errors="replace"))
+    lines = source_lines(text.rstrip("\r\n"))
+    return pieces_to_chunks(rel_path, lines, [Piece(TEMPLATE_SYMBOL, s, e) for s, e in runs], "text")
 
 
 def _module_in_parts(chunks: list[Chunk], lines: list[str]) -> list[Chunk]:

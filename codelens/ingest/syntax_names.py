@@ -16,6 +16,7 @@ _IDENTIFIER_TYPES = frozenset({
     "field_identifier", "word",
 })
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
+_PASCAL_CLASSES = frozenset({"declClass", "declIntf", "declHelper"})  # records are declClass too
 _VALUE_WRAPPERS = frozenset({"as_expression", "satisfies_expression", "parenthesized_expression",
                              "non_null_expression", "await_expression"})
 
@@ -23,9 +24,10 @@ _VALUE_WRAPPERS = frozenset({"as_expression", "satisfies_expression", "parenthes
 class DefinitionNames:
     """One file's definition names: the row and the source bytes every rule reads."""
 
-    def __init__(self, row: LanguageRow, source: bytes) -> None:
+    def __init__(self, row: LanguageRow, source: bytes, component: str = "") -> None:
         self.row = row
         self.source = source
+        self.component = component  # a Vue or Svelte file's name: what its options object is called
 
     def text(self, node) -> str:
         return self.source[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
@@ -68,6 +70,21 @@ class DefinitionNames:
             if name is None or node.child_by_field_name("body") is None:
                 return None
             return _split_owner(_strip_templates(self.text(name)), "")
+        if kind == "export_statement":  # a component's `export default {...}` or `defineComponent({...})`
+            return (self.component, "") if self.row.sfc and _options_object(node) is not None else None
+        if kind == "pair":  # `removeTag: function (tag) {...}` in a component's `methods`
+            key, value = node.child_by_field_name("key"), node.child_by_field_name("value")
+            return (self.text(key), "") if key is not None and value is not None and _is_function_value(value) else None
+        if kind == "defProc":  # Pascal: `procedure TList<T>.Add(...)`: the name is in its header
+            header = node.child_by_field_name("header")
+            name = header.child_by_field_name("name") if header is not None else None
+            return _split_owner(_strip_templates(self.text(name)), "") if name is not None else None
+        if kind == "declType":  # Pascal: `TFoo = class ... end`; `TId = Integer;` and `TFoo = class;` are statements
+            shape, name = node.child_by_field_name("type"), node.child_by_field_name("name")
+            if shape is None or name is None or shape.type not in _PASCAL_CLASSES or (
+                    shape.end_point[0] == shape.start_point[0]):
+                return None
+            return _strip_templates(self.text(name)), ""
         if kind == "method_declaration" and node.child_by_field_name("receiver") is not None:
             return self._go_method(node)
         if kind == "companion_object":
@@ -190,6 +207,15 @@ class DefinitionNames:
         if shape is None:
             return ""
         return _strip_templates(self.text(shape)).split("::")[-1].strip()
+
+
+def _options_object(export):
+    """The object a component exports: `export default {...}`, `export default defineComponent({...})`."""
+    value = export.child_by_field_name("value")
+    if value is not None and value.type == "call_expression":
+        arguments = value.child_by_field_name("arguments")
+        value = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+    return value if value is not None and value.type == "object" else None
 
 
 def _is_function_value(value) -> bool:

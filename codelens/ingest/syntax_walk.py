@@ -31,13 +31,15 @@ _ELIXIR_DEFINITIONS = {
 # `export`, `template <...>`: a wrapper whose definition starts where the wrapper does
 _WRAPPERS = frozenset({"export_statement", "template_declaration", "ambient_declaration"})
 _TAG = re.compile(r"</?[a-zA-Z][^>]*>")  # C#'s `/// <summary>` XML doc tags
-_DOC_MARKERS = ("/**", "/*!", "/*", "*/", "///", "//!", "//", "-- |", "-- ^", "--", "#", "*")  # `-- |`: Haddock
+_DOC_MARKERS = ("/**", "/*!", "/*", "*/", "///", "//!", "//", "-- |", "-- ^", "--", "#", "*",  # `-- |`: Haddock
+                "(*", "{")  # Pascal's `{ ... }` and `(* ... *)`
+_DOC_CLOSERS = {"(*": "*)", "{": "}"}
 
 
 class DefinitionWalk:
     """One file's walk: the row, the source bytes and lines every rule reads, its definitions' names."""
 
-    def __init__(self, row: LanguageRow, source: bytes, lines: list[str]) -> None:
+    def __init__(self, row: LanguageRow, source: bytes, lines: list[str], component: str = "") -> None:
         self.row = row
         self.source = source
         self.lines = lines
@@ -45,7 +47,7 @@ class DefinitionWalk:
         self.skipped = frozenset(row.comments) | frozenset(row.imports) | frozenset(row.preamble)
         self.line_docs = tuple(p for p in row.doc_prefixes if p not in ("/**", "/*!", "/*", "*", "*/"))
         self.block_docs = any(p in ("/**", "/*!", "/*") for p in row.doc_prefixes)
-        self.names = DefinitionNames(row, source)
+        self.names = DefinitionNames(row, source, component)
 
     # ------------------------------------------------------------ walking
 
@@ -128,6 +130,8 @@ class DefinitionWalk:
         """From the definition's first token (its `export`, `template <...>`) up to its body."""
         body = self._body(node)
         end = body.start_byte if body is not None else node.end_byte
+        header = node.child_by_field_name("header") if node.type == "defProc" else None
+        end = header.end_byte if header is not None else end  # Pascal: its `var` section is no signature
         # Ruby: a comment between the header and the body is no part of the signature
         end = min([end] + [c.start_byte for c in node.named_children
                            if c.type in self.row.comments and c.start_byte > outer.start_byte])
@@ -159,19 +163,19 @@ class DefinitionWalk:
                 break
         if first == start_line:
             return start_line, ""
-        return first, _clean_doc(self.lines[first - 1 : start_line - 1])
+        return first, _clean_doc(self.lines[first - 1 : start_line - 1], self.row.lead_prefixes)
 
 
-def _clean_doc(lines: list[str]) -> str:
-    """The words of a doc comment: markers, XML tags and attribute lines gone."""
+def _clean_doc(lines: list[str], lead_prefixes: tuple[str, ...] = ()) -> str:
+    """The words of a doc comment: markers, XML tags and attribute lines (`#[derive]`, 1C's `&НаСервере`) gone."""
     kept = []
     for line in lines:
         text = line.strip()
-        if text.startswith("#["):
+        if text.startswith(("#[", *lead_prefixes)):
             continue
         for marker in _DOC_MARKERS:
             if text.startswith(marker):
-                text = text[len(marker):]
+                text = text[len(marker):].removesuffix(_DOC_CLOSERS.get(marker, ""))
                 break
         text = _TAG.sub("", text.removesuffix("*/")).strip()
         if text or kept:

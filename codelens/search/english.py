@@ -14,6 +14,7 @@ embedded from the same chunk text as e5's; an incremental run re-embeds only cha
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -39,6 +40,12 @@ from codelens.search.query import Candidate, LegResult, Query, Retriever
 # ENGLISH_E5_WEIGHT in codelens/models/registry.py): against 0.15 before, mConala-ru MRR@10
 # 0.719 -> 0.723, semble_py_dev Russian 0.705 -> 0.717, CoSQA 0.525 -> 0.527.
 RUSSIAN_E5_WEIGHT = 0.9
+# A chunk the English model cannot read: named in Cyrillic (1C's `ПолучитьДанныеКлиента`), or code
+# whose letters are at least this share Cyrillic. Its MiniLM cosine says nothing (opm, bench/new_langs.py:
+# English questions Hit@5 0.70 by e5 alone, 0.10 once blended with it), so the ensemble reads e5's instead.
+RUSSIAN_CODE_SHARE = 0.5
+_LETTER = re.compile(r"[^\W\d_]")
+_CYRILLIC_LETTER = re.compile(r"[А-Яа-яЁё]")
 # Texts per call (and per cache commit); the encoder sorts each call by length.
 _BATCH = 256
 
@@ -105,6 +112,16 @@ def build_english_sidecar(build: SidecarInput) -> None:
     save_english_vectors(build.build_dir, [c.chunk_id for c in chunks], hashes, vectors, model.name)
 
 
+def unreadable_in_english(chunk: Chunk) -> bool:
+    """Code named in Cyrillic, or mostly written in it: what an English-only model cannot read."""
+    if not chunk.is_code or (chunk.code.isascii() and chunk.symbol.isascii()):  # most code: at C speed
+        return False
+    if _CYRILLIC_LETTER.search(chunk.symbol):
+        return True
+    cyrillic = len(_CYRILLIC_LETTER.findall(chunk.code))
+    return cyrillic > 0 and cyrillic >= RUSSIAN_CODE_SHARE * len(_LETTER.findall(chunk.code))
+
+
 @dataclass(frozen=True)
 class EnglishVectors:
     """The second model's vectors for the ensemble leg, and how to embed a question with it."""
@@ -113,6 +130,7 @@ class EnglishVectors:
     vectors: np.ndarray
     embed_query: Callable[[str], np.ndarray]
     e5_weight: float = ENGLISH_E5_WEIGHT  # e5's share beside this model for an English question
+    unreadable: frozenset[str] = frozenset()  # chunks it cannot read (`unreadable_in_english`)
 
     @cached_property
     def positions(self) -> dict[str, int]:
@@ -126,14 +144,17 @@ class EnsembleDense:
     candidates (a chunk the first leg did not fetch gets its weakest fetched cosine).
     A question with Cyrillic reaches the second model as its pseudo-English words through the
     word bridge (`pseudo_english`), with the smaller share 1 - russian_e5_weight; without a
-    bridge, or when no word crosses, it is the first leg alone."""
+    bridge, or when no word crosses, it is the first leg alone. A chunk it cannot read (`unreadable`:
+    Russian-named code) gets, as its second cosine, its e5 cosine put on the second model's scale over
+    the candidates it can read (same mean and spread): its place is e5's, neither helped nor sunk."""
 
     name = "dense"
 
     def __init__(self, primary: Retriever, chunk_ids: Sequence[str], vectors: np.ndarray,
                  embed_query: Callable[[str], np.ndarray], e5_weight: float = ENGLISH_E5_WEIGHT,
                  accept: Callable[[str], bool] | None = None, bridge: WordBridge | None = None,
-                 russian_e5_weight: float = RUSSIAN_E5_WEIGHT, positions: Mapping[str, int] | None = None) -> None:
+                 russian_e5_weight: float = RUSSIAN_E5_WEIGHT, positions: Mapping[str, int] | None = None,
+                 unreadable: frozenset[str] = frozenset()) -> None:
         self.primary = primary
         self.second = MatrixDenseRetriever(chunk_ids, vectors)
         self.embed_query = embed_query
@@ -142,6 +163,7 @@ class EnsembleDense:
         self.bridge = bridge
         self.russian_e5_weight = russian_e5_weight
         self.positions = positions if positions is not None else {c: i for i, c in enumerate(chunk_ids)}
+        self.unreadable = unreadable
 
     def second_question(self, query: Query) -> tuple[str, float] | None:
         """(text for the second model, e5's weight), or None: the first leg alone."""
@@ -169,14 +191,35 @@ class EnsembleDense:
             pool += unfetched[:n]
         else:  # n of code and n of the other files, as split_top_n found them
             pool += [c for c in unfetched if scope.is_code(c)][:n] + [c for c in unfetched if not scope.is_code(c)][:n]
-        scored = []
+        seconds = {}
         for chunk_id in pool:
             position = self.positions.get(chunk_id)
-            second = float(similarities[position]) if position is not None else 0.0
+            seconds[chunk_id] = float(similarities[position]) if position is not None else 0.0
+        if self.unreadable:
+            seconds.update(_on_second_scale(cosines, seconds, self.unreadable))
+        scored = []
+        for chunk_id in pool:
             cosine = cosines.get(chunk_id, floor)
-            score = e5_weight * cosine + (1.0 - e5_weight) * second
+            score = e5_weight * cosine + (1.0 - e5_weight) * seconds[chunk_id]
             scored.append(Candidate(chunk_id, score, cosine if chunk_id in cosines else None))
         return code_first(self.name, scored, n, self.accept, first.weight)
+
+
+def _on_second_scale(cosines: Mapping[str, float], seconds: Mapping[str, float],
+                     unreadable: frozenset[str]) -> dict[str, float]:
+    """The fetched chunks the second model cannot read -> their e5 cosine linearly mapped onto the second
+    model's scale: z-score of e5 over the readable fetched chunks, times the second's spread, plus its mean."""
+    readable = [c for c in cosines if c not in unreadable and c in seconds]
+    foreign = [c for c in cosines if c in unreadable and c in seconds]
+    if not foreign:
+        return {}
+    if len(readable) < 2:  # nothing to compare with: e5 alone decides among them
+        return {c: cosines[c] for c in foreign}
+    first = np.array([cosines[c] for c in readable])
+    second = np.array([seconds[c] for c in readable])
+    spread = float(first.std())
+    ratio = float(second.std()) / spread if spread > 0 else 0.0
+    return {c: float(second.mean()) + (cosines[c] - float(first.mean())) * ratio for c in foreign}
 
 
 ENGLISH_SIDECAR = Sidecar("build_english_sidecar", build_english_sidecar, lambda layout: (layout.english,),

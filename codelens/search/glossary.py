@@ -11,6 +11,10 @@ Only English words the indexed code uses are searched (the bridge checks).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
+from codelens.search.terms import index_term
+
 # Russian word beginning -> English words, the most usual first.
 GLOSSARY: dict[str, tuple[str, ...]] = {
     # the web and HTTP
@@ -224,3 +228,18 @@ def glossary_words(word: str) -> tuple[str, ...]:
         if length <= len(word) and word[:length] in _BY_BEGINNING:
             return _BY_BEGINNING[word[:length]]
     return ()
+
+
+@lru_cache(maxsize=1)
+def _by_english_stem() -> dict[str, tuple[str, ...]]:
+    beginnings: dict[str, list[str]] = {}
+    for key, words in _BY_BEGINNING.items():
+        for english in words:
+            beginnings.setdefault(index_term(english), []).append(key)
+    return {stem: tuple(dict.fromkeys(keys)) for stem, keys in beginnings.items()}
+
+
+def russian_beginnings(word: str) -> tuple[str, ...]:
+    """The glossary read backwards: the Russian word beginnings whose English words share an English
+    word's stem (`dependencies` -> «зависим»), or ()."""
+    return _by_english_stem().get(index_term(word.lower()), ()) if word.isascii() else ()

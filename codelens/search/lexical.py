@@ -174,6 +174,8 @@ class LexicalRetriever:
             query = crossed(query, self.bridge)
             unknown = list(dict.fromkeys(w for w, t in zip(query.words, query.terms, strict=True)
                                          if t not in self.index.vocabulary))
+            if not query.russian:  # English words crossed to Russian-named code: known in English or not
+                unknown = [w for w in dict.fromkeys(query.words) if query.bridged.get(w)]
             for term, weight in bridged_terms(query, unknown).items():
                 weighted[term] = max(weighted.get(term, 0.0), weight)
             bridged = sum(1 for w in unknown if query.bridged.get(w))

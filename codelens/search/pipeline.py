@@ -67,7 +67,8 @@ def shipped_pipeline(dense: Retriever, lexical: LexicalIndex, *, bridge: WordBri
     (static_leg.py), a third leg beside the e5 vectors embedded so far."""
     if english is not None:
         dense = EnsembleDense(dense, english.chunk_ids, english.vectors, english.embed_query,
-                              e5_weight=english.e5_weight, accept=accept, bridge=bridge, positions=english.positions)
+                              e5_weight=english.e5_weight, accept=accept, bridge=bridge, positions=english.positions,
+                              unreadable=english.unreadable)
     english_scale = ENGLISH_LEXICAL_SCALE if english is not None else 1.0
     lexical_leg = LexicalRetriever(lexical, bridge, accept, english_scale=english_scale)
     retrievers = (dense, lexical_leg) if fast is None else (dense, lexical_leg, fast)

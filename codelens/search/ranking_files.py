@@ -28,7 +28,8 @@ CallFiles = Callable[[Sequence[str]], Mapping[str, frozenset[str]]]
 @dataclass(frozen=True)
 class PathSignal:
     """A chunk whose file name or folder is a word of the question gains `bonus` x its score.
-    A Russian question's words count through the word bridge («куки» -> cookie -> cookies.py)."""
+    A Russian question's words count through the word bridge («куки» -> cookie -> cookies.py), and an
+    English one's where the code is Russian-named (version -> версиями -> РаботаСВерсиями.os)."""
 
     chunks: Mapping[str, Chunk]
     bonus: float = 0.2
@@ -36,8 +37,10 @@ class PathSignal:
 
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
         asked = set(query.terms)
-        if self.bridge is not None and query.russian:
-            asked |= set(bridged_terms(crossed(query, self.bridge), query.words))
+        if self.bridge is not None:  # a Russian question's code words; an English one's Russian words (1C's)
+            bridged = crossed(query, self.bridge)
+            if query.russian or bridged.bridged:
+                asked |= set(bridged_terms(bridged, query.words))
         if not asked:
             return fused
         scores = {}

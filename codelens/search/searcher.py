@@ -28,9 +28,9 @@ from codelens.index.metadata import IndexStats, read_stats
 from codelens.index.progressive import is_partial, load_catalog, open_partial_index
 from codelens.index.store import VectorStore, forget_open_indexes, stored_vectors_version
 from codelens.models import Embedder, EnglishModel, load_embedder, normalize_model_id, tune_threads_for_search
-from codelens.search.bridge import WordBridge, load_bridge_vectors
+from codelens.search.bridge import WordBridge, load_bridge_vectors, load_russian_words
 from codelens.search.dense import ChromaDenseRetriever, MatrixDenseRetriever, OverlaidDense
-from codelens.search.english import EnglishVectors, load_english_vectors
+from codelens.search.english import EnglishVectors, load_english_vectors, unreadable_in_english
 from codelens.search.file_vectors import FileVectors, load_file_vectors
 from codelens.search.filters import ChunkScope, SearchFilters, check_path_prefix, chunk_language, language_filter
 from codelens.search.lexical import LexicalIndex, LexicalRetriever, file_words_index, load_file_words
@@ -186,13 +186,15 @@ class Searcher:
         self._graph_path = layout.graph
         e5_index = self.stats.model == DEFAULT_MODEL  # both sidecars are tuned with e5 vectors
         self._bridge_vectors = load_bridge_vectors(db_path) if e5_index else None
+        self._russian_words = load_russian_words(db_path) if self._bridge_vectors is not None else None
         self._bridge: WordBridge | None = None
         english = load_english_vectors(db_path) if e5_index else None
         # a partial index's fast leg, until e5's vectors replace it (static_leg.py)
         self.static = load_static_vectors(db_path) if e5_index and self.partial is not None else None
         self._english_kind: EnglishModel | None = english[3] if english else None
-        self._english = (EnglishVectors(tuple(english[0]), english[2], self._embed_english, english[3].e5_weight)
-                         if english else None)
+        unreadable = frozenset(c for c, chunk in self.chunks.items() if unreadable_in_english(chunk))
+        self._english = (EnglishVectors(tuple(english[0]), english[2], self._embed_english, english[3].e5_weight,
+                                        unreadable) if english else None)
         self._scopes: dict[SearchFilters, ChunkScope] = {}  # one per filter asked: its masks are cached
         # ChromaDB's every vector, once read (the exact fallback of a narrow or mixed scope): kept
         # across a reopen while ChromaDB's files are the same ones (an update swaps in a folder that
@@ -220,7 +222,7 @@ class Searcher:
         """Russian->English word bridge: its word vectors are e5's, so only for e5 indexes."""
         if self._bridge is None and self._bridge_vectors is not None:
             words, vectors = self._bridge_vectors
-            self._bridge = WordBridge(words, vectors, self.embedder.embed_queries)
+            self._bridge = WordBridge(words, vectors, self.embedder.embed_queries, russian=self._russian_words)
         return self._bridge
 
     def refresh(self) -> bool:

@@ -2,7 +2,8 @@
 
 Every word is lowercased; an identifier yields itself and its snake_case / camelCase parts
 (`create_access_token` -> create_access_token, create, access, token), so both the name and
-"access token" match. Words in any script are kept (Cyrillic docstrings match Cyrillic
+"access token" match; so does a Cyrillic one (`ПолучитьДанныеКлиента` -> получить, данные,
+клиента). Words in any script are kept (Cyrillic docstrings match Cyrillic
 questions); English and Russian stop words and one-letter names are dropped; words are
 Snowball-stemmed (PyStemmer), so "users" meets `user` and «пароля» meets «пароль».
 """
@@ -84,7 +85,8 @@ def analyze(text: str) -> list[tuple[str, str]]:
         word = match.group().strip("_")
         if not word or word.isdigit():
             continue
-        parts = split_identifier(word) if word.isascii() else [word.lower()]
+        # 1C's `ПолучитьДанныеКлиента`: its Russian words (other non-ASCII words stay whole)
+        parts = split_identifier(word) if word.isascii() or has_cyrillic(word) else [word.lower()]
         whole = word.lower()
         if len(parts) > 1 and whole not in STOP_WORDS:
             pairs.append((whole, whole))
