@@ -272,7 +272,7 @@ def test_module_chunks_with_gaps_show_each_block_with_its_real_lines() -> None:
 
 def test_the_user_picks_one_of_several_codebases(monkeypatch, two_codebases: Path) -> None:
     app = open_app(monkeypatch, two_codebases)
-    picker = app.selectbox[0]
+    [picker] = [box for box in app.sidebar.selectbox if box.label.startswith("Кодовая база")]
     assert picker.options == ["основной индекс (--db)", "billing"]
     until_warm(picker.select("billing").run())
     search(app, "invoice")
