@@ -3,7 +3,7 @@
 Throughput (the default): the indexer's embedding text of the first N demo chunks, same batches,
 no cache, through this process and through Ray actors on a local Ray instance; the Ray vectors are
 checked against the local ones.
-    python bench/ray_scale.py [--source ZIP_OR_DIR] [--chunks 300] [--cpus 2]
+    python bench/ray_scale.py [--source ZIP_OR_DIR] [--chunks 300] [--cpus 2] [--nodes 2]
 
 Whole index runs (`--index SOURCE`): fresh `codelens index` processes, each with an empty
 embedding cache, (1) alone on this machine, (2) with `--ray` on a local cluster of two worker
@@ -181,6 +181,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--source", type=Path, default=SHARED / "codebase_python.zip")
     parser.add_argument("--chunks", type=int, default=300)
     parser.add_argument("--cpus", type=int, default=2, help="CPUs of the local Ray instance")
+    parser.add_argument("--nodes", type=int, default=1, help="Ray nodes sharing --cpus (1: one local instance)")
     parser.add_argument("--index", type=Path, help="whole index runs of this source (see the docstring)")
     parser.add_argument("--second", type=Path, help="with --index: a second source indexed beside it")
     parser.add_argument("--work", type=Path, help="with --index: where the indexes go (default: a new temp folder)")
@@ -196,11 +197,21 @@ def main(argv: list[str] | None = None) -> None:
     reference, seconds = timed(texts, embedder.embed_passages, embedder.dim, BATCH)
     _add(rows, ["local (this process)", "-", "-", round(seconds, 1), round(len(texts) / seconds, 2), "-"])
     started = time.perf_counter()
-    ray.init(address="local", num_cpus=args.cpus, runtime_env=worker_runtime_env(), include_dashboard=False,
-             log_to_driver=False)
+    cluster = None
+    if args.nodes > 1:  # raylets of their own, as machines would run them
+        from ray.cluster_utils import Cluster
+
+        cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": args.cpus // args.nodes})
+        for _ in range(args.nodes - 1):
+            cluster.add_node(num_cpus=args.cpus // args.nodes)
+        cluster.wait_for_nodes()
+        ray.init(address=cluster.address, runtime_env=worker_runtime_env(), log_to_driver=False)
+    else:
+        ray.init(address="local", num_cpus=args.cpus, runtime_env=worker_runtime_env(), include_dashboard=False,
+                 log_to_driver=False)
     init_s = time.perf_counter() - started
     try:
-        for worker_cpus in (args.cpus, 1):
+        for worker_cpus in sorted({args.cpus // args.nodes, 1}, reverse=True):
             started = time.perf_counter()
             pool = RayEmbeddingPool(DEFAULT_MODEL, embedder.dim, BATCH, worker_cpus)
             start_s = time.perf_counter() - started
@@ -212,6 +223,8 @@ def main(argv: list[str] | None = None) -> None:
             init_s = 0.0  # paid once
     finally:
         ray.shutdown()
+        if cluster is not None:
+            cluster.shutdown()
     reference_again, seconds = timed(texts, embedder.embed_passages, embedder.dim, BATCH)
     assert np.array_equal(reference_again, reference)
     _add(rows, ["local again", "-", "-", round(seconds, 1), round(len(texts) / seconds, 2), "-"])
