@@ -246,6 +246,11 @@ def test_an_english_question_crosses_to_the_code_s_russian_words() -> None:
     words = russian_vocabulary(chunks)
     assert {"получить", "данные", "клиента", "записать", "журнал", "запрос"} <= set(words)
     assert all(not w.isascii() for w in words) and russian_vocabulary(chunks_of("TodoList.vue")[0]) == []
+    # English-named code with Russian messages (a locale file) sends no English question to Russian words
+    from codelens.ingest.chunker import chunk_file
+
+    locale = chunk_file("locales/ru.py", 'def error_message(issue):\n    return "Неверный ввод: ожидалось число"\n')
+    assert russian_vocabulary(locale.chunks) == []
     assert russian_beginnings("dependencies") == ("зависим",) and russian_beginnings("зависимость") == ()
     # e5's vectors are not what this is about: orthogonal ones cross nothing, the glossary read backwards does
     vectors = np.eye(len(words) + 8, dtype=np.float32)
