@@ -11,6 +11,7 @@ seam, `Searcher.ranking(context)`, which `VariantSearcher` overrides.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -27,7 +28,7 @@ from codelens.search.ranking_files import FileMeaning, FileWords, PathSignal
 from codelens.search.ranking_order import FileDiversity, KindPrior, rescore
 from codelens.search.ranking_symbols import RankingIndex, SymbolIntent
 from codelens.search.searcher import Searcher
-from codelens.search.terms import tokenize
+from codelens.search.terms import STOP_WORDS, tokenize
 
 RRF_K = 60
 
@@ -389,3 +390,106 @@ class VariantSearcher(Searcher):
 
     def overfetch(self, filters: SearchFilters) -> int:
         return self.depth if self.depth is not None else super().overfetch(filters)
+
+
+# ------------------------------------------------------------------ names spelled in words (issue 44)
+
+_WORD = re.compile(r"[a-z0-9]+")
+_SPELLED_INDEXES: dict[int, tuple[RankingIndex, dict[str, tuple[str, ...]], dict[str, int]]] = {}
+
+
+def spelled_index(index: RankingIndex) -> tuple[dict[str, tuple[str, ...]], dict[str, int]]:
+    """Definitions by their name with case and `_` dropped (`JsonTreeWriter`, `json_tree_writer`
+    -> `jsontreewriter`), and how many files define each such name (kept per opened index)."""
+    kept = _SPELLED_INDEXES.get(id(index))
+    if kept is not None and kept[0] is index:
+        return kept[1], kept[2]
+    by_spelled: dict[str, list[str]] = {}
+    files: dict[str, set[str]] = {}
+    for name, chunk_ids in index.by_name.items():
+        key = name.replace("_", "").lower()
+        by_spelled.setdefault(key, []).extend(chunk_ids)
+        files.setdefault(key, set()).update(index.chunks[c].path for c in chunk_ids)
+    result = ({k: tuple(v) for k, v in by_spelled.items()}, {k: len(v) for k, v in files.items()})
+    _SPELLED_INDEXES[id(index)] = (index, *result)
+    return result
+
+
+def question_words(query: Query) -> list[str]:
+    """The question's content words in order (a Russian one's through its pseudo-English)."""
+    text = query.pseudo_english if query.russian and query.pseudo_english else query.text
+    return [w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS]
+
+
+@dataclass(frozen=True)
+class SpelledNames:
+    """A definition whose name the question spells in words (`json tree writer` ->
+    `JsonTreeWriter`, two to four consecutive content words) gains `weight` x the top score
+    (classes most, then functions, then methods), and joins the list if fusion missed it; a
+    name defined in more than `common` files (`toString`, `String`, `__repr__`) gains nothing."""
+
+    index: RankingIndex
+    accept: Callable[[str], bool] | None = None
+    weight: float = 0.3
+    common: int = 5
+    longest: int = 4
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        if not fused:
+            return fused
+        by_spelled, files = spelled_index(self.index)
+        words = question_words(query)
+        found: dict[str, float] = {}
+        for size in range(2, self.longest + 1):
+            for start in range(len(words) - size + 1):
+                key = "".join(words[start : start + size])
+                if key not in by_spelled or files.get(key, 0) > self.common:
+                    continue
+                for chunk_id in by_spelled[key]:
+                    chunk = self.index.chunks[chunk_id]
+                    if chunk.is_test or (self.accept is not None and not self.accept(chunk_id)):
+                        continue
+                    gain = self.weight * _KIND_GAIN.get(chunk.kind, 0.5) * size / self.longest
+                    found[chunk_id] = max(found.get(chunk_id, 0.0), gain)
+        if not found:
+            return fused
+        top = fused[0].score
+        known = {f.chunk_id for f in fused}
+        extra = [Fused(c, 0.0) for c in found if c not in known]
+        return rescore([*fused, *extra], {f.chunk_id: f.score + found.get(f.chunk_id, 0.0) * top
+                                          for f in [*fused, *extra]})
+
+
+_KIND_GAIN = {"class": 1.0, "function": 0.8, "method": 0.6}
+
+
+@dataclass(frozen=True)
+class CommonNames:
+    """A method whose name is defined in more than `common` files (`toString`, `hashCode`,
+    `String`, `Error`, `__repr__`: overrides every class has) keeps `factor` of its score unless
+    the question spells that name."""
+
+    index: RankingIndex
+    factor: float = 0.7
+    common: int = 5
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        _, files = spelled_index(self.index)
+        words = question_words(query)
+        asked = {"".join(words[i : i + n]) for n in (1, 2, 3) for i in range(len(words) - n + 1)}
+        scores = {}
+        for item in fused:
+            chunk = self.index.chunks.get(item.chunk_id)
+            key = chunk.name.split("#", 1)[0].replace("_", "").lower() if chunk is not None else ""
+            common = chunk is not None and chunk.kind == "method" and files.get(key, 0) > self.common
+            scores[item.chunk_id] = item.score * self.factor if common and key not in asked else item.score
+        return rescore(fused, scores)
+
+
+BENCH_STAGES.update({
+    "spelled": lambda c: SpelledNames(c.index, c.accept),
+    "spelled.5": lambda c: SpelledNames(c.index, c.accept, weight=0.5),
+    "spelled.15": lambda c: SpelledNames(c.index, c.accept, weight=0.15),
+    "common-names": lambda c: CommonNames(c.index),
+    "common-names.5": lambda c: CommonNames(c.index, factor=0.5),
+})
