@@ -42,8 +42,8 @@ from pathlib import Path
 from _common import PROJECT_ROOT, SHARED, percentile, print_table
 
 from codelens.answer.impact import impact_of
-from codelens.answer.pack import numbered_lines, piece_header
-from codelens.answer.task_context import check_task
+from codelens.answer.pack import CONTEXT_RULES, Candidate, numbered_lines, pack, piece_header
+from codelens.answer.task_context import ALL_PARTS, NO_PARTS, ContextParts, check_task, ranked
 from codelens.answer.token_count import TokenCounter, e5_tokens
 from codelens.chunk import Chunk
 from codelens.errors import CodeLensError
@@ -56,6 +56,17 @@ from codelens.settings import Settings
 DEV_SET = SHARED / "benchmarks" / "swebench_lite_dev" / "instances.json"
 TASK_CHARS = 2300  # the issue's latency task: a long issue's length
 SEARCH_READ = 100  # hits today's search returns at most (search/limits.MAX_K)
+# Task context with each of its parts on its own (issue 45), beside all of them and none (issue 38's)
+VARIANTS = {
+    "context": ALL_PARTS,
+    "context, no parts (issue 38)": NO_PARTS,
+    "context, issue reading only": ContextParts(reading=True, files_first=False, dispatch=False, scoring=False),
+    "context, files first only": ContextParts(reading=False, files_first=True, dispatch=False, scoring=False),
+    "context, dispatch edges only": ContextParts(reading=False, files_first=False, dispatch=True, scoring=False),
+    "context, packer scoring only": ContextParts(reading=False, files_first=False, dispatch=False, scoring=True),
+}
+RANKS = (5, 10)  # func@k: every gold function among the first k ranked pieces
+FILE_RANKS = (1, 5)  # file@k: every gold file among the files of the first pieces, first k distinct
 
 
 @dataclass
@@ -132,6 +143,28 @@ def context_shown(index: OpenIndex, task: str, budget: int, gold: Sequence[str])
     packed = index.context(task, budget)
     full = [p.chunk for p in packed.pieces if p.form == "full"]
     return full_cover(full, gold, index), {p.chunk.path for p in packed.pieces}
+
+
+def candidates_shown(index: OpenIndex, candidates: Sequence[Candidate], budget: int, counter: TokenCounter,
+                     gold: Sequence[str]) -> tuple[set[str], set[str]]:
+    """What `context` shows of these candidates (one variant's) at this budget."""
+    packed = pack(candidates, budget, counter, CONTEXT_RULES)
+    full = [p.chunk for p in packed.pieces if p.form == "full"]
+    return full_cover(full, gold, index), {p.chunk.path for p in packed.pieces}
+
+
+def at_ranks(chunks: Sequence[Chunk], gold: Sequence[str], gold_files: Sequence[str], index: OpenIndex,
+             counter: TokenCounter) -> dict[str, bool]:
+    """func@k (every gold function among the first k pieces: itself, or a definition holding it that
+    the packer would show whole at 8k, not a class of thousands of lines) and file@k (every gold file
+    among the first k distinct files of the pieces)."""
+    whole = CONTEXT_RULES.big_class_share * 8000
+    readable = [c for c in chunks if c.chunk_id in gold or counter.count(c.code) <= whole]
+    row = {f"func@{k}": len(full_cover([c for c in chunks[:k] if c in readable], gold, index)) == len(gold)
+           for k in RANKS}
+    files = list(dict.fromkeys(c.path for c in chunks))
+    row.update({f"file@{k}": all(f in files[:k] for f in gold_files) for k in FILE_RANKS})
+    return row
 
 
 def search_shown(hits: Sequence[Chunk], budget: int, counter: TokenCounter, gold: Sequence[str],
@@ -237,6 +270,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=20, help="warm latency rounds")
     parser.add_argument("--cold", type=int, default=3, help="fresh-process latency runs")
     parser.add_argument("--out", type=Path, default=None, help="write every number as JSON here")
+    parser.add_argument("--variants", choices=("all", "context"), default="all",
+                        help="all: task context with each part on its own too (issue 45); context: all parts only")
     args = parser.parse_args(argv)
     budgets = [int(b) for b in args.budgets.split(",")]
     git_dir = args.repo.resolve()
@@ -250,7 +285,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     source, db = args.work / "source", args.work / "db"
     settings = Settings(db_path=db, show_progress=False)
     counter = e5_tokens()
-    recalls = {(method, budget): Recall() for method in ("context", "search", "bm25 files") for budget in budgets}
+    variants = {name: VARIANTS[name] for name in VARIANTS if args.variants == "all" or name == "context"}
+    methods = (*variants, "search", "bm25 files")
+    recalls = {(method, budget): Recall() for method in methods for budget in budgets}
+    ranks: dict[str, list[dict[str, bool]]] = {method: [] for method in (*variants, "search")}
     impacts: list[tuple[float, int, float]] = []
     per_instance = []
     warm: list[float] = []
@@ -266,9 +304,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         hits = [h.chunk for h in index.search(task, k=SEARCH_READ)]
         files = FileBM25(source)
         row = {"instance_id": instance["instance_id"], "indexed_s": round(indexed_s, 1)}
+        candidates = {name: index.context_candidates(task, parts=parts) for name, parts in variants.items()}
+        for name, found in candidates.items():
+            ranks[name].append(at_ranks([c.chunk for c in ranked(found)], gold, gold_files, index, counter))
+        ranks["search"].append(at_ranks(hits, gold, gold_files, index, counter))
+        row["ranks"] = {name: found[-1] for name, found in ranks.items()}
         for budget in budgets:
+            shown = [(name, candidates_shown(index, found, budget, counter, gold))
+                     for name, found in candidates.items()]
             for method, (full, shown_files) in (
-                    ("context", context_shown(index, task, budget, gold)),
+                    *shown,
                     ("search", search_shown(hits, budget, counter, gold, index)),
                     ("bm25 files", files.shown(task, budget, counter, gold))):
                 recalls[method, budget].add(gold, gold_files, full, shown_files)
@@ -284,22 +329,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"[{number}/{len(instances)}] {instance['instance_id']}: indexed in {indexed_s:.0f} s, "
               f"context@{budgets[len(budgets) // 2]} {len(row[f'context@{budgets[len(budgets) // 2]}'])}/{len(gold)}, "
               f"impact {recall:.2f} of tests ({listed} files listed)", flush=True)
-    report(recalls, budgets, impacts, warm, cold, len(instances), args)
+    report(recalls, budgets, impacts, warm, cold, len(instances), args, methods, ranks)
     if args.out:
         args.out.write_text(json.dumps({"instances": per_instance, "warm_ms": warm, "cold_s": cold}, indent=2))
     return 0
 
 
 def report(recalls: dict, budgets: Sequence[int], impacts: Sequence[tuple[float, int, float]], warm: Sequence[float],
-           cold: Sequence[float], count: int, args: argparse.Namespace) -> None:
+           cold: Sequence[float], count: int, args: argparse.Namespace, methods: Sequence[str] = (),
+           ranks: dict[str, list[dict[str, bool]]] | None = None) -> None:
     print(f"\n{count} instances of {args.set.name}" + (f", only {', '.join(args.only)} indexed (smoke)"
                                                         if args.only else ""))
     rows = []
-    for method in ("context", "search", "bm25 files"):
+    for method in methods or ("context", "search", "bm25 files"):
         for budget in budgets:
             functions, files, complete = recalls[method, budget].row()
             rows.append((method, budget, functions, files, complete))
     print_table(["method", "budget (e5 tokens)", "function recall", "file recall", "all gold functions"], rows)
+    if ranks:
+        columns = [*(f"func@{k}" for k in RANKS), *(f"file@{k}" for k in FILE_RANKS)]
+        print_table(["ranked pieces", *columns],
+                    [(method, *(sum(r[c] for r in rows_) / max(1, len(rows_)) for c in columns))
+                     for method, rows_ in ranks.items()])
     if impacts:
         recall = sum(r for r, _, _ in impacts) / len(impacts)
         listed = sum(n for _, n, _ in impacts) / len(impacts)

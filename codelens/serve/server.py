@@ -120,7 +120,7 @@ class ContextOfSearcher:
 
     def payload(self, request: dict) -> dict:
         """POST /context: {"task", "budget"?, "path_prefix"?, "include_tests"?, "repos"?} -> the context JSON."""
-        from codelens.answer.task_context import DEFAULT_BUDGET, task_context
+        from codelens.answer.task_context import DEFAULT_BUDGET, task_context, task_lookups
         from codelens.answer.token_count import e5_tokens
 
         task, budget = request.get("task"), request.get("budget", DEFAULT_BUDGET)
@@ -132,7 +132,7 @@ class ContextOfSearcher:
         filters = SearchFilters(path_prefix=prefix, include_tests=bool(request.get("include_tests", False)),
                                 repos=tuple(str(repo) for repo in repos))
         packed = task_context(task, lambda text, k, scope: self.searcher.search(text, k=k, filters=scope),
-                              self.links(), e5_tokens(), budget, filters)
+                              self.links(), e5_tokens(), budget, filters, task_lookups(self.searcher, filters))
         return packed.to_dict()
 
 
