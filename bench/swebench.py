@@ -19,7 +19,12 @@ Per budget (tokens counted with e5's tokenizer, the packer's own counter, for ev
   (read whole in rank order the same way; a function counts when its file is read).
 `impact` fed each instance's gold patch (depth 2): recall of the test files its test patch touches,
 and how many test files it lists. Latency of `context` for a 2,300-character task: warm (p50/p95 over
---rounds on the open index) and from a fresh `python -m codelens context` process (--cold runs).
+--rounds on the open index) and from a fresh `python -m codelens context` process (--cold runs); the same
+through a running `codelens serve` (POST /context warm, and a fresh CLI process the server answers).
+Issue 45: task context with each of its parts on its own (`--variants all`: issue reading, files first,
+dispatch edges, the packer's scoring; and none of them, issue 38's context), and of the ranked pieces
+(the packer's order) func@5/func@10 (every gold function among the first k, itself or inside a
+definition the packer shows whole at 8k) and file@1/file@5 (every gold file among the first k files).
 State the load (`uptime`, printed) beside the numbers.
 """
 
@@ -255,6 +260,43 @@ def cold_latency(db: Path, task: str, runs: int, work: Path) -> list[float]:
     return times
 
 
+def serve_latency(db: Path, task: str, rounds: int, runs: int, work: Path) -> tuple[list[float], list[float]]:
+    """Through a running `codelens serve` of the index: ms of POST /context warm, and seconds of a fresh
+    `codelens context` process that the server answers (the CLI finds it)."""
+    from codelens.serve.client import find_server, remote_context
+
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
+    env.pop("CODELENS_AUTOSERVE", None)
+    server = subprocess.Popen([sys.executable, "-m", "codelens", "serve", "--db", str(db), "--no-watch"],
+                              cwd=PROJECT_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        address, deadline = None, time.perf_counter() + 900
+        while address is None and server.poll() is None and time.perf_counter() < deadline:
+            time.sleep(0.5)
+            address = find_server(db)
+        if address is None:
+            return [], []
+        request = {"task": task, "budget": 8000}
+        remote_context(address, request)
+        warm = []
+        for _ in range(rounds):
+            started = time.perf_counter()
+            remote_context(address, request)
+            warm.append((time.perf_counter() - started) * 1000)
+        task_file = work / "latency_task.txt"
+        task_file.write_text(task, encoding="utf-8")
+        fresh = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "codelens", "context", f"@{task_file}", "--db", str(db), "--json"],
+                           cwd=PROJECT_ROOT, env=env, capture_output=True, check=True)
+            fresh.append(time.perf_counter() - started)
+        return warm, fresh
+    finally:
+        server.terminate()
+        server.wait(60)
+
+
 # ------------------------------------------------------------------ the run
 
 
@@ -270,6 +312,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=20, help="warm latency rounds")
     parser.add_argument("--cold", type=int, default=3, help="fresh-process latency runs")
     parser.add_argument("--out", type=Path, default=None, help="write every number as JSON here")
+    parser.add_argument("--no-serve", dest="serve", action="store_false",
+                        help="skip the latency through a running `codelens serve`")
     parser.add_argument("--variants", choices=("all", "context"), default="all",
                         help="all: task context with each part on its own too (issue 45); context: all parts only")
     args = parser.parse_args(argv)
@@ -293,6 +337,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     per_instance = []
     warm: list[float] = []
     cold: list[float] = []
+    served: tuple[list[float], list[float]] = ([], [])
     for number, instance in enumerate(instances, start=1):
         started = time.perf_counter()
         export_tree(git_dir, instance["base_commit"], source, args.only)
@@ -325,19 +370,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             long_task = latency_task(instance["problem_statement"])
             warm = warm_latency(index, long_task, args.rounds)
             cold = cold_latency(db, long_task, args.cold, args.work) if args.cold else []
+            served = serve_latency(db, long_task, args.rounds, args.cold, args.work) if args.serve else ([], [])
         per_instance.append(row)
         print(f"[{number}/{len(instances)}] {instance['instance_id']}: indexed in {indexed_s:.0f} s, "
               f"context@{budgets[len(budgets) // 2]} {len(row[f'context@{budgets[len(budgets) // 2]}'])}/{len(gold)}, "
               f"impact {recall:.2f} of tests ({listed} files listed)", flush=True)
-    report(recalls, budgets, impacts, warm, cold, len(instances), args, methods, ranks)
+    report(recalls, budgets, impacts, warm, cold, len(instances), args, methods, ranks, served)
     if args.out:
-        args.out.write_text(json.dumps({"instances": per_instance, "warm_ms": warm, "cold_s": cold}, indent=2))
+        args.out.write_text(json.dumps({"instances": per_instance, "warm_ms": warm, "cold_s": cold,
+                                        "serve_warm_ms": served[0], "serve_fresh_s": served[1]}, indent=2))
     return 0
 
 
 def report(recalls: dict, budgets: Sequence[int], impacts: Sequence[tuple[float, int, float]], warm: Sequence[float],
            cold: Sequence[float], count: int, args: argparse.Namespace, methods: Sequence[str] = (),
-           ranks: dict[str, list[dict[str, bool]]] | None = None) -> None:
+           ranks: dict[str, list[dict[str, bool]]] | None = None,
+           served: tuple[Sequence[float], Sequence[float]] = ((), ())) -> None:
     print(f"\n{count} instances of {args.set.name}" + (f", only {', '.join(args.only)} indexed (smoke)"
                                                         if args.only else ""))
     rows = []
@@ -361,6 +409,10 @@ def report(recalls: dict, budgets: Sequence[int], impacts: Sequence[tuple[float,
         print_table(["context, 2,300-char task", "warm p50 ms", "warm p95 ms", "fresh process s (median)"],
                     [("", percentile(warm, 50), percentile(warm, 95),
                       percentile(cold, 50) if cold else float("nan"))])
+    if served[0]:
+        print_table(["context through `codelens serve`", "warm p50 ms", "warm p95 ms", "fresh CLI process s (median)"],
+                    [("", percentile(served[0], 50), percentile(served[0], 95),
+                      percentile(served[1], 50) if served[1] else float("nan"))])
     print("load:", os.getloadavg())
 
 

@@ -494,3 +494,31 @@ def test_the_walk_takes_the_dispatched_method_the_task_bears_on(tmp_path) -> Non
     reached = walk(seed, links, relevance=lambda chunk_id: 0.5 if chunk_id == wanted else 0.0)
     assert [(r.chunk.chunk_id, r.role) for r in reached] == [(wanted, "callee")]
     assert walk(seed, links) == []  # without the task's relevance a family of hundreds is not walked
+
+
+def test_files_first_then_the_definitions_inside_them(tmp_path) -> None:
+    """A named file decides between two definitions the search ranks the other way, and a type the task
+    names finds its method in the dispatch family."""
+    from codelens.answer.context import ChunkCatalog
+    from codelens.answer.localize import Localizer, Lookups
+    from codelens.answer.task_reading import read_task
+    from codelens.ingest.codebase import chunk_codebase
+
+    (tmp_path / "pp").mkdir()
+    (tmp_path / "pp" / "latex.py").write_text(
+        "class LatexPrinter:\n    def _print_Mul(self, expr):\n        return '*'\n\n"
+        "    def _print_Add(self, expr):\n        return '+'\n", encoding="utf-8")
+    (tmp_path / "pp" / "str.py").write_text(
+        "class StrPrinter:\n    def _print_Mul(self, expr):\n        return '*'\n\n"
+        "    def _print_Add(self, expr):\n        return '+'\n", encoding="utf-8")
+    catalog = ChunkCatalog(chunk_codebase(tmp_path, 1_000_000).chunks)
+    str_add = catalog.get("pp/str.py::StrPrinter._print_Add")
+    latex_mul = catalog.get("pp/latex.py::LatexPrinter._print_Mul")
+    task = read_task("Mul prints wrong\n\nThe product `Mul(x, y)` comes out without brackets in pp/latex.py.")
+    searched = Localizer(task, catalog, [str_add, latex_mul], Lookups(), files_first=False)
+    assert searched.ranked(1)[0].chunk == str_add  # the search's order
+    localized = Localizer(task, catalog, [str_add, latex_mul], Lookups(), dispatch_prefixes=["_print_"])
+    assert localized.kept_files[0] == "pp/latex.py"
+    assert [r.chunk for r in localized.ranked(2)] == [latex_mul, str_add]
+    undispatched = Localizer(task, catalog, [str_add, latex_mul], Lookups())
+    assert localized.ranked(1)[0].score > undispatched.ranked(1)[0].score  # `Mul` -> `_print_Mul`

@@ -21,12 +21,15 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from codelens.answer.context import ChunkCatalog
 from codelens.answer.task_reading import Frame, Name, TaskParts
 from codelens.chunk import Chunk
-from codelens.search.lexical import LexicalIndex
 from codelens.search.terms import analyze
+
+if TYPE_CHECKING:  # only its type: the CLI's path to a running server imports no numpy
+    from codelens.search.lexical import LexicalIndex
 
 SEARCH_WEIGHT = 1.0  # the search's first hit: the strongest single piece of evidence but a frame
 RANK_DECAY = 4.0  # rank r counts 1 / (1 + (r - 1) / RANK_DECAY): the fifth hit half the first
