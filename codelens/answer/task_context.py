@@ -36,7 +36,8 @@ MIN_BUDGET = 100  # below this not even one signature with its header fits
 MAX_BUDGET = 2_000_000  # the largest context windows of today; more is a typo, not a model
 MAX_TASK_CHARS = 100_000  # a long issue with its logs is ~20k characters; a megabyte is a dump, not a task
 
-SEARCH_HITS = 30  # the seeds: about what search read in rank order fits in 8k tokens (a fix is often past 10)
+SEARCH_HITS = 60  # the seeds: search hits and definitions the task names; a fix is often past 10, and at 27k past 30
+ISSUE_38_HITS = 30  # the seeds of a context with none of the parts (NO_PARTS): search read in rank order
 WALKED_SEEDS = 10  # the seeds the walk starts from: the graph around weak hits is mostly noise
 MAX_HOPS = 2  # farther than two calls away the code rarely bears on the task (and comes as signatures anyway)
 CALLEES_PER_NODE = 8  # a node's callees walked: a long function calls many helpers, the first ones matter most
@@ -368,8 +369,8 @@ def context_candidates(task: str, search: Callable[[str, int, SearchFilters], Se
                        parts: ContextParts = ALL_PARTS) -> list[Candidate]:
     """Stage A (the task read, searched, localized) and Stage B (the walk): the packer's candidates."""
     text = check_task(task)
-    if parts == NO_PARTS:
-        return task_candidates(search(text, SEARCH_HITS, filters or SearchFilters()), links, parts=parts)
+    if parts == NO_PARTS:  # issue 38's context, as it was
+        return task_candidates(search(text, ISSUE_38_HITS, filters or SearchFilters()), links, parts=parts)
     read = read_task(text)
     hits = search(text, SEARCH_HITS, filters or SearchFilters())
     lookups = lookups or Lookups()
