@@ -253,9 +253,13 @@ class Localizer:
         order = sorted(self._scores, key=lambda c: (-self._scores[c], c))[:limit]
         return [Ranked(self.catalog.chunks[c], self._scores[c], self._why.get(c, "")) for c in order]
 
+    @cached_property
+    def _top(self) -> float:
+        return max(self._scores.values(), default=0.0)
+
     def relevance(self, chunk_id: str) -> float:
         """0-1: a chunk's evidence over the best one's (0 for a chunk the task gave nothing to)."""
-        top = max(self._scores.values(), default=0.0)
+        top = self._top
         return min(1.0, self._scores.get(chunk_id, 0.0) / top) if top > 0 else 0.0
 
     def why(self, chunk_id: str) -> str:
