@@ -24,7 +24,12 @@ in UTF-8 bytes / 4 beside them, every method in both (each packs or reads anew i
 Pieces carry their start line in the header only; --line-numbers numbers every line (as before).
 `impact` fed each instance's gold patch (depth 2): recall of the test files its test patch touches,
 and how many test files it lists. Latency of `context` for a 2,300-character task: warm (p50/p95 over
---rounds on the open index) and from a fresh `python -m codelens context` process (--cold runs).
+--rounds on the open index) and from a fresh `python -m codelens context` process (--cold runs); the same
+through a running `codelens serve` (POST /context warm, and a fresh CLI process the server answers).
+Issue 45: task context with each of its parts on its own (`--variants all`: issue reading, files first,
+dispatch edges, the packer's scoring; and none of them, issue 38's context), and of the ranked pieces
+(the packer's order) func@5/func@10 (every gold function among the first k, itself or inside a
+definition the packer shows whole at 8k) and file@1/file@5 (every gold file among the first k files).
 State the load (`uptime`, printed) beside the numbers.
 """
 
@@ -48,13 +53,12 @@ from _common import PROJECT_ROOT, SHARED, percentile, print_table
 
 from codelens.answer.impact import impact_of
 from codelens.answer.pack import Candidate, PackRules, context_rules, pack, piece_text
-from codelens.answer.task_context import SEARCH_HITS, check_task, task_candidates
+from codelens.answer.task_context import ALL_PARTS, NO_PARTS, ContextParts, check_task, ranked
 from codelens.answer.token_count import BYTE_ESTIMATE, DEFAULT_TOKENIZER, TOKENIZERS, TokenCounter, counter_for
 from codelens.chunk import Chunk
 from codelens.errors import CodeLensError
 from codelens.index.build import build_index
 from codelens.open_index import OpenIndex
-from codelens.search.filters import SearchFilters
 from codelens.search.lexical import LexicalIndex
 from codelens.search.terms import tokenize
 from codelens.settings import Settings
@@ -62,9 +66,19 @@ from codelens.settings import Settings
 DEV_SET = SHARED / "benchmarks" / "swebench_lite_dev" / "instances.json"
 TASK_CHARS = 2300  # the issue's latency task: a long issue's length
 SEARCH_READ = 100  # hits today's search returns at most (search/limits.MAX_K)
-METHODS = ("context", "search", "bm25 files")
 BYTES = "bytes/4"
 SEED_NOTE = "seed 1, found by the search"  # the shortest note a gold function's piece carries in a context
+# Task context with each of its parts on its own (issue 45), beside all of them and none (issue 38's)
+VARIANTS = {
+    "context": ALL_PARTS,
+    "context, no parts (issue 38)": NO_PARTS,
+    "context, issue reading only": ContextParts(reading=True, files_first=False, dispatch=False, scoring=False),
+    "context, files first only": ContextParts(reading=False, files_first=True, dispatch=False, scoring=False),
+    "context, dispatch edges only": ContextParts(reading=False, files_first=False, dispatch=True, scoring=False),
+    "context, packer scoring only": ContextParts(reading=False, files_first=False, dispatch=False, scoring=True),
+}
+RANKS = (5, 10)  # func@k: every gold function among the first k ranked pieces
+FILE_RANKS = (1, 5)  # file@k: every gold file among the files of the first pieces, first k distinct
 
 
 @dataclass
@@ -159,6 +173,20 @@ def context_shown(candidates: Sequence[Candidate], budget: int, counter: TokenCo
     return full_cover(full, gold, index), {p.chunk.path for p in packed.pieces}
 
 
+def at_ranks(chunks: Sequence[Chunk], gold: Sequence[str], gold_files: Sequence[str], index: OpenIndex,
+             counter: TokenCounter) -> dict[str, bool]:
+    """func@k (every gold function among the first k pieces: itself, or a definition holding it that
+    the packer would show whole at 8k, not a class of thousands of lines) and file@k (every gold file
+    among the first k distinct files of the pieces)."""
+    whole = context_rules(False).big_class_share * 8000
+    readable = [c for c in chunks if c.chunk_id in gold or counter.count(c.code) <= whole]
+    row = {f"func@{k}": len(full_cover([c for c in chunks[:k] if c in readable], gold, index)) == len(gold)
+           for k in RANKS}
+    files = list(dict.fromkeys(c.path for c in chunks))
+    row.update({f"file@{k}": all(f in files[:k] for f in gold_files) for k in FILE_RANKS})
+    return row
+
+
 def search_shown(hits: Sequence[Chunk], budget: int, counter: TokenCounter, gold: Sequence[str],
                  index: OpenIndex, rules: PackRules) -> tuple[set[str], set[str]]:
     """Hits read in rank order, each whole (a piece as the packer writes it), until the next does not fit."""
@@ -247,6 +275,43 @@ def cold_latency(db: Path, task: str, runs: int, work: Path) -> list[float]:
     return times
 
 
+def serve_latency(db: Path, task: str, rounds: int, runs: int, work: Path) -> tuple[list[float], list[float]]:
+    """Through a running `codelens serve` of the index: ms of POST /context warm, and seconds of a fresh
+    `codelens context` process that the server answers (the CLI finds it)."""
+    from codelens.serve.client import find_server, remote_context
+
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
+    env.pop("CODELENS_AUTOSERVE", None)
+    server = subprocess.Popen([sys.executable, "-m", "codelens", "serve", "--db", str(db), "--no-watch"],
+                              cwd=PROJECT_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        address, deadline = None, time.perf_counter() + 900
+        while address is None and server.poll() is None and time.perf_counter() < deadline:
+            time.sleep(0.5)
+            address = find_server(db)
+        if address is None:
+            return [], []
+        request = {"task": task, "budget": 8000}
+        remote_context(address, request)
+        warm = []
+        for _ in range(rounds):
+            started = time.perf_counter()
+            remote_context(address, request)
+            warm.append((time.perf_counter() - started) * 1000)
+        task_file = work / "latency_task.txt"
+        task_file.write_text(task, encoding="utf-8")
+        fresh = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "codelens", "context", f"@{task_file}", "--db", str(db), "--json"],
+                           cwd=PROJECT_ROOT, env=env, capture_output=True, check=True)
+            fresh.append(time.perf_counter() - started)
+        return warm, fresh
+    finally:
+        server.terminate()
+        server.wait(60)
+
+
 # ------------------------------------------------------------------ the run
 
 
@@ -265,6 +330,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=20, help="warm latency rounds")
     parser.add_argument("--cold", type=int, default=3, help="fresh-process latency runs")
     parser.add_argument("--out", type=Path, default=None, help="write every number as JSON here")
+    parser.add_argument("--no-serve", dest="serve", action="store_false",
+                        help="skip the latency through a running `codelens serve`")
+    parser.add_argument("--variants", choices=("all", "context"), default="all",
+                        help="all: task context with each part on its own too (issue 45); context: all parts only")
     args = parser.parse_args(argv)
     budgets = [int(b) for b in args.budgets.split(",")]
     git_dir = args.repo.resolve()
@@ -279,11 +348,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = Settings(db_path=db, show_progress=False)
     counters = {args.tokenizer: counter_for(args.tokenizer), BYTES: BYTE_ESTIMATE}
     rules = context_rules(args.line_numbers)
-    recalls = {(unit, method, budget): Recall() for unit in counters for method in METHODS for budget in budgets}
+    variants = {name: VARIANTS[name] for name in VARIANTS if args.variants == "all" or name == "context"}
+    methods = (*variants, "search", "bm25 files")
+    recalls = {(unit, method, budget): Recall() for unit in counters for method in methods for budget in budgets}
+    ranks: dict[str, list[dict[str, bool]]] = {method: [] for method in (*variants, "search")}
     impacts: list[tuple[float, int, float]] = []
     per_instance = []
     warm: list[float] = []
     cold: list[float] = []
+    served: tuple[list[float], list[float]] = ([], [])
     for number, instance in enumerate(instances, start=1):
         started = time.perf_counter()
         export_tree(git_dir, instance["base_commit"], source, args.only)
@@ -293,16 +366,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         task = check_task(instance["problem_statement"])
         gold, gold_files = instance["gold_functions"], instance["gold_files"]
         hits = [h.chunk for h in index.search(task, k=SEARCH_READ)]
-        candidates = task_candidates(index.search(task, k=SEARCH_HITS, filters=SearchFilters()), index.links)
         files = FileBM25(source)
         row = {"instance_id": instance["instance_id"], "indexed_s": round(indexed_s, 1)}
+        candidates = {name: index.context_candidates(task, parts=parts) for name, parts in variants.items()}
+        for name, found in candidates.items():
+            ranks[name].append(at_ranks([c.chunk for c in ranked(found)], gold, gold_files, index,
+                                        counters[args.tokenizer]))
+        ranks["search"].append(at_ranks(hits, gold, gold_files, index, counters[args.tokenizer]))
+        row["ranks"] = {name: found[-1] for name, found in ranks.items()}
         for unit, counter in counters.items():
             costs = gold_costs(gold, counter, index, rules)
             row[unit] = {"gold_tokens": dict(zip(gold, costs, strict=True))}
             for budget in budgets:
                 row[unit][f"ceiling@{budget}"] = ceiling(costs, budget)
+                shown = [(name, context_shown(found, budget, counter, rules, gold, index))
+                         for name, found in candidates.items()]
                 for method, (full, shown_files) in (
-                        ("context", context_shown(candidates, budget, counter, rules, gold, index)),
+                        *shown,
                         ("search", search_shown(hits, budget, counter, gold, index, rules)),
                         ("bm25 files", files.shown(task, budget, counter, gold))):
                     recalls[unit, method, budget].add(gold, gold_files, full, shown_files, ceiling(costs, budget))
@@ -314,35 +394,46 @@ def main(argv: Sequence[str] | None = None) -> int:
             long_task = latency_task(instance["problem_statement"])
             warm = warm_latency(index, long_task, args.rounds)
             cold = cold_latency(db, long_task, args.cold, args.work) if args.cold else []
+            served = serve_latency(db, long_task, args.rounds, args.cold, args.work) if args.serve else ([], [])
         per_instance.append(row)
         middle = budgets[len(budgets) // 2]
         print(f"[{number}/{len(instances)}] {instance['instance_id']}: indexed in {indexed_s:.0f} s, "
               f"context@{middle} {len(row[args.tokenizer][f'context@{middle}'])}/{len(gold)} "
               f"(ceiling {row[args.tokenizer][f'ceiling@{middle}']:.2f}), "
               f"impact {recall:.2f} of tests ({listed} files listed)", flush=True)
-    report(recalls, budgets, list(counters), impacts, warm, cold, len(instances), args)
+    report(recalls, budgets, list(counters), impacts, warm, cold, len(instances), args, methods, ranks, served)
     if args.out:
-        args.out.write_text(json.dumps({"instances": per_instance, "warm_ms": warm, "cold_s": cold}, indent=2))
+        args.out.write_text(json.dumps({"instances": per_instance, "warm_ms": warm, "cold_s": cold,
+                                        "serve_warm_ms": served[0], "serve_fresh_s": served[1]}, indent=2))
     return 0
 
 
-def recall_rows(recalls: dict, budgets: Sequence[int], units: Sequence[str]) -> tuple[list[str], list[tuple]]:
+def recall_rows(recalls: dict, budgets: Sequence[int], units: Sequence[str],
+                methods: Sequence[str]) -> tuple[list[str], list[tuple]]:
     """(headers, rows): a row per method and budget, for each unit its function recall, file recall,
     all-gold share and ceiling side by side."""
     headers = ["method", "budget", *(f"{unit} {column}" for unit in units
                                       for column in ("function recall", "file recall", "all gold", "ceiling"))]
     rows = [(method, budget, *(value for unit in units for value in recalls[unit, method, budget].row()))
-            for method in METHODS for budget in budgets]
+            for method in methods for budget in budgets]
     return headers, rows
 
 
 def report(recalls: dict, budgets: Sequence[int], units: Sequence[str], impacts: Sequence[tuple[float, int, float]],
-           warm: Sequence[float], cold: Sequence[float], count: int, args: argparse.Namespace) -> None:
+           warm: Sequence[float], cold: Sequence[float], count: int, args: argparse.Namespace,
+           methods: Sequence[str] = ("context", "search", "bm25 files"),
+           ranks: dict[str, list[dict[str, bool]]] | None = None,
+           served: tuple[Sequence[float], Sequence[float]] = ((), ())) -> None:
     print(f"\n{count} instances of {args.set.name}" + (f", only {', '.join(args.only)} indexed (smoke)"
                                                         if args.only else ""))
     print(f"budgets in {units[0]} tokens and in {units[1]}; pieces "
           + ("numbered on every line" if args.line_numbers else "with their start line in the header"))
-    print_table(*recall_rows(recalls, budgets, units))
+    print_table(*recall_rows(recalls, budgets, units, methods))
+    if ranks:
+        columns = [*(f"func@{k}" for k in RANKS), *(f"file@{k}" for k in FILE_RANKS)]
+        print_table(["ranked pieces", *columns],
+                    [(method, *(sum(r[c] for r in rows_) / max(1, len(rows_)) for c in columns))
+                     for method, rows_ in ranks.items()])
     if impacts:
         recall = sum(r for r, _, _ in impacts) / len(impacts)
         listed = sum(n for _, n, _ in impacts) / len(impacts)
@@ -353,6 +444,10 @@ def report(recalls: dict, budgets: Sequence[int], units: Sequence[str], impacts:
         print_table(["context, 2,300-char task", "warm p50 ms", "warm p95 ms", "fresh process s (median)"],
                     [("", percentile(warm, 50), percentile(warm, 95),
                       percentile(cold, 50) if cold else float("nan"))])
+    if served[0]:
+        print_table(["context through `codelens serve`", "warm p50 ms", "warm p95 ms", "fresh CLI process s (median)"],
+                    [("", percentile(served[0], 50), percentile(served[0], 95),
+                      percentile(served[1], 50) if served[1] else float("nan"))])
     print("load:", os.getloadavg())
 
 

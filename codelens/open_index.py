@@ -13,8 +13,16 @@ from functools import cached_property
 from codelens.answer.ask import Answer, answer_question
 from codelens.answer.context import ChunkCatalog, Neighbours
 from codelens.answer.llm import ChatModel, TokenCallback
-from codelens.answer.pack import Packed, context_rules
-from codelens.answer.task_context import DEFAULT_BUDGET, ContextLinks, task_context
+from codelens.answer.pack import Candidate, Packed, context_rules
+from codelens.answer.task_context import (
+    ALL_PARTS,
+    DEFAULT_BUDGET,
+    ContextLinks,
+    ContextParts,
+    context_candidates,
+    task_context,
+    task_lookups,
+)
 from codelens.answer.token_count import DEFAULT_TOKENIZER, counter_for
 from codelens.chunk import Chunk
 from codelens.evaluation import Question, run_evaluation
@@ -88,11 +96,19 @@ class OpenIndex:
         return ContextLinks(self.catalog, self.graph, self.searcher.workspace.repo_of)
 
     def context(self, task: str, budget: int = DEFAULT_BUDGET, filters: SearchFilters | None = None,
-                tokenizer: str = DEFAULT_TOKENIZER, line_numbers: bool = False) -> Packed:
+                tokenizer: str = DEFAULT_TOKENIZER, line_numbers: bool = False,
+                parts: ContextParts = ALL_PARTS) -> Packed:
         """The packed context of a task (answer/task_context.py), counted in `tokenizer`'s tokens (one of
         answer/token_count.TOKENIZERS), every line numbered when asked."""
         return task_context(task, lambda text, k, scope: self.search(text, k, scope), self.links,
-                            counter_for(tokenizer), budget, filters, context_rules(line_numbers))
+                            counter_for(tokenizer), budget, filters, task_lookups(self.searcher, filters), parts,
+                            context_rules(line_numbers))
+
+    def context_candidates(self, task: str, filters: SearchFilters | None = None,
+                           parts: ContextParts = ALL_PARTS) -> list[Candidate]:
+        """What `context` packs, before the packer: the seeds and the walk (bench/swebench.py ranks them)."""
+        return context_candidates(task, lambda text, k, scope: self.search(text, k, scope), self.links, filters,
+                                  task_lookups(self.searcher, filters), parts)
 
     def neighbours(self) -> Neighbours | None:
         return neighbour_lookup(self.graph) if self.graph is not None else None

@@ -78,7 +78,7 @@ def test_the_table_puts_both_units_side_by_side() -> None:
                 recall = Recall()
                 recall.add(["a::f", "a::g"], ["a"], {"a::f"}, {"a"}, 1.0 if unit == "o200k" else 0.5)
                 recalls[unit, method, budget] = recall
-    headers, rows = recall_rows(recalls, (2000, 8000), ("o200k", BYTES))
+    headers, rows = recall_rows(recalls, (2000, 8000), ("o200k", BYTES), ("context", "search", "bm25 files"))
     assert headers == ["method", "budget", "o200k function recall", "o200k file recall", "o200k all gold",
                        "o200k ceiling", "bytes/4 function recall", "bytes/4 file recall", "bytes/4 all gold",
                        "bytes/4 ceiling"]

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from codelens.answer.task_context import ranked
 from codelens.answer.token_count import COUNTER_NAMES, TOKENIZERS, counter_for
 from codelens.errors import EXIT_BAD_INPUT, BadInput
 from codelens.index.build import build_index
@@ -460,3 +461,117 @@ def test_context_and_impact_cross_the_repositories_of_a_workspace(tmp_path, embe
     assert seeds and {p["repo"] for p in seeds} == {"shop"}  # the filter is the seeds'; the walk crosses
     unknown = run_cli("-m", "codelens", "context", "invoice", "--repo", "nosuch", "--db", str(settings.db_path))
     assert unknown.returncode == EXIT_BAD_INPUT and "no repository 'nosuch'" in unknown.stderr
+
+
+# ------------------------------------------------------------------ reading a task
+
+
+ISSUE = '''Checkout fails with `PaymentDeclined` after `charge_card` retries
+
+Calling checkout(order) on a good card raises. See line 12 of shop/gateway.py.
+
+```python
+>>> from shop import *
+>>> def helper(x):
+...     return x
+>>> checkout(order)  # hangs_forever here
+Traceback (most recent call last):
+  File "<stdin>", line 1, in <module>
+  File "/home/me/shop/shop/checkout.py", line 9, in checkout
+    receipt = charge_card(order.card, order.total)
+  File "/home/me/shop/shop/gateway.py", line 14, in charge_card
+    raise PaymentDeclined(card)
+shop.errors.PaymentDeclined: declined
+```
+'''
+
+
+def test_a_task_is_read_into_its_parts() -> None:
+    from codelens.answer.task_reading import Frame, read_task
+
+    parts = read_task(ISSUE)
+    assert parts.title.startswith("Checkout fails")
+    assert "Traceback" not in parts.prose and "charge_card" in parts.prose
+    assert len(parts.blocks) == 1
+    assert parts.frames == (Frame("<stdin>", 1, "<module>"), Frame("/home/me/shop/shop/checkout.py", 9, "checkout"),
+                            Frame("/home/me/shop/shop/gateway.py", 14, "charge_card"))
+    assert parts.errors == ("PaymentDeclined: declined",)
+    assert ("shop/gateway.py", 12) in parts.path_lines and "shop/gateway.py" in parts.paths
+    names = {name.text: name for name in parts.names}
+    assert names["PaymentDeclined"].quoted and names["PaymentDeclined"].in_title
+    assert names["checkout"].called and names["charge_card"].in_code
+    assert names["helper"].defined  # the reporter's own function, not the repository's
+    assert "from" not in names and "import" not in names and "most" not in names
+    assert "hangs_forever" not in names  # a comment in the reproducer
+
+
+def test_frames_of_other_languages() -> None:
+    from codelens.answer.task_reading import Frame, read_task
+
+    java = read_task("NPE\n\tat com.acme.PayService.handle(PayService.java:42)\n\tat com.acme.Main.main(Main.java:7)")
+    assert java.frames == (Frame("PayService.java", 42, "handle"), Frame("Main.java", 7, "main"))
+    node = read_task("crash\n    at fetchUser (web/src/api/client.ts:31:9)\n    at main (web/src/index.ts:4:1)")
+    assert node.frames[0] == Frame("web/src/api/client.ts", 31, "fetchUser")
+    go = read_task("panic: nil map\n\ngoroutine 1 [running]:\nmain.(*Server).Start()\n"
+                   "\t/src/cmd/server/main.go:58 +0x1d")
+    assert go.frames == (Frame("src/cmd/server/main.go", 58),)
+
+
+def test_a_traceback_frame_and_a_named_function_decide(index: OpenIndex) -> None:
+    task = ("Orders fail on retry\n\nSomething is off when paying, the receipt is never built.\n\n```\n"
+            'Traceback (most recent call last):\n  File "/srv/app/shop/gateway.py", line 3, in charge_card\n'
+            "    raise PaymentDeclined(card)\n```\n")
+    found = [c.chunk.chunk_id for c in ranked(index.context_candidates(task))]
+    assert found[0] == GATEWAY
+    named = [c.chunk.chunk_id for c in ranked(index.context_candidates("an empty list to `checkout_all` is wrong"))]
+    assert named[0] == "shop/checkout.py::checkout_all"
+
+
+def test_the_walk_takes_the_dispatched_method_the_task_bears_on(tmp_path) -> None:
+    from codelens.answer.context import ChunkCatalog
+    from codelens.answer.task_context import ContextLinks, Seed, walk
+    from codelens.graph.model import build_graph
+    from codelens.ingest.codebase import chunk_codebase
+
+    (tmp_path / "pp").mkdir()
+    (tmp_path / "pp" / "printer.py").write_text(
+        "class Printer:\n    def _print(self, expr):\n"
+        "        return getattr(self, '_print_' + type(expr).__name__)(expr)\n\n"
+        "    def _print_Add(self, expr):\n        return '+'\n\n    def _print_Mul(self, expr):\n        return '*'\n\n"
+        "    def _print_Pow(self, expr):\n        return '**'\n", encoding="utf-8")
+    chunked = chunk_codebase(tmp_path, 1_000_000)
+    links = ContextLinks(ChunkCatalog(chunked.chunks), build_graph(chunked.chunks, chunked.sources))
+    assert links.dispatch_prefixes == ["_print_"]
+    seed = [Seed(links.catalog.get("pp/printer.py::Printer._print"), 1.0, 1)]
+    wanted = "pp/printer.py::Printer._print_Mul"
+    reached = walk(seed, links, relevance=lambda chunk_id: 0.5 if chunk_id == wanted else 0.0)
+    assert [(r.chunk.chunk_id, r.role) for r in reached] == [(wanted, "callee")]
+    assert walk(seed, links) == []  # without the task's relevance a family of hundreds is not walked
+
+
+def test_files_first_then_the_definitions_inside_them(tmp_path) -> None:
+    """A named file decides between two definitions the search ranks the other way, and a type the task
+    names finds its method in the dispatch family."""
+    from codelens.answer.context import ChunkCatalog
+    from codelens.answer.localize import Localizer, Lookups
+    from codelens.answer.task_reading import read_task
+    from codelens.ingest.codebase import chunk_codebase
+
+    (tmp_path / "pp").mkdir()
+    (tmp_path / "pp" / "latex.py").write_text(
+        "class LatexPrinter:\n    def _print_Mul(self, expr):\n        return '*'\n\n"
+        "    def _print_Add(self, expr):\n        return '+'\n", encoding="utf-8")
+    (tmp_path / "pp" / "str.py").write_text(
+        "class StrPrinter:\n    def _print_Mul(self, expr):\n        return '*'\n\n"
+        "    def _print_Add(self, expr):\n        return '+'\n", encoding="utf-8")
+    catalog = ChunkCatalog(chunk_codebase(tmp_path, 1_000_000).chunks)
+    str_add = catalog.get("pp/str.py::StrPrinter._print_Add")
+    latex_mul = catalog.get("pp/latex.py::LatexPrinter._print_Mul")
+    task = read_task("Mul prints wrong\n\nThe product `Mul(x, y)` comes out without brackets in pp/latex.py.")
+    searched = Localizer(task, catalog, [str_add, latex_mul], Lookups(), files_first=False)
+    assert searched.ranked(1)[0].chunk == str_add  # the search's order
+    localized = Localizer(task, catalog, [str_add, latex_mul], Lookups(), dispatch_prefixes=["_print_"])
+    assert localized.kept_files[0] == "pp/latex.py"
+    assert [r.chunk for r in localized.ranked(2)] == [latex_mul, str_add]
+    undispatched = Localizer(task, catalog, [str_add, latex_mul], Lookups())
+    assert localized.ranked(1)[0].score > undispatched.ranked(1)[0].score  # `Mul` -> `_print_Mul`

@@ -476,3 +476,98 @@ def test_graph_follows_incremental_index_runs(embedder, copy_of, mini_project, t
     graph = load_graph(settings.db_path)
     assert [n.node.node_id for n in callers(graph, "pkg/storage.py::Repository")] == [
         "pkg/storage.py::open_repository"]
+
+
+# ------------------------------------------------------------ dispatch through a built name
+
+PRINTERS = {
+    "pp/printer.py": '''
+class Printer:
+    def _print(self, expr):
+        for cls in type(expr).__mro__:
+            name = "_print_" + cls.__name__
+            if hasattr(self, name):
+                return getattr(self, name)(expr)
+        return self.emptyPrinter(expr)
+
+    def emptyPrinter(self, expr):
+        return str(expr)
+
+    def _print_Basic(self, expr):
+        return "basic"
+
+
+class Unrelated:
+    def _print_Add(self):
+        return "not a printer"
+''',
+    "pp/latex.py": '''
+from pp.printer import Printer
+
+
+class LatexPrinter(Printer):
+    def _print_Add(self, expr):
+        return "+"
+
+    def _print_Mul(self, expr):
+        return getattr(self, f"_print_{expr.func}")(expr)
+
+    def lookup(self, expr):
+        return getattr(self, "precision")
+''',
+    "pp/visitor.py": '''
+class Visitor:
+    def visit(self, node):
+        return node.accept(self)
+
+    def visit_Name(self, node):
+        return node.id
+
+    def visit_Call(self, node):
+        return node.func
+
+
+def render(obj, kind):
+    return getattr(obj, "render_%s" % kind)()
+''',
+}
+
+
+def test_dispatch_edges_reach_the_family_a_built_name_calls(tmp_path: Path) -> None:
+    for path, text in PRINTERS.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text, encoding="utf-8")
+    graph = graph_of(tmp_path)
+    dispatch = {(e.source, e.target) for e in graph.edges if e.kind == "calls" and e.via == "dispatch"}
+    printer = "pp/printer.py::Printer._print"
+    # self-dispatch: the class's own family and its subclasses', not a same-named method elsewhere
+    assert (printer, "pp/printer.py::Printer._print_Basic") in dispatch
+    assert (printer, "pp/latex.py::LatexPrinter._print_Add") in dispatch
+    assert (printer, "pp/printer.py::Unrelated._print_Add") not in dispatch
+    assert (printer, "pp/printer.py::Printer.emptyPrinter") not in dispatch  # a plain call
+    assert ("pp/latex.py::LatexPrinter._print_Mul", "pp/latex.py::LatexPrinter._print_Add") in dispatch  # f-string
+    assert not any(source == "pp/latex.py::LatexPrinter.lookup" for source, _ in dispatch)  # a constant name
+    # the conventional family: visit -> visit_X
+    assert ("pp/visitor.py::Visitor.visit", "pp/visitor.py::Visitor.visit_Name") in dispatch
+    assert ("pp/visitor.py::Visitor.visit", "pp/visitor.py::Visitor.visit_Call") in dispatch
+    # callers of a family member see its dispatcher
+    assert printer in {n.node.node_id for n in callers(graph, "pp/latex.py::LatexPrinter._print_Add")}
+
+
+def test_string_prefixes_of_built_names() -> None:
+    import ast
+
+    from codelens.graph.dispatch import string_prefix
+
+    def prefix(code: str) -> str | None:
+        return string_prefix(ast.parse(code, mode="eval").body)
+
+    assert prefix('"_print_" + name') == "_print_"
+    assert prefix('"_print_" + a + b') == "_print_"
+    assert prefix('f"visit_{node}"') == "visit_"
+    assert prefix('"handle_%s" % kind') == "handle_"
+    assert prefix('"p_{}".format(x)') is None  # too short to name a family
+    assert prefix('"on_{}".format(x)') == "on_"
+    assert prefix('"do_it_{}".format(x)') == "do_it_"
+    assert prefix('"_print_Add"') is None  # a constant: an ordinary getattr
+    assert prefix('"a b" + x') is None  # not a name

@@ -18,28 +18,33 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from codelens.answer.context import ChunkCatalog
-from codelens.answer.pack import CONTEXT_RULES, Candidate, Packed, PackRules, pack
+from codelens.answer.localize import Localizer, Lookups, dispatch_prefixes
+from codelens.answer.pack import CONTEXT_RULES, Candidate, Packed, PackRules, pack, score
+from codelens.answer.task_reading import TaskParts, read_task
 from codelens.answer.token_count import TokenCounter
 from codelens.chunk import Chunk
-from codelens.errors import BadInput
+from codelens.errors import BadInput, CodeLensError
+from codelens.graph.dispatch import DISPATCH
 from codelens.graph.model import CodeGraph
 from codelens.search.filters import SearchFilters
 
 if TYPE_CHECKING:
-    from codelens.search.searcher import Hit
+    from codelens.search.searcher import Hit, Searcher
 
 DEFAULT_BUDGET = 8000
 MIN_BUDGET = 100  # below this not even one signature with its header fits
 MAX_BUDGET = 2_000_000  # the largest context windows of today; more is a typo, not a model
 MAX_TASK_CHARS = 100_000  # a long issue with its logs is ~20k characters; a megabyte is a dump, not a task
 
-SEARCH_HITS = 30  # the seeds: about what search read in rank order fits in 8k tokens (a fix is often past 10)
+SEARCH_HITS = 60  # the seeds: search hits and definitions the task names; a fix is often past 10, and at 27k past 30
+ISSUE_38_HITS = 30  # the seeds of a context with none of the parts (NO_PARTS): search read in rank order
 WALKED_SEEDS = 10  # the seeds the walk starts from: the graph around weak hits is mostly noise
 MAX_HOPS = 2  # farther than two calls away the code rarely bears on the task (and comes as signatures anyway)
 CALLEES_PER_NODE = 8  # a node's callees walked: a long function calls many helpers, the first ones matter most
 CALLERS_PER_NODE = 5  # a popular function has hundreds of callers: a few show how it is used
 TESTS_PER_NODE = 4  # the tests that call a seed: enough to see how it is exercised
 LINKS_PER_SEED = 3  # configuration pieces, documents, types and exceptions per seed
+DISPATCHED_PER_NODE = 3  # methods reached by a built name that the task bears on, per node
 
 ROLES = ("seed", "callee", "caller", "type", "exception", "configuration", "test", "document")
 
@@ -152,7 +157,7 @@ class ContextLinks:
         return found
 
     def warm_up(self) -> None:
-        _ = self._classes, self._configuration, self._documents
+        _ = self._classes, self._configuration, self._documents, self.dispatch_prefixes
 
     # ---------------------------------------------------------- one node's links
 
@@ -163,9 +168,28 @@ class ContextLinks:
     def callees(self, chunk: Chunk) -> list[Chunk]:
         if self.graph is None:
             return []
-        edges = self.graph.out_edges(chunk.chunk_id, ("calls", "inherits"))
+        edges = [e for e in self.graph.out_edges(chunk.chunk_id, ("calls", "inherits")) if e.via != DISPATCH]
         found = [self._chunk(e.target) for e in sorted(edges, key=lambda e: (e.kind != "inherits", e.line))]
         return _unique([c for c in found if c is not None and c.chunk_id != chunk.chunk_id])
+
+    def dispatched(self, chunk: Chunk) -> list[Chunk]:
+        """The methods it calls through a built name (`getattr(self, "_print_" + name)`): a family of
+        hundreds, that the walk picks from by the task."""
+        if self.graph is None:
+            return []
+        found = [self._chunk(e.target) for e in self.graph.out_edges(chunk.chunk_id, ("calls",)) if e.via == DISPATCH]
+        return [c for c in found if c is not None]
+
+    @cached_property
+    def dispatch_prefixes(self) -> list[str]:
+        """The name prefixes of the graph's dispatch families (`_print_`, `visit_`)."""
+        if self.graph is None:
+            return []
+        families: dict[str, list[str]] = {}
+        for edge in self.graph.edges:
+            if edge.via == DISPATCH and edge.kind == "calls":
+                families.setdefault(edge.source, []).append(edge.target.rsplit("::", 1)[-1].rsplit(".", 1)[-1])
+        return dispatch_prefixes(families)
 
     def callers(self, chunk: Chunk) -> list[Chunk]:
         if self.graph is None:
@@ -232,16 +256,19 @@ class _Reached:
 
 
 def walk(seeds: Sequence[Seed], links: ContextLinks, include_tests: bool = True,
-         also_seen: Iterable[str] = ()) -> list[_Reached]:
+         also_seen: Iterable[str] = (), relevance: Callable[[str], float] | None = None) -> list[_Reached]:
     """Breadth-first from the seeds, MAX_HOPS steps: each chunk at its shortest distance, with its role
-    (`also_seen`: chunks already candidates, the other seeds, not walked again)."""
+    (`also_seen`: chunks already candidates, the other seeds, not walked again). With `relevance` (a
+    chunk id's own relevance to the task) a node's neighbours are taken most relevant first, and the
+    methods it dispatches to by a built name are walked too, those the task bears on."""
     reached: list[_Reached] = []
     seen = {seed.chunk.chunk_id for seed in seeds} | set(also_seen)
     frontier = [seed.chunk for seed in seeds]
     for hops in range(1, MAX_HOPS + 1):
         next_frontier: list[Chunk] = []
         for chunk in frontier:
-            for role, found in _relations(chunk, links, first_step=hops == 1, include_tests=include_tests):
+            for role, found in _relations(chunk, links, first_step=hops == 1, include_tests=include_tests,
+                                          relevance=relevance):
                 if found.chunk_id in seen:
                     continue
                 seen.add(found.chunk_id)
@@ -252,18 +279,22 @@ def walk(seeds: Sequence[Seed], links: ContextLinks, include_tests: bool = True,
     return reached
 
 
-def _relations(chunk: Chunk, links: ContextLinks, first_step: bool,
-               include_tests: bool) -> list[tuple[str, Chunk]]:
+def _relations(chunk: Chunk, links: ContextLinks, first_step: bool, include_tests: bool,
+               relevance: Callable[[str], float] | None = None) -> list[tuple[str, Chunk]]:
     """(role, chunk) of one node's neighbours; configuration and documents only next to a seed."""
     raised = links.raised(chunk) if chunk.is_code else []
     raised_ids = {c.chunk_id for c in raised}
     related: list[tuple[str, Chunk]] = [("exception", c) for c in raised]
+    first = (lambda chunks: sorted(chunks, key=lambda c: -relevance(c.chunk_id))) if relevance else list
     if chunk.is_code:
-        for callee in links.callees(chunk)[:CALLEES_PER_NODE]:
+        for callee in first(links.callees(chunk))[:CALLEES_PER_NODE]:
             if callee.chunk_id not in raised_ids:
                 related.append(("type" if callee.kind == "class" else "callee", callee))
+        if relevance is not None:
+            dispatched = [c for c in first(links.dispatched(chunk)) if relevance(c.chunk_id) > 0]
+            related.extend(("callee", c) for c in dispatched[:DISPATCHED_PER_NODE])
         related.extend(("type", c) for c in links.types(chunk))
-        callers = links.callers(chunk)
+        callers = first(links.callers(chunk))
         related.extend(("caller", c) for c in [c for c in callers if not c.is_test][:CALLERS_PER_NODE])
         if include_tests:
             related.extend(("test", c) for c in [c for c in callers if c.is_test][:TESTS_PER_NODE])
@@ -276,39 +307,108 @@ def _relations(chunk: Chunk, links: ContextLinks, first_step: bool,
 # ------------------------------------------------------------------ the whole
 
 
-def task_candidates(hits: Sequence[Hit], links: ContextLinks, include_tests: bool = True) -> list[Candidate]:
-    """Stage A's hits and Stage B's walk as the packer's candidates."""
-    seeds = seeds_of(hits)
+@dataclass(frozen=True)
+class ContextParts:
+    """The parts of task context beyond a search and a walk, each switchable (bench/swebench.py
+    measures each on its own): `reading` reads the task into its parts (answer/task_reading.py) and
+    looks up its names, frames and paths; `files_first` ranks files, then the definitions inside the
+    best; `dispatch` walks the graph's dispatch edges and looks up the task's types among the
+    dispatch families; `scoring` gives every candidate its own relevance (a walked node's from the
+    task, not 0), so a callee the task names beats the thirtieth search hit."""
+
+    reading: bool = True
+    files_first: bool = True
+    dispatch: bool = True
+    scoring: bool = True
+
+
+ALL_PARTS = ContextParts()
+NO_PARTS = ContextParts(reading=False, files_first=False, dispatch=False, scoring=False)
+
+
+def task_candidates(hits: Sequence[Hit], links: ContextLinks, include_tests: bool = True,
+                    localizer: Localizer | None = None, parts: ContextParts = ALL_PARTS) -> list[Candidate]:
+    """The seeds (the localizer's best definitions, or the search's hits) and Stage B's walk as the
+    packer's candidates."""
+    if localizer is None:
+        seeds = seeds_of(hits)
+    else:
+        seeds = [Seed(r.chunk, localizer.relevance(r.chunk.chunk_id), rank, links.repo_of(r.chunk.path))
+                 for rank, r in enumerate(localizer.ranked(SEARCH_HITS), start=1)]
     relevance = {seed.chunk.chunk_id: seed.relevance for seed in seeds}
+    own = localizer.relevance if localizer is not None and parts.scoring else None
+    walk_relevance = own if own is not None else (localizer.relevance if localizer is not None and parts.dispatch
+                                                  else None)
     candidates = [
-        Candidate(seed.chunk, "seed", 0, seed.relevance, note=f"seed {seed.rank}, found by the search",
+        Candidate(seed.chunk, "seed", 0, seed.relevance, note=_seed_note(seed, localizer),
                   repo=seed.repo or links.repo_of(seed.chunk.path), callees=links.call_targets(seed.chunk),
                   members=links.members(seed.chunk))
         for seed in seeds
     ]
-    for found in walk(seeds[:WALKED_SEEDS], links, include_tests, also_seen=relevance):
+    for found in walk(seeds[:WALKED_SEEDS], links, include_tests, also_seen=relevance, relevance=walk_relevance):
         chunk = found.chunk
         hops = f"{found.hops} hop{'s' if found.hops > 1 else ''}"
         candidates.append(Candidate(
-            chunk, found.role, found.hops, relevance.get(chunk.chunk_id, 0.0),
+            chunk, found.role, found.hops, own(chunk.chunk_id) if own is not None else 0.0,
             note=f"{found.role}, {_VIA[found.role]} `{found.origin.symbol}`, {hops}",
             repo=links.repo_of(chunk.path), callees=links.call_targets(chunk), members=links.members(chunk)))
     return candidates
+
+
+def _seed_note(seed: Seed, localizer: Localizer | None) -> str:
+    why = localizer.why(seed.chunk.chunk_id) if localizer is not None else ""
+    return f"seed {seed.rank}, " + (f"found by {why}" if why else "found by the search")
 
 
 _VIA = {"callee": "called by", "caller": "calls", "type": "used by", "exception": "raised by",
         "configuration": "read by", "test": "tests", "document": "names"}
 
 
+def context_candidates(task: str, search: Callable[[str, int, SearchFilters], Sequence[Hit]], links: ContextLinks,
+                       filters: SearchFilters | None = None, lookups: Lookups | None = None,
+                       parts: ContextParts = ALL_PARTS) -> list[Candidate]:
+    """Stage A (the task read, searched, localized) and Stage B (the walk): the packer's candidates."""
+    text = check_task(task)
+    if parts == NO_PARTS:  # issue 38's context, as it was
+        return task_candidates(search(text, ISSUE_38_HITS, filters or SearchFilters()), links, parts=parts)
+    read = read_task(text)
+    hits = search(text, SEARCH_HITS, filters or SearchFilters())
+    lookups = lookups or Lookups()
+    if not parts.reading:  # the search's hits alone, ranked by file when files_first
+        read, lookups = TaskParts(text, read.title, read.prose, (), (), (), (), ()), Lookups(accept=lookups.accept)
+    localizer = Localizer(read, links.catalog, [hit.chunk for hit in hits], lookups,
+                          links.dispatch_prefixes if parts.dispatch and parts.reading else (),
+                          files_first=parts.files_first)
+    return task_candidates(hits, links, localizer=localizer, parts=parts)
+
+
 def task_context(task: str, search: Callable[[str, int, SearchFilters], Sequence[Hit]], links: ContextLinks,
                  counter: TokenCounter, budget: int = DEFAULT_BUDGET,
-                 filters: SearchFilters | None = None, rules: PackRules = CONTEXT_RULES) -> Packed:
-    """The packed context of a task: Stage A (`search(task, k, filters)`), Stage B (`links`), the packer
-    (budget counted by `counter`)."""
-    text = check_task(task)
+                 filters: SearchFilters | None = None, lookups: Lookups | None = None,
+                 parts: ContextParts = ALL_PARTS, rules: PackRules = CONTEXT_RULES) -> Packed:
+    """The packed context of a task: Stage A, Stage B (`links`), the packer (budget counted by `counter`)."""
+    check_task(task)
     check_budget(budget)
-    hits = search(text, SEARCH_HITS, filters or SearchFilters())
-    return pack(task_candidates(hits, links), budget, counter, rules)
+    return pack(context_candidates(task, search, links, filters, lookups, parts), budget, counter, rules)
+
+
+def task_lookups(searcher: Searcher, filters: SearchFilters | None) -> Lookups:
+    """The searcher's BM25 over chunks and files and its scope: what reading a task looks names up in.
+    A path prefix no file has is left to the search to refuse."""
+    try:
+        accept = searcher.scope(filters or SearchFilters()).accepts
+    except CodeLensError:
+        accept = Lookups().accept
+    return Lookups(searcher.lexical, searcher.file_words, accept)
+
+
+def ranked(candidates: Sequence[Candidate]) -> list[Candidate]:
+    """The candidates in the packer's order (S best first, nearest first among equals), each chunk once:
+    what `func@k` reads (bench/swebench.py)."""
+    order = sorted(enumerate(candidates), key=lambda item: (-score(item[1].relevance, item[1].hops),
+                                                            item[1].hops, item[0]))
+    seen: set[str] = set()
+    return [c for _, c in order if not (c.chunk.chunk_id in seen or seen.add(c.chunk.chunk_id))]
 
 
 def to_markdown(packed: Packed | dict, task: str = "") -> str:
@@ -338,6 +438,6 @@ def _shared_prefix(a: str, b: str) -> int:
     return count
 
 
-__all__ = ["DEFAULT_BUDGET", "MAX_BUDGET", "MAX_TASK_CHARS", "MIN_BUDGET", "ROLES",
-           "ContextLinks", "Seed", "check_budget", "check_task", "seeds_of", "task_candidates", "task_context",
-           "to_markdown", "walk"]
+__all__ = ["ALL_PARTS", "DEFAULT_BUDGET", "MAX_BUDGET", "MAX_TASK_CHARS", "MIN_BUDGET", "NO_PARTS", "ROLES",
+           "ContextLinks", "ContextParts", "Seed", "check_budget", "check_task", "context_candidates", "ranked",
+           "seeds_of", "task_candidates", "task_context", "to_markdown", "walk"]

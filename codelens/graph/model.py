@@ -12,7 +12,9 @@ parameter and return annotations. A call that cannot be resolved inside the code
 kept as a named external target (`ext:sqlalchemy.orm.Session.query`, `ext:builtins.len`),
 never dropped. A function passed as an argument (`Depends(get_token)`, `partial(f)`)
 counts as called by the function that passes it (`via="reference"`): that is how
-dependency-injection code calls. Files `ast` cannot parse keep their nodes and contains
+dependency-injection code calls. A method reached through a built name (`getattr(self, "_print_" +
+name)`, a `visit_X` family) is called by its dispatcher (`via="dispatch"`, `codelens.graph.dispatch`).
+Files `ast` cannot parse keep their nodes and contains
 edges (taken from the chunks) but get no other edges.
 
 Every other language with a graph rule (`codelens.languages.GRAPH_RULES`: TypeScript, Go, Java,
@@ -31,6 +33,7 @@ from pathlib import PurePosixPath
 
 from codelens.chunk import Chunk
 from codelens.graph.bindings import Project
+from codelens.graph.dispatch import DISPATCH, dispatch_edges
 from codelens.graph.python_edges import EXTERNAL_PREFIX, EdgeExtractor
 from codelens.graph.python_modules import ModuleIndex, module_name
 from codelens.graph.resolve import Resolver
@@ -38,8 +41,9 @@ from codelens.graph.scopes import EdgeSink, ScopeBuilder, parse_python
 from codelens.graph.syntax_edges import BY_NAME, add_syntax_edges, syntax_paths
 from codelens.ingest.chunker import is_test_path
 
-__all__ = ["BY_NAME", "EDGE_KINDS", "EXTERNAL", "EXTERNAL_PREFIX", "FILE", "CodeGraph", "Edge", "Node", "build_graph",
-           "contains_edges", "definition_ids", "external_node", "first_line", "module_name", "parse_python"]
+__all__ = ["BY_NAME", "DISPATCH", "EDGE_KINDS", "EXTERNAL", "EXTERNAL_PREFIX", "FILE", "CodeGraph", "Edge", "Node",
+           "build_graph", "contains_edges", "definition_ids", "external_node", "first_line", "module_name",
+           "parse_python"]
 
 EDGE_KINDS = ("contains", "calls", "inherits", "imports", "decorates")
 FILE = "file"
@@ -85,7 +89,8 @@ class Edge:
     line: int = 0  # first line where it happens (0 for contains)
     count: int = 1  # how many places
     # "" a call (or an edge resolved through the code), "reference" a function passed as an argument,
-    # "name" (BY_NAME) resolved by a unique name only: uncertain (languages other than Python)
+    # "name" (BY_NAME) resolved by a unique name only: uncertain (languages other than Python),
+    # "dispatch" (DISPATCH) a method reached through a built name (`getattr(self, "_print_" + name)`)
     via: str = ""
 
 
@@ -180,6 +185,10 @@ def build_graph(chunks: Sequence[Chunk], sources: Mapping[str, str],
             EdgeExtractor(project, resolver, sink).extract(trees[path], scope)
         except RecursionError:
             continue
+    inherits = [(row[0], row[1]) for row in sink.rows() if row[2] == "inherits"]
+    owner_of = {key: scope.chunk_id for key, scope in project.def_scopes.items() if scope.chunk_id}
+    for source, target, line in dispatch_edges(chunks, trees, sources, owner_of, inherits):
+        sink.add(source, target, "calls", line, via=DISPATCH)
     add_syntax_edges(chunks, {**sources, **other_code}, sink, repository_labels)
     nodes = _nodes(chunks, {**sources, **other_code}, trees, project.index)
     return CodeGraph.from_parts(nodes, [Edge(*row) for row in sink.rows()], repository_labels)

@@ -122,7 +122,7 @@ class ContextOfSearcher:
         """POST /context: {"task", "budget"?, "path_prefix"?, "include_tests"?, "repos"?, "tokenizer"?,
         "line_numbers"?} -> the context JSON."""
         from codelens.answer.pack import context_rules
-        from codelens.answer.task_context import DEFAULT_BUDGET, task_context
+        from codelens.answer.task_context import DEFAULT_BUDGET, task_context, task_lookups
         from codelens.answer.token_count import DEFAULT_TOKENIZER, check_tokenizer, counter_for
 
         task, budget = request.get("task"), request.get("budget", DEFAULT_BUDGET)
@@ -138,7 +138,8 @@ class ContextOfSearcher:
         filters = SearchFilters(path_prefix=prefix, include_tests=bool(request.get("include_tests", False)),
                                 repos=tuple(str(repo) for repo in repos))
         packed = task_context(task, lambda text, k, scope: self.searcher.search(text, k=k, filters=scope),
-                              self.links(), counter_for(tokenizer), budget, filters, context_rules(line_numbers))
+                              self.links(), counter_for(tokenizer), budget, filters,
+                              task_lookups(self.searcher, filters), rules=context_rules(line_numbers))
         return packed.to_dict()
 
 
