@@ -263,9 +263,15 @@ def warm_latency(index: OpenIndex, task: str, rounds: int) -> list[float]:
 
 
 def cold_latency(db: Path, task: str, runs: int, work: Path) -> list[float]:
+    """Seconds of fresh `codelens context` processes with no server to answer them."""
+    return fresh_context_runs(db, task, runs, work, {**os.environ, "CODELENS_AUTOSERVE": "0",
+                                                     "PYTHONPATH": str(PROJECT_ROOT)})
+
+
+def fresh_context_runs(db: Path, task: str, runs: int, work: Path, env: dict[str, str]) -> list[float]:
+    """Seconds of each of `runs` fresh `codelens context @task --json` processes in `env`."""
     task_file = work / "latency_task.txt"
     task_file.write_text(task, encoding="utf-8")
-    env = {**os.environ, "CODELENS_AUTOSERVE": "0", "PYTHONPATH": str(PROJECT_ROOT)}
     times = []
     for _ in range(runs):
         started = time.perf_counter()
@@ -298,15 +304,7 @@ def serve_latency(db: Path, task: str, rounds: int, runs: int, work: Path) -> tu
             started = time.perf_counter()
             remote_context(address, request)
             warm.append((time.perf_counter() - started) * 1000)
-        task_file = work / "latency_task.txt"
-        task_file.write_text(task, encoding="utf-8")
-        fresh = []
-        for _ in range(runs):
-            started = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "codelens", "context", f"@{task_file}", "--db", str(db), "--json"],
-                           cwd=PROJECT_ROOT, env=env, capture_output=True, check=True)
-            fresh.append(time.perf_counter() - started)
-        return warm, fresh
+        return warm, fresh_context_runs(db, task, runs, work, env)
     finally:
         server.terminate()
         server.wait(60)
