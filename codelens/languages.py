@@ -99,7 +99,7 @@ _C_TESTS = ("_test.c", "_test.cc", "_test.cpp", "_unittest.cc", "_unittest.cpp",
 
 LANGUAGES: tuple[LanguageRow, ...] = (
     LanguageRow(PYTHON, (".py",), None, calls=("call",), imports=("import_statement", "import_from_statement"),
-                doc_prefixes=("#",)),
+                doc_prefixes=("#",), generated_suffixes=("_pb2.py", "_pb2_grpc.py")),  # protoc's Python
     LanguageRow(
         "typescript", (".ts", ".mts", ".cts", ".tsx"), _TS, grammar_by_suffix=((".tsx", _TSX),),
         definitions=_JS_CLASSES + _JS_FUNCTIONS, containers=_JS_CONTAINERS, doc_prefixes=_C_STYLE_DOCS,

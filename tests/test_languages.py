@@ -299,12 +299,14 @@ def test_generated_and_vendored_code_is_skipped_with_one_warning_per_folder(tmp_
         "target/debug/build.rs": "fn main() {}\n",
         "ignored/vendor/v.go": GO_FUNC, ".gitignore": "ignored/\n",
         "bin/tool.py": "def main():\n    return 0\n",  # a Python repository's scripts: kept
+        "api_pb2_grpc.py": "class GreeterStub:\n    pass\n",  # protoc's, without a DO NOT EDIT mark
         "web/bundle.js": "var a=1;" * 2000 + "\n",
     })
     result = chunk_source(project, 1_000_000)
     assert sorted({c.path for c in result.chunks}) == ["add.go", "bin/tool.py"]
     assert sorted(result.warnings) == [
         "api.pb.go: skipped, generated (by its name)",
+        "api_pb2_grpc.py: skipped, generated (by its name)",
         "mock.go: skipped, generated (a DO NOT EDIT / @generated mark)",
         "target/: skipped, vendored or build output (other people's or generated code)",
         "vendor/: skipped, vendored or build output (other people's or generated code)",

@@ -120,16 +120,19 @@ def chunk_one_file(path: Path, rel_path: str, max_file_bytes: int) -> FileChunks
 
 
 def _unless_generated(rel_path: str, text: str, fmt: str, warning: str | None) -> tuple[str | None, str | None]:
-    """(text, warning): None and why when the file was written by a tool (Python as before: only by
-    its lines' length, so a Python repository's results do not move)."""
+    """(text, warning): None and why when the file was written by a tool. Python by its name only
+    (protoc's `*_pb2.py`, `*_pb2_grpc.py`), not by its lines' length or a DO NOT EDIT mark, so a Python
+    repository's results do not move."""
     if fmt in ("csv", "markdown", "rst"):
         return text, warning
     if fmt != PYTHON and looks_generated(text):
         return None, f"{rel_path}: skipped, minified or generated (lines too long to be written by hand)"
-    if fmt != PYTHON and is_code_format(fmt):
+    if is_code_format(fmt):
         reason = skipped_file_reason(rel_path)
-        if reason is not None or generated_mark(text):
-            return None, f"{rel_path}: skipped, {reason or 'generated (a DO NOT EDIT / @generated mark)'}"
+        if reason is None and fmt != PYTHON and generated_mark(text):
+            reason = "generated (a DO NOT EDIT / @generated mark)"
+        if reason is not None:
+            return None, f"{rel_path}: skipped, {reason}"
     return text, warning
 
 
