@@ -4,6 +4,7 @@ its base commit, the code its fix changed as the gold.
     python bench/swebench.py --repo GITDIR [--instances N] [--budgets 2000,8000,27000]
                              [--tokenizer o200k|cl100k|e5] [--line-numbers]
                              [--set instances.json] [--work DIR] [--only PREFIX ...] [--out results.json]
+                             [--snapshots DIR]
 
 GITDIR is a clone or bare mirror of the instances' repository (sympy/sympy for the dev set in
 ../shared/benchmarks/swebench_lite_dev/). Instances run in commit order; each base is exported with
@@ -58,6 +59,7 @@ from codelens.answer.token_count import BYTE_ESTIMATE, DEFAULT_TOKENIZER, TOKENI
 from codelens.chunk import Chunk
 from codelens.errors import CodeLensError
 from codelens.index.build import build_index
+from codelens.index.store import forget_open_indexes
 from codelens.open_index import OpenIndex
 from codelens.search.lexical import LexicalIndex
 from codelens.search.terms import tokenize
@@ -330,6 +332,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None, help="write every number as JSON here")
     parser.add_argument("--no-serve", dest="serve", action="store_false",
                         help="skip the latency through a running `codelens serve`")
+    parser.add_argument("--snapshots", type=Path, default=None, metavar="DIR",
+                        help="keep each base's index in DIR/<instance>/db, and open one kept there instead of "
+                             "indexing again (a later run of changed context code over the same bases)")
     parser.add_argument("--variants", choices=("all", "context"), default="all",
                         help="all: task context with each part on its own too (issue 45); context: all parts only")
     args = parser.parse_args(argv)
@@ -358,9 +363,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     for number, instance in enumerate(instances, start=1):
         started = time.perf_counter()
         export_tree(git_dir, instance["base_commit"], source, args.only)
-        build_index(source, settings, finish_tests=False)  # search leaves tests out; the graph has them
+        kept = args.snapshots / instance["instance_id"] / "db" if args.snapshots else None
+        opened = Settings(db_path=kept, show_progress=False) if kept and kept.is_dir() else settings
+        forget_open_indexes()  # one ChromaDB client at a time, not one per kept index
+        if opened is settings:
+            build_index(source, settings, finish_tests=False)  # search leaves tests out; the graph has them
+            if kept:
+                shutil.copytree(db, kept)
         indexed_s = time.perf_counter() - started
-        index = OpenIndex(settings)
+        index = OpenIndex(opened)
         task = check_task(instance["problem_statement"])
         gold, gold_files = instance["gold_functions"], instance["gold_files"]
         hits = [h.chunk for h in index.search(task, k=SEARCH_READ)]
@@ -391,9 +402,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if number == 1:
             long_task = latency_task(instance["problem_statement"])
             warm = warm_latency(index, long_task, args.rounds)
-            cold = cold_latency(db, long_task, args.cold, args.work) if args.cold else []
-            served = serve_latency(db, long_task, args.rounds, args.cold, args.work) if args.serve else ([], [])
+            cold = cold_latency(opened.db_path, long_task, args.cold, args.work) if args.cold else []
+            served = (serve_latency(opened.db_path, long_task, args.rounds, args.cold, args.work)
+                      if args.serve else ([], []))
         per_instance.append(row)
+        if args.out:  # every instance's row as it comes, so a stopped run keeps what it measured
+            with args.out.with_suffix(".rows.jsonl").open("a", encoding="utf-8") as rows:
+                rows.write(json.dumps(row) + "\n")
         middle = budgets[len(budgets) // 2]
         print(f"[{number}/{len(instances)}] {instance['instance_id']}: indexed in {indexed_s:.0f} s, "
               f"context@{middle} {len(row[args.tokenizer][f'context@{middle}'])}/{len(gold)} "
