@@ -184,11 +184,14 @@ def test_configuration_files_in_a_codebase_and_the_size_limit(tmp_path: Path) ->
     for cache in (".terraform/modules/vpc", ".gradle/8.5"):  # downloaded modules, Gradle's caches
         (repo / cache).mkdir(parents=True)
         (repo / cache / "main.tf").write_text('resource "aws_vpc" "this" {\n  cidr_block = "10.0.0.0/16"\n}\n')
+    (repo / ".idea").mkdir()  # a JetBrains IDE's state: XML the project did not write
+    (repo / ".idea" / "workspace.xml").write_text('<project version="4">\n  <component name="Tasks"/>\n</project>\n')
     chunked = chunk_codebase(repo, 1_000_000)
     ids = {c.chunk_id for c in chunked.chunks}
     assert {"pom.xml::dependencies.org.postgresql:postgresql", "main.tf::resource.aws_db_instance.main",
             "application-prod.properties::spring.datasource", "billing.proto::Invoice"} <= ids
-    assert not any(c.path == "huge.xml" or c.path.startswith((".terraform/", ".gradle/")) for c in chunked.chunks)
+    skipped = (".terraform/", ".gradle/", ".idea/")
+    assert not any(c.path == "huge.xml" or c.path.startswith(skipped) for c in chunked.chunks)
     assert any("huge.xml: skipped" in warning for warning in chunked.warnings)
     password = next(c for c in chunked.chunks if c.path == "db.properties")
     assert "s3cr3t-Pa55word-Value" not in password.code  # configuration values are masked like any other

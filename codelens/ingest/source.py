@@ -30,6 +30,8 @@ SKIP_DIRS = frozenset({
     ".env", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", "build",
     "dist", "site-packages", ".eggs", "__MACOSX",
     ".terraform", ".gradle",  # Terraform's downloaded providers and modules, Gradle's caches: not the project's
+    ".idea", ".vs",  # IDE state (JetBrains' workspace XML, Visual Studio's): the editor's, not the project's
+    ".next", ".nuxt", ".svelte-kit", ".angular", ".parcel-cache",  # front-end frameworks' build output
 })
 
 # Other people's code and build output, skipped with a warning (one per folder): vendored
