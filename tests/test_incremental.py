@@ -208,15 +208,29 @@ def test_editing_one_function_re_embeds_only_that_chunk(project: Path, tmp_path:
     assert hit.chunk_id == "pkg/auth.py::hash_password" and "sha512" in hit.chunk.code
 
 
-def test_moving_code_inside_a_file_updates_lines_without_embedding(project: Path, tmp_path: Path, embedder) -> None:
+def test_moving_code_inside_a_file_updates_lines_without_embedding(project: Path, tmp_path: Path, embedder,
+                                                                   monkeypatch) -> None:
     settings = settings_for(tmp_path / "db")
     build_index(project, settings, embedder=embedder)
     auth = project / "pkg" / "auth.py"
+    before = dict(zip(*VectorStore(settings.db_path, COLLECTION_NAME).all_vectors(), strict=True))
     auth.write_text("\n\n\n" + auth.read_text())
+    written: list[str] = []
+    upsert = VectorStore.upsert
+    monkeypatch.setattr(VectorStore, "upsert", lambda self, chunks, vectors: (
+        written.extend(c.chunk_id for c in chunks), upsert(self, chunks, vectors)))
     stats = build_index(project, settings, embedder=embedder)
     assert stats.run["upserted"] == 3 and stats.run["embedded"] == 0  # new line numbers, same text
+    assert written == []  # moved, not changed: their metadata alone written, no vector sent again
     hit = Searcher(settings, embedder=embedder).search("hash a password", k=1)[0]
     assert hit.chunk.start_line == 10
+    # ChromaDB's own rows moved too (their metadata rewritten in place), the vector kept as it was
+    store = VectorStore(settings.db_path, COLLECTION_NAME)
+    stored = {c.chunk_id: c for c in store.all_chunks()}
+    assert stored["pkg/auth.py::hash_password"].start_line == 10
+    assert stored["pkg/auth.py::hash_password"].code == hit.chunk.code
+    after = dict(zip(*store.all_vectors(), strict=True))
+    assert after.keys() == before.keys() and all(np.array_equal(after[k], before[k]) for k in before)
 
 
 def test_removing_a_file_deletes_its_chunks(project: Path, tmp_path: Path, embedder) -> None:

@@ -29,7 +29,7 @@ from codelens.index.manifest import Manifest, chunk_fingerprint
 from codelens.index.metadata import IndexStats
 from codelens.index.previous import Previous, read_previous
 from codelens.index.progress_stages import RunWork, Stage, run_stages
-from codelens.index.progressive import is_partial
+from codelens.index.progressive import catalog_contents, is_partial
 from codelens.index.registry import SIDECARS, sidecar_names
 from codelens.index.test_vectors import deferred_tests
 from codelens.ingest.codebase import ChunkedCodebase, source_file_hashes
@@ -56,6 +56,9 @@ class Plan:
     deferred: frozenset[str] = frozenset()  # test chunks whose vectors follow the swap (test_vectors.py)
     rebuild: frozenset[str] | None = None  # the sidecars this run builds (None: every one)
     progressive: bool = False  # a searchable partial index first, its vectors after (progressive.py)
+    # Chunks ChromaDB holds with the same code and vector that only moved (lines, parent, signature):
+    # their metadata alone is written again, not their vectors (a pull shifts most of a changed file's lines)
+    relabel: list[Chunk] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -165,6 +168,11 @@ def plan(run: Run) -> Run:
     # A server-side build fills a new collection: every chunk goes in, from the cache
     # where it can. An embedded build updates a copy of the folder: only the changes.
     to_store = chunks if settings.chroma_url else changes.upsert
+    relabel: list[Chunk] = []
+    if previous is not None and not settings.chroma_url:
+        relabel = moved_chunks(to_store, chunked.hashes, previous, run.layout, delta)
+        moved = {c.chunk_id for c in relabel}
+        to_store = [c for c in to_store if c.chunk_id not in moved]
     # Test chunks whose vectors follow the swap (test_vectors.py): left out of this index's
     # vectors and manifest, so nothing is lost if the run stops before they are in.
     cache = choose_cache(run.layout, settings.embed_cache_mb)
@@ -175,7 +183,20 @@ def plan(run: Run) -> Run:
     progressive = bool(settings.progressive and cache.path and not settings.chroma_url and not settings.ray_address
                        and previous is None and (run.previous.stats is None or is_partial(run.previous.stats)))
     return replace(run, counts=counts, cache=cache, plan=Plan(
-        False, changes, [c for c in to_store if c.chunk_id not in deferred], deferred, rebuild, progressive))
+        False, changes, [c for c in to_store if c.chunk_id not in deferred], deferred, rebuild, progressive, relabel))
+
+
+def moved_chunks(to_store: Sequence[Chunk], text_hashes: dict[str, str], previous: Manifest, layout: IndexLayout,
+                 delta: Delta) -> list[Chunk]:
+    """The chunks to store that ChromaDB already holds with the same code and embedded text: a
+    vector of the previous index's manifest (not one an update left beside it in the delta) whose
+    catalog row has this code and this text hash."""
+    pending = [c for c in to_store if c.chunk_id in previous.chunks]
+    if not pending:
+        return []
+    stored, in_delta = catalog_contents(layout), set(delta.chunk_ids)
+    return [c for c in pending if c.chunk_id not in in_delta
+            and stored.get(c.chunk_id) == (c.code, text_hashes[c.chunk_id])]
 
 
 def expected_stages(run: Run) -> list[Stage]:

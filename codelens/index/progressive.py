@@ -61,6 +61,17 @@ def read_catalog(layout: IndexLayout) -> list[CatalogEntry]:
     return entries
 
 
+def catalog_contents(layout: IndexLayout) -> dict[str, tuple[str, str]]:
+    """Each chunk id of the catalog in layout's folder with its code and its embedded text's hash
+    (only those fields read); empty when there is none or it cannot be read."""
+    try:
+        rows = json.loads(layout.catalog.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {row["chunk_id"]: (row.get("code"), row.get("text_hash")) for row in rows
+            if isinstance(row, dict) and "chunk_id" in row} if isinstance(rows, list) else {}
+
+
 def is_partial(stats: IndexStats) -> bool:
     return stats.dense_coverage < 1.0
 

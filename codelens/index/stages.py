@@ -197,6 +197,7 @@ def store(run: Run) -> Run:
     for begin in range(0, len(to_store), STORE_BATCH):
         vector_store.upsert(to_store[begin : begin + STORE_BATCH], vectors[begin : begin + STORE_BATCH])
         stage_count(min(begin + STORE_BATCH, len(to_store)), len(to_store))
+    vector_store.relabel(plan.relabel)
     vector_store.close()
     built = IndexLayout(run.build_dir)
     shutil.rmtree(built.delta, ignore_errors=True)  # folded into ChromaDB just now

@@ -64,6 +64,17 @@ class VectorStore:
                     metadatas=[_to_metadata(c) for c in part],
                 )
 
+    def relabel(self, chunks: Sequence[Chunk]) -> None:
+        """New metadata for chunks stored with the same code and vector (ChromaDB keeps both)."""
+        self._count = None
+        with _write_errors(self.db_path):
+            for start in range(0, len(chunks), _UPSERT_BATCH):
+                part = chunks[start : start + _UPSERT_BATCH]
+                # a key set to None is removed: a chunk that lost its decorators or spans keeps none
+                self._collection.update(ids=[c.chunk_id for c in part],
+                                        metadatas=[{"decorators": None, "line_spans": None, **_to_metadata(c)}
+                                                   for c in part])
+
     def delete(self, chunk_ids: Sequence[str]) -> None:
         self._count = None
         with _write_errors(self.db_path):
