@@ -165,6 +165,25 @@ def test_impact_of_a_working_tree_change(changed_shop: Path, shop) -> None:
     assert "tests/test_api.py" in deeper.test_files
 
 
+def test_a_diff_made_against_shifted_lines_lands_where_its_lines_are(index) -> None:
+    """As `patch` does: a hunk whose lines sit 2 lines further down than it says lands on the
+    function they are in; an import added at the top, in the file's module block."""
+    from codelens.answer.diff import parse_diff
+    from codelens.answer.diff_chunks import changed_chunks
+
+    shifted = ("--- a/shop/gateway.py\n+++ b/shop/gateway.py\n@@ -1,2 +1,3 @@\n"
+               ' """The card payment gateway client."""\n+import sys\n import os\n'
+               "@@ -6,4 +7,4 @@\n"
+               '     """Charge the card through the payment gateway; True when the money was taken."""\n'
+               '     api_key = os.environ.get("PAYMENT_API_KEY", "")\n-    if not api_key or amount <= 0:\n'
+               "+    if not api_key or amount < 0:\n         return False\n")
+    found = [c.chunk_id for c in changed_chunks(parse_diff(shifted), index.catalog)]
+    assert found == ["shop/gateway.py::<module>", GATEWAY]
+    nowhere = shifted.replace("amount <= 0", "amount <= 1")  # a line the file does not have, anywhere
+    with pytest.raises(BadInput, match="does not apply"):
+        changed_chunks(parse_diff(nowhere), index.catalog)
+
+
 def test_impact_cli_revisions_staged_and_diff_file(changed_shop: Path, shop, tmp_path) -> None:
     checkout = changed_shop / "shop" / "checkout.py"
     checkout.write_text(checkout.read_text().replace("range(MAX_RETRIES)", "range(MAX_RETRIES + 1)"))

@@ -6,6 +6,7 @@ in a working tree), and each changed line to the innermost chunk holding it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from codelens.answer.context import ChunkCatalog
 from codelens.answer.diff import FileDiff, Hunk
@@ -50,14 +51,19 @@ def _file_chunks(file: FileDiff, catalog: ChunkCatalog, prefix: str) -> list[Chu
     if file.old_path is None and new is not None:  # added, and the index has it already
         return catalog.in_file(new)
     for path, side in ((old, "old"), (new, "new")):
-        if path is not None and _matches(file.hunks, catalog.in_file(path), side):
-            return [_holding(catalog, path, line) for line in _changed_lines(file.hunks, side)]
+        if path is None:
+            continue
+        placed = _placed(file.hunks, _known_lines(catalog.in_file(path)), side)
+        if placed is not None:
+            held = (_holding(catalog, path, line) for line in _changed_lines(placed, side))
+            return [chunk for chunk in held if chunk is not None]
     return False
 
 
-def _holding(catalog: ChunkCatalog, path: str, line: int) -> Chunk:
+def _holding(catalog: ChunkCatalog, path: str, line: int) -> Chunk | None:
     """The innermost chunk holding the line; for a line between definitions (a blank line, a def
-    added after a class's last method), the file's module block, else the definition just before it."""
+    added after a class's last method), the file's module block, else the definition just before it;
+    None above the file's first definition with no module block (an import added at the top)."""
     found = catalog.at_lines(path, line)
     if found is not None:
         return found
@@ -65,8 +71,8 @@ def _holding(catalog: ChunkCatalog, path: str, line: int) -> Chunk:
     module = [c for c in chunks if c.symbol == MODULE_SYMBOL]
     if module:
         return module[0]
-    before = [c for c in chunks if c.end_line < line] or chunks
-    return max(before, key=lambda c: (c.end_line, c.start_line))
+    before = [c for c in chunks if c.end_line < line]
+    return max(before, key=lambda c: (c.end_line, c.start_line)) if before else None
 
 
 def _indexed(path: str | None, catalog: ChunkCatalog, prefix: str) -> str | None:
@@ -89,17 +95,46 @@ def _side(hunk: Hunk, side: str) -> list[tuple[int, str, str]]:
     return found
 
 
-def _matches(hunks: Sequence[Hunk], chunks: Sequence[Chunk], side: str) -> bool:
-    """Whether every line of this side that an indexed chunk shows is the line the chunk holds."""
-    known = _known_lines(chunks)
-    compared = 0
+def _placed(hunks: Sequence[Hunk], known: dict[int, str], side: str) -> list[Hunk] | None:
+    """The hunks where this side's lines are the indexed ones: at their own line numbers (lines no
+    chunk shows are not compared), else each moved by the fewest lines that make every line it
+    shows match, as `patch` applies a diff made against a slightly different version. None when a
+    hunk matches nowhere, or no line of this side was compared at all."""
+    placed, compared = [], 0
     for hunk in hunks:
-        for number, _, text in _side(hunk, side):
-            if number in known:
-                if known[number].rstrip() != text.rstrip():
-                    return False
+        lines = [(number, text.rstrip()) for number, _, text in _side(hunk, side)]
+        found = _shift(lines, known)
+        if found is None:
+            return None
+        shift, seen = found
+        compared += seen
+        placed.append(replace(hunk, old_start=hunk.old_start + shift) if side == "old"
+                      else replace(hunk, new_start=hunk.new_start + shift))
+    return placed if compared or all(not _side(h, side) for h in hunks) else None
+
+
+def _shift(lines: Sequence[tuple[int, str]], known: dict[int, str]) -> tuple[int, int] | None:
+    """(the move, lines compared): 0 when no line the index shows differs; else the smallest move
+    (1, -1, 2, -2, ...) at which every one of them matches, at least one not blank."""
+    if not lines:
+        return 0, 0
+    first, last = min(known, default=0), max(known, default=0)
+    reach = max(last - lines[0][0], lines[-1][0] - first, 0)
+    for distance in range(reach + 1):
+        for shift in ((0,) if distance == 0 else (distance, -distance)):
+            compared = solid = 0
+            for number, text in lines:
+                held = known.get(number + shift)
+                if held is None:
+                    continue
+                if held.rstrip() != text:
+                    break
                 compared += 1
-    return compared > 0 or all(not _side(h, side) for h in hunks)
+                solid += bool(text.strip())
+            else:
+                if shift == 0 or solid:
+                    return shift, compared
+    return None
 
 
 def _known_lines(chunks: Sequence[Chunk]) -> dict[int, str]:
