@@ -112,11 +112,12 @@ class SyntaxIndex:
                 one.visible_files.extend(found)
             for name, local in record.names:
                 one.named.setdefault(local, []).append((found, name, record))
-                if one.rule.imports == "rust":  # `use crate::routing` binds the module routing
-                    module = modules.locate("rust", ImportRecord(record.line, f"{record.module}::{name}"), one.path)
+                if one.rule.imports_name_modules:  # Rust: `use crate::routing` binds the module routing
+                    module = modules.locate(one.rule.imports, ImportRecord(record.line, f"{record.module}::{name}"),
+                                            one.path)
                     if module:
                         one.aliases[local] = (module, record)
-        if one.rule.imports == "include":  # what an included header includes is visible too
+        if one.rule.imports_reach_through:  # what an included header includes is visible too
             one.visible_files.extend(self._included(one, modules))
         if one.rule.package_scope:
             folder = posixpath.dirname(one.path)
@@ -144,7 +145,7 @@ class SyntaxIndex:
         while queue and len(found) < MAX_IMPORTED_FILES:
             header = self.files.get(queue.pop(0))
             for record in header.syntax.imports if header is not None else ():
-                for path in modules.locate("include", record, header.path):
+                for path in modules.locate(header.rule.imports, record, header.path):
                     if path not in seen:
                         seen.add(path)
                         found.append(path)

@@ -71,7 +71,7 @@ class NameLookup:
                                                                                              depth - 1)
                 if found is not None:
                     return found
-            wildcards = [p for r in module.syntax.imports if r.wildcard and module.rule.imports in ("rust", "js")
+            wildcards = [p for r in module.syntax.imports if r.wildcard and module.rule.wildcards_reexport
                          for p in self.index.locate(module, r)]
             found = self.in_files(wildcards, name, classes=classes) or self._reexported(wildcards, name, classes,
                                                                                        depth - 1)
