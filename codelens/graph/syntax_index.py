@@ -131,11 +131,24 @@ class SyntaxIndex:
             declared = self.packages.get((one.rule.family, record.module.replace("\\", ".").strip(".")))
             if declared:
                 return tuple(declared)
-        found = self.modules[one.rule.family].locate(one.rule.imports, record, one.path)
+        modules = self.modules[one.rule.family]
+        if one.rule.modules_by_definition:
+            defined = self._defining_files(one, record)
+            if defined or not record.names:
+                return defined or modules.locate(one.rule.imports, record, one.path)
+            # `alias MyApp.Repo` names the module Repo of MyApp: its own file, by the path convention
+            return tuple(dict.fromkeys(path for name, _ in record.names for path in modules.locate(
+                one.rule.imports, ImportRecord(record.line, f"{record.module}.{name}".lstrip(".")), one.path)))
+        found = modules.locate(one.rule.imports, record, one.path)
         if found or not record.names:
             return found
-        # a module named by its definition rather than its file: Elixir's `alias MyApp.Repo`
-        qualified = [f"{record.module}.{name}" if record.module else name for name, _ in record.names]
+        return self._defining_files(one, record)
+
+    def _defining_files(self, one: SyntaxFile, record: ImportRecord) -> tuple[str, ...]:
+        """The files whose definitions name the module: Elixir's `alias MyApp.Repo` (the names' modules),
+        `import MyApp.Util` (the module itself)."""
+        qualified = [f"{record.module}.{name}" if record.module else name for name, _ in record.names] or [
+            record.module]
         return tuple(dict.fromkeys(c.path for name in qualified for c in self.classes.get((one.rule.family, name), [])))
 
     def _included(self, one: SyntaxFile, modules: ModuleFiles) -> list[str]:

@@ -63,6 +63,9 @@ class GraphRule:
     imports_name_modules: bool = False
     # a wildcard import re-exports what it reaches (Rust's `pub use a::*`, `export * from "./a"`)
     wildcards_reexport: bool = False
+    # a module is found by the definition that names it before its file (Elixir's `defmodule MyApp.Repo`
+    # may be in any file; `alias MyApp.Repo`, `import MyApp.Util` mean that file)
+    modules_by_definition: bool = False
     # what an imported file imports is visible too (C's `#include`: a header's headers)
     imports_reach_through: bool = False
     # the grammar's own node types that name a callee (Haskell's `variable`, Perl's `function`), and
