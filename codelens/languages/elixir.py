@@ -21,7 +21,7 @@ RULE = GraphRule(
            "unquote", "raise", "receive", "try", "send", "spawn", "is_nil", "is_binary",
            "is_atom", "is_list", "is_map", "is_integer", "is_function", "elem", "put_elem",
            "length", "map_size", "to_string", "inspect", "__MODULE__", "super", "throw"),
-    modules_by_definition=True,
+    modules_by_definition=True, imports_members=True,
 )
 
 

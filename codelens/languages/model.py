@@ -66,6 +66,9 @@ class GraphRule:
     # a module is found by the definition that names it before its file (Elixir's `defmodule MyApp.Repo`
     # may be in any file; `alias MyApp.Repo`, `import MyApp.Util` mean that file)
     modules_by_definition: bool = False
+    # a module's functions are members of the module's own definition (Elixir's `def` in `defmodule`, Perl's
+    # subs in their package), and what an import makes visible: `use Shop::Tax qw(with_tax)`
+    imports_members: bool = False
     # what an imported file imports is visible too (C's `#include`: a header's headers)
     imports_reach_through: bool = False
     # the grammar's own node types that name a callee (Haskell's `variable`, Perl's `function`), and

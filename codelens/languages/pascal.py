@@ -40,5 +40,6 @@ LANGUAGE = LanguageRow(
     imports=("declUses",), parser_bytes=without_uses_paths, graph=RULE,
     # `TCartTest.TestAdd` (DUnit/DUnitX name a test by its fixture class and method)
     conventions=Conventions(test_id=class_and_method("."), throws=("raise",),
-                            constant=r"(?i)^\s*const\s+(?P<name>\w+)\s*(?::[^=]+)?="),
+                            # a `const` section's `TaxRate = 0.2;` (a literal value: `TCart = class` is a type)
+                            constant=r"(?i)^\s*(?:const\s+)?(?P<name>[a-z_]\w*)\s*(?::\s*[\w.]+\s*)?=\s*[-+\d'$#(\[]"),
 )

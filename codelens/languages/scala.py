@@ -34,5 +34,5 @@ LANGUAGE = LanguageRow(
     graph=RULE,
     # a Scala constant is a `final val` or an upper-case `val` in an object
     conventions=Conventions(test_id=test_id, throws=("throw",),
-                            constant=r"^\s*(?:final\s+)?val\s+(?P<name>[A-Z]\w*)\s*[:=]"),
+                            constant=r"^\s*(?:(?:private|protected|final|override)\s+)*val\s+(?P<name>[A-Z]\w*)\s*[:=]"),
 )

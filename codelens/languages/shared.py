@@ -80,8 +80,9 @@ C_RULE = GraphRule("c", (("call_expression", "function"),), (("new_expression", 
                    assigned=(("init_declarator", "declarator", "value"),),
                    noise=("sizeof", "defined", "static_cast", "dynamic_cast", "reinterpret_cast", "const_cast"),
                    imports_reach_through=True)
-# `#define MAX_SIZE 64`, `static const int LIMIT = 3;`, `constexpr size_t kLimit = 3;`
-C_CONSTANT = r"^\s*(?:#define\s+|(?:static\s+)?const(?:expr)?\s+[\w:<>]+\s+)(?P<name>[A-Za-z_]\w*)\b"
+# `#define MAX_SIZE 64`, `static const int LIMIT = 3;`, `constexpr size_t kLimit = 3;`; never an include
+# guard's `#define TAX_H` (no value) or a macro with arguments
+C_CONSTANT = r"^\s*(?:#define\s+|(?:static\s+)?const(?:expr)?\s+[\w:<>]+\s+)(?P<name>[A-Za-z_]\w*)(?=[ \t]+\S)"
 
 _BARE_MACRO = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]{2,}[ \t]*$", re.M)
 # `FMT_EXPORT template <...>`, `UV_EXTERN int uv_run(...)`, `FMT_CONSTEXPR auto f()`: macros before a declaration
