@@ -162,6 +162,15 @@ def test_every_language_says_how_it_throws_names_tests_and_declares_constants(na
         assert _expected(name)["constants"], f"{name}: the room declares no constant"
 
 
+def test_the_chunking_key_reads_the_language_modules() -> None:
+    """An index run rechunks when the code that chunks changes: the languages' modules are part of that
+    code, and the key is never "" (which would rechunk every run) for want of a file."""
+    from codelens.index.plan import chunking_key
+    from codelens.settings import Settings
+
+    assert len(chunking_key(Settings())) == 32
+
+
 def test_the_checks_see_a_missing_part() -> None:
     """The completeness checks on made-up rows: a typo in a node type, an import style without its
     locator."""
