@@ -49,14 +49,16 @@ class SyntaxIndex:
         for path, one in files.items():
             by_family[one.rule.family].append(path)
         for family, paths in by_family.items():
-            self.modules[family] = ModuleFiles(paths, go_modules if family == "go" else None)
+            self.modules[family] = ModuleFiles(paths, go_modules)  # go.mod's roots: the "go" locator reads them
         self.packages: dict[tuple[str, str], list[str]] = defaultdict(list)  # (family, package) -> its files
         for path, one in files.items():
             if one.syntax.package:
                 self.packages[(one.rule.family, one.syntax.package)].append(path)
-        if "go" in self.modules:
-            self.modules["go"].learn_go_roots(r.module for one in files.values() if one.rule.family == "go"
-                                              for r in one.syntax.imports)
+        for family, modules in self.modules.items():  # codebases indexed without their go.mod
+            go_imports = [r.module for one in files.values() if one.rule.family == family and one.rule.imports == "go"
+                          for r in one.syntax.imports]
+            if go_imports:
+                modules.learn_go_roots(go_imports)
         self.in_file: dict[str, dict[str, list[Chunk]]] = defaultdict(lambda: defaultdict(list))
         self.top_level: dict[str, dict[str, list[Chunk]]] = defaultdict(lambda: defaultdict(list))
         self.members: dict[str, dict[tuple[str, str], list[Chunk]]] = defaultdict(lambda: defaultdict(list))

@@ -109,8 +109,7 @@ def is_generated_path(rel_path: str) -> bool:
     """Written by a tool, by its name: `*.pb.go`, `*.min.js`, `*.g.dart`."""
     name = PurePosixPath(rel_path).name.lower()
     row = language_row(rel_path)
-    return ".min." in name or name.endswith(".g.dart") or (
-        row is not None and name.endswith(tuple(s.lower() for s in row.generated_suffixes)))
+    return ".min." in name or (row is not None and name.endswith(tuple(s.lower() for s in row.generated_suffixes)))
 
 
 def graph_rule(language: str | None) -> GraphRule | None:
