@@ -162,6 +162,22 @@ def test_every_language_says_how_it_throws_names_tests_and_declares_constants(na
         assert _expected(name)["constants"], f"{name}: the room declares no constant"
 
 
+@pytest.mark.parametrize(("chunk_id", "test_id"), [
+    ("tests/test_cart.py::TestCart.Nested.test_add#2", "tests/test_cart.py::TestCart::Nested::test_add"),
+    ("tests/test_cart.py::test_total", "tests/test_cart.py::test_total"),
+    ("cart/cart_test.go::TestAdd", "cart.TestAdd"),
+    ("src/test/java/com/acme/CartTest.java::CartTest.addsAPrice", "CartTest#addsAPrice"),
+    ("tests/Unit/CartTest.php::CartTest.testAdd", "CartTest::testAdd"),
+    ("spec/cart_spec.rb::<module>", "spec/cart_spec.rb"),
+])
+def test_impact_names_a_test_as_its_language_runs_it(chunk_id: str, test_id: str) -> None:
+    """`impact`'s tests to run carry the id the language's runner takes (`Conventions.test_id`)."""
+    from codelens.answer.impact import runner_test_id
+    from tests.conftest import make_chunk
+
+    assert runner_test_id(make_chunk(chunk_id, "x", is_test=True)) == test_id
+
+
 def test_the_chunking_key_reads_the_language_modules() -> None:
     """An index run rechunks when the code that chunks changes: the languages' modules are part of that
     code, and the key is never "" (which would rechunk every run) for want of a file."""

@@ -78,9 +78,9 @@ class GraphRule:
 
 
 def pytest_style(path: str, owner: str, name: str) -> str:
-    """`tests/test_a.py::TestA::test_b`: the file, its class, the test (pytest, and most runners that
-    name a test by its file)."""
-    return "::".join(part for part in (path, owner, name) if part)
+    """`tests/test_a.py::TestA::test_b`: the file, its classes (`A.B` -> `A::B`), the test (pytest, and
+    most runners that name a test by its file)."""
+    return "::".join(part for part in (path, *owner.split("."), name) if part)
 
 
 def class_and_method(separator: str) -> Callable[[str, str, str], str]:
