@@ -4,7 +4,7 @@ parametrised test with the real chunker, the real grammar and the real code grap
 completeness test that fails when a registered language misses a part.
 
 `expected.json` holds what the language's code means, checked by hand:
-- `chunks`: every chunk of the folder, `[chunk id, kind]`, in the chunker's order;
+- `chunks`: every chunk of the folder, `[chunk id, kind, first line, last line]`, in the chunker's order;
 - `edges`: every calls, imports and inherits edge of the folder's graph, `[source, target, kind, via]`;
 - `test_id`: `[[path, class, test], id]`: the id the language's test runner gives that test;
 - `constants`: the names the language's constant form finds in the folder's lines, in order;
@@ -53,7 +53,8 @@ def observed(name: str) -> dict:
         if (folder / "expected.json").exists() else {}
     test_args = expected.get("test_id", [["", "", ""], ""])[0]
     return {
-        "chunks": [[c.chunk_id, c.kind] for c in chunked.chunks if c.path != "expected.json"],
+        "chunks": [[c.chunk_id, c.kind, c.start_line, c.end_line] for c in chunked.chunks
+                   if c.path != "expected.json"],
         "edges": edges,
         "test_id": [test_args, row.conventions.test_id(*test_args)],
         "constants": constants,

@@ -12,3 +12,6 @@ add price (Cart prices)
 
 total :: Cart -> Double
 total (Cart prices) = withTax (sum prices)
+
+count (Cart []) = 0
+count (Cart (_ : rest)) = 1 + count (Cart rest)
