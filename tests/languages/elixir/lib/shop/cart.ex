@@ -1,5 +1,6 @@
 defmodule Shop.Cart do
   alias Shop.Tax
+  import Shop.Format
 
   @max_items 10
 
@@ -9,6 +10,6 @@ defmodule Shop.Cart do
   end
 
   def total(prices) do
-    Tax.with_tax(Enum.sum(prices))
+    money(Tax.with_tax(Enum.sum(prices)))
   end
 end
