@@ -21,6 +21,10 @@ RULE = GraphRule(
 )
 
 
+def _standard(top: str) -> bool:
+    return True  # as C's: a header names no library of a registry
+
+
 def test_id(path: str, owner: str, name: str) -> str:
     """`CartTests/testTotal` (XCTest's `-only-testing:`): the test case class and the method."""
     return f"{owner}/{name}" if owner else name
@@ -32,6 +36,6 @@ LANGUAGE = LanguageRow(
                  ("method_definition", FUNCTION)),
     containers=(*C_CONTAINERS, "implementation_definition"), owners=("class_implementation",),
     doc_prefixes=C_DOCS, test_suffixes=("Tests.m", "Test.m"), imports=("preproc_include",),
-    parser_bytes=without_bare_macros, is_standard_import=lambda top: True, graph=RULE,
+    parser_bytes=without_bare_macros, is_standard_import=_standard, graph=RULE,
     conventions=Conventions(test_id=test_id, throws=("@throw", "NSAssert"), constant=C_CONSTANT),
 )
