@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from codelens.languages import language_of
 
-CODE_KINDS = ("function", "method", "class", "module")  # code in any language (codelens/languages.py)
+CODE_KINDS = ("function", "method", "class", "module")  # code in any language (codelens/languages/)
 # The pieces of the other files: documents (Markdown, reST), configuration (YAML, TOML, INI,
 # JSON, .env), and text (build files, scripts, SQL, CSV, plain text); see ingest/formats.py.
 FILE_KINDS = ("doc", "config", "text")

@@ -23,6 +23,7 @@ from codelens.chunk import MODULE_SYMBOL, Chunk
 from codelens.errors import BadInput
 from codelens.graph.model import CodeGraph
 from codelens.graph.query import dependencies
+from codelens.languages import Conventions, language_row
 
 DEFAULT_DEPTH = 2
 MAX_DEPTH = 10  # beyond this the walk is the whole codebase
@@ -48,7 +49,7 @@ class Affected:
 @dataclass(frozen=True)
 class SuggestedTest:
     path: str
-    test_id: str  # `tests/test_x.py::test_name` (`::Class::test_name` for a method); "" for a whole file
+    test_id: str  # its runner's id: `tests/test_x.py::Class::test_name`, `pkg.TestX` (Go); "" for a whole file
     hops: int
 
     def to_dict(self) -> dict:
@@ -111,7 +112,7 @@ def _upstream(changed: Sequence[Chunk], catalog: ChunkCatalog, graph: CodeGraph 
             if found is None or step.node_id in changed_ids:
                 continue
             if found.is_test:
-                test = SuggestedTest(found.path, pytest_id(found), step.depth)
+                test = SuggestedTest(found.path, runner_test_id(found), step.depth)
                 if test.test_id not in tests or tests[test.test_id].hops > test.hops:
                     tests[test.test_id] = test
             elif step.node_id not in best or best[step.node_id].hops > step.depth:
@@ -146,11 +147,15 @@ def _shared_folders(a: str, b: str) -> int:
     return count
 
 
-def pytest_id(chunk: Chunk) -> str:
-    """pytest's id of a test chunk: `path::test_name`, `path::TestClass::test_name`."""
+def runner_test_id(chunk: Chunk) -> str:
+    """The id its language's test runner gives a test chunk (the language's `Conventions.test_id`):
+    pytest's `path::TestClass::test_name`, Go's `pkg/folder.TestX`, JUnit's `CartTest#adds`; a test
+    file's `<module>` is the file."""
     if chunk.symbol == MODULE_SYMBOL:
         return chunk.path
-    return "::".join([chunk.path, *chunk.symbol.split("#")[0].split(".")])
+    owner, _, name = chunk.symbol.split("#")[0].rpartition(".")
+    row = language_row(chunk.path)
+    return (row.conventions if row is not None else Conventions()).test_id(chunk.path, owner, name)
 
 
 def _unique_chunks(chunks: Sequence[Chunk]) -> list[Chunk]:

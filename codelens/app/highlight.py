@@ -133,7 +133,7 @@ _LEXER_OPTIONS = {"PHP": {"startinline": True}}  # by Pygments' lexer name
 def lexer_for(path: str) -> Lexer:
     """The lexer for a file: Python for Python, else Pygments' pick by file name (TypeScript, Go,
     Java, Kotlin, C#, Rust, C, C++, Ruby, PHP, Swift, Scala...), else by its language's name in
-    codelens/languages.py (`.mts`, `.inl`), else by the file's family, else plain text."""
+    codelens/languages/ (`.mts`, `.inl`), else by the file's family, else plain text."""
     options = {"stripnl": False, "ensurenl": True}
     fmt = file_format(path) if path else "python"
     if fmt == "python":

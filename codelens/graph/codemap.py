@@ -10,14 +10,13 @@ first, and anything that would overflow the budget is left out (and counted as n
 
 from __future__ import annotations
 
-import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from codelens.graph.model import FILE, CodeGraph, Node
-from codelens.languages import language_of
+from codelens.languages import PYTHON, language_of, row_named
 
 DEFAULT_MAP_CHARS = 2000
 MAX_CANDIDATES = 600
@@ -224,25 +223,15 @@ def _libraries(graph: CodeGraph) -> list[str]:
     return [name for name, _ in counts.most_common(MAX_LIBRARIES)]
 
 
-# Each language's own library, by the name its imports start with (what "Uses:" leaves out)
-_STANDARD_PREFIXES = {
-    "java": ("java", "javax"), "kotlin": ("java", "javax", "kotlin", "kotlinx"), "scala": ("java", "javax", "scala"),
-    "csharp": ("System", "Microsoft"), "rust": ("std", "core", "alloc", "crate", "self", "super"),
-    "swift": ("Foundation", "UIKit", "AppKit", "Combine", "Dispatch", "os", "SwiftUI", "XCTest"),
-}
-_NODE_BUILTINS = frozenset({"fs", "path", "http", "https", "url", "util", "events", "stream", "crypto", "os",
-                            "child_process", "assert", "buffer", "zlib", "querystring", "net", "tls", "readline"})
-
-
 def _standard(top: str, language: str | None) -> bool:
-    """Whether a library an import names is the language's own (Python's stdlib, Go's `fmt`, `java.util`)."""
-    if language in (None, "python"):
-        return top in sys.stdlib_module_names
-    if language == "go":
-        return "." not in top.split("/")[0]  # third-party Go paths start with a domain
-    if language in ("typescript", "javascript"):
-        return top.startswith("node:") or top in _NODE_BUILTINS
-    return top in _STANDARD_PREFIXES.get(language, ()) or language in ("c", "cpp")  # C's headers: no registry
+    """Whether a library an import names is the language's own (Python's stdlib, Go's `fmt`, `java.util`):
+    its module in `codelens/languages/` says (`is_standard_import`, else `standard_libraries`)."""
+    row = row_named(language or PYTHON)
+    if row is None:
+        return False
+    if row.is_standard_import is not None:
+        return row.is_standard_import(top)
+    return top in row.standard_libraries
 
 
 def library_name(imported: str, language: str | None = None) -> str:
@@ -262,7 +251,8 @@ def library_name(imported: str, language: str | None = None) -> str:
     if imported.endswith((".h", ".hpp")):
         return imported
     parts = imported.split(".")
-    if language in ("java", "kotlin", "scala") and parts[0] in _REVERSED_DOMAINS:  # com.google.errorprone
+    row = row_named(language) if language else None
+    if row is not None and row.reversed_domains and parts[0] in _REVERSED_DOMAINS:  # com.google.errorprone
         return ".".join(parts[:3])
     return parts[0]
 

@@ -34,7 +34,7 @@ MEMBERS = frozenset({
 })
 _GENERICS = frozenset({"generic_function", "template_function", "generic_name", "generic_type", "template_type"})
 _NAME_FIELDS = ("name", "field", "property", "suffix", "method")
-_RECEIVER_FIELDS = ("object", "receiver", "scope")
+_RECEIVER_FIELDS = ("object", "receiver", "scope", "invocant")  # Perl's `$self->save`: invocant
 RECEIVER = re.compile(r"^[$@]{0,2}[A-Za-z_][\w$]*(?:(?:\.|::|\\|->|\?\.)[A-Za-z_][\w$]*)*$")
 SEPARATORS = re.compile(r"::|\\|->|\?\.")
 _MAX_DEPTH = 12
@@ -44,7 +44,7 @@ def call_site(node: SyntaxNode, where: str, rule: GraphRule, own: str) -> Site |
     if where == "":  # the call node holds the name and the receiver (Java, Ruby, PHP members)
         name = next((n for f in _NAME_FIELDS if (n := node.child_by_field_name(f)) is not None), None)
         receiver = next((r for f in _RECEIVER_FIELDS if (r := node.child_by_field_name(f)) is not None), None)
-        if name is None or name.type not in IDENTIFIERS:
+        if name is None or (name.type not in IDENTIFIERS and name.type not in rule.name_nodes):
             return None
         return Site("calls", text_of(name), _receiver(text_of(receiver), rule, own), line_of(node))
     if where == "previous":
@@ -79,32 +79,37 @@ def construct_site(node: SyntaxNode, where: str, rule: GraphRule, own: str) -> S
 
 
 def _named_site(kind: str, callee: SyntaxNode | None, node: SyntaxNode, rule: GraphRule, own: str) -> Site | None:
-    if callee is None or not (callee.type in IDENTIFIERS or callee.type in MEMBERS or callee.type in _GENERICS):
+    if callee is None or not (callee.type in IDENTIFIERS or callee.type in MEMBERS or callee.type in _GENERICS
+                              or callee.type in rule.name_nodes or callee.type in rule.member_nodes):
         return None  # a lambda, an index, a parenthesised expression: nothing to name
-    name = name_node(callee)
+    name = name_node(callee, names=frozenset(rule.name_nodes))
     if name is None:
         return None
     receiver = ""
     if name.start_byte > callee.start_byte:
         source = callee.text or b""
         receiver = source[: name.start_byte - callee.start_byte].decode("utf-8", "replace")
-    return Site(kind, text_of(name), _receiver(receiver, rule, own), line_of(node))
+    written = text_of(name)
+    if name.type in rule.name_nodes and not receiver and "::" in written:  # Perl's `Shop::Item::check(x)`
+        receiver, _, written = written.rpartition("::")
+    return Site(kind, written, _receiver(receiver, rule, own), line_of(node))
 
 
-def name_node(node: SyntaxNode, depth: int = 0) -> SyntaxNode | None:
-    """The identifier an expression ends in: `a.b.c` -> c, `std::max<int>` -> max, `Foo<T>` -> Foo."""
-    if node.type in IDENTIFIERS:
+def name_node(node: SyntaxNode, depth: int = 0, names: frozenset[str] = frozenset()) -> SyntaxNode | None:
+    """The identifier an expression ends in: `a.b.c` -> c, `std::max<int>` -> max, `Foo<T>` -> Foo;
+    names: the language's own node types of a name (`GraphRule.name_nodes`)."""
+    if node.type in IDENTIFIERS or node.type in names:
         return node
     if depth > _MAX_DEPTH:
         return None
     for name_field in _NAME_FIELDS:
         child = node.child_by_field_name(name_field)
         if child is not None:
-            return name_node(child, depth + 1)
+            return name_node(child, depth + 1, names)
     named = [c for c in node.named_children if not _is_arguments(c)]
     if not named:
         return None
-    return name_node(named[0] if node.type in _GENERICS else named[-1], depth + 1)
+    return name_node(named[0] if node.type in _GENERICS else named[-1], depth + 1, names)
 
 
 def _is_arguments(node: SyntaxNode) -> bool:

@@ -258,9 +258,11 @@ def _read_php(node: SyntaxNode) -> list[ImportRecord]:
 
 
 def _read_swift(node: SyntaxNode) -> list[ImportRecord]:
+    """`import Store`: every public name of the module is visible."""
     if node.type != "import_declaration":
         return []
-    return [ImportRecord(line_of(node), text_of(node.named_children[-1]) if node.named_children else "")]
+    return [ImportRecord(line_of(node), text_of(node.named_children[-1]) if node.named_children else "",
+                         wildcard=True)]
 
 
 def _read_lua(node: SyntaxNode) -> list[ImportRecord]:
@@ -308,6 +310,46 @@ def _read_dart(node: SyntaxNode) -> list[ImportRecord]:
     return [ImportRecord(line_of(node), module, alias=text_of(alias), wildcard=alias is None, separator="/")]
 
 
+def _read_haskell(node: SyntaxNode) -> list[ImportRecord]:
+    """`import Shop.Item (price)` binds price; `import Shop.Cart` (or `hiding (...)`) makes every name
+    visible; `import qualified Data.Map as M` binds the module to M alone."""
+    module = node.child_by_field_name("module")
+    if node.type != "import" or module is None:
+        return []
+    words = {c.type for c in node.children}
+    alias = text_of(node.child_by_field_name("alias"))
+    listed = node.child_by_field_name("names")
+    names: list[tuple[str, str]] = []
+    if listed is not None and "hiding" not in words:
+        for item in listed.named_children:
+            name = item.child_by_field_name("variable") or item.child_by_field_name("type")
+            names.extend([(text_of(name), text_of(name))] if name is not None else [])
+    qualified = "qualified" in words
+    every = not qualified and not names
+    return [ImportRecord(line_of(node), text_of(module), tuple(names), alias or (text_of(module) if qualified else ""),
+                         wildcard=every)]
+
+
+def _read_perl(node: SyntaxNode) -> list[ImportRecord]:
+    """`use Shop::Item qw(price)` binds price; `use Shop::Cart;` and `require Shop::Cart;` make its names
+    visible (what it exports is its own business); pragmas (`use strict`, lower-case) name no module;
+    `use parent 'Shop::Base'` loads its base."""
+    if node.type == "require_expression":
+        word = next((c for c in node.named_children if c.type == "bareword"), None)
+        return [ImportRecord(line_of(node), text_of(word), wildcard=True, separator="::")] if word is not None else []
+    module = text_of(node.child_by_field_name("module"))
+    if node.type != "use_statement" or not module:
+        return []
+    listed = [text_of(c) for c in _descendants(node, 3) if c.type == "string_content"]
+    if module in ("parent", "base"):
+        return [ImportRecord(line_of(node), name, separator="::") for name in listed if not name.startswith("-")]
+    if module[0].islower():
+        return []
+    words = [word for text in listed for word in text.split()]
+    names = tuple((word, word) for word in words if not word.startswith((":", "-")))
+    return [ImportRecord(line_of(node), module, names, wildcard=not names, separator="::")]
+
+
 def _descendants(node: SyntaxNode, depth: int) -> Iterable[SyntaxNode]:
     for child in node.named_children:
         yield child
@@ -333,4 +375,6 @@ READERS: dict[str, tuple[ImportReader, frozenset[str]]] = {
     "lua": (_read_lua, frozenset({"assignment_statement"})),
     "elixir": (_read_elixir, frozenset({"call"})),
     "dart": (_read_dart, frozenset({"import_specification"})),
+    "haskell": (_read_haskell, frozenset({"import"})),
+    "perl": (_read_perl, frozenset({"use_statement", "require_expression"})),
 }

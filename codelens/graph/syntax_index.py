@@ -49,14 +49,16 @@ class SyntaxIndex:
         for path, one in files.items():
             by_family[one.rule.family].append(path)
         for family, paths in by_family.items():
-            self.modules[family] = ModuleFiles(paths, go_modules if family == "go" else None)
+            self.modules[family] = ModuleFiles(paths, go_modules)  # go.mod's roots: the "go" locator reads them
         self.packages: dict[tuple[str, str], list[str]] = defaultdict(list)  # (family, package) -> its files
         for path, one in files.items():
             if one.syntax.package:
                 self.packages[(one.rule.family, one.syntax.package)].append(path)
-        if "go" in self.modules:
-            self.modules["go"].learn_go_roots(r.module for one in files.values() if one.rule.family == "go"
-                                              for r in one.syntax.imports)
+        for family, modules in self.modules.items():  # codebases indexed without their go.mod
+            go_imports = [r.module for one in files.values() if one.rule.family == family and one.rule.imports == "go"
+                          for r in one.syntax.imports]
+            if go_imports:
+                modules.learn_go_roots(go_imports)
         self.in_file: dict[str, dict[str, list[Chunk]]] = defaultdict(lambda: defaultdict(list))
         self.top_level: dict[str, dict[str, list[Chunk]]] = defaultdict(lambda: defaultdict(list))
         self.members: dict[str, dict[tuple[str, str], list[Chunk]]] = defaultdict(lambda: defaultdict(list))
@@ -112,11 +114,12 @@ class SyntaxIndex:
                 one.visible_files.extend(found)
             for name, local in record.names:
                 one.named.setdefault(local, []).append((found, name, record))
-                if one.rule.imports == "rust":  # `use crate::routing` binds the module routing
-                    module = modules.locate("rust", ImportRecord(record.line, f"{record.module}::{name}"), one.path)
+                if one.rule.imports_name_modules:  # Rust: `use crate::routing` binds the module routing
+                    module = modules.locate(one.rule.imports, ImportRecord(record.line, f"{record.module}::{name}"),
+                                            one.path)
                     if module:
                         one.aliases[local] = (module, record)
-        if one.rule.imports == "include":  # what an included header includes is visible too
+        if one.rule.imports_reach_through:  # what an included header includes is visible too
             one.visible_files.extend(self._included(one, modules))
         if one.rule.package_scope:
             folder = posixpath.dirname(one.path)
@@ -130,11 +133,24 @@ class SyntaxIndex:
             declared = self.packages.get((one.rule.family, record.module.replace("\\", ".").strip(".")))
             if declared:
                 return tuple(declared)
-        found = self.modules[one.rule.family].locate(one.rule.imports, record, one.path)
+        modules = self.modules[one.rule.family]
+        if one.rule.modules_by_definition:
+            defined = self._defining_files(one, record)
+            if defined or not record.names:
+                return defined or modules.locate(one.rule.imports, record, one.path)
+            # `alias MyApp.Repo` names the module Repo of MyApp: its own file, by the path convention
+            return tuple(dict.fromkeys(path for name, _ in record.names for path in modules.locate(
+                one.rule.imports, ImportRecord(record.line, f"{record.module}.{name}".lstrip(".")), one.path)))
+        found = modules.locate(one.rule.imports, record, one.path)
         if found or not record.names:
             return found
-        # a module named by its definition rather than its file: Elixir's `alias MyApp.Repo`
-        qualified = [f"{record.module}.{name}" if record.module else name for name, _ in record.names]
+        return self._defining_files(one, record)
+
+    def _defining_files(self, one: SyntaxFile, record: ImportRecord) -> tuple[str, ...]:
+        """The files whose definitions name the module: Elixir's `alias MyApp.Repo` (the names' modules),
+        `import MyApp.Util` (the module itself)."""
+        qualified = [f"{record.module}.{name}" if record.module else name for name, _ in record.names] or [
+            record.module]
         return tuple(dict.fromkeys(c.path for name in qualified for c in self.classes.get((one.rule.family, name), [])))
 
     def _included(self, one: SyntaxFile, modules: ModuleFiles) -> list[str]:
@@ -144,7 +160,7 @@ class SyntaxIndex:
         while queue and len(found) < MAX_IMPORTED_FILES:
             header = self.files.get(queue.pop(0))
             for record in header.syntax.imports if header is not None else ():
-                for path in modules.locate("include", record, header.path):
+                for path in modules.locate(header.rule.imports, record, header.path):
                     if path not in seen:
                         seen.add(path)
                         found.append(path)

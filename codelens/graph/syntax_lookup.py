@@ -53,11 +53,13 @@ class NameLookup:
         found = _pick(self.index.in_file[one.path].get(name, ()), classes, top_level=True)
         if found is not None:
             return found
+        members = one.rule.imports_members  # Elixir, Perl: a module's functions are its definition's members
         for files, original, _ in one.named.get(name, ()):
-            found = self.in_files(files, original, classes=classes) or self._reexported(files, original, classes)
+            found = self.in_files(files, original, classes=classes, members=members) or self._reexported(
+                files, original, classes)
             if found is not None:
                 return found
-        return self.in_files(one.visible_files, name, classes=classes)
+        return self.in_files(one.visible_files, name, classes=classes, members=members)
 
     def _reexported(self, files: Iterable[str], name: str, classes: bool, depth: int = _MAX_REEXPORTS) -> Chunk | None:
         """A name a module re-exports: Rust's `pub use self::routing::Router` in lib.rs, TypeScript's
@@ -71,7 +73,7 @@ class NameLookup:
                                                                                              depth - 1)
                 if found is not None:
                     return found
-            wildcards = [p for r in module.syntax.imports if r.wildcard and module.rule.imports in ("rust", "js")
+            wildcards = [p for r in module.syntax.imports if r.wildcard and module.rule.wildcards_reexport
                          for p in self.index.locate(module, r)]
             found = self.in_files(wildcards, name, classes=classes) or self._reexported(wildcards, name, classes,
                                                                                        depth - 1)
@@ -79,9 +81,9 @@ class NameLookup:
                 return found
         return None
 
-    def in_files(self, files: Iterable[str], name: str, *, classes: bool) -> Chunk | None:
+    def in_files(self, files: Iterable[str], name: str, *, classes: bool, members: bool = False) -> Chunk | None:
         for path in files:
-            found = _pick(self.index.in_file.get(path, {}).get(name, ()), classes, top_level=True)
+            found = _pick(self.index.in_file.get(path, {}).get(name, ()), classes, top_level=not members)
             if found is not None:
                 return found
         return None

@@ -166,6 +166,35 @@ class ModuleFiles:
         return sorted(f for f in self.files if f == f"{module}.rb" or f.endswith(f"/{module}.rb"))[:1]
 
 
+    def _swift(self, module: str, importer: str) -> list[str]:
+        """`import Store`: a module is its target's folder (SwiftPM's `Sources/Store/`), subfolders and all;
+        the SDK's (`Foundation`, `UIKit`) are no folder of the codebase."""
+        inside = [f for f in self.by_folder if module in f.split("/")]
+        return [path for folder in sorted(inside) for path in self.folder_files(folder)]
+
+    def _elixir(self, module: str, importer: str) -> list[str]:
+        """`MyApp.ShoppingCart` -> `my_app/shopping_cart.ex` (Mix's convention), under any folder; a module
+        defined elsewhere is found by its `defmodule` first (`syntax_index.SyntaxIndex.locate`)."""
+        base = "/".join(_snake(part) for part in module.split("."))
+        for name in (f"{base}.ex", f"{base}.exs"):
+            found = sorted(f for f in self.files if f == name or f.endswith(f"/{name}"))
+            if found:
+                return found[:1]
+        return []
+
+    def _by_module_path(self, module: str, importer: str, separator: str, suffix: str) -> list[str]:
+        """`Shop.Item` -> `Shop/Item.hs` (Haskell), `Shop::Item` -> `Shop/Item.pm` (Perl), under any folder
+        (`src/`, `lib/`); the nearest to the importer when several end so."""
+        name = module.replace(separator, "/") + suffix
+        found = [f for f in self.files if f == name or f.endswith(f"/{name}")]
+        return sorted(found, key=lambda f: (-_shared_prefix(f, importer), f))[:1]
+
+
+def _snake(part: str) -> str:
+    """`ShoppingCart` -> `shopping_cart`, `HTTPClient` -> `http_client` (how Mix names a module's file)."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", part).lower()
+
+
 def _package_locator(separator: str) -> Callable[[ModuleFiles, str, str], list[str]]:
     return lambda files, module, importer: files._package(module, importer, separator=separator)
 
@@ -174,8 +203,15 @@ _LOCATORS: Mapping[str, Callable[[ModuleFiles, str, str], list[str]]] = {
     "js": ModuleFiles._js, "go": ModuleFiles._go, "java": _package_locator("."), "kotlin": _package_locator("."),
     "scala": _package_locator("."), "csharp": _package_locator("."), "php": ModuleFiles._php,
     "rust": ModuleFiles._rust, "include": ModuleFiles._include, "ruby": ModuleFiles._ruby, "lua": ModuleFiles._lua,
-    "dart": ModuleFiles._dart,
+    "dart": ModuleFiles._dart, "swift": ModuleFiles._swift, "elixir": ModuleFiles._elixir,
+    "haskell": lambda files, module, importer: files._by_module_path(module, importer, ".", ".hs"),
+    "perl": lambda files, module, importer: files._by_module_path(module, importer, "::", ".pm"),
 }
+
+
+def locator_styles() -> frozenset[str]:
+    """The import styles a locator is written for (what `GraphRule.imports` may name)."""
+    return frozenset(_LOCATORS)
 
 
 def _folder(path: str) -> str:

@@ -11,29 +11,24 @@ package declaration, Elixir's definition heads), and the records it fills (`synt
 
 from __future__ import annotations
 
-import importlib
 from functools import cache
 
-from tree_sitter import Language, Parser, Query, QueryCursor, Tree
+from tree_sitter import Language, Query, QueryCursor, Tree
 from tree_sitter import Node as SyntaxNode
 
 from codelens.graph.syntax_calls import IDENTIFIERS, MEMBERS, SEPARATORS, base_sites, call_site, construct_site
 from codelens.graph.syntax_declared import add_declared, assigned_variable, typed_variable
 from codelens.graph.syntax_imports import READERS
 from codelens.graph.syntax_records import FileSyntax, Site, text_of
+from codelens.ingest.grammars import GrammarUnavailable, new_parser
 from codelens.languages import Grammar, GraphRule
-
-
-@cache
-def _language(module: str, function: str) -> Language:
-    return Language(getattr(importlib.import_module(module), function)())
 
 
 def parse_file(text: str, grammar: Grammar) -> Tree | None:
     """The file's syntax tree; None when the grammar cannot be loaded (the chunker reports that)."""
     try:
-        parser = Parser(_language(grammar.module, grammar.function))  # a parser per file: threads may index
-    except (ImportError, AttributeError, ValueError, TypeError, OSError):
+        parser = new_parser(grammar)  # a parser per file: threads may index
+    except GrammarUnavailable:
         return None
     return parser.parse(text.encode("utf-8", "surrogatepass"))
 
@@ -51,7 +46,7 @@ def _wanted(rule: GraphRule) -> tuple[str, ...]:
     types = {*dict(rule.calls), *dict(rule.constructs), *rule.bases, *reader_types,
              *(t for t, _, _ in rule.typed), *(t for t, _, _ in rule.assigned)}
     types |= {rule.receiver_of} if rule.receiver_of else set()
-    types |= {"impl_item"} if rule.family == "rust" else set()
+    types |= set(rule.implementers)
     types |= set(rule.packages)
     return tuple(sorted(types))
 
@@ -90,7 +85,7 @@ def read_syntax(tree: Tree, rule: GraphRule) -> FileSyntax:
             _add(found, call_site(node, calls[kind], rule, own), rule)
         elif kind in constructs:
             _add(found, construct_site(node, constructs[kind], rule, own), rule)
-        if kind in bases or (kind == "impl_item" and rule.family == "rust"):
+        if kind in bases or kind in rule.implementers:
             found.sites.extend(base_sites(node))
         for name_field, type_field in typed.get(kind, ()):
             add_declared(found, typed_variable(node, name_field, type_field, rule))

@@ -252,9 +252,9 @@ def chunking_key(settings: Settings) -> str:
     root = Path(codelens.__file__).parent
     digest = hashlib.sha256(f"{sys.version_info[:2]}|{settings.max_file_bytes}|{settings.embed_code_chars}".encode())
     try:
-        for path in sorted([*(root / "ingest").glob("*.py"), root / "chunk.py", root / "languages.py",
+        for path in sorted([*(root / "ingest").glob("*.py"), root / "chunk.py", *(root / "languages").glob("*.py"),
                               root / "index" / "manifest.py"]):
-            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
     except OSError:
         return ""
     return digest.hexdigest()[:32]

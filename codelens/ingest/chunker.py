@@ -39,7 +39,7 @@ def chunk_file(rel_path: str, text: str) -> ChunkingResult:
 
 def is_test_path(rel_path: str) -> bool:
     """Python's rules (any file under `tests/`, `test_*`, `*_test.py`, conftest.py), then the file's
-    language's (`*_test.go`, `*.spec.ts`, `__tests__/`, `*Test.java`: codelens/languages.py)."""
+    language's (`*_test.go`, `*.spec.ts`, `__tests__/`, `*Test.java`: codelens/languages/)."""
     path = PurePosixPath(rel_path)
     name = path.name
     in_tests = any(part in ("tests", "test") for part in path.parts[:-1])

@@ -141,7 +141,7 @@ def _class_outline(code: str) -> str:
     return _DOCSTRING_LITERAL.sub("", "\n".join(kept), count=1)
 
 
-# ------------------------------------------------ code in the other languages (codelens/languages.py)
+# ------------------------------------------------ code in the other languages (codelens/languages/)
 
 _COMMENT_STARTS = ("//", "/*", "*", "#", "--")
 _CLOSERS = frozenset({"}", "};", "})", "});", ")", ");", "end", "]", "];"})

@@ -90,7 +90,7 @@ def file_label(rel_path: str) -> str | None:
 
 
 def file_format(rel_path: str) -> str | None:
-    """The language of a code file ("python", "go": codelens/languages.py), the family of a
+    """The language of a code file ("python", "go": codelens/languages/), the family of a
     document / configuration / build file, or None (not read)."""
     name = PurePosixPath(rel_path).name
     lower = name.lower()
@@ -112,7 +112,7 @@ def file_format(rel_path: str) -> str | None:
 
 
 def is_code_format(fmt: str) -> bool:
-    """A language of codelens/languages.py (Python included): chunked by its syntax, secrets masked as code."""
+    """A language of codelens/languages/ (Python included): chunked by its syntax, secrets masked as code."""
     return fmt == PYTHON or (fmt not in FORMAT_KINDS and row_named(fmt) is not None)
 
 

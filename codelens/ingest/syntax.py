@@ -14,15 +14,14 @@ definitions is `syntax_walk`, what each language calls them is `syntax_names`.
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import replace
-from functools import cache
 from pathlib import PurePosixPath
 from typing import NamedTuple
 
 from codelens.chunk import MODULE_SYMBOL, Chunk, Definition, ParsedModule
 from codelens.ingest.chunker import chunks_from_parsed
 from codelens.ingest.formats import chunk_other_file
+from codelens.ingest.grammars import GrammarUnavailable, shared_parser
 from codelens.ingest.lines import definition_within, source_lines, spans_within
 from codelens.ingest.pieces import MAX_PIECE_CHARS, Piece, pieces_to_chunks, split_to_budget
 from codelens.ingest.syntax_source import markup_runs, parser_bytes
@@ -33,26 +32,14 @@ MODULE_PART_CHARS = 2 * MAX_PIECE_CHARS  # a long <module> is cut into parts of 
 TEMPLATE_SYMBOL = "<template>"  # a component's markup (Vue, Svelte)
 
 
-class GrammarUnavailable(Exception):
-    """A row's grammar wheel is missing or broken: the message names the language and the package."""
-
-
 class SyntaxResult(NamedTuple):
     parsed: ParsedModule
     warning: str | None = None
 
 
-@cache
 def load_parser(grammar: Grammar):
-    """One parser per grammar for the process (building the Language is the costly part)."""
-    try:
-        from tree_sitter import Language, Parser
-
-        module = importlib.import_module(grammar.module)
-        return Parser(Language(getattr(module, grammar.function)()))
-    except (ImportError, AttributeError, TypeError, ValueError, OSError) as exc:
-        raise GrammarUnavailable(f"{grammar.module} could not be loaded ({exc}) - "
-                                 f"pip install {grammar.package}") from exc
+    """One parser per grammar for the process (`ingest/grammars.py`, the one loader)."""
+    return shared_parser(grammar)
 
 
 def parse_with_grammar(rel_path: str, text: str, row: LanguageRow, grammar: Grammar) -> SyntaxResult:

@@ -36,9 +36,9 @@ class DefinitionNames:
         """(name, owner type) of a definition node, None when it is no definition after all
         (`const x = 1`, a Go type alias, a struct named without a body)."""
         kind = node.type
-        if self.row.name == "elixir":
+        if self.row.defining_calls:
             return self._elixir_name(node)
-        if kind == "method_signature" and self.row.name == "dart":  # the name is in the signature inside
+        if kind in self.row.named_inside:  # Dart's method_signature: the name is in the signature inside
             inner = node.named_children[0] if node.named_children else None
             name = inner.child_by_field_name("name") if inner is not None else None
             return (self.text(name), "") if name is not None else None
@@ -102,10 +102,10 @@ class DefinitionNames:
     def last_part(self, node):
         """The last sibling a definition spans: Dart's function_body after its signature; Haskell's
         equations (`size [] = 0`, `size (x:xs) = ...`) after its type signature and the first one."""
-        if self.row.name == "dart" and node.type in ("function_signature", "method_signature"):
+        if node.type in self.row.body_beside:
             body = node.next_named_sibling
             return body if body is not None and body.type == "function_body" else node
-        if self.row.name == "haskell" and node.type in ("signature", "function"):
+        if node.type in self.row.equations:
             name, last = self._haskell_name(node), node
             sibling = node.next_named_sibling
             while sibling is not None and sibling.type in ("function", "haddock") and (
@@ -120,7 +120,8 @@ class DefinitionNames:
         name = node.child_by_field_name("name")
         return self.text(name) if name is not None else ""
 
-    def elixir_macro(self, node) -> str:
+    def called_word(self, node) -> str:
+        """The word a call calls (Elixir's `def`, `defmodule`): whether it defines, and what."""
         target = node.child_by_field_name("target")
         return self.text(target) if target is not None and target.type == "identifier" else ""
 
@@ -186,7 +187,7 @@ class DefinitionNames:
 
     def _receiver_type(self, node, name) -> str:
         """Kotlin's `fun Foo.bar()`: the type named before the function's name."""
-        if node.type != "function_declaration" or self.row.name != "kotlin":
+        if node.type != "function_declaration" or not self.row.receiver_before_name:
             return ""
         for child in node.named_children:
             if child.start_byte >= name.start_byte:
@@ -203,7 +204,8 @@ class DefinitionNames:
 
     def owner_name(self, node) -> str:
         shape = node.child_by_field_name("type") or node.child_by_field_name("name") or _first_of(
-            node, frozenset({"user_type", "type_identifier"}))
+            node, frozenset({"user_type", "type_identifier"})) or _first_of(
+            node, frozenset({"identifier"}))  # Objective-C's `@implementation Cart`
         if shape is None:
             return ""
         return _strip_templates(self.text(shape)).split("::")[-1].strip()

@@ -13,7 +13,7 @@ import re
 
 from codelens.chunk import Definition
 from codelens.ingest.syntax_names import DefinitionNames
-from codelens.languages import CLASS, FUNCTION, LanguageRow
+from codelens.languages import CLASS, LanguageRow
 
 _MAX_DEPTH = 64  # nesting of containers and classes walked (a deeper one is the enclosing chunk's code)
 # Where a definition's body starts: its signature is what comes before
@@ -23,11 +23,6 @@ _BODY_TYPES = frozenset({
     "enum_class_body", "protocol_body", "constructor_body", "enum_variant_list", "object_type",
     "enum_member_declaration_list", "enum_declaration_list", "do_block", "extension_body",
 })
-_ELIXIR_DEFINITIONS = {
-    "defmodule": CLASS, "defprotocol": CLASS, "defimpl": CLASS,
-    "def": FUNCTION, "defp": FUNCTION, "defmacro": FUNCTION, "defmacrop": FUNCTION, "defguard": FUNCTION,
-    "defdelegate": FUNCTION,
-}
 # `export`, `template <...>`: a wrapper whose definition starts where the wrapper does
 _WRAPPERS = frozenset({"export_statement", "template_declaration", "ambient_declaration"})
 _TAG = re.compile(r"</?[a-zA-Z][^>]*>")  # C#'s `/// <summary>` XML doc tags
@@ -44,6 +39,7 @@ class DefinitionWalk:
         self.source = source
         self.lines = lines
         self.kinds = dict(row.definitions)
+        self.defining_calls = dict(row.defining_calls)
         self.skipped = frozenset(row.comments) | frozenset(row.imports) | frozenset(row.preamble)
         self.line_docs = tuple(p for p in row.doc_prefixes if p not in ("/**", "/*!", "/*", "*", "*/"))
         self.block_docs = any(p in ("/**", "/*!", "/*") for p in row.doc_prefixes)
@@ -66,6 +62,9 @@ class DefinitionWalk:
         for child in node.named_children:
             kind = child.type
             if child.start_byte < taken_until:
+                continue
+            if kind in self.row.scope_statements and self._body(child) is None:  # Perl's `package Foo;`
+                owner = self.names.owner_name(child)
                 continue
             if kind in self.skipped and kind not in self.row.containers:
                 if kind in self.row.imports:
@@ -94,8 +93,8 @@ class DefinitionWalk:
 
     def _definition(self, node, depth: int, outer, owner: str) -> Definition | None:
         kind = self.kinds.get(node.type)
-        if kind is not None and self.row.name == "elixir":
-            kind = _ELIXIR_DEFINITIONS.get(self.names.elixir_macro(node))
+        if kind is not None and self.row.defining_calls:  # Elixir: `def`, `defmodule` are calls
+            kind = self.defining_calls.get(self.names.called_word(node))
         if kind is None:
             return None
         named = self.names.name(node)

@@ -6,9 +6,8 @@ one contract whichever parser read the file.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from codelens.chunk import Definition, ParsedModule
+from codelens.ingest.grammars import PYTHON_GRAMMAR, shared_parser
 from codelens.ingest.lines import definition_within, source_lines, spans_within
 
 _DEF_TYPES = {"function_definition": "function", "class_definition": "class"}
@@ -20,12 +19,8 @@ _SKIP_MODULE_TYPES = {
 _MAX_DEPTH = 200
 
 
-@lru_cache(maxsize=1)
 def _parser():
-    import tree_sitter_python
-    from tree_sitter import Language, Parser
-
-    return Parser(Language(tree_sitter_python.language()))
+    return shared_parser(PYTHON_GRAMMAR)
 
 
 def parse_with_tree_sitter(text: str) -> ParsedModule | None:

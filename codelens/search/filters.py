@@ -56,7 +56,7 @@ def _path_language(path: str) -> str | None:
 
 
 def filter_languages() -> tuple[str, ...]:
-    """What `--lang` takes: the code languages of codelens/languages.py, then the kinds of the
+    """What `--lang` takes: the code languages of codelens/languages/, then the kinds of the
     other files (the `language` their hits carry)."""
     return (*language_names(), *FILE_KINDS)
 

@@ -1,0 +1,36 @@
+"""C#: classes, structs, interfaces, enums, records and their members, in namespaces."""
+
+from __future__ import annotations
+
+from codelens.languages.model import CLASS, FUNCTION, Conventions, Grammar, GraphRule, LanguageRow, class_and_method
+from codelens.languages.shared import C_STYLE_DOCS
+
+RULE = GraphRule(
+    "csharp", (("invocation_expression", "function"),), (("object_creation_expression", "type"),), ("base_list",),
+    "csharp", implicit_self=True, package_scope=True, noise=("nameof", "typeof", "sizeof"),
+    packages=("namespace_declaration", "file_scoped_namespace_declaration"),
+    library_methods=("ToString", "Equals", "GetHashCode", "GetType", "Dispose", "ContainsKey",
+                     "TryGetValue", "Add", "Remove", "Contains", "Clear", "GetEnumerator",
+                     "MoveNext", "Invoke", "Select", "Where", "ToList", "ToArray", "Count", "Any",
+                     "First", "FirstOrDefault", "Single", "Append", "Close", "Read", "Write"),
+    builtins=("Console", "Math", "String", "Task", "Enumerable", "Convert", "Array", "Type",
+              "Activator", "Expression", "Interlocked", "Volatile", "GC"),
+    typed=(("variable_declaration", "", "type"), ("parameter", "name", "type"),
+           ("property_declaration", "name", "type")),
+    assigned=(("variable_declarator", "name", ""),),
+)
+
+LANGUAGE = LanguageRow(
+    "csharp", (".cs",), Grammar("tree-sitter-c-sharp", "tree_sitter_c_sharp"),
+    definitions=(("class_declaration", CLASS), ("struct_declaration", CLASS), ("interface_declaration", CLASS),
+                 ("enum_declaration", CLASS), ("record_declaration", CLASS),
+                 ("method_declaration", FUNCTION), ("constructor_declaration", FUNCTION),
+                 ("destructor_declaration", FUNCTION), ("operator_declaration", FUNCTION),
+                 ("local_function_statement", FUNCTION)),
+    containers=("namespace_declaration", "file_scoped_namespace_declaration", "declaration_list"),
+    doc_prefixes=("///", *C_STYLE_DOCS), test_suffixes=("Tests.cs", "Test.cs"),
+    imports=("using_directive",), standard_libraries=("System", "Microsoft"), graph=RULE,
+    # `CartTests.AddsItem` (dotnet test --filter)
+    conventions=Conventions(test_id=class_and_method("."), throws=("throw",),
+                            constant=r"^\s*(?:(?:public|private|protected|internal)\s+)?const\s+\w+\s+(?P<name>\w+)"),
+)

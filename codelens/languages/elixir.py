@@ -1,0 +1,41 @@
+"""Elixir: `defmodule`, `def`, `defp`, `defmacro`... are calls: the definition is named by the call's
+first argument; `alias`, `import`, `require`, `use` name modules."""
+
+from __future__ import annotations
+
+from codelens.languages.model import CLASS, FUNCTION, Conventions, Grammar, GraphRule, LanguageRow
+
+DEFINING_CALLS = (
+    ("defmodule", CLASS), ("defprotocol", CLASS), ("defimpl", CLASS),
+    ("def", FUNCTION), ("defp", FUNCTION), ("defmacro", FUNCTION), ("defmacrop", FUNCTION), ("defguard", FUNCTION),
+    ("defdelegate", FUNCTION),
+)
+
+RULE = GraphRule(
+    "elixir", (("call", "target"),), (), (), "elixir", self_words=("__MODULE__",), implicit_self=True,
+    definers=("def", "defp", "defmacro", "defmacrop", "defguard", "defguardp", "defdelegate",
+              "defmodule", "defprotocol", "defimpl", "defstruct", "defexception"),
+    noise=("def", "defp", "defmacro", "defmacrop", "defguard", "defguardp", "defdelegate",
+           "defmodule", "defprotocol", "defimpl", "defstruct", "defexception", "alias", "import",
+           "require", "use", "if", "unless", "case", "cond", "with", "for", "fn", "quote",
+           "unquote", "raise", "receive", "try", "send", "spawn", "is_nil", "is_binary",
+           "is_atom", "is_list", "is_map", "is_integer", "is_function", "elem", "put_elem",
+           "length", "map_size", "to_string", "inspect", "__MODULE__", "super", "throw"),
+    modules_by_definition=True, imports_members=True,
+)
+
+
+def test_id(path: str, owner: str, name: str) -> str:
+    """`test "adds an item"` in `CartTest`: ExUnit reports `test adds an item (CartTest)`."""
+    return f"test {name} ({owner})" if owner else f"{path}: test {name}"
+
+
+LANGUAGE = LanguageRow(
+    "elixir", (".ex", ".exs"), Grammar("tree-sitter-elixir", "tree_sitter_elixir"),
+    # `defmodule`, `def` are calls: the chunker reads the called name (DEFINING_CALLS)
+    definitions=(("call", FUNCTION),), containers=("do_block",), doc_prefixes=("#",),
+    test_suffixes=("_test.exs",), defining_calls=DEFINING_CALLS, graph=RULE,
+    # a module attribute (`@timeout 5_000`) is Elixir's compile-time constant
+    conventions=Conventions(test_id=test_id, throws=("raise", "throw", "exit"),
+                            constant=r"^\s*@(?!doc\b|moduledoc\b|spec\b|impl\b|callback\b|type\b)(?P<name>[a-z_]\w*)\s+\S"),
+)

@@ -1,0 +1,49 @@
+"""Go: functions, methods under their receiver's type, struct and interface types; a package is its
+folder (its files see each other's names), imported by its module path (go.mod)."""
+
+from __future__ import annotations
+
+import posixpath
+
+from codelens.languages.model import CLASS, FUNCTION, Conventions, Grammar, GraphRule, LanguageRow
+from codelens.languages.shared import LINE_DOCS
+
+_NOISE = ("append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len", "make", "max", "min",
+          "new", "panic", "print", "println", "real", "recover", "string", "int", "int8", "int16", "int32",
+          "int64", "uint", "uint8", "uint16", "uint32", "uint64", "uintptr", "float32", "float64", "byte",
+          "rune", "bool", "error", "any")
+
+RULE = GraphRule(
+    "go", (("call_expression", "function"),), (("composite_literal", "type"),), (), "go",
+    self_words=(), package_scope=True, receiver_of="method_declaration", noise=_NOISE,
+    library_methods=("Error", "String", "Close", "Read", "Write", "Set", "Get", "Add", "Del",
+                     "Header", "Run", "Len", "Lock", "Unlock", "RLock", "RUnlock", "Done", "Err",
+                     "Value", "Wait", "Load", "Store", "Reset", "Flush", "Next", "Scan", "Bytes"),
+    typed=(("parameter_declaration", "name", "type"), ("field_declaration", "name", "type"),
+           ("var_spec", "name", "type")),
+    assigned=(("short_var_declaration", "left", "right"), ("var_spec", "name", "value")),
+)
+
+
+def _standard(top: str) -> bool:
+    return "." not in top.split("/")[0]  # third-party Go paths start with a domain
+
+
+def test_id(path: str, owner: str, name: str) -> str:
+    """`./internal/store -run ^TestSave$` reads as `internal/store.TestSave`: the package's folder and
+    the test function (a Go test belongs to its package, never to a type)."""
+    folder = posixpath.dirname(path) or "."
+    return f"{folder}.{name}"
+
+
+LANGUAGE = LanguageRow(
+    "go", (".go",), Grammar("tree-sitter-go", "tree_sitter_go"),
+    # a `type` declaration is a class when it declares a struct or an interface (the chunker checks)
+    definitions=(("function_declaration", FUNCTION), ("method_declaration", FUNCTION),
+                 ("type_declaration", CLASS)),
+    preamble=("package_clause",), doc_prefixes=LINE_DOCS, test_suffixes=("_test.go",),
+    test_dirs=("testdata",), generated_suffixes=(".pb.go", ".pb.gw.go", "_gen.go", "_string.go"),
+    imports=("import_declaration",), is_standard_import=_standard, graph=RULE,
+    conventions=Conventions(test_id=test_id, throws=("panic",),
+                            constant=r"^\s*const\s+(?P<name>\w+)"),
+)

@@ -1,0 +1,25 @@
+"""JavaScript: functions, classes, `const f = () => ...`, `Foo.prototype.bar = function`; CommonJS
+and ES imports."""
+
+from __future__ import annotations
+
+from codelens.languages.model import Grammar, LanguageRow
+from codelens.languages.shared import (
+    C_STYLE_DOCS,
+    JS_CLASSES,
+    JS_CONTAINERS,
+    JS_CONVENTIONS,
+    JS_FUNCTIONS,
+    JS_IMPORTS,
+    JS_RULE,
+    JS_TEST_DIRS,
+    JS_TESTS,
+    is_node_builtin,
+)
+
+LANGUAGE = LanguageRow(
+    "javascript", (".js", ".mjs", ".cjs", ".jsx"), Grammar("tree-sitter-javascript", "tree_sitter_javascript"),
+    definitions=JS_CLASSES + JS_FUNCTIONS, containers=JS_CONTAINERS, doc_prefixes=C_STYLE_DOCS,
+    test_suffixes=JS_TESTS, test_dirs=JS_TEST_DIRS, imports=JS_IMPORTS, is_standard_import=is_node_builtin,
+    graph=JS_RULE, conventions=JS_CONVENTIONS,
+)

@@ -1,0 +1,21 @@
+"""Lua: functions (`function M.f()`, `function M:m()`); modules by `require`."""
+
+from __future__ import annotations
+
+from codelens.languages.model import FUNCTION, Conventions, Grammar, GraphRule, LanguageRow
+from codelens.languages.shared import jest_style
+
+RULE = GraphRule(
+    "lua", (("function_call", "name"),), (), (), "lua", self_words=("self",),
+    noise=("require", "print", "pairs", "ipairs", "type", "tostring", "tonumber", "error", "assert",
+           "setmetatable", "getmetatable", "pcall", "select", "rawget", "rawset", "unpack"),
+)
+
+LANGUAGE = LanguageRow(
+    "lua", (".lua",), Grammar("tree-sitter-lua", "tree_sitter_lua"),
+    definitions=(("function_declaration", FUNCTION),),
+    doc_prefixes=("--",), test_suffixes=("_spec.lua", "_test.lua"), graph=RULE,
+    # busted's `describe`/`it` names, as Jest's; Lua has no constants but its `<const>` locals (5.4)
+    conventions=Conventions(test_id=jest_style, throws=("error",),
+                            constant=r"^\s*local\s+(?P<name>\w+)\s*<const>"),
+)

@@ -1,0 +1,171 @@
+"""The records a language module fills: its grammar, its row (what its syntax tree's nodes mean to
+the chunker), its graph rule (what they mean to the code graph) and its conventions (test ids,
+throwing, constants). Pure data and small pure functions; nothing here imports a grammar.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+FUNCTION = "function"  # a method when it sits in a class (or under its type: Go receiver, Rust impl)
+CLASS = "class"  # classes, interfaces, structs, traits, enums, objects, modules (Ruby): what holds members
+
+
+@dataclass(frozen=True)
+class Grammar:
+    """Where a tree-sitter grammar comes from: the wheel to install and the function that returns it."""
+
+    package: str  # the PyPI distribution (`tree-sitter-go`): what an error tells the user to install
+    module: str  # the import name (`tree_sitter_go`)
+    function: str = "language"  # `tree_sitter_typescript.language_tsx`
+
+
+@dataclass(frozen=True)
+class GraphRule:
+    """How one language's calls, instantiations, base classes and imports look in its tree."""
+
+    family: str  # languages that call each other by plain name share one (typescript and javascript: "js")
+    # call node type -> where the callee is: a field holding the callee expression; "" the call node itself
+    # holds the name and receiver fields (Java's method_invocation); "first" its first named child (Kotlin, Swift)
+    calls: tuple[tuple[str, str], ...]
+    constructs: tuple[tuple[str, str], ...] = ()  # `new Foo()`: node type -> field ("first": first named child)
+    bases: tuple[str, ...] = ()  # node types whose type names are the base classes and interfaces
+    # how its import declarations read and which files they mean: a reader in graph/syntax_imports.py and a
+    # locator in graph/syntax_modules.py under this name ("" for none)
+    imports: str = ""
+    self_words: tuple[str, ...] = ("this",)  # a receiver that means the enclosing class's own object
+    implicit_self: bool = False  # a bare call may be a method of the enclosing class (Java, C#, Kotlin...)
+    package_scope: bool = False  # a folder's files see each other's names without importing them (Go, Java...)
+    receiver_of: str = ""  # Go: the method node whose receiver parameter names its own object
+    noise: tuple[str, ...] = ()  # callee names that are builtins or keywords, never recorded
+    # receivers that are the language's own objects (`console`, `System`): a call on one is external,
+    # never matched to the codebase by its method's name
+    builtins: tuple[str, ...] = ()
+    # method names every object or collection of the language has (`toString`, `to_s`, `is_some`): a call of
+    # one on a receiver of unknown type is never matched to the codebase by its name alone
+    library_methods: tuple[str, ...] = ()
+    # the nodes that name a file's package or namespace (`package com.acme.pay;`): its imports and
+    # its package's other files are found by it, wherever the folders are
+    packages: tuple[str, ...] = ()
+    # calls that define rather than call (Elixir's `def run(x)`): the call they hold is a head, never a call
+    definers: tuple[str, ...] = ()
+    # what gives a variable, parameter or field its type: (node type, field of the name, field of the type);
+    # "" reads the node's children (Kotlin's nodes have no fields)
+    typed: tuple[tuple[str, str, str], ...] = ()
+    # (node type, field of the name, field of the value): `x := &Server{}`, `const r = new Repo()`
+    assigned: tuple[tuple[str, str, str], ...] = ()
+    # node types that implement a type elsewhere (Rust's `impl Trait for Type`): the type inherits the trait
+    implementers: tuple[str, ...] = ()
+    # an imported name may be a module of its own (Rust's `use crate::routing;`): looked up as one too
+    imports_name_modules: bool = False
+    # a wildcard import re-exports what it reaches (Rust's `pub use a::*`, `export * from "./a"`)
+    wildcards_reexport: bool = False
+    # a module is found by the definition that names it before its file (Elixir's `defmodule MyApp.Repo`
+    # may be in any file; `alias MyApp.Repo`, `import MyApp.Util` mean that file)
+    modules_by_definition: bool = False
+    # a module's functions are members of the module's own definition (Elixir's `def` in `defmodule`, Perl's
+    # subs in their package), and what an import makes visible: `use Shop::Tax qw(with_tax)`
+    imports_members: bool = False
+    # what an imported file imports is visible too (C's `#include`: a header's headers)
+    imports_reach_through: bool = False
+    # the grammar's own node types that name a callee (Haskell's `variable`, Perl's `function`), and
+    # that qualify one (Haskell's `M.lookup`), beside the names every grammar shares (graph/syntax_calls.py)
+    name_nodes: tuple[str, ...] = ()
+    member_nodes: tuple[str, ...] = ()
+
+
+def pytest_style(path: str, owner: str, name: str) -> str:
+    """`tests/test_a.py::TestA::test_b`: the file, its classes (`A.B` -> `A::B`), the test (pytest, and
+    most runners that name a test by its file)."""
+    return "::".join(part for part in (path, *owner.split("."), name) if part)
+
+
+def class_and_method(separator: str) -> Callable[[str, str, str], str]:
+    """`FooTest#testBar` (JUnit, Surefire's -Dtest), `FooTests.Bar` (dotnet test), `FooTest::testBar`
+    (PHPUnit's --filter): the test's class (the file's stem outside one) and its method."""
+    return lambda path, owner, name: f"{owner or PurePosixPath(path).stem}{separator}{name}"
+
+
+@dataclass(frozen=True)
+class Conventions:
+    """What a language's code means beyond its syntax: how its tests are named by its test runner,
+    how it throws, how it declares a constant."""
+
+    # (path, enclosing class or "", test function) -> the id its test runner reports and takes
+    test_id: Callable[[str, str, str], str] = pytest_style
+    throws: tuple[str, ...] = ()  # the words that throw or abort: `raise`, `throw`, `panic`, `die`
+    # a line declaring a constant; its `name` group is the constant's name
+    constant: str = ""
+
+    def constant_name(self, line: str) -> str | None:
+        """The constant a source line declares, None when it declares none (or the language has no form)."""
+        match = re.match(self.constant, line) if self.constant else None
+        return match.group("name") if match else None
+
+
+@dataclass(frozen=True)
+class LanguageRow:
+    """One language: how its files are recognised, what its syntax tree's node types mean, what the
+    code graph reads of it (`graph`) and what its code means (`conventions`)."""
+
+    name: str  # the `language` a hit carries and `--lang` takes: python, typescript, go...
+    extensions: tuple[str, ...]  # lower-case suffixes with the dot
+    grammar: Grammar | None  # None: read by Python's ast (python) or by the plain-text chunker
+    file_names: tuple[str, ...] = ()  # exact lower-case file names (`rakefile`)
+    grammar_by_suffix: tuple[tuple[str, Grammar], ...] = ()  # `.tsx` -> the TSX grammar
+    # node type -> FUNCTION or CLASS: the definitions that become chunks (a CLASS holds members)
+    definitions: tuple[tuple[str, str], ...] = ()
+    # node types looked through for definitions: bodies, namespaces, packages, `export`, templates
+    containers: tuple[str, ...] = ()
+    # node types whose definitions go under a type they name, and are no chunk themselves:
+    # Rust's `impl`, Swift's `extension` (the chunker reads the type's name)
+    owners: tuple[str, ...] = ()
+    # top-level node types that are no <module> statement: package clauses, `<?php`
+    preamble: tuple[str, ...] = ()
+    # a run of lines directly above a definition that start with one of these is its doc comment
+    doc_prefixes: tuple[str, ...] = ()
+    lead_prefixes: tuple[str, ...] = ()  # lines above a definition that belong to it: Rust's `#[derive]`
+    comments: tuple[str, ...] = ("comment",)  # node types of comments (never a <module> statement)
+    # test code: file names ending so (case-sensitive), folders named so (lower-case, any depth)
+    test_suffixes: tuple[str, ...] = ()
+    test_dirs: tuple[str, ...] = ()
+    generated_suffixes: tuple[str, ...] = ()  # `.pb.go`: written by a tool, never read
+    imports: tuple[str, ...] = ()  # node types of imports (never a <module> statement)
+    # a single-file component (Vue, Svelte): only its `<script>` blocks are code, read by the grammar
+    # where they stand in the file; the markup around them is its `<template>` text piece
+    sfc: bool = False
+    # the bytes the grammar parses, from the file's: what it cannot read blanked (C's bare macros),
+    # same length and line breaks, so every offset and line stays the file's
+    parser_bytes: Callable[[bytes], bytes] | None = None
+    # naming quirks, read by `ingest/syntax_names.py` and `ingest/syntax_walk.py`:
+    # definitions that are calls of a defining word (Elixir's `def`, `defmodule`): word -> FUNCTION or CLASS
+    defining_calls: tuple[tuple[str, str], ...] = ()
+    named_inside: tuple[str, ...] = ()  # a definition whose name is in its first child (Dart's method_signature)
+    body_beside: tuple[str, ...] = ()  # a signature whose body is its next sibling, `function_body` (Dart)
+    # a signature followed by its equations, siblings of the same name (Haskell's `size [] = 0`)
+    equations: tuple[str, ...] = ()
+    receiver_before_name: bool = False  # `fun Foo.bar()`: the type named before the function's (Kotlin)
+    # a statement naming the package of the definitions after it, up to the next (Perl's `package Foo;`)
+    scope_statements: tuple[str, ...] = ()
+    # what its imports' libraries are: the names its own library's imports start with
+    standard_libraries: tuple[str, ...] = ()
+    is_standard_import: Callable[[str], bool] | None = None  # decides alone where set (Go's host-less paths)
+    reversed_domains: bool = False  # `com.google.errorprone.x` names the library by three parts (JVM)
+    graph: GraphRule | None = None  # None: the code graph reads no edges from its files
+    conventions: Conventions = Conventions()
+
+    def kind_of(self, node_type: str) -> str | None:
+        return dict(self.definitions).get(node_type)
+
+    def is_test_path(self, rel_path: str) -> bool:
+        """Test code by the language's conventions (`*_test.go`, `*.spec.ts`, `__tests__/`, `*Test.java`)."""
+        path = PurePosixPath(rel_path)
+        if path.name.endswith(self.test_suffixes):
+            return True
+        folders = [part.lower() for part in path.parts[:-1]]
+        # C#'s `Dapper.Tests/` and Swift's `Tests/`: a test project's folder
+        return any(part in self.test_dirs or part in ("test", "tests") or part.endswith((".tests", ".test"))
+                   for part in folders)

@@ -1,0 +1,36 @@
+"""Ruby: classes, modules, singleton classes and their methods; `require` and `require_relative`."""
+
+from __future__ import annotations
+
+from codelens.languages.model import CLASS, FUNCTION, Conventions, Grammar, GraphRule, LanguageRow
+
+RULE = GraphRule(
+    "ruby", (("call", ""),), (), ("superclass",), "ruby", self_words=("self",), implicit_self=True,
+    noise=("require", "require_relative", "attr_accessor", "attr_reader", "attr_writer",
+           "include", "extend", "private", "public", "protected", "raise"),
+    assigned=(("assignment", "left", "right"),),
+    library_methods=("to_s", "to_str", "to_sym", "to_i", "to_a", "to_h", "inspect", "respond_to?",
+                     "nil?", "dup", "clone", "class", "is_a?", "kind_of?", "hash", "eql?", "send",
+                     "freeze", "tap", "each", "map", "select", "empty?", "size", "length",
+                     "include?", "key?", "merge", "call", "join", "split", "first", "last", "body",
+                     "close", "read", "write", "delete", "fetch", "keys", "values", "to_proc",
+                     "new"),
+)
+
+
+def test_id(path: str, owner: str, name: str) -> str:
+    """`CartTest#test_adds_item` (minitest's `-n`, and how it reports a failure)."""
+    return f"{owner}#{name}" if owner else f"{path}#{name}"
+
+
+LANGUAGE = LanguageRow(
+    "ruby", (".rb", ".rake", ".gemspec"), Grammar("tree-sitter-ruby", "tree_sitter_ruby"),
+    file_names=("rakefile", "gemfile"),
+    definitions=(("class", CLASS), ("module", CLASS), ("singleton_class", CLASS), ("method", FUNCTION),
+                 ("singleton_method", FUNCTION)),
+    containers=("body_statement",), doc_prefixes=("#",), test_suffixes=("_spec.rb", "_test.rb"),
+    test_dirs=("spec",), imports=(), graph=RULE,
+    # a constant is a name that starts upper-case, assigned
+    conventions=Conventions(test_id=test_id, throws=("raise", "fail"),
+                            constant=r"^\s*(?P<name>[A-Z][A-Z0-9_]*)\s*=(?!=)"),
+)

@@ -1,0 +1,38 @@
+"""Scala: classes, objects, traits, enums and their functions."""
+
+from __future__ import annotations
+
+from codelens.languages.java import JVM_STANDARD
+from codelens.languages.model import CLASS, FUNCTION, Conventions, Grammar, GraphRule, LanguageRow
+from codelens.languages.shared import C_STYLE_DOCS, JVM_METHODS
+
+RULE = GraphRule(
+    "jvm", (("call_expression", "function"),), (("instance_expression", "first"),),
+    ("extends_clause",), "scala", implicit_self=True, package_scope=True,
+    library_methods=(*JVM_METHODS, "fold", "getOrElse", "isDefined", "foldLeft", "foldRight"),
+    packages=("package_clause",),
+    typed=(("val_definition", "pattern", "type"), ("var_definition", "pattern", "type"),
+           ("class_parameter", "name", "type"), ("parameter", "name", "type")),
+    assigned=(("val_definition", "pattern", "value"), ("var_definition", "pattern", "value")),
+)
+
+
+def test_id(path: str, owner: str, name: str) -> str:
+    """`CartSpec -- -z "adds an item"` (sbt testOnly): the suite and the test's name."""
+    return f"{owner} {name}" if owner else name
+
+
+LANGUAGE = LanguageRow(
+    "scala", (".scala", ".sc"), Grammar("tree-sitter-scala", "tree_sitter_scala"),
+    definitions=(("class_definition", CLASS), ("object_definition", CLASS), ("trait_definition", CLASS),
+                 ("enum_definition", CLASS), ("function_definition", FUNCTION),
+                 ("function_declaration", FUNCTION)),
+    containers=("template_body", "package_object", "enum_body"),
+    preamble=("package_clause",), comments=("comment", "block_comment"), doc_prefixes=C_STYLE_DOCS,
+    test_suffixes=("Spec.scala", "Test.scala", "Suite.scala", "Tests.scala"),
+    imports=("import_declaration",), standard_libraries=(*JVM_STANDARD, "scala"), reversed_domains=True,
+    graph=RULE,
+    # a Scala constant is a `final val` or an upper-case `val` in an object
+    conventions=Conventions(test_id=test_id, throws=("throw",),
+                            constant=r"^\s*(?:(?:private|protected|final|override)\s+)*val\s+(?P<name>[A-Z]\w*)\s*[:=]"),
+)

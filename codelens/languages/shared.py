@@ -1,0 +1,126 @@
+"""What several languages share: doc-comment styles, JavaScript's node types (TypeScript, Vue and
+Svelte read it too), C's (C, C++ and Objective-C), the JVM's library, the component blanking."""
+
+from __future__ import annotations
+
+import re
+
+from codelens.languages.model import CLASS, FUNCTION, Conventions, Grammar, GraphRule
+
+C_STYLE_DOCS = ("/**", "/*!", "///", "*", "*/")  # Javadoc, JSDoc, KDoc, Doxygen, `///`
+LINE_DOCS = ("//",)  # Go, C, C++: a `//` run above a definition documents it
+
+# ------------------------------------------------------------------ JavaScript and its kin
+JS_TESTS = (".test.ts", ".spec.ts", ".test.tsx", ".spec.tsx", ".test.js", ".spec.js", ".test.jsx",
+            ".spec.jsx", ".test.mjs", ".spec.mjs", ".test.cjs", ".spec.cjs", ".e2e.ts")
+JS_TEST_DIRS = ("__tests__", "__mocks__", "spec", "e2e", "cypress")
+JS_CLASSES = (("class_declaration", CLASS), ("abstract_class_declaration", CLASS),
+              ("interface_declaration", CLASS), ("enum_declaration", CLASS),
+              # `type Options = {...}` over several lines is an interface by another syntax (the chunker checks)
+              ("type_alias_declaration", CLASS))
+JS_FUNCTIONS = (("function_declaration", FUNCTION), ("generator_function_declaration", FUNCTION),
+                ("method_definition", FUNCTION), ("method_signature", FUNCTION),
+                ("abstract_method_signature", FUNCTION), ("function_signature", FUNCTION),
+                # `const f = () => ...` and `handler = (e) => ...`: the chunker keeps only function values
+                ("lexical_declaration", FUNCTION), ("variable_declaration", FUNCTION),
+                ("public_field_definition", FUNCTION), ("field_definition", FUNCTION),
+                # `res.status = function status(code) {...}`: the chunker keeps only function values
+                ("expression_statement", FUNCTION))
+JS_CONTAINERS = ("export_statement", "class_body", "interface_body", "object_type", "internal_module",
+                 "module", "statement_block", "ambient_declaration", "expression_statement")
+JS_IMPORTS = ("import_statement",)
+TS = Grammar("tree-sitter-typescript", "tree_sitter_typescript", "language_typescript")
+TSX = Grammar("tree-sitter-typescript", "tree_sitter_typescript", "language_tsx")
+
+_JS_CALLS = (("call_expression", "function"),)
+_JS_NEW = (("new_expression", "constructor"),)
+_JS_BASES = ("extends_clause", "implements_clause", "extends_type_clause")
+_JS_BUILTINS = ("console", "Math", "JSON", "Object", "Array", "Promise", "Reflect", "Symbol", "Number", "String",
+                "Date", "window", "document", "process", "Buffer", "globalThis", "Error", "Map", "Set")
+JS_METHODS = ("toString", "valueOf", "hasOwnProperty", "then", "catch", "finally", "map", "filter", "forEach",
+              "reduce", "push", "pop", "shift", "slice", "splice", "join", "split", "has", "get", "set", "delete",
+              "add", "clear", "keys", "values", "entries", "includes", "indexOf", "call", "apply", "bind", "trim",
+              "some", "every", "find", "concat", "replace", "match", "test", "next", "return", "throw", "emit", "on")
+_JS_TYPED = (("required_parameter", "pattern", "type"), ("optional_parameter", "pattern", "type"),
+             ("public_field_definition", "name", "type"), ("variable_declarator", "name", "type"))
+_JS_ASSIGNED = (("variable_declarator", "name", "value"), ("public_field_definition", "name", "value"),
+                ("field_definition", "property", "value"), ("assignment_expression", "left", "right"))
+JS_RULE = GraphRule("js", _JS_CALLS, _JS_NEW, _JS_BASES, "js", noise=("require", "import", "super"),
+                    builtins=_JS_BUILTINS, typed=_JS_TYPED, assigned=_JS_ASSIGNED, library_methods=JS_METHODS,
+                    wildcards_reexport=True)
+_NODE_BUILTINS = frozenset({"fs", "path", "http", "https", "url", "util", "events", "stream", "crypto", "os",
+                            "child_process", "assert", "buffer", "zlib", "querystring", "net", "tls", "readline"})
+
+
+def is_node_builtin(top: str) -> bool:
+    """`node:fs`, `path`: Node's own modules, no package's."""
+    return top.startswith("node:") or top in _NODE_BUILTINS
+
+
+def jest_style(path: str, owner: str, name: str) -> str:
+    """`src/a.test.ts > Cart > adds an item`: the file, its `describe` blocks, the test (Jest, Vitest)."""
+    return " > ".join(part for part in (path, owner, name) if part)
+
+
+JS_CONVENTIONS = Conventions(test_id=jest_style, throws=("throw",),
+                             constant=r"^\s*(?:export\s+)?const\s+(?P<name>[A-Z][A-Z0-9_]*)\b")
+
+# ------------------------------------------------------------------ C and its kin
+C_DEFINITIONS = (("function_definition", FUNCTION), ("struct_specifier", CLASS), ("union_specifier", CLASS),
+                 ("enum_specifier", CLASS), ("type_definition", CLASS))
+C_CONTAINERS = ("preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "linkage_specification",
+                "declaration_list", "declaration")
+C_TESTS = ("_test.c", "_test.cc", "_test.cpp", "_unittest.cc", "_unittest.cpp", "_tests.cpp", "Test.cpp")
+C_DOCS = LINE_DOCS + C_STYLE_DOCS + ("/*",)
+_C_TYPED = (("declaration", "declarator", "type"), ("parameter_declaration", "declarator", "type"),
+            ("field_declaration", "declarator", "type"))
+# C and C++ share one rule: a `.h` file may hold either, and C++'s constructs never occur in C
+C_RULE = GraphRule("c", (("call_expression", "function"),), (("new_expression", "type"),), ("base_class_clause",),
+                   "include", implicit_self=True, typed=_C_TYPED,
+                   assigned=(("init_declarator", "declarator", "value"),),
+                   noise=("sizeof", "defined", "static_cast", "dynamic_cast", "reinterpret_cast", "const_cast"),
+                   imports_reach_through=True)
+# `#define MAX_SIZE 64`, `static const int LIMIT = 3;`, `constexpr size_t kLimit = 3;`; never an include
+# guard's `#define TAX_H` (no value) or a macro with arguments
+C_CONSTANT = r"^\s*(?:#define\s+|(?:static\s+)?const(?:expr)?\s+[\w:<>]+\s+)(?P<name>[A-Za-z_]\w*)(?=[ \t]+\S)"
+
+_BARE_MACRO = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]{2,}[ \t]*$", re.M)
+# `FMT_EXPORT template <...>`, `UV_EXTERN int uv_run(...)`, `FMT_CONSTEXPR auto f()`: macros before a declaration
+_IF_MACRO = re.compile(rb"(?<=\bif )[ \t]*[A-Z][A-Z0-9]*_[A-Z0-9_]*(?=[ \t]*\()")  # `if FMT_CONSTEXPR20 (...)`
+_PREFIX_MACROS = re.compile(rb"^[ \t]*((?:[A-Z][A-Z0-9]*_[A-Z0-9_]*[ \t]+)+)(?=[A-Za-z_~])", re.M)
+
+
+def blank(match: re.Match[bytes]) -> bytes:
+    """The matched bytes as spaces, its line breaks kept."""
+    return re.sub(rb"[^\r\n]", b" ", match.group(0))
+
+
+def without_bare_macros(source: bytes) -> bytes:
+    """C and C++: a line that is only a macro's name (`FMT_BEGIN_NAMESPACE`, `FMT_END_EXPORT`) reads
+    to the grammar as the start of a declaration and swallows what follows; blanked, the definitions
+    after it parse. So are macros that open a declaration's line."""
+    source = _BARE_MACRO.sub(blank, source)
+    source = _IF_MACRO.sub(blank, source)
+    return _PREFIX_MACROS.sub(blank, source)
+
+
+# ------------------------------------------------------------------ the JVM
+JVM_BUILTINS = ("System", "String", "Math", "Objects", "Arrays", "Collections", "List", "Map", "Set", "Optional",
+                "Integer", "Long", "Boolean", "Double", "Character", "Thread", "Stream", "Collectors")
+JVM_METHODS = ("toString", "equals", "hashCode", "getClass", "clone", "compareTo", "iterator", "hasNext", "next",
+               "size", "get", "put", "add", "remove", "contains", "isEmpty", "length", "close", "apply", "map",
+               "flatMap", "filter", "forEach", "let", "also", "run", "use", "append", "toList", "first", "last")
+
+# ------------------------------------------------------------------ single-file components
+SFC_DEFINITIONS = (*JS_CLASSES, *JS_FUNCTIONS, ("export_statement", CLASS), ("pair", FUNCTION))
+SFC_CONTAINERS = (*JS_CONTAINERS, "object", "pair", "call_expression", "arguments")
+SFC_TESTS = (".spec.vue", ".test.vue", ".spec.svelte", ".test.svelte")
+_SCRIPT = re.compile(rb"<script\b[^>]*>(.*?)</script\s*>", re.S | re.I)
+
+
+def only_scripts(source: bytes) -> bytes:
+    """A component's `<script>` blocks where they stand, everything else blanked (line breaks kept)."""
+    kept = bytearray(re.sub(rb"[^\r\n]", b" ", source))
+    for script in _SCRIPT.finditer(source):
+        kept[script.start(1):script.end(1)] = script.group(1)
+    return bytes(kept)

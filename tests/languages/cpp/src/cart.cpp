@@ -1,0 +1,32 @@
+#include <stdexcept>
+#include <vector>
+
+#include "shop/tax.hpp"
+
+namespace shop {
+
+static const int kMaxItems = 10;
+
+/// A cart of prices.
+class Cart {
+ public:
+  void add(double price) {
+    if (prices_.size() >= kMaxItems) {
+      throw std::length_error("too many items");
+    }
+    prices_.push_back(price);
+  }
+
+  double total() const;
+
+ private:
+  std::vector<double> prices_;
+};
+
+double Cart::total() const {
+  double sum = 0;
+  for (double p : prices_) sum += p;
+  return with_tax(sum);
+}
+
+}  // namespace shop

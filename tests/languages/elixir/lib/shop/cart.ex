@@ -1,0 +1,15 @@
+defmodule Shop.Cart do
+  alias Shop.Tax
+  import Shop.Format
+
+  @max_items 10
+
+  def add(prices, price) do
+    if length(prices) >= @max_items, do: raise(ArgumentError, "too many items")
+    [price | prices]
+  end
+
+  def total(prices) do
+    money(Tax.with_tax(Enum.sum(prices)))
+  end
+end

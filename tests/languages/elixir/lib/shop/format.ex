@@ -1,0 +1,3 @@
+defmodule Shop.Format do
+  def money(amount), do: "$#{amount}"
+end

@@ -1,0 +1,8 @@
+module Shop.Tax (withTax) where
+
+rate :: Double
+rate = 0.2
+
+-- | The amount with its tax.
+withTax :: Double -> Double
+withTax amount = amount * (1 + rate)

@@ -1,0 +1,23 @@
+package com.acme.shop
+
+import com.acme.tax.withTax
+
+/** A cart of prices. */
+class Cart {
+    private val prices = mutableListOf<Double>()
+
+    fun add(price: Double) {
+        if (prices.size >= MAX_ITEMS) {
+            throw IllegalStateException("too many items")
+        }
+        prices.add(price)
+    }
+
+    fun total(): Double = withTax(prices.sum())
+
+    companion object {
+        const val MAX_ITEMS = 10
+    }
+}
+
+fun Cart.checkout(): Double = total()

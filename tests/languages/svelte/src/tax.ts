@@ -1,0 +1,4 @@
+/** The amount with its tax. */
+export function withTax(amount: number): number {
+  return amount * 1.2;
+}

@@ -1,0 +1,23 @@
+import Foundation
+import Tax
+
+enum CartError: Error {
+    case tooMany
+}
+
+/// A cart of prices.
+public class Cart {
+    static let maxItems = 10
+    private var prices: [Double] = []
+
+    public func add(_ price: Double) throws {
+        if prices.count >= Cart.maxItems {
+            throw CartError.tooMany
+        }
+        prices.append(price)
+    }
+
+    public func total() -> Double {
+        return withTax(prices.reduce(0, +))
+    }
+}
