@@ -12,7 +12,7 @@ import pytest
 from codelens.answer.context import ChunkCatalog
 from codelens.answer.diff import parse_diff
 from codelens.answer.diff_chunks import changed_chunks
-from codelens.answer.impact import pytest_id
+from codelens.answer.impact import runner_test_id
 from codelens.answer.pack import (
     ALPHA,
     ASK_RULES,
@@ -229,8 +229,8 @@ def test_changed_lines_map_to_chunks_on_the_side_the_index_holds() -> None:
 def test_test_ids_are_pytest_ids() -> None:
     method = Chunk("tests/test_a.py::TestA.test_b", "tests/test_a.py", "TestA.test_b", "method", 1, 2, "",
                    is_test=True)
-    assert pytest_id(method) == "tests/test_a.py::TestA::test_b"
-    assert pytest_id(make_chunk("tests/test_a.py::test_c", "def test_c(): pass", is_test=True)) == \
+    assert runner_test_id(method) == "tests/test_a.py::TestA::test_b"
+    assert runner_test_id(make_chunk("tests/test_a.py::test_c", "def test_c(): pass", is_test=True)) == \
         "tests/test_a.py::test_c"
 
 
