@@ -19,13 +19,14 @@ import numpy as np
 
 from codelens.chunk import Chunk
 from codelens.graph.model import CodeGraph, Node
+from codelens.search.bridge import bridged_terms, crossed
 from codelens.search.file_vectors import FileVectors
 from codelens.search.filters import SearchFilters
 from codelens.search.fusion import ordered
 from codelens.search.query import Fused, Fusion, LegResult, Query, Stage
 from codelens.search.ranking import STAGES, StageContext, StageFactory, stages_by_name
-from codelens.search.ranking_files import FileMeaning, FileWords, PathSignal
-from codelens.search.ranking_order import FileDiversity, KindPrior, rescore
+from codelens.search.ranking_files import FileMeaning, FileWords, PathSignal, path_terms
+from codelens.search.ranking_order import CodeBeforeTests, FileDiversity, KindPrior, rescore
 from codelens.search.ranking_symbols import RankingIndex, SymbolIntent
 from codelens.search.searcher import Searcher
 from codelens.search.terms import STOP_WORDS, tokenize
@@ -357,13 +358,16 @@ BENCH_STAGES: dict[str, StageFactory] = {**STAGES, **{
     "diverse-keep3": lambda c: FileDiversityVariant(c.index.chunks, keep=3),
     "diverse-keep5": lambda c: FileDiversityVariant(c.index.chunks, keep=5),  # shipped until session 5
     "diverse-keep4": lambda c: FileDiversityVariant(c.index.chunks, keep=4),
+    "diverse-close-g2": lambda c: FileDiversity(c.index.chunks, close=0.7, guarded=2),
+    "diverse-close-g3": lambda c: FileDiversity(c.index.chunks, close=0.7, guarded=3),
+    "diverse-close.5": lambda c: FileDiversity(c.index.chunks, close=0.5, guarded=4),
     "diverse-close.6": lambda c: FileDiversity(c.index.chunks, close=0.6, guarded=4),
     "diverse-close.8": lambda c: FileDiversity(c.index.chunks, close=0.8, guarded=4),
     "file-words.5": lambda c: FileWords(c.index.chunks, c.file_words, weight=0.5),
     "file-meaning.1": lambda c: FileMeaning(c.index.chunks, c.files, weight=0.1 * c.coverage),
     "file-meaning.4": lambda c: FileMeaning(c.index.chunks, c.files, weight=0.4 * c.coverage),
-    "path.1": lambda c: PathSignal(c.index.chunks, bonus=0.1, bridge=c.bridge),
-    "path-en": lambda c: PathSignal(c.index.chunks),  # Russian words not bridged
+    "path.1": lambda c: FlatPath(c.index.chunks, bonus=0.1, bridge=c.bridge),
+    "path-en": lambda c: FlatPath(c.index.chunks),  # Russian words not bridged
     # ideas not shipped
     "dedup": lambda c: ClassMethodDedup(c.index.chunks),
     "files": lambda c: FileEvidence(c.index.chunks),
@@ -492,4 +496,56 @@ BENCH_STAGES.update({
     "spelled.15": lambda c: SpelledNames(c.index, c.accept, weight=0.15),
     "common-names": lambda c: CommonNames(c.index),
     "common-names.5": lambda c: CommonNames(c.index, factor=0.5),
+})
+
+
+
+# ------------------------------------------------------------------ the settings shipped until session 20 (issue 44)
+
+@dataclass(frozen=True)
+class FlatPath(PathSignal):
+    """`path` until session 20: any word of the question in the file's name or folder (English
+    or bridged) gains `bonus` x the chunk's score, however few of the question's words it holds."""
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        asked = set(query.terms)
+        if self.bridge is not None:
+            bridged = crossed(query, self.bridge)
+            if query.russian or bridged.bridged:
+                asked |= set(bridged_terms(bridged, query.words))
+        if not asked:
+            return fused
+        scores = {}
+        for item in fused:
+            chunk = self.chunks.get(item.chunk_id)
+            hit = chunk is not None and chunk.path and asked & path_terms(chunk.path)
+            scores[item.chunk_id] = item.score * (1.0 + self.bonus) if hit else item.score
+        return rescore(fused, scores)
+
+
+@dataclass(frozen=True)
+class ShortestPathIndex(RankingIndex):
+    """`symbol`'s definitions until session 20: one rank's in shortest-path order, whatever their
+    files are named, however deep, however the legs scored them."""
+
+    def definitions(self, identifier: str, exact_case: bool = True,
+                    scores: Mapping[str, float] | None = None) -> list[str]:
+        found = super().definitions(identifier, exact_case)
+        order = {"class": 0, "function": 1, "method": 2}
+        return sorted(found, key=lambda c: (self.chunks[c].is_test, order.get(self.chunks[c].kind, 3),
+                                            self.chunks[c].symbol.count("."), len(self.chunks[c].path), c))
+
+
+def _shortest_path_symbol(c: StageContext) -> SymbolIntent:
+    index = ShortestPathIndex(c.index.chunks, c.index.by_name, c.index.by_lower)
+    return SymbolIntent(index, c.accept, c.repo_of)
+
+
+BENCH_STAGES.update({
+    "path-flat": lambda c: FlatPath(c.index.chunks, bridge=c.bridge),
+    "path.25": lambda c: PathSignal(c.index.chunks, bridge=c.bridge, share=0.25),
+    "path1": lambda c: PathSignal(c.index.chunks, bridge=c.bridge, share=1.0),
+    "symbol-by-path": _shortest_path_symbol,
+    "tests-below.3": lambda c: CodeBeforeTests(c.index.chunks, factor=0.3),
+    "tests-below.7": lambda c: CodeBeforeTests(c.index.chunks, factor=0.7),
 })

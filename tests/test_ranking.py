@@ -185,6 +185,52 @@ def test_path_signal_matches_file_name_words_by_stem() -> None:
         "pkg/api.py::make_response", "pkg/cookies.py::jar_from_dict"]
 
 
+def test_path_signal_ranks_the_file_holding_more_of_the_question_first() -> None:
+    chunks = {c.chunk_id: c for c in [chunk("gson/JsonStreamParser.java::parse"), chunk("gson/JsonReader.java::peek"),
+                                      chunk("gson/Streams.java::write")]}
+    items = fused(("gson/JsonStreamParser.java::parse", 1.0), ("gson/JsonReader.java::peek", 0.9),
+                  ("gson/Streams.java::write", 0.85))
+    # "json" is in both Json files' names, "reader" in one: it gains 0.5 x 1.0 x 2/3, the other 0.5 x 1.0 x 1/3
+    result = PathSignal(chunks)(Query.from_text("json reader tokens"), items)
+    assert [(f.chunk_id, round(f.score, 3)) for f in result] == [
+        ("gson/JsonReader.java::peek", 1.233), ("gson/JsonStreamParser.java::parse", 1.167),
+        ("gson/Streams.java::write", 0.85)]
+
+
+def test_a_russian_questions_english_words_name_no_file() -> None:
+    """"... в Exposed" names the project, whose folder every file is in: no file gains from it."""
+    chunks = {c.chunk_id: c for c in [chunk("exposed/Op.kt::eq"), chunk("exposed/Column.kt::Column", "class")]}
+    items = fused(("exposed/Op.kt::eq", 1.0), ("exposed/Column.kt::Column", 0.9))
+    assert [f.score for f in PathSignal(chunks)(Query.from_text("типы столбцов в Exposed"), items)] == [1.0, 0.9]
+
+
+def test_tests_sink_below_the_code_unless_the_question_asks_for_tests() -> None:
+    from codelens.search.ranking_order import CodeBeforeTests
+
+    items = fused(("tests/test_models.py::Response", 1.0), ("pkg/api.py::make_response", 0.7))
+    stage = CodeBeforeTests(CHUNKS)
+    assert [(f.chunk_id, f.score) for f in stage(Query.from_text("how is a response built"), items)] == [
+        ("pkg/api.py::make_response", 0.7), ("tests/test_models.py::Response", 0.5)]
+    for asks in ("which tests cover the response", "как тестируется ответ"):
+        assert order(stage, asks, items) == ["tests/test_models.py::Response", "pkg/api.py::make_response"]
+
+
+def test_a_names_definitions_go_named_file_then_shallow_path_then_the_legs_order() -> None:
+    chunks = {c.chunk_id: c for c in [chunk("src/DynamicParameters.ParamInfo.cs::DynamicParameters", "class"),
+                                      chunk("src/DynamicParameters.cs::DynamicParameters", "class"),
+                                      chunk("pkg/v1/main.py::BaseModel", "class"),
+                                      chunk("pkg/main.py::BaseModel", "class"),
+                                      chunk("fmt/std.h::formatter", "class"),
+                                      chunk("fmt/format.h::formatter", "class")]}
+    index = RankingIndex.build(chunks)
+    items = fused(("src/DynamicParameters.ParamInfo.cs::DynamicParameters", 0.9), ("pkg/v1/main.py::BaseModel", 0.9),
+                  ("fmt/format.h::formatter", 0.8), ("fmt/std.h::formatter", 0.3))
+    assert order(SymbolIntent(index), "DynamicParameters", items)[0] == "src/DynamicParameters.cs::DynamicParameters"
+    assert order(SymbolIntent(index), "BaseModel", items)[0] == "pkg/main.py::BaseModel"
+    # two headers as deep, neither named after it: the one the legs scored higher, not the shorter path
+    assert order(SymbolIntent(index), "formatter", items)[:2] == ["fmt/format.h::formatter", "fmt/std.h::formatter"]
+
+
 def test_a_method_below_its_class_sinks() -> None:
     items = fused(("pkg/models.py::Response", 1.0), ("pkg/models.py::Response.json", 0.9),
                   ("pkg/api.py::make_response", 0.6), ("pkg/sessions.py::Session.send", 0.5))

@@ -10,21 +10,27 @@ fusion found; results stay chunks.
   well its whole file matches the question's words (BM25 with the file as one document).
 - `file-meaning`: a chunk gains a share of how close its whole file (the mean e5 vector of its
   chunks) is to the question.
-- `path`: a chunk whose file name (or folder) is a word of the question gains a share.
+- `path`: a chunk whose file name (or folder) holds words of the question gains: in English a share
+  of the top score as large as the share of the question's words its path holds; through the
+  word bridge (a Russian question, or Russian-named code) a share of its own score.
 - `kind-prior`: code first: a piece of a document, configuration or build file keeps a share
   of its score, so it outranks code only when it answers the question clearly better (how to
   run, configure, deploy); an index of code alone is untouched.
+- `tests-below`: a chunk of a test file keeps half its score unless the question asks about
+  tests, so the code comes before the tests that repeat its words.
 - `diverse-close`: a chunk's score is multiplied by `decay` for every better chunk of the same
   file already listed, so one class and its methods cannot fill the list; in the first four
-  places only a chunk close to the top score (70% of it) may be lifted that way.
+  places only a chunk close to the top score (70% of it) may be lifted that way (without that
+  guard semble's file-level benchmarks gain and the chunk-level floors lose: bench/RESULTS.md).
 - `symbol`: a question that is an identifier (`Response`, `Session.send`) puts that name's
   definitions first (exact case before any case, classes before functions before methods);
   a question that contains a code-shaped identifier (`ClientSession`, `model_post_init`)
-  lifts that name's definitions to the top of the list as well.
+  lifts that name's definitions to the top of the list as well. Definitions of one rank go in
+  file-named-after-them, shallower-path, better-scored order.
 
 The stages live by job: ranking_symbols.py (`symbol` and the definitions it looks up),
 ranking_files.py (what a chunk gains from its file: `graph-files`, `file-words`, `file-meaning`,
-`path`), ranking_order.py (the list reordered chunk by chunk: `kind-prior`, `diverse-close`,
+`path`), ranking_order.py (the list reordered chunk by chunk: `kind-prior`, `tests-below`, `diverse-close`,
 `repo-copies`, and `rescore`); this module is their registry: the names, what a stage is built
 from (StageContext) and the shipped order.
 
@@ -45,12 +51,12 @@ from codelens.search.file_vectors import FileVectors
 from codelens.search.lexical import LexicalIndex
 from codelens.search.query import Stage
 from codelens.search.ranking_files import CallFiles, FileMeaning, FileWords, GraphFiles, PathSignal
-from codelens.search.ranking_order import FileDiversity, KindPrior, RepositoryCopies
+from codelens.search.ranking_order import CodeBeforeTests, FileDiversity, KindPrior, RepositoryCopies
 from codelens.search.ranking_symbols import RankingIndex, SymbolIntent
 
-# Measured one at a time on semble_py_dev (bench/RESULTS.md): each of these lifts it alone.
-SHIPPED_RANKING: tuple[str, ...] = ("graph-files", "file-words", "file-meaning", "path", "kind-prior", "diverse-close",
-                                    "symbol")
+# Measured on semble_py_dev and semble_langs_dev (bench/RESULTS.md): each of these lifts them.
+SHIPPED_RANKING: tuple[str, ...] = ("graph-files", "file-words", "file-meaning", "path", "kind-prior", "tests-below",
+                                    "diverse-close", "symbol")
 
 
 @dataclass(frozen=True)
@@ -74,6 +80,7 @@ StageFactory = Callable[[StageContext], Stage]
 STAGES: Mapping[str, StageFactory] = {
     "symbol": lambda c: SymbolIntent(c.index, c.accept, c.repo_of),
     "diverse-close": lambda c: FileDiversity(c.index.chunks, close=0.7, guarded=4),
+    "tests-below": lambda c: CodeBeforeTests(c.index.chunks),
     "path": lambda c: PathSignal(c.index.chunks, bridge=c.bridge),
     # A partial index's file vectors come from the chunks embedded so far: trusted as much.
     "file-meaning": lambda c: FileMeaning(c.index.chunks, c.files, weight=0.2 * c.coverage),

@@ -19,7 +19,7 @@ from codelens.search.fusion import minmax
 from codelens.search.lexical import LexicalIndex
 from codelens.search.query import Fused, Query
 from codelens.search.ranking_order import file_of, rescore
-from codelens.search.terms import index_term, without_code_suffix
+from codelens.search.terms import has_cyrillic, index_term, without_code_suffix
 
 # chunk ids -> for each, the files of the code it calls and of the code calling it
 CallFiles = Callable[[Sequence[str]], Mapping[str, frozenset[str]]]
@@ -27,27 +27,41 @@ CallFiles = Callable[[Sequence[str]], Mapping[str, frozenset[str]]]
 
 @dataclass(frozen=True)
 class PathSignal:
-    """A chunk whose file name or folder is a word of the question gains `bonus` x its score.
+    """A chunk whose file name or folder holds words of the question gains. An English question:
+    `share` x the top score x the share of the question's terms its path holds (`streaming JSON
+    reader` -> JsonReader.java holds 2 of 4), so the file named by most of the question comes first.
     A Russian question's words count through the word bridge («куки» -> cookie -> cookies.py), and an
-    English one's where the code is Russian-named (version -> версиями -> РаботаСВерсиями.os)."""
+    English one's where the code is Russian-named (version -> версиями -> РаботаСВерсиями.os): a
+    bridged word in the path gains `bonus` x the chunk's score, once (the bridge's loose neighbours
+    are no share of anything)."""
 
     chunks: Mapping[str, Chunk]
     bonus: float = 0.2
     bridge: WordBridge | None = None
+    share: float = 0.5
 
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
-        asked = set(query.terms)
+        if not fused:
+            return fused
+        # A Russian question's own words count only where the code is named in Russian (1C): the
+        # English names it mentions ("... в Exposed") name the project more often than a file.
+        asked = set() if query.russian else set(query.terms)
+        through_bridge = {t for t in query.terms if has_cyrillic(t)} if query.russian else set()
         if self.bridge is not None:  # a Russian question's code words; an English one's Russian words (1C's)
             bridged = crossed(query, self.bridge)
             if query.russian or bridged.bridged:
-                asked |= set(bridged_terms(bridged, query.words))
-        if not asked:
+                through_bridge |= set(bridged_terms(bridged, query.words)) - asked
+        if not asked and not through_bridge:
             return fused
+        top = fused[0].score
         scores = {}
         for item in fused:
             chunk = self.chunks.get(item.chunk_id)
-            hit = chunk is not None and chunk.path and asked & _path_terms(chunk.path)
-            scores[item.chunk_id] = item.score * (1.0 + self.bonus) if hit else item.score
+            words = path_terms(chunk.path) if chunk is not None and chunk.path else frozenset()
+            gain = self.share * top * len(asked & words) / len(asked) if asked else 0.0
+            if through_bridge & words:
+                gain += self.bonus * item.score
+            scores[item.chunk_id] = item.score + gain
         return rescore(fused, scores)
 
 
@@ -145,7 +159,7 @@ class GraphFiles:
 
 
 @lru_cache(maxsize=65_536)
-def _path_terms(path: str) -> frozenset[str]:
+def path_terms(path: str) -> frozenset[str]:
     """Stemmed words of a file's name and its folder: `httpx/_auth.py` -> {auth, httpx}
     (remembered per path: every search asks it of each fused candidate)."""
     parts = without_code_suffix(path).split("/")[-2:]

@@ -1,10 +1,12 @@
 """Ranking stages that reorder the list chunk by chunk (codelens/search/ranking.py names them):
 one file's chunks spread out (`diverse-close`), a repository's copy of code listed once
-(`repo-copies`), code before documents (`kind-prior`); and what every stage uses to rescore.
+(`repo-copies`), code before documents (`kind-prior`), code before its tests (`tests-below`);
+and what every stage uses to rescore.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -117,3 +119,25 @@ class KindPrior:
     def _factor(self, chunk: Chunk) -> float:
         """The share of its score a piece that is not code keeps."""
         return self.weight
+
+
+# A question about tests names them: "tests for the router", "как тестируется сессия".
+_ASKS_FOR_TESTS = re.compile(r"\b(?:tests?|testing|tested|specs?|тест\w*)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class CodeBeforeTests:
+    """A chunk of a test file keeps `factor` of its score unless the question asks about tests:
+    the tests that exercise a mechanism repeat its words and names, and would otherwise outrank
+    the code that implements it (gson's CustomSerializerTest above GsonBuilder.registerTypeAdapter)."""
+
+    chunks: Mapping[str, Chunk]
+    factor: float = 0.5
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        if _ASKS_FOR_TESTS.search(query.text):
+            return fused
+        tests = {f.chunk_id for f in fused if (c := self.chunks.get(f.chunk_id)) is not None and c.is_test}
+        if not tests:
+            return fused
+        return rescore(fused, {f.chunk_id: f.score * self.factor if f.chunk_id in tests else f.score for f in fused})

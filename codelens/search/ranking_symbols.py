@@ -36,14 +36,17 @@ class RankingIndex:
             by_lower.setdefault(name.lower(), []).append(chunk.chunk_id)
         return cls(chunks, {k: tuple(v) for k, v in by_name.items()}, {k: tuple(v) for k, v in by_lower.items()})
 
-    def definitions(self, identifier: str, exact_case: bool = True) -> list[str]:
-        """Chunk ids defining `identifier` (`Name` or a qualified `Outer.Name`), best first."""
+    def definitions(self, identifier: str, exact_case: bool = True,
+                    scores: Mapping[str, float] | None = None) -> list[str]:
+        """Chunk ids defining `identifier` (`Name` or a qualified `Outer.Name`), best first
+        (`_definition_order`; `scores`: the fused list's, which order definitions of one rank)."""
         last = identifier.rsplit(".", 1)[-1]
         pool = self.by_name.get(last, ()) if exact_case else self.by_lower.get(last.lower(), ())
         if "." in identifier:
             wanted = identifier if exact_case else identifier.lower()
             pool = tuple(c for c in pool if _qualified_match(self.chunks[c], wanted, exact_case))
-        return sorted(pool, key=lambda c: _definition_order(self.chunks[c]))
+        scores = scores or {}
+        return sorted(pool, key=lambda c: _definition_order(self.chunks[c], scores.get(c, 0.0)))
 
 
 def _qualified_match(chunk: Chunk, wanted: str, exact_case: bool) -> bool:
@@ -54,9 +57,26 @@ def _qualified_match(chunk: Chunk, wanted: str, exact_case: bool) -> bool:
     return any(name == wanted or name.endswith("." + wanted) for name in (symbol, dotted))
 
 
-def _definition_order(chunk: Chunk) -> tuple:
-    """Classes, then functions, then methods; top-level before nested; code before tests."""
-    return (chunk.is_test, _KIND_ORDER.get(chunk.kind, 3), chunk.symbol.count("."), len(chunk.path), chunk.chunk_id)
+def _definition_order(chunk: Chunk, score: float = 0.0) -> tuple:
+    """Code before tests; classes, then functions, then methods; top-level before nested; then the
+    definition in a file named after it (DynamicParameters.cs before DynamicParameters.ParamInfo.cs),
+    the one fewer folders deep (pydantic/main.py before pydantic/v1/main.py), and the one the search
+    legs score higher (fmtlib's `formatter`, specialised in ten headers: format.h's, which the question's
+    words point at, not the shortest path's)."""
+    return (chunk.is_test, _KIND_ORDER.get(chunk.kind, 3), chunk.symbol.count("."), not _named_after(chunk),
+            chunk.path.count("/"), -score, len(chunk.path), chunk.chunk_id)
+
+
+def _named_after(chunk: Chunk) -> bool:
+    """The chunk's file is named after its definition (`DynamicParameters.cs`, `json_reader.rs` for
+    `JsonReader`), case, `_` and `-` aside."""
+    stem = chunk.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    name = chunk.name.split("#", 1)[0]
+    return _bare(stem) == _bare(name)
+
+
+def _bare(name: str) -> str:
+    return name.replace("_", "").replace("-", "").lower()
 
 
 @dataclass(frozen=True)
@@ -71,7 +91,7 @@ class SymbolIntent:
     repo_of: Callable[[str], str] | None = None
 
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
-        pinned = self._pinned(query)
+        pinned = self._pinned(query, {f.chunk_id: f.score for f in fused})
         if not pinned:
             return fused
         top = fused[0].score if fused else 1.0
@@ -84,10 +104,11 @@ class SymbolIntent:
         """The identifier the question is, else the code-shaped ones inside it."""
         return [query.identifier] if query.identifier else list(query.code_identifiers)
 
-    def _pinned(self, query: Query) -> list[str]:
+    def _pinned(self, query: Query, scores: Mapping[str, float]) -> list[str]:
         pinned: list[str] = []
         for name in self._names(query):
-            found = self.index.definitions(name) or self.index.definitions(name, exact_case=False)
+            found = self.index.definitions(name, scores=scores) or self.index.definitions(
+                name, exact_case=False, scores=scores)
             found = [c for c in found if self.accept is None or self.accept(c)]
             found = _one_per_file(found, self.index.chunks)
             if self.repo_of is not None:
