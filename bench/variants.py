@@ -219,8 +219,8 @@ class FileEvidence:
 class BareSymbolIntent(SymbolIntent):
     """symbol, for a question that is an identifier only: names inside a longer question pin nothing."""
 
-    def _names(self, query: Query) -> list[str]:
-        return [query.identifier] if query.identifier else []
+    def _names(self, query: Query) -> list[tuple[str, bool]]:
+        return [(query.identifier, True)] if query.identifier else []
 
 
 @dataclass(frozen=True)
@@ -496,6 +496,10 @@ BENCH_STAGES.update({
     "spelled.15": lambda c: SpelledNames(c.index, c.accept, weight=0.15),
     "common-names": lambda c: CommonNames(c.index),
     "common-names.5": lambda c: CommonNames(c.index, factor=0.5),
+    # session 21's `tests-below`: example programs keep their score
+    "tests-only-below": lambda c: CodeBeforeTests(c.index.chunks, examples=False),
+    # a Russian question's Latin names (`Serialize`) not pinned
+    "symbol-no-ru-names": lambda c: SymbolIntent(c.index, c.accept, c.repo_of, russian_names=False),
 })
 
 

@@ -18,7 +18,7 @@ from codelens.search.ranking import ranking_stages
 from codelens.search.ranking_files import FileMeaning, FileWords, GraphFiles, PathSignal
 from codelens.search.ranking_order import FileDiversity
 from codelens.search.ranking_symbols import RankingIndex, SymbolIntent
-from codelens.search.terms import bare_identifier, code_identifiers
+from codelens.search.terms import bare_identifier, code_identifiers, written_names
 from tests.conftest import PROJECT_ROOT
 
 sys.path.insert(0, str(PROJECT_ROOT / "bench"))
@@ -134,6 +134,47 @@ def test_identifier_shapes() -> None:
         "ClientSession", "model_post_init", "app.state"]
     assert code_identifiers("how does Field work with Routing and URL") == []
     assert code_identifiers("OpenAPI schema, OAuth2 login and FastAPI, via getUser") == ["getUser"]
+    assert bare_identifier("Sinatra::Helpers") == "Sinatra.Helpers"
+    assert code_identifiers("how fmt::format writes to std::ostream") == ["fmt.format", "std.ostream"]
+
+
+def test_a_russian_question_s_latin_names_pin_their_definitions_in_their_own_case() -> None:
+    assert written_names("определения трейтов Serialize и Serializer, SQL и http") == ["Serialize", "Serializer"]
+    assert written_names("Serialize and Serializer trait definitions") == []
+    chunks = {c.chunk_id: c for c in [chunk("src/ser/mod.rs::Serialize", "class"),
+                                      chunk("src/ser/impls.rs::serialize"),
+                                      chunk("src/de/mod.rs::visitor")]}
+    items = fused(("src/ser/impls.rs::serialize", 0.9), ("src/de/mod.rs::visitor", 0.8),
+                  ("src/ser/mod.rs::Serialize", 0.5))
+    intent = SymbolIntent(RankingIndex.build(chunks))
+    assert order(intent, "определения трейта Serialize", items)[0] == "src/ser/mod.rs::Serialize"
+    assert order(intent, "паттерн Visitor для десериализатора", items) == [f.chunk_id for f in items]
+    assert order(SymbolIntent(RankingIndex.build(chunks), russian_names=False), "определения трейта Serialize",
+                 items) == [f.chunk_id for f in items]
+
+
+def test_a_qualified_name_reaches_a_definition_through_its_folder() -> None:
+    """`Sinatra::Helpers` is the Ruby module's nested symbol; a Java class's package and a C++
+    namespace are the folders the file lives in; a name whose qualifier names neither pins nothing."""
+    chunks = {c.chunk_id: c for c in [
+        chunk("lib/sinatra/base.rb::Sinatra.Helpers", "class"),
+        chunk("lib/sinatra/base.rb::Sinatra.Helpers.helpers", "method"),
+        chunk("src/main/java/com/google/gson/JsonElement.java::JsonElement", "class"),
+        chunk("src/main/java/com/google/gson/JsonElement.java::JsonElement.toString", "method"),
+        chunk("src/main/java/com/google/gson/JsonObject.java::JsonObject.toString", "method"),
+        chunk("include/fmt/format.h::format"),
+        chunk("include/fmt/base.h::print"),
+        chunk("src/os.cc::print")]}
+    items = fused(*((c, 0.5) for c in reversed(chunks)))
+    intent = SymbolIntent(RankingIndex.build(chunks))
+    assert order(intent, "Sinatra::Helpers", items)[0] == "lib/sinatra/base.rb::Sinatra.Helpers"
+    assert order(intent, "com.google.gson.JsonElement", items)[0] == (
+        "src/main/java/com/google/gson/JsonElement.java::JsonElement")
+    assert order(intent, "gson.JsonObject.toString", items)[0] == (
+        "src/main/java/com/google/gson/JsonObject.java::JsonObject.toString")
+    assert order(intent, "how do fmt::format and fmt::print write", items)[:2] == [
+        "include/fmt/format.h::format", "include/fmt/base.h::print"]
+    assert order(intent, "Rails::Helpers", items) == [f.chunk_id for f in items]
 
 
 def test_file_diversity_interleaves_files() -> None:
@@ -213,6 +254,22 @@ def test_tests_sink_below_the_code_unless_the_question_asks_for_tests() -> None:
         ("pkg/api.py::make_response", 0.7), ("tests/test_models.py::Response", 0.5)]
     for asks in ("which tests cover the response", "как тестируется ответ"):
         assert order(stage, asks, items) == ["tests/test_models.py::Response", "pkg/api.py::make_response"]
+
+
+def test_example_programs_sink_below_the_code_unless_the_question_asks_for_examples() -> None:
+    from codelens.search.ranking_order import CodeBeforeTests, is_example_path
+
+    chunks = {c.chunk_id: c for c in [chunk("_examples/rest/main.go::adminRouter"),
+                                      chunk("mux.go::Mux.Route", "method")]}
+    items = fused(("_examples/rest/main.go::adminRouter", 1.0), ("mux.go::Mux.Route", 0.7))
+    stage = CodeBeforeTests(chunks)
+    assert order(stage, "how are sub-routers mounted", items) == [
+        "mux.go::Mux.Route", "_examples/rest/main.go::adminRouter"]
+    for asks in ("an example of a REST router", "пример REST-роутера"):
+        assert order(stage, asks, items) == ["_examples/rest/main.go::adminRouter", "mux.go::Mux.Route"]
+    assert order(CodeBeforeTests(chunks, examples=False), "how are sub-routers mounted", items) == [
+        f.chunk_id for f in items]
+    assert is_example_path("docs/Samples/app.cs") and not is_example_path("src/examples.py")
 
 
 def test_a_names_definitions_go_named_file_then_shallow_path_then_the_legs_order() -> None:

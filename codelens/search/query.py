@@ -15,7 +15,7 @@ from typing import Protocol
 
 import numpy as np
 
-from codelens.search.terms import analyze, bare_identifier, code_identifiers, has_cyrillic
+from codelens.search.terms import analyze, bare_identifier, code_identifiers, has_cyrillic, written_names
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,11 @@ class Query:
     def code_identifiers(self) -> tuple[str, ...]:
         """Code-shaped identifiers inside the question (`ClientSession`, `model_post_init`)."""
         return tuple(code_identifiers(self.text))
+
+    @cached_property
+    def written_names(self) -> tuple[str, ...]:
+        """A Russian question's Latin words written as names (`Serialize`, `Visitor`)."""
+        return tuple(written_names(self.text))
 
 
 @dataclass(frozen=True)

@@ -16,15 +16,18 @@ fusion found; results stay chunks.
 - `kind-prior`: code first: a piece of a document, configuration or build file keeps a share
   of its score, so it outranks code only when it answers the question clearly better (how to
   run, configure, deploy); an index of code alone is untouched.
-- `tests-below`: a chunk of a test file keeps half its score unless the question asks about
-  tests, so the code comes before the tests that repeat its words.
+- `tests-below`: a chunk of a test file, or of an example program (`examples/`, `_examples/`,
+  `samples/`, `demo/`), keeps half its score unless the question asks about tests (or examples),
+  so the code comes before the tests and examples that repeat its words.
 - `diverse-close`: a chunk's score is multiplied by `decay` for every better chunk of the same
   file already listed, so one class and its methods cannot fill the list; in the first four
   places only a chunk close to the top score (70% of it) may be lifted that way (without that
   guard semble's file-level benchmarks gain and the chunk-level floors lose: bench/RESULTS.md).
-- `symbol`: a question that is an identifier (`Response`, `Session.send`) puts that name's
-  definitions first (exact case before any case, classes before functions before methods);
-  a question that contains a code-shaped identifier (`ClientSession`, `model_post_init`)
+- `symbol`: a question that is an identifier (`Response`, `Session.send`, `Sinatra::Helpers`) puts
+  that name's definitions first (exact case before any case, classes before functions before methods;
+  a qualifier is the enclosing definitions, the module, or the folder: a package or namespace);
+  a question that contains a code-shaped identifier (`ClientSession`, `model_post_init`), or a
+  Russian question's Latin name (`Serialize` in «определения трейта Serialize», in its own case)
   lifts that name's definitions to the top of the list as well. Definitions of one rank go in
   file-named-after-them, shallower-path, better-scored order.
 

@@ -121,23 +121,36 @@ class KindPrior:
         return self.weight
 
 
-# A question about tests names them: "tests for the router", "как тестируется сессия".
+# A question about tests names them: "tests for the router", "как тестируется сессия"; one about
+# examples, them: "an example of a REST server", «пример».
 _ASKS_FOR_TESTS = re.compile(r"\b(?:tests?|testing|tested|specs?|тест\w*)\b", re.IGNORECASE)
+_ASKS_FOR_EXAMPLES = re.compile(r"\b(?:examples?|samples?|demos?|tutorials?|пример\w*|демо\w*)\b", re.IGNORECASE)
+# Folders of programs that use the code rather than implement it (chi's `_examples/rest/main.go`)
+_EXAMPLE_DIRS = frozenset({"example", "examples", "_examples", "sample", "samples", "demo", "demos"})
+
+
+def is_example_path(path: str) -> bool:
+    """A file under an examples folder (`_examples/`, `samples/`, `demo/`), at any depth."""
+    return any(part.lower() in _EXAMPLE_DIRS for part in path.split("/")[:-1])
 
 
 @dataclass(frozen=True)
 class CodeBeforeTests:
-    """A chunk of a test file keeps `factor` of its score unless the question asks about tests:
-    the tests that exercise a mechanism repeat its words and names, and would otherwise outrank
-    the code that implements it (gson's CustomSerializerTest above GsonBuilder.registerTypeAdapter)."""
+    """A chunk of a test file, or of an example program, keeps `factor` of its score unless the
+    question asks about tests (or examples): the tests that exercise a mechanism and the examples
+    that use it repeat its words and names, and would otherwise outrank the code that implements
+    it (gson's CustomSerializerTest above GsonBuilder.registerTypeAdapter, chi's `_examples/`
+    routers above mux.go)."""
 
     chunks: Mapping[str, Chunk]
     factor: float = 0.5
+    examples: bool = True
 
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
-        if _ASKS_FOR_TESTS.search(query.text):
+        tests = not _ASKS_FOR_TESTS.search(query.text)
+        examples = self.examples and not _ASKS_FOR_EXAMPLES.search(query.text)
+        below = {f.chunk_id for f in fused if (c := self.chunks.get(f.chunk_id)) is not None
+                 and ((tests and c.is_test) or (examples and is_example_path(c.path)))}
+        if not below:
             return fused
-        tests = {f.chunk_id for f in fused if (c := self.chunks.get(f.chunk_id)) is not None and c.is_test}
-        if not tests:
-            return fused
-        return rescore(fused, {f.chunk_id: f.score * self.factor if f.chunk_id in tests else f.score for f in fused})
+        return rescore(fused, {f.chunk_id: f.score * self.factor if f.chunk_id in below else f.score for f in fused})

@@ -50,11 +50,18 @@ class RankingIndex:
 
 
 def _qualified_match(chunk: Chunk, wanted: str, exact_case: bool) -> bool:
+    """`wanted` ends the chunk's symbol (`Sinatra.Helpers`), its module's name and symbol
+    (`requests.sessions.Session`), or its folder's and symbol: a package or namespace named as the
+    folder it lives in (`com.google.gson.JsonElement` in com/google/gson/JsonElement.java, C++'s
+    `fmt::format` in include/fmt/, Python's `fastapi.FastAPI` re-exported from fastapi/)."""
     symbol = chunk.symbol.split("#", 1)[0]
-    dotted = f"{without_code_suffix(chunk.path).replace('/', '.')}.{symbol}"
+    module = without_code_suffix(chunk.path).replace("/", ".")
+    names = [symbol, f"{module}.{symbol}"]
+    if "." in module:
+        names.append(f"{module.rsplit('.', 1)[0]}.{symbol}")
     if not exact_case:
-        symbol, dotted = symbol.lower(), dotted.lower()
-    return any(name == wanted or name.endswith("." + wanted) for name in (symbol, dotted))
+        names = [name.lower() for name in names]
+    return any(name == wanted or name.endswith("." + wanted) for name in names)
 
 
 def _definition_order(chunk: Chunk, score: float = 0.0) -> tuple:
@@ -89,6 +96,8 @@ class SymbolIntent:
     # name gets its best definition pinned before any gets a second (a bare `Request` is the web
     # framework's or the HTTP client's: the question does not say which).
     repo_of: Callable[[str], str] | None = None
+    # A Russian question's Latin names (`Serialize`) count as code-shaped identifiers.
+    russian_names: bool = True
 
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
         pinned = self._pinned(query, {f.chunk_id: f.score for f in fused})
@@ -100,15 +109,22 @@ class SymbolIntent:
                 for i, c in enumerate(pinned)]
         return head + [f for f in fused if f.chunk_id not in set(pinned)]
 
-    def _names(self, query: Query) -> list[str]:
-        """The identifier the question is, else the code-shaped ones inside it."""
-        return [query.identifier] if query.identifier else list(query.code_identifiers)
+    def _names(self, query: Query) -> list[tuple[str, bool]]:
+        """(name, any case too): the identifier the question is, else the code-shaped ones inside
+        it, then a Russian question's Latin names (their exact case only: `Visitor` is the trait,
+        not every `visitor` variable's function)."""
+        if query.identifier:
+            return [(query.identifier, True)]
+        names = [(name, True) for name in query.code_identifiers]
+        if self.russian_names:
+            names += [(name, False) for name in query.written_names if name not in query.code_identifiers]
+        return names
 
     def _pinned(self, query: Query, scores: Mapping[str, float]) -> list[str]:
         pinned: list[str] = []
-        for name in self._names(query):
-            found = self.index.definitions(name, scores=scores) or self.index.definitions(
-                name, exact_case=False, scores=scores)
+        for name, any_case in self._names(query):
+            found = self.index.definitions(name, scores=scores) or (any_case and self.index.definitions(
+                name, exact_case=False, scores=scores)) or []
             found = [c for c in found if self.accept is None or self.accept(c)]
             found = _one_per_file(found, self.index.chunks)
             if self.repo_of is not None:

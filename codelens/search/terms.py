@@ -20,7 +20,8 @@ from codelens.ingest.embed_text import split_identifier
 from codelens.languages import PYTHON, language_row
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+# `Session.send`, and `Sinatra::Helpers`, `fmt::format` (Ruby, C++, Rust, PHP): qualified either way
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*")
 _CAMEL = re.compile(r"(?:[A-Z][a-z0-9]+|[a-z][a-z0-9]*)(?:[A-Z][a-z0-9]+)+")
 _CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
 STOP_WORDS = frozenset(str.split(
@@ -54,9 +55,10 @@ def has_cyrillic(text: str) -> bool:
 
 
 def bare_identifier(text: str) -> str | None:
-    """The identifier a question is made of (`Response`, `Session.send`, `Depends()`), or None."""
+    """The identifier a question is made of (`Response`, `Session.send`, `Depends()`), or None;
+    qualified with `.` however the question wrote it (`Sinatra::Helpers` -> `Sinatra.Helpers`)."""
     stripped = text.strip().strip("`").removesuffix("()")
-    return stripped if _IDENTIFIER.fullmatch(stripped) else None
+    return _dotted(stripped) if _IDENTIFIER.fullmatch(stripped) else None
 
 
 def code_identifiers(text: str) -> list[str]:
@@ -67,9 +69,26 @@ def code_identifiers(text: str) -> list[str]:
     found = []
     for match in _IDENTIFIER.finditer(text):
         word = match.group()
-        if "." in word or "_" in word.strip("_") or _CAMEL.fullmatch(word):
-            found.append(word)
+        if "." in word or ":" in word or "_" in word.strip("_") or _CAMEL.fullmatch(word):
+            found.append(_dotted(word))
     return list(dict.fromkeys(found))
+
+
+_NAME_WORD = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*\b")
+
+
+def written_names(text: str) -> list[str]:
+    """The Latin words of a Russian question written as names (`Serialize`, `Visitor`, `Query`):
+    capitalised, not acronyms (`SQL`, `HTTP`). Among Cyrillic words an English word is the code's
+    name or the product's («определения трейтов Serialize и Serializer»)."""
+    if not has_cyrillic(text):
+        return []
+    return list(dict.fromkeys(m.group() for m in _NAME_WORD.finditer(text) if len(m.group()) > 2))
+
+
+def _dotted(identifier: str) -> str:
+    """A qualified name the way chunk symbols are written (`Outer.Name`)."""
+    return identifier.replace("::", ".")
 
 
 def tokenize(text: str) -> list[str]:
