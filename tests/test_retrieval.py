@@ -144,6 +144,10 @@ def test_glossary_gives_the_usual_english_words_of_programming_russian() -> None
     assert glossary_words("подписи") == ("signature", "sign")
     assert glossary_words("получатель") == ("recipient", "receiver")  # not «получить», get
     assert glossary_words("входит") == ()  # «входит в» (is part of), not a login
+    assert glossary_words("столбцов") == glossary_words("колонки") == ("column",)
+    assert glossary_words("конвейеры") == ("pipeline",)
+    assert glossary_words("эффективность") == ("efficient", "performance")  # not «эффект», an effect
+    assert glossary_words("перехватчики") == ("interceptor", "intercept")
 
 
 def test_word_bridge_adds_the_glossary_words_the_code_uses() -> None:
