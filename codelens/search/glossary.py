@@ -205,7 +205,7 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "обучен": ("train", "training"), "предсказ": ("predict", "prediction"), "точност": ("accuracy", "precision"),
     "оценк": ("score", "evaluation", "estimate"), "рейтинг": ("rating",), "статистик": ("stats", "statistics"),
     "отчет": ("report",), "отчёт": ("report",), "случайн": ("random",), "дробн": ("float", "fraction"),
-    "вещественн": ("float",), "округл": ("round",), "сумм": ("sum",), "средн": ("mean", "average"),
+    "вещественн": ("float",), "округл": ("round",), "сумм": ("sum", "amount", "total"), "средн": ("mean", "average"),
     "процент": ("percent",),
     "конвейер": ("pipeline",), "столбц": ("column",), "столбец": ("column",), "колонк": ("column",),
     "триггер": ("trigger",), "процедур": ("procedure",), "первичн": ("primary",), "агрегат": ("aggregate",),
@@ -216,6 +216,8 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "экстрактор": ("extractor",), "диспетчер": ("dispatcher",), "куч": ("heap",), "срез": ("slice",),
     "указател": ("pointer",), "выделени": ("allocate", "allocation"), "освобожд": ("free", "release"),
     "деструктор": ("destructor", "drop"), "перехватчик": ("interceptor", "intercept"),
+    "количеств": ("count", "number", "quantity"), "итог": ("total",), "остат": ("remainder", "balance", "rest"),
+    "доступн": ("available", "access"), "наличи": ("available", "stock"),
     # everyday words that begin like a key above but mean something else: no translation
     "именно": (), "типичн": (), "данный": (), "данная": (), "данное": (), "данного": (), "данном": (), "данной": (),
     "исключительн": (), "собственно": (), "путем": (), "путём": (), "очередн": (), "входит": (), "выходит": (),
