@@ -123,8 +123,9 @@ class SymbolIntent:
     def _pinned(self, query: Query, scores: Mapping[str, float]) -> list[str]:
         pinned: list[str] = []
         for name, any_case in self._names(query):
-            found = self.index.definitions(name, scores=scores) or (any_case and self.index.definitions(
-                name, exact_case=False, scores=scores)) or []
+            found = self.index.definitions(name, scores=scores)
+            if not found and any_case:
+                found = self.index.definitions(name, exact_case=False, scores=scores)
             found = [c for c in found if self.accept is None or self.accept(c)]
             found = _one_per_file(found, self.index.chunks)
             if self.repo_of is not None:

@@ -22,6 +22,8 @@ from codelens.languages import PYTHON, language_row
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 # `Session.send`, and `Sinatra::Helpers`, `fmt::format` (Ruby, C++, Rust, PHP): qualified either way
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*")
+# A capitalised Latin word, not an acronym: `Serialize`, `HttpClient`, not `SQL`
+_NAME_WORD = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*\b")
 _CAMEL = re.compile(r"(?:[A-Z][a-z0-9]+|[a-z][a-z0-9]*)(?:[A-Z][a-z0-9]+)+")
 _CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
 STOP_WORDS = frozenset(str.split(
@@ -72,9 +74,6 @@ def code_identifiers(text: str) -> list[str]:
         if "." in word or ":" in word or "_" in word.strip("_") or _CAMEL.fullmatch(word):
             found.append(_dotted(word))
     return list(dict.fromkeys(found))
-
-
-_NAME_WORD = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*\b")
 
 
 def written_names(text: str) -> list[str]:
