@@ -20,6 +20,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from codelens.chunk import CODE_KINDS, FILE_KINDS, Chunk
+from codelens.index.collector import collector_paused
 from codelens.index.embed_cache import embed_with_cache, finish_run, open_cache
 from codelens.index.embedding import embed_through_cache
 from codelens.index.folder import held_work_dir
@@ -49,7 +50,8 @@ COVERAGE_WRITE_S = 1.0  # a progressive run rewrites the live metadata at most t
 
 def chunk(run: Run) -> Run:
     mark = time.perf_counter()
-    codebase = chunk_source(run.source, run.settings.max_file_bytes, on_file=stage_count)  # the run's one bar
+    with collector_paused():  # every file's tree and chunks kept to the end (collector.py)
+        codebase = chunk_source(run.source, run.settings.max_file_bytes, on_file=stage_count)  # the run's one bar
     run.timings["chunking"] = round(time.perf_counter() - mark, 2)
     return chunked_run(run, codebase)
 

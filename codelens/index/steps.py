@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from codelens.index.collector import collector_paused
 from codelens.index.folder import fresh_build_dir, swap_into_place
 from codelens.index.layout import IndexLayout
 from codelens.index.metadata import IndexStats, write_stats
@@ -42,7 +43,8 @@ def build_sidecars(sidecars: Iterable[Sidecar], sidecar_input: SidecarInput, tim
     for sidecar in sidecars:
         step_begins(sidecar.name)
         mark = time.perf_counter()
-        sidecar.build(sidecar_input)
+        with collector_paused():  # a graph or a word index: millions of objects kept to the end (collector.py)
+            sidecar.build(sidecar_input)
         if timings is not None:
             timings[f"sidecar:{sidecar.name}"] = round(time.perf_counter() - mark, digits)
 
