@@ -230,6 +230,16 @@ class FileBM25:
         return {g for g in gold if g.split("::", 1)[0] in read}, read
 
 
+def shard(instances: list[dict], which: str) -> list[dict]:
+    """The K-th of N contiguous parts of the instances ("K/N"): neighbouring bases stay together, so
+    each part's index moves by small steps."""
+    k, n = (int(part) for part in which.split("/"))
+    if not 1 <= k <= n:
+        raise SystemExit(f"--shard {which}: K must be 1 to N")
+    size = -(-len(instances) // n)
+    return instances[(k - 1) * size: k * size]
+
+
 # ------------------------------------------------------------------ impact and latency
 
 
@@ -335,10 +345,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--snapshots", type=Path, default=None, metavar="DIR",
                         help="keep each base's index in DIR/<instance>/db, and open one kept there instead of "
                              "indexing again (a later run of changed context code over the same bases)")
+    parser.add_argument("--shard", default="1/1", metavar="K/N",
+                        help="the K-th of N contiguous runs of the instances in commit order (N processes side by "
+                             "side, each with its own --work and --out; `--report OUT...` merges their rows)")
+    parser.add_argument("--merge", type=Path, nargs="+", default=None, metavar="ROWS",
+                        help="print the report of finished runs from their <out>.rows.jsonl files (shards "
+                             "side by side), indexing nothing")
     parser.add_argument("--variants", choices=("all", "context"), default="all",
                         help="all: task context with each part on its own too (issue 45); context: all parts only")
     args = parser.parse_args(argv)
     budgets = [int(b) for b in args.budgets.split(",")]
+    if args.merge:
+        return merged_report(args, budgets)
     git_dir = args.repo.resolve()
     instances = json.loads(args.set.read_text(encoding="utf-8"))
     if args.only:  # a smoke run: the instances whose fix and tests lie inside what is indexed
@@ -347,6 +365,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     instances.sort(key=lambda i: commit_time(git_dir, i["base_commit"]))
     if args.instances:
         instances = instances[: args.instances]
+    instances = shard(instances, args.shard)
     source, db = args.work / "source", args.work / "db"
     settings = Settings(db_path=db, show_progress=False)
     counters = {args.tokenizer: counter_for(args.tokenizer), BYTES: BYTE_ESTIMATE}
@@ -366,8 +385,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         kept = args.snapshots / instance["instance_id"] / "db" if args.snapshots else None
         opened = Settings(db_path=kept, show_progress=False) if kept and kept.is_dir() else settings
         forget_open_indexes()  # one ChromaDB client at a time, not one per kept index
+        stage_s = {}
         if opened is settings:
-            build_index(source, settings, finish_tests=False)  # search leaves tests out; the graph has them
+            stats = build_index(source, settings, finish_tests=False)  # search leaves tests out; the graph has them
+            stage_s = {**stats.timings_s, "embedded": stats.run.get("embedded", 0)}
             if kept:
                 shutil.copytree(db, kept)
         indexed_s = time.perf_counter() - started
@@ -376,7 +397,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         gold, gold_files = instance["gold_functions"], instance["gold_files"]
         hits = [h.chunk for h in index.search(task, k=SEARCH_READ)]
         files = FileBM25(source)
-        row = {"instance_id": instance["instance_id"], "indexed_s": round(indexed_s, 1)}
+        row = {"instance_id": instance["instance_id"], "indexed_s": round(indexed_s, 1), "index_stages": stage_s}
         candidates = {name: index.context_candidates(task, parts=parts) for name, parts in variants.items()}
         for name, found in candidates.items():
             ranks[name].append(at_ranks([c.chunk for c in ranked(found)], gold, gold_files, index,
@@ -396,6 +417,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         ("bm25 files", files.shown(task, budget, counter, gold))):
                     recalls[unit, method, budget].add(gold, gold_files, full, shown_files, ceiling(costs, budget))
                     row[unit][f"{method}@{budget}"] = sorted(full)
+                    row[unit][f"{method}@{budget} files"] = sorted(f for f in gold_files if f in shown_files)
         recall, listed, impact_ms = impact_row(index, instance["patch"], instance["test_files"])
         impacts.append((recall, listed, impact_ms))
         row["impact"] = {"test_file_recall": recall, "listed": listed, "ms": round(impact_ms, 1)}
@@ -418,6 +440,41 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.out:
         args.out.write_text(json.dumps({"instances": per_instance, "warm_ms": warm, "cold_s": cold,
                                         "serve_warm_ms": served[0], "serve_fresh_s": served[1]}, indent=2))
+    return 0
+
+
+def merged_report(args: argparse.Namespace, budgets: Sequence[int]) -> int:
+    """The report of runs already made, from their per-instance rows (the last row of an instance wins)."""
+    gold_of = {i["instance_id"]: i for i in json.loads(args.set.read_text(encoding="utf-8"))}
+    rows = {}
+    for path in args.merge:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                rows[row["instance_id"]] = row
+    units = [args.tokenizer, BYTES]
+    first = next(iter(rows.values()))
+    methods = [key.rsplit("@", 1)[0] for key in first[units[0]] if key.endswith(f"@{budgets[0]}")
+               and not key.startswith("ceiling")]
+    recalls = {(unit, method, budget): Recall() for unit in units for method in methods for budget in budgets}
+    ranks: dict[str, list[dict[str, bool]]] = {name: [] for name in first["ranks"]}
+    impacts = []
+    for instance_id, row in rows.items():
+        gold, gold_files = gold_of[instance_id]["gold_functions"], gold_of[instance_id]["gold_files"]
+        for unit in units:
+            for method in methods:
+                for budget in budgets:
+                    recalls[unit, method, budget].add(
+                        gold, gold_files, set(row[unit][f"{method}@{budget}"]),
+                        set(row[unit].get(f"{method}@{budget} files", [])), row[unit][f"ceiling@{budget}"])
+        for name, found in row["ranks"].items():
+            ranks.setdefault(name, []).append(found)
+        impact = row["impact"]
+        impacts.append((impact["test_file_recall"], impact["listed"], impact["ms"]))
+    report(recalls, budgets, units, impacts, [], [], len(rows), args, methods, ranks)
+    indexed = [row["indexed_s"] for row in rows.values()]
+    print(f"indexing per base: median {percentile(indexed, 50):.0f} s, max {max(indexed):.0f} s, "
+          f"sum {sum(indexed) / 60:.0f} min over {len(indexed)} bases")
     return 0
 
 

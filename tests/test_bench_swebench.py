@@ -5,6 +5,7 @@ by side."""
 
 from __future__ import annotations
 
+import json
 import sys
 from types import SimpleNamespace
 
@@ -27,6 +28,7 @@ from swebench import (
     main,
     recall_rows,
     search_shown,
+    shard,
 )
 
 INDEX = SimpleNamespace(catalog=ChunkCatalog([HELPER, MIDDLE, TOP]))  # what the bench reads of an open index
@@ -90,3 +92,39 @@ def test_the_tokenizer_choice_is_checked(capsys) -> None:
     with pytest.raises(SystemExit) as refused:
         main(["--repo", "/nonexistent", "--tokenizer", "gpt2"])
     assert refused.value.code == 2 and "invalid choice: 'gpt2'" in capsys.readouterr().err
+
+
+def test_shards_are_contiguous_and_cover_every_instance_once() -> None:
+    instances = [{"instance_id": str(n)} for n in range(7)]
+    parts = [shard(instances, f"{k}/3") for k in (1, 2, 3)]
+    assert [[i["instance_id"] for i in part] for part in parts] == [["0", "1", "2"], ["3", "4", "5"], ["6"]]
+    assert shard(instances, "1/1") == instances
+    with pytest.raises(SystemExit):
+        shard(instances, "4/3")
+
+
+def test_shards_rows_merge_into_one_report(tmp_path, capsys) -> None:
+    """Two shards' per-instance rows give the report one run over both would give."""
+    instances = [{"instance_id": f"i{n}", "gold_functions": [f"a.py::f{n}", "a.py::g"], "gold_files": ["a.py"]}
+                 for n in (1, 2)]
+    (tmp_path / "set.json").write_text(json.dumps(instances))
+
+    def row(n: int, found: list[str]) -> dict:
+        ranks = {"func@5": n == 1, "func@10": True, "file@1": True, "file@5": True}
+        unit = {"ceiling@2000": 1.0, "context@2000": found, "context@2000 files": ["a.py"],
+                "search@2000": [], "search@2000 files": []}
+        return {"instance_id": f"i{n}", "indexed_s": 10.0 * n, "ranks": {"context": ranks},
+                "o200k": unit, BYTES: unit, "impact": {"test_file_recall": 1.0, "listed": n, "ms": 1.0}}
+
+    first, second = tmp_path / "one.rows.jsonl", tmp_path / "two.rows.jsonl"
+    first.write_text(json.dumps(row(1, ["a.py::f1", "a.py::g"])) + "\n")
+    second.write_text(json.dumps(row(2, ["a.py::g"])) + "\n")
+    assert main(["--repo", "/nonexistent", "--set", str(tmp_path / "set.json"), "--budgets", "2000",
+                 "--merge", str(first), str(second)]) == 0
+    printed = capsys.readouterr().out
+    cells = [[cell.strip() for cell in line.split("|")[1:-1]] for line in printed.splitlines() if line.startswith("|")]
+    # function recall (1 + 1/2) / 2, file recall 1, all gold 1 of 2, ceiling 1
+    assert next(c for c in cells if c[0] == "context")[:6] == ["context", "2000", "0.750", "1.000", "0.500", "1.000"]
+    assert next(c for c in cells if c[0] == "search")[:4] == ["search", "2000", "0.000", "0.000"]
+    assert [c for c in cells if c[0] == "context"][1][:3] == ["context", "0.500", "1.000"]  # func@5, func@10
+    assert "max 20 s, sum 0 min over 2 bases" in printed
