@@ -573,6 +573,7 @@ def test_files_first_then_the_definitions_inside_them(tmp_path) -> None:
     names finds its method in the dispatch family."""
     from codelens.answer.context import ChunkCatalog
     from codelens.answer.localize import Localizer, Lookups
+    from codelens.answer.task_context import ContextLinks, ranked, task_candidates
     from codelens.answer.task_reading import read_task
     from codelens.ingest.codebase import chunk_codebase
 
@@ -594,3 +595,9 @@ def test_files_first_then_the_definitions_inside_them(tmp_path) -> None:
     assert [r.chunk for r in localized.ranked(2)] == [latex_mul, str_add]
     undispatched = Localizer(task, catalog, [str_add, latex_mul], Lookups())
     assert localized.ranked(1)[0].score > undispatched.ranked(1)[0].score  # `Mul` -> `_print_Mul`
+    candidates = task_candidates([], ContextLinks(catalog, None), localizer=localized)
+    skeleton = candidates[0]  # the best file's skeleton, first where the budget allows it
+    assert skeleton.skeleton and skeleton.chunk.chunk_id == "pp/latex.py" and skeleton.relevance == 1.0
+    assert [c.symbol for c in skeleton.members[:2]] == ["LatexPrinter", "LatexPrinter._print_Mul"]
+    assert all(not c.skeleton for c in ranked(candidates))  # func@k reads definitions only
+    assert not task_candidates([], ContextLinks(catalog, None), localizer=searched)[0].skeleton

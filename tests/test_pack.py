@@ -240,3 +240,24 @@ def test_a_line_between_definitions_maps_to_the_module_block_else_the_definition
     module = Chunk("app/util.py::<module>", "app/util.py", "<module>", "module", 1, 1, "import os")
     with_module = ChunkCatalog([HELPER, module])
     assert [c.chunk_id for c in changed_chunks(parse_diff(insertion), with_module)] == [module.chunk_id]
+
+
+def test_the_top_files_skeleton_nests_methods_under_their_class_and_keeps_to_its_share() -> None:
+    cls, members = big_class()
+    file = Chunk("app/big.py", "app/big.py", "<module>", "module", 1, cls.end_line, "")
+    helper = Chunk("app/big.py::helper", "app/big.py", "helper", "function", 90, 91, "def helper():\n    pass",
+                   signature="def helper():")
+    definitions = (cls, members[7], helper, *members[:7], *members[8:])  # the class and what matters first
+    skeleton = Candidate(file, "seed", 0, 1.0, note="the best file for the task", members=definitions,
+                         skeleton=True)
+    rules = PackRules(outline_members=4)
+    piece = pack([skeleton, Candidate(HELPER, "seed", 0, 0.9)], 10_000, BYTE_ESTIMATE, rules).pieces[0]
+    assert piece.form == "outline" and piece.chunk is file
+    assert piece.text.splitlines() == [
+        "### app/big.py:1-82 module-level code (the best file for the task; skeleton)", "```",
+        "1: class Big:", "    3: def m0(self, value):", "    17: def m7(self, value):", "90: def helper():",
+        "... and 38 more definitions", "```"]
+    tight = pack([skeleton, Candidate(HELPER, "seed", 0, 0.9)], piece.tokens * 5, BYTE_ESTIMATE, rules)
+    assert [p.chunk for p in tight.pieces] == [HELPER]  # over a tenth of the budget: the code alone
+    roomy = pack([skeleton, Candidate(HELPER, "seed", 0, 0.9)], piece.tokens * 10, BYTE_ESTIMATE, rules)
+    assert [p.chunk for p in roomy.pieces] == [file, HELPER]

@@ -47,6 +47,7 @@ class PackRules:
     cut_first: bool = False  # the best piece, when it fits in no form, is cut to the budget (ask)
     fence: bool = True  # code in a Markdown fence (ask's prompt shows it bare)
     line_numbers: bool = False  # every line of code with its number (else the header's start line alone)
+    skeleton_share: float = 0.1  # the top file's skeleton is a map: worth a tenth of the budget, not a fix's code
 
 
 CONTEXT_RULES = PackRules()
@@ -71,6 +72,9 @@ class Candidate:
     repo: str = ""
     callees: frozenset[str] = frozenset()  # chunk ids it calls: what must come before it
     members: tuple[Chunk, ...] = ()  # a class's methods, in line order: its outline
+    # The top file's skeleton (answer/task_context.py): its definitions as an outline under the file's
+    # module piece, taken only while it costs at most `skeleton_share` of the budget
+    skeleton: bool = False
 
 
 @dataclass(frozen=True)
@@ -159,6 +163,8 @@ def _forms(candidate: Candidate, counter: TokenCounter, rules: PackRules, first:
     ask's best hit whole or cut."""
     if first and rules.cut_first:
         return ["full"]
+    if candidate.skeleton:
+        return ["outline"]
     if candidate.hops > rules.full_hops:
         return ["signature"]
     if candidate.chunk.kind == "class" and candidate.members and \
@@ -170,6 +176,8 @@ def _forms(candidate: Candidate, counter: TokenCounter, rules: PackRules, first:
 def _fit(candidate: Candidate, remaining: int, budget: int, counter: TokenCounter, rules: PackRules,
          first: bool) -> Piece | None:
     cap = min(remaining, budget if first else int(budget * rules.piece_share))
+    if candidate.skeleton:
+        cap = min(cap, int(budget * rules.skeleton_share))
     for form in _forms(candidate, counter, rules, first, budget):
         piece = _piece(candidate, form, counter, rules)
         if piece.tokens <= cap:
@@ -221,6 +229,8 @@ def piece_lines(chunk: Chunk, form: str, rules: PackRules, members: Sequence[Chu
     """The lines under a piece's header: the code (numbered when the rules say), its outline or its signature."""
     if form == "full" or form == CUT:
         lines = numbered_lines(chunk) if rules.line_numbers else chunk.code.splitlines()
+    elif form == "outline" and chunk.kind == "module":
+        lines = skeleton_lines(members, rules.outline_members)
     elif form == "outline":
         lines = outline_lines(chunk, members, rules.outline_members)
     else:
@@ -231,7 +241,9 @@ def piece_lines(chunk: Chunk, form: str, rules: PackRules, members: Sequence[Chu
 def piece_header(chunk: Chunk, note: str, form: str) -> str:
     """`### path:start-end kind `symbol` (why it is here; how it is shown)`: the code's first line is `start`."""
     what = "module-level code" if chunk.kind == "module" else f"{chunk.kind} `{chunk.symbol}`"
-    why = "; ".join(part for part in (note, {"signature": "signature only", "outline": "outline"}.get(form)) if part)
+    shown = "skeleton" if form == "outline" and chunk.kind == "module" else \
+        {"signature": "signature only", "outline": "outline"}.get(form)
+    why = "; ".join(part for part in (note, shown) if part)
     return f"### {chunk.path}:{chunk.start_line}-{chunk.end_line} {what}" + (f" ({why})" if why else "")
 
 
@@ -266,6 +278,22 @@ def outline_lines(chunk: Chunk, members: Sequence[Chunk], most: int = 40) -> lis
         lines.extend(_definition_lines(chunk)[:most])
     if len(inside) > most:
         lines.append(f"    ... and {len(inside) - most} more methods")
+    return lines
+
+
+def skeleton_lines(definitions: Sequence[Chunk], most: int = 40) -> list[str]:
+    """A file as its definitions' signatures with their lines, nested as in the file (a method under
+    its class): the first `most` of them in the order given (what matters first), shown in line
+    order, so the reader sees where everything is and asks for the rest."""
+    chosen = sorted(definitions[:most], key=lambda d: d.start_line)
+    lines = []
+    for definition in chosen:
+        depth = sum(1 for outer in chosen if outer.kind == "class" and outer.start_line < definition.start_line
+                    and definition.end_line <= outer.end_line)
+        signature = definition.signature or (definition.code.splitlines() or [""])[0]
+        lines.append(f"{'    ' * depth}{definition.start_line}: {signature.strip()}")
+    if len(definitions) > most:
+        lines.append(f"... and {len(definitions) - most} more definitions")
     return lines
 
 

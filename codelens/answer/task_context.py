@@ -45,6 +45,7 @@ CALLERS_PER_NODE = 5  # a popular function has hundreds of callers: a few show h
 TESTS_PER_NODE = 4  # the tests that call a seed: enough to see how it is exercised
 LINKS_PER_SEED = 3  # configuration pieces, documents, types and exceptions per seed
 DISPATCHED_PER_NODE = 3  # methods reached by a built name that the task bears on, per node
+SKELETON_RELEVANCE = 1.0  # the top file's skeleton first, where the budget allows it (pack.PackRules.skeleton_share)
 
 ROLES = ("seed", "callee", "caller", "type", "exception", "configuration", "test", "document")
 
@@ -339,7 +340,7 @@ def task_candidates(hits: Sequence[Hit], links: ContextLinks, include_tests: boo
     own = localizer.relevance if localizer is not None and parts.scoring else None
     walk_relevance = own if own is not None else (localizer.relevance if localizer is not None and parts.dispatch
                                                   else None)
-    candidates = [
+    candidates = top_file_skeleton(localizer, links) + [
         Candidate(seed.chunk, "seed", 0, seed.relevance, note=_seed_note(seed, localizer),
                   repo=seed.repo or links.repo_of(seed.chunk.path), callees=links.call_targets(seed.chunk),
                   members=links.members(seed.chunk))
@@ -353,6 +354,24 @@ def task_candidates(hits: Sequence[Hit], links: ContextLinks, include_tests: boo
             note=f"{found.role}, {_VIA[found.role]} `{found.origin.symbol}`, {hops}",
             repo=links.repo_of(chunk.path), callees=links.call_targets(chunk), members=links.members(chunk)))
     return candidates
+
+
+def top_file_skeleton(localizer: Localizer | None, links: ContextLinks) -> list[Candidate]:
+    """The best file's definitions as one outline piece, anchored on the file (its graph node's id) and
+    packed first while it costs at most a tenth of the budget: a map of where the fix likely is, for the
+    reader to ask for what the budget left out. Its classes and the definitions the task bears on come
+    first when it is cut. None without files first, or for a file of one definition."""
+    if localizer is None or not localizer.files_first or not localizer.kept_files:
+        return []
+    path = localizer.kept_files[0]
+    definitions = [c for c in links.catalog.in_file(path) if c.is_code and c.kind != "module"]
+    if len(definitions) < 2:
+        return []
+    definitions.sort(key=lambda c: (c.kind != "class" and localizer.relevance(c.chunk_id) == 0, c.start_line))
+    file = Chunk(chunk_id=path, path=path, symbol="<module>", kind="module", start_line=1,
+                 end_line=max(c.end_line for c in definitions), code="")
+    return [Candidate(file, "seed", 0, SKELETON_RELEVANCE, note="the best file for the task",
+                      repo=links.repo_of(path), members=tuple(definitions), skeleton=True)]
 
 
 def _seed_note(seed: Seed, localizer: Localizer | None) -> str:
@@ -403,10 +422,10 @@ def task_lookups(searcher: Searcher, filters: SearchFilters | None) -> Lookups:
 
 
 def ranked(candidates: Sequence[Candidate]) -> list[Candidate]:
-    """The candidates in the packer's order (S best first, nearest first among equals), each chunk once:
-    what `func@k` reads (bench/swebench.py)."""
-    order = sorted(enumerate(candidates), key=lambda item: (-score(item[1].relevance, item[1].hops),
-                                                            item[1].hops, item[0]))
+    """The candidates in the packer's order (S best first, nearest first among equals), each chunk once,
+    the file's skeleton left out (a map, not a definition): what `func@k` reads (bench/swebench.py)."""
+    definitions = [(i, c) for i, c in enumerate(candidates) if not c.skeleton]
+    order = sorted(definitions, key=lambda item: (-score(item[1].relevance, item[1].hops), item[1].hops, item[0]))
     seen: set[str] = set()
     return [c for _, c in order if not (c.chunk.chunk_id in seen or seen.add(c.chunk.chunk_id))]
 
