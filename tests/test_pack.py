@@ -261,3 +261,39 @@ def test_the_top_files_skeleton_nests_methods_under_their_class_and_keeps_to_its
     assert [p.chunk for p in tight.pieces] == [HELPER]  # over a tenth of the budget: the code alone
     roomy = pack([skeleton, Candidate(HELPER, "seed", 0, 0.9)], piece.tokens * 10, BYTE_ESTIMATE, rules)
     assert [p.chunk for p in roomy.pieces] == [file, HELPER]
+
+
+def test_impact_names_the_test_files_that_name_a_changed_definition_or_its_class() -> None:
+    """A public API reached through a metaclass or a generic method leaves no call edge to the
+    changed definition: the tests that name it (as callers write it) or its class stand in."""
+    from codelens.answer.impact import _called_as, _naming_tests
+
+    assert [_called_as(n) for n in ("_eval_evalf", "_print_Mul", "eval", "__new__", "Mod", "ab")] == [
+        "evalf", "Mul", "", "", "Mod", ""]
+    mod = make_chunk("pkg/core/mod.py::Mod.eval", "    def eval(cls, p, q):\n        return p % q")
+    evalf = make_chunk("pkg/core/ops.py::AssocOp._eval_evalf", "    def _eval_evalf(self, prec):\n        pass")
+    numbers = make_chunk("pkg/core/tests/test_numbers.py::test_mod", "def test_mod():\n    assert Mod(5, 3) == 2",
+                      is_test=True)
+    far = make_chunk("pkg/geo/tests/test_point.py::test_mod", "def test_mod():\n    assert Mod(4, 2) == 0",
+                      is_test=True)
+    both = make_chunk("pkg/geo/tests/test_both.py::test_it", "def test_it():\n    Mod(1, 2).evalf()\n    AssocOp",
+                      is_test=True)
+    evalf_test = make_chunk("pkg/core/tests/test_evalf.py::test_add", "def test_add():\n    (x + 1).evalf()",
+                      is_test=True)
+    catalog = ChunkCatalog([mod, evalf, numbers, far, both, evalf_test])
+    assert _naming_tests(catalog, [mod]) == ["pkg/core/tests/test_numbers.py", "pkg/geo/tests/test_both.py",
+                                             "pkg/geo/tests/test_point.py"]  # the nearest first
+    assert _naming_tests(catalog, [evalf])[:2] == ["pkg/geo/tests/test_both.py",  # names AssocOp and evalf
+                                                   "pkg/core/tests/test_evalf.py"]
+
+
+def test_impact_lists_the_tests_of_the_nearest_files_only() -> None:
+    from codelens.answer.impact import MAX_TEST_FILES, SuggestedTest, _nearest_files
+
+    tests = [SuggestedTest(f"pkg/far{n}/tests/test_{n}.py", f"pkg/far{n}/tests/test_{n}.py::t", 2)
+             for n in range(MAX_TEST_FILES + 5)]
+    tests += [SuggestedTest("pkg/core/tests/test_near.py", "pkg/core/tests/test_near.py::t", 2),
+              SuggestedTest("pkg/x/tests/test_called.py", "pkg/x/tests/test_called.py::t", 1)]
+    kept = _nearest_files(tests, ["pkg/core/mod.py"])
+    assert len({t.path for t in kept}) == MAX_TEST_FILES
+    assert [t.path for t in kept[:2]] == ["pkg/x/tests/test_called.py", "pkg/core/tests/test_near.py"]

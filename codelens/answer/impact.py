@@ -4,14 +4,17 @@ Pure. A unified diff is parsed into files and hunks (answer/diff.py, which also 
 read-only on the indexed repository); each file is matched to the index on the side its lines
 agree with, and each changed line is mapped to the innermost chunk holding it (diff_chunks.py).
 The graph then walks upstream from those chunks: callers and subclasses to `depth`, across the
-repositories of a workspace. Tests are the test chunks that walk reaches (as pytest ids), and the test files nearest
+repositories of a workspace. Tests are the test chunks that walk reaches (as pytest ids), the test files nearest
 in the tree that import a changed file or call any of its definitions (dynamic dispatch,
-`getattr(self, "_print_" + name)`, leaves no call edge to the changed one). Documents and
+`getattr(self, "_print_" + name)`, leaves no call edge to the changed one), and the test files that
+name the changed definitions most (a metaclass's `Mod(5, 3)` reaching `Mod.eval`, `.evalf()`
+reaching `_eval_evalf`); the nearest MAX_TEST_FILES files of them. Documents and
 configuration pieces that name a changed definition are listed too.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -28,6 +31,8 @@ from codelens.languages import Conventions, language_row
 DEFAULT_DEPTH = 2
 MAX_DEPTH = 10  # beyond this the walk is the whole codebase
 FILE_TESTS_PER_FILE = 2  # a changed file's tests (importing or calling it): the nearest two (a core one has hundreds)
+NAMED_TESTS_PER_FILE = 4  # test files naming a changed definition or its class: those that name most, nearest first
+MAX_TEST_FILES = 15  # a change to a core helper reaches hundreds of test files within two calls: the nearest 15
 MAX_DIFF_BYTES = 20_000_000  # a diff bigger than this is a vendored tree, not a change to review
 
 
@@ -122,8 +127,55 @@ def _upstream(changed: Sequence[Chunk], catalog: ChunkCatalog, graph: CodeGraph 
         for test_file in _file_tests(graph, catalog, path)[:FILE_TESTS_PER_FILE]:
             if test_file not in called:
                 tests.setdefault(test_file, SuggestedTest(test_file, "", 1))
+    listed = called | {test.path for test in tests.values()}
+    for path in dict.fromkeys(c.path for c in changed):  # a public API reached through a metaclass or a
+        # generic method (`Mod(x, y)` -> `Mod.eval`, `.evalf()` -> `_eval_evalf`) has no call edge either
+        for test_file in _naming_tests(catalog, [c for c in changed if c.path == path])[:NAMED_TESTS_PER_FILE]:
+            if test_file not in listed:
+                tests.setdefault(test_file, SuggestedTest(test_file, "", 2))
     affected = sorted(best.values(), key=lambda a: (a.hops, a.chunk.path, a.chunk.start_line))
-    return affected, sorted(tests.values(), key=lambda t: (t.hops, t.path, t.test_id))
+    return affected, _nearest_files(list(tests.values()), [c.path for c in changed])
+
+
+def _nearest_files(tests: list[SuggestedTest], changed_paths: Sequence[str]) -> list[SuggestedTest]:
+    """The tests of the MAX_TEST_FILES files nearest the change (fewest hops, then sharing most folders
+    with a changed file), in that order."""
+    hops: dict[str, int] = {}
+    for test in tests:
+        hops[test.path] = min(hops.get(test.path, test.hops), test.hops)
+    near = sorted(hops, key=lambda path: (hops[path], -max(_shared_folders(path, c) for c in changed_paths), path))
+    rank = {path: number for number, path in enumerate(near[:MAX_TEST_FILES])}
+    return sorted((t for t in tests if t.path in rank), key=lambda t: (rank[t.path], t.hops, t.test_id))
+
+
+def _naming_tests(catalog: ChunkCatalog, changed: Sequence[Chunk]) -> list[str]:
+    """Test files that name the changed definitions of one file as words: each definition's own name
+    (without its leading underscores and `eval`/`print` prefix: `_eval_evalf` -> `evalf`) and its
+    class's. Those naming most names first, then the nearest in the tree."""
+    path = changed[0].path
+    names = set()
+    for chunk in changed:
+        if chunk.symbol == MODULE_SYMBOL:
+            continue
+        parts = chunk.symbol.split("#")[0].split(".")
+        names.update(_called_as(part) for part in parts[-2:])
+    names.discard("")
+    counts: dict[str, int] = {}
+    tests = [c for c in catalog.chunks.values() if c.is_test]
+    for name in names:
+        word = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")  # `Mod(`, `.evalf()`: called or as an attribute
+        for test_file in {c.path for c in tests if word.search(c.code)}:
+            counts[test_file] = counts.get(test_file, 0) + 1
+    return sorted(counts, key=lambda test: (-counts[test], -_shared_folders(test, path), test))
+
+
+def _called_as(name: str) -> str:
+    """The name callers write for a definition: `_eval_evalf` -> `evalf`, `__new__` and `eval` -> ``."""
+    bare = re.sub(r"^_*(?:eval_|print_)?", "", name).strip("_")
+    return "" if bare in _GENERIC_NAMES or len(bare) < 3 else bare
+
+
+_GENERIC_NAMES = frozenset({"new", "init", "eval", "call", "str", "repr", "doit", "hash", "args"})
 
 
 def _file_tests(graph: CodeGraph, catalog: ChunkCatalog, path: str) -> list[str]:
