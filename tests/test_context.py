@@ -601,3 +601,28 @@ def test_files_first_then_the_definitions_inside_them(tmp_path) -> None:
     assert [c.symbol for c in skeleton.members[:2]] == ["LatexPrinter", "LatexPrinter._print_Mul"]
     assert all(not c.skeleton for c in ranked(candidates))  # func@k reads definitions only
     assert not task_candidates([], ContextLinks(catalog, None), localizer=searched)[0].skeleton
+
+
+def test_the_title_alone_is_searched_for_what_is_wrong(tmp_path) -> None:
+    """An issue's title says what is wrong in a line; its reproducer names the code it set up with."""
+    from codelens.answer.context import ChunkCatalog
+    from codelens.answer.localize import Localizer, Lookups
+    from codelens.answer.task_reading import read_task
+    from codelens.ingest.codebase import chunk_codebase
+    from codelens.search.lexical import LexicalIndex
+    from codelens.search.terms import tokenize
+
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "special.py").write_text(
+        "class Identity:\n    def _entry(self, i, j):\n        '''The identity matrix's element.'''\n"
+        "        return 1 if i == j else 0\n", encoding="utf-8")
+    (tmp_path / "m" / "symbol.py").write_text(
+        "class MatrixSymbol:\n    def transpose(self):\n        return self\n", encoding="utf-8")
+    chunks = [c for c in chunk_codebase(tmp_path, 1_000_000).chunks if c.is_code]
+    catalog = ChunkCatalog(chunks)
+    words = LexicalIndex.build([c.chunk_id for c in chunks], [tokenize(f"{c.symbol} {c.code}") for c in chunks])
+    task = read_task("Sum of the elements of an identity matrix is zero\n\nI built one:\n\n"
+                     "```\nM = MatrixSymbol('M', n, n)\ne = (M.T * M).doit()\n```\n")
+    localizer = Localizer(task, catalog, [], Lookups(chunk_words=words))
+    entry = "m/special.py::Identity._entry"
+    assert "the task's title" in localizer.why(entry) and localizer.relevance(entry) > 0

@@ -95,7 +95,8 @@ def test_a_big_class_is_its_outline_and_its_methods_stay_pieces_of_their_own() -
     candidates = [Candidate(cls, "seed", 0, 1.0, members=members), Candidate(members[5], "seed", 0, 0.9)]
     whole = BYTE_ESTIMATE.count(cls.code)
     assert pack(candidates, 3 * whole, BYTE_ESTIMATE).pieces[0].form == "full"  # small beside the budget: whole
-    packed = pack(candidates, 2 * whole, BYTE_ESTIMATE)  # over a third of it: the outline
+    budget = whole * 3 // 2
+    packed = pack(candidates, budget, BYTE_ESTIMATE)  # over half of it: the outline
     outline, method = packed.pieces
     assert outline.form == "outline" and method.form == "full" and method.chunk is members[5]
     lines = outline.text.splitlines()
@@ -103,7 +104,7 @@ def test_a_big_class_is_its_outline_and_its_methods_stay_pieces_of_their_own() -
     assert "    3: def m0(self, value):" in lines and "    81: def m39(self, value):" in lines
     assert "return value" not in outline.text
     assert outline.tokens < whole / 2
-    short = pack(candidates[:1], 2 * whole, BYTE_ESTIMATE, PackRules(outline_members=3)).pieces[0].text.splitlines()
+    short = pack(candidates[:1], budget, BYTE_ESTIMATE, PackRules(outline_members=3)).pieces[0].text.splitlines()
     assert short[-4:] == ["    5: def m1(self, value):", "    7: def m2(self, value):", "    ... and 37 more methods",
                           "```"]
 

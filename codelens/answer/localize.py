@@ -7,7 +7,8 @@ Each definition gathers evidence from the task's parts (answer/task_reading.py):
   rare it is in the repository (BM25's document frequency), by how it was written (called, quoted,
   in the title) and split among the definitions sharing it;
 - BM25 over the task's code-shaped names alone (each weighted by its rarity: not `from x import *`),
-  and BM25 over its prose alone (no code pasted in, no logs), each counted by rank;
+  BM25 over its prose alone (no code pasted in, no logs) and over its title alone (what the reporter
+  says is wrong, in a line), each counted by rank;
 - the lines a traceback frame, a diff hunk or "line N of path" points at, which decide.
 Files are ranked by their best definitions, whole-file BM25 of those names, and the paths the task
 names; the best few are kept and their definitions go first. `ranked()` is the order task context
@@ -36,6 +37,7 @@ RANK_DECAY = 4.0  # rank r counts 1 / (1 + (r - 1) / RANK_DECAY): the fifth hit 
 NAME_WEIGHT = 1.0  # a rare name the task calls, defined once in the repository
 WORDS_WEIGHT = 0.6  # the first of BM25's ranking by the task's names alone
 PROSE_WEIGHT = 0.4  # the first of BM25's ranking by the task's prose alone (no code, no logs)
+TITLE_WEIGHT = 0.4  # the first of BM25's ranking by the task's title alone: what the reporter says is wrong
 WORDS_KEPT = 100  # chunks BM25 of the names may add
 FRAME_WEIGHT = 2.0  # a traceback's deepest frame inside the repository, or a diff's hunk
 POINTED_WEIGHT = 1.0  # the other frames, and "line N of path"
@@ -161,9 +163,11 @@ class Localizer:
         if index is None:
             return
         prose = {term: 1.0 for term in dict.fromkeys(t for _, t in analyze(self.parts.prose))}
+        title = {term: 1.0 for term in dict.fromkeys(t for _, t in analyze(self.parts.title))}
         for terms, weight, why in ((self._terms(), WORDS_WEIGHT, "the task's names"),
-                                   (prose, PROSE_WEIGHT, "the task's prose")):
-            if not terms:
+                                   (prose, PROSE_WEIGHT, "the task's prose"),
+                                   (title, TITLE_WEIGHT, "the task's title")):
+            if not terms or weight <= 0:
                 continue
             scores = index.scores(terms)
             rank = 0

@@ -41,7 +41,7 @@ _DEFINITION = re.compile(r"^\s*(?:@|(?:async\s+)?def\s|class\s|func\s|fn\s|funct
 class PackRules:
     full_hops: int = 1  # pieces at most this far from a seed come whole; farther ones as signatures
     piece_share: float = 0.5  # no piece but the first takes more than this share of the budget
-    big_class_share: float = 0.35  # a class costing more of the budget is its outline: the rest would starve
+    big_class_share: float = 0.5  # a class costing more of the budget is its outline: the rest would starve
     outline_members: int = 40  # an outline lists this many methods at most (a printer class has hundreds)
     callees_first: bool = True  # order the pieces callee before caller (else best first)
     cut_first: bool = False  # the best piece, when it fits in no form, is cut to the budget (ask)
