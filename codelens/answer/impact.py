@@ -33,6 +33,8 @@ MAX_DEPTH = 10  # beyond this the walk is the whole codebase
 FILE_TESTS_PER_FILE = 2  # a changed file's tests (importing or calling it): the nearest two (a core one has hundreds)
 NAMED_TESTS_PER_FILE = 4  # test files naming a changed definition or its class: those that name most, nearest first
 MAX_TEST_FILES = 15  # a change to a core helper reaches hundreds of test files within two calls: the nearest 15
+# names too generic to say which tests exercise a definition (`eval`, `__new__`: every class has one)
+_GENERIC_NAMES = frozenset({"new", "init", "eval", "call", "str", "repr", "doit", "hash", "args"})
 MAX_DIFF_BYTES = 20_000_000  # a diff bigger than this is a vendored tree, not a change to review
 
 
@@ -127,7 +129,7 @@ def _upstream(changed: Sequence[Chunk], catalog: ChunkCatalog, graph: CodeGraph 
         for test_file in _file_tests(graph, catalog, path)[:FILE_TESTS_PER_FILE]:
             if test_file not in called:
                 tests.setdefault(test_file, SuggestedTest(test_file, "", 1))
-    listed = called | {test.path for test in tests.values()}
+    listed = {test.path for test in tests.values()}  # by calls or by importing the file
     for path in dict.fromkeys(c.path for c in changed):  # a public API reached through a metaclass or a
         # generic method (`Mod(x, y)` -> `Mod.eval`, `.evalf()` -> `_eval_evalf`) has no call edge either
         for test_file in _naming_tests(catalog, [c for c in changed if c.path == path])[:NAMED_TESTS_PER_FILE]:
@@ -177,8 +179,6 @@ def _called_as(name: str) -> str:
     bare = re.sub(r"^_*(?:eval_|print_)?", "", name).strip("_")
     return "" if bare in _GENERIC_NAMES or len(bare) < 3 else bare
 
-
-_GENERIC_NAMES = frozenset({"new", "init", "eval", "call", "str", "repr", "doit", "hash", "args"})
 
 
 def _file_tests(graph: CodeGraph, catalog: ChunkCatalog, path: str) -> list[str]:

@@ -167,7 +167,7 @@ class Localizer:
         for terms, weight, why in ((self._terms(), WORDS_WEIGHT, "the task's names"),
                                    (prose, PROSE_WEIGHT, "the task's prose"),
                                    (title, TITLE_WEIGHT, "the task's title")):
-            if not terms or weight <= 0:
+            if not terms:
                 continue
             scores = index.scores(terms)
             rank = 0
