@@ -260,10 +260,12 @@ def test_an_english_question_crosses_to_the_code_s_russian_words() -> None:
     assert set(crossed.bridged["request"]) == {"запрос"}
     assert set(crossed.bridged["client"]) == {"клиент", "клиента", "клиенты"}
     assert crossed.pseudo_english == "" and not bridge.cross(Query.from_text("зачем")).bridged
-    # the glossary's «разрешен» (resolve) meets the code's разрешить (stem разреш); «сборк» is no собрать
+    # the glossary's «разрешен» (resolve) meets the code's разрешить (stem разреш); «собра» (build) собрать;
+    # «сборк» (build too) is no собрать, and a verb the glossary lacks crosses nothing
     verbs = WordBridge(["query"], vectors[:1], lambda asked: vectors[-len(asked):],
-                       russian=(["разрешить", "собрать"], vectors[1:3]))
-    assert verbs.cross(Query.from_text("resolve and build")).bridged == {"resolve": {"разрешить": 1.0}}
+                       russian=(["разрешить", "собрать", "сборка", "удалось"], vectors[1:5]))
+    assert verbs.cross(Query.from_text("resolve, build and succeed")).bridged == {
+        "resolve": {"разрешить": 1.0}, "build": {"сборка": 1.0, "собрать": 1.0 - 1e-3}}
     plain = WordBridge(["query"], vectors[:1], lambda asked: vectors[-len(asked):])  # no Russian words
     assert plain.russian is None and plain.cross(Query.from_text("the client request")).bridged == {}
 

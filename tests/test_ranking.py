@@ -272,6 +272,29 @@ def test_example_programs_sink_below_the_code_unless_the_question_asks_for_examp
     assert is_example_path("docs/Samples/app.cs") and not is_example_path("src/examples.py")
 
 
+def test_a_schema_s_definitions_are_code_and_the_statements_between_them_sink() -> None:
+    from codelens.search.ranking_order import KindPrior
+
+    def piece(chunk_id: str) -> Chunk:
+        path, symbol = chunk_id.split("::")
+        return Chunk(chunk_id=chunk_id, path=path, symbol=symbol, kind="text", start_line=1, end_line=2,
+                     code="ALTER TABLE ONLY public.payment ATTACH PARTITION public.payment_p1;")
+
+    chunks = {c.chunk_id: c for c in [
+        piece("schema.sql::<statements> (3)"), piece("schema.sql::public.payment"),
+        piece("db/0002_payments.sql::<statements>"), piece("docs/payments.md::Payments"),
+        chunk("app/pay.py::pay")]}
+    stage = KindPrior(chunks, RankingIndex.build(chunks).sql_schemas)
+    assert RankingIndex.build(chunks).sql_schemas == frozenset({"schema.sql"})
+    items = fused(("schema.sql::<statements> (3)", 1.0), ("docs/payments.md::Payments", 1.0),
+                  ("db/0002_payments.sql::<statements>", 1.0), ("schema.sql::public.payment", 0.9),
+                  ("app/pay.py::pay", 0.8))
+    scores = {f.chunk_id: round(f.score, 3) for f in stage(Query.from_text("the payment table"), items)}
+    assert scores == {"schema.sql::public.payment": 0.9,  # a table is code: it keeps its score
+                      "docs/payments.md::Payments": 0.85, "db/0002_payments.sql::<statements>": 0.85,  # a migration's
+                      "app/pay.py::pay": 0.8, "schema.sql::<statements> (3)": 0.6}  # a schema's glue sinks
+
+
 def test_a_names_definitions_go_named_file_then_shallow_path_then_the_legs_order() -> None:
     chunks = {c.chunk_id: c for c in [chunk("src/DynamicParameters.ParamInfo.cs::DynamicParameters", "class"),
                                       chunk("src/DynamicParameters.cs::DynamicParameters", "class"),

@@ -148,6 +148,10 @@ def test_glossary_gives_the_usual_english_words_of_programming_russian() -> None
     assert glossary_words("конвейеры") == ("pipeline",)
     assert glossary_words("эффективность") == ("efficient", "performance")  # not «эффект», an effect
     assert glossary_words("перехватчики") == ("interceptor", "intercept")
+    # 1C's verbs and nouns (СобратьПакет, ПакетУстановлен, ВывестиСправку, Каталог)
+    assert glossary_words("собрать") == ("build", "assemble") and glossary_words("установленных")[0] == "install"
+    assert glossary_words("вывести") == ("print", "output") and "folder" in glossary_words("каталога")
+    assert glossary_words("находится") == () and glossary_words("собственно") == ()  # «где находится»: where is
 
 
 def test_word_bridge_adds_the_glossary_words_the_code_uses() -> None:

@@ -101,6 +101,11 @@ def is_sql_definition(chunk: Chunk) -> bool:
     return chunk.path.lower().endswith(".sql") and not chunk.symbol.startswith("<")
 
 
+def is_sql_statements(chunk: Chunk) -> bool:
+    """A run of statements of a `.sql` file that create nothing (`<statements>`, `<statements> (2)`)."""
+    return chunk.path.lower().endswith(".sql") and chunk.symbol.startswith(STATEMENTS_SYMBOL)
+
+
 def _created_name(statement, source: bytes) -> str | None:
     """`public.users` for `CREATE TABLE public.users (...)`; None for any other statement."""
     if statement.type != "statement" or not statement.named_children:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from codelens.chunk import Chunk
+from codelens.ingest.sql import is_sql_definition, is_sql_statements
 from codelens.search.query import Fused, Query
 
 
@@ -103,11 +104,16 @@ class RepositoryCopies:
 
 @dataclass(frozen=True)
 class KindPrior:
-    """A chunk that is not Python code keeps `weight` of its score: where a document and the
-    code it describes answer about as well, the code comes first."""
+    """A chunk that is not code keeps `weight` of its score: where a document and the code it
+    describes answer about as well, the code comes first. A SQL definition (a table, a view, a
+    function) is code; in a file of such definitions (a schema), the runs of other statements
+    between them keep less (pagila's `ATTACH PARTITION` runs name `payment` a dozen times, above its
+    `CREATE TABLE`). A migration's statements are its content: they keep `weight`."""
 
     chunks: Mapping[str, Chunk]
+    sql_schemas: frozenset[str] = frozenset()  # RankingIndex.sql_schemas
     weight: float = 0.85
+    statements_weight: float = 0.6
 
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
         factors = {f.chunk_id: self._factor(c) for f in fused
@@ -118,6 +124,10 @@ class KindPrior:
 
     def _factor(self, chunk: Chunk) -> float:
         """The share of its score a piece that is not code keeps."""
+        if is_sql_definition(chunk):  # a table, a view, a function: a schema's code
+            return 1.0
+        if chunk.path in self.sql_schemas and is_sql_statements(chunk):  # `OWNER TO`, `ATTACH PARTITION`, `GRANT`
+            return self.statements_weight
         return self.weight
 
 

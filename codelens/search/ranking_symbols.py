@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from codelens.chunk import MODULE_SYMBOL, Chunk
+from codelens.ingest.sql import is_sql_definition
 from codelens.search.query import Fused, Query
 from codelens.search.terms import without_code_suffix
 
@@ -18,23 +19,29 @@ MAX_PINNED = 3
 
 @dataclass(frozen=True)
 class RankingIndex:
-    """What the stages look up, built once per opened index: definitions by name."""
+    """What the stages look up, built once per opened index: definitions by name, and the SQL files
+    that define something (a schema, not a migration of statements alone)."""
 
     chunks: Mapping[str, Chunk]
     by_name: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # exact name -> chunk ids
     by_lower: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # lowercased name -> chunk ids
+    sql_schemas: frozenset[str] = frozenset()  # paths of .sql files with a table, view or function
 
     @classmethod
     def build(cls, chunks: Mapping[str, Chunk]) -> RankingIndex:
         by_name: dict[str, list[str]] = {}
         by_lower: dict[str, list[str]] = {}
+        schemas: set[str] = set()
         for chunk in chunks.values():
+            if is_sql_definition(chunk):
+                schemas.add(chunk.path)
             if chunk.symbol == MODULE_SYMBOL or not chunk.is_code:  # definitions are code
                 continue
             name = chunk.name.split("#", 1)[0]
             by_name.setdefault(name, []).append(chunk.chunk_id)
             by_lower.setdefault(name.lower(), []).append(chunk.chunk_id)
-        return cls(chunks, {k: tuple(v) for k, v in by_name.items()}, {k: tuple(v) for k, v in by_lower.items()})
+        return cls(chunks, {k: tuple(v) for k, v in by_name.items()}, {k: tuple(v) for k, v in by_lower.items()},
+                   frozenset(schemas))
 
     def definitions(self, identifier: str, exact_case: bool = True,
                     scores: Mapping[str, float] | None = None) -> list[str]:
