@@ -304,8 +304,8 @@ GRAPH_EDGES = {
     "bsl": {
         (f"{CLIENTS}::ПредставлениеКлиента", f"{CLIENTS}::КодКлиента", "calls", ""),  # in its module; СтрШаблон no edge
         (f"{CATALOG}::ПередЗаписью", f"{CATALOG}::ЗаписатьВЖурнал", "calls", ""),
-        # `РаботаСКлиентами.ПредставлениеКлиента(...)`: the grammar keeps no receiver, a unique name finds it
-        (f"{CATALOG}::ПередЗаписью", f"{CLIENTS}::ПредставлениеКлиента", "calls", "name"),
+        # `РаботаСКлиентами.ПредставлениеКлиента(...)`: the common module named by its folder
+        (f"{CATALOG}::ПередЗаписью", f"{CLIENTS}::ПредставлениеКлиента", "calls", ""),
         (f"{CATALOG}::ЗаписатьВЖурнал", "ext:ВнешняяПроцедура", "calls", ""),  # Сообщить: the platform's
     },
     "pascal": {

@@ -35,7 +35,7 @@ MEMBERS = frozenset({
 _GENERICS = frozenset({"generic_function", "template_function", "generic_name", "generic_type", "template_type"})
 _NAME_FIELDS = ("name", "field", "property", "suffix", "method")
 _RECEIVER_FIELDS = ("object", "receiver", "scope", "invocant")  # Perl's `$self->save`: invocant
-RECEIVER = re.compile(r"^[$@]{0,2}[A-Za-z_][\w$]*(?:(?:\.|::|\\|->|\?\.)[A-Za-z_][\w$]*)*$")
+RECEIVER = re.compile(r"^[$@]{0,2}[^\W\d][\w$]*(?:(?:\.|::|\\|->|\?\.)[^\W\d][\w$]*)*$")  # any script's letters
 SEPARATORS = re.compile(r"::|\\|->|\?\.")
 _MAX_DEPTH = 12
 
@@ -44,6 +44,8 @@ def call_site(node: SyntaxNode, where: str, rule: GraphRule, own: str) -> Site |
     if where == "":  # the call node holds the name and the receiver (Java, Ruby, PHP members)
         name = next((n for f in _NAME_FIELDS if (n := node.child_by_field_name(f)) is not None), None)
         receiver = next((r for f in _RECEIVER_FIELDS if (r := node.child_by_field_name(f)) is not None), None)
+        if receiver is None and (before := node.prev_named_sibling) is not None and before.type in rule.receiver_before:
+            receiver = before  # 1C's `Объект.Метод()`: the receiver sits beside the call
         if name is None or (name.type not in IDENTIFIERS and name.type not in rule.name_nodes):
             return None
         return Site("calls", text_of(name), _receiver(text_of(receiver), rule, own), line_of(node))

@@ -165,6 +165,11 @@ class _Resolver:
         defined_here = self.index.chunk_of.get(f"{one.path}::{site.receiver}.{site.name}")
         if defined_here is not None:  # `M.helper()` beside `function M.helper`; `app.handle()` beside `app.handle =`
             return defined_here.chunk_id, ""
+        module_files = self.index.file_modules.get((one.rule.family, head), ()) if not rest else ()
+        if module_files:  # 1C's common module: `Налоги.СНалогом()`
+            found = self.lookup.in_files(module_files, site.name, classes=False)
+            if found is not None:
+                return found.chunk_id, ""
         if site.receiver != COMPLEX and head in one.aliases:  # a module: `pkg.Func()`, `x.go()` (`* as x`)
             files, record = one.aliases[head]
             name = rest.rpartition(".")[2] if rest else ""
@@ -197,7 +202,7 @@ class _Resolver:
         if site.receiver != COMPLEX and not head.startswith(SELF):  # a class's own (static) member: `Ledger.record`
             type_name = site.receiver.rpartition(".")[2]
             found, via = self.lookup.visible(one, type_name, classes=True), ""
-            if found is None and type_name[:1].isupper():
+            if found is None and type_name[:1].isupper() and one.rule.capitalised_types:
                 found, via = self.lookup.unique(one, type_name, classes=True), BY_NAME
                 if found is None and head not in one.aliases:  # a library's type (`String::new`): outside the code
                     return EXTERNAL_PREFIX + self.lookup.external_name(one, site.receiver) + f".{site.name}", ""
@@ -233,8 +238,9 @@ class _Resolver:
             found = self.lookup.unique(one, site.name, classes=True)
         elif site.receiver:  # a method of an object whose type is unknown: only a method can be meant,
             # and never one every object of the language has (`toString`, `to_s`): the library's, most likely
+            # (where a file is a module, its procedures are what an object's methods are: OneScript's classes)
             found = None if site.name in one.rule.library_methods else self.lookup.unique(
-                one, site.name, classes=False, methods_only=True)
+                one, site.name, classes=False, methods_only=not one.rule.file_modules)
         elif site.name in one.rule.library_methods and one.rule.implicit_self:  # Ruby's `respond_to? :x`
             found = None
         else:

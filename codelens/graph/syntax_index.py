@@ -59,6 +59,10 @@ class SyntaxIndex:
                           for r in one.syntax.imports]
             if go_imports:
                 modules.learn_go_roots(go_imports)
+        self.file_modules: dict[tuple[str, str], list[str]] = defaultdict(list)  # (family, module name) -> files
+        for path, one in files.items():
+            if one.rule.file_modules:
+                self.file_modules[(one.rule.family, file_module_name(path))].append(path)
         self.in_file: dict[str, dict[str, list[Chunk]]] = defaultdict(lambda: defaultdict(list))
         self.top_level: dict[str, dict[str, list[Chunk]]] = defaultdict(lambda: defaultdict(list))
         self.members: dict[str, dict[tuple[str, str], list[Chunk]]] = defaultdict(lambda: defaultdict(list))
@@ -171,6 +175,14 @@ class SyntaxIndex:
         """The chunk a line is in: the innermost definition, else the <module> chunk, else the file."""
         owner = one.owners[line] if line < len(one.owners) else ""
         return owner or self.module_chunk.get(one.path, one.path)
+
+
+def file_module_name(path: str) -> str:
+    """The name a file module is called by: its file's stem (`Модули/НастройкиOpm.os`), or for a 1C
+    configuration's `CommonModules/Налоги/Ext/Module.bsl`, the folder the module describes."""
+    parts = path.split("/")
+    stem = parts[-1].rsplit(".", 1)[0]
+    return parts[-3] if len(parts) >= 3 and parts[-2] == "Ext" else stem
 
 
 def plain_name(chunk: Chunk) -> str:

@@ -24,9 +24,22 @@ _NOISE = (  # the global context's functions (Russian and English): never the co
     "ErrorInfo", "FindFiles", "DeleteFiles", "CopyFile", "MoveFile", "CreateDirectory", "CombinePath",
 )
 
-# a procedure calls another of its module by name, a common module's as `Модуль.Процедура()`; the
-# grammar keeps no receiver on the call, so a call outside its file is matched by a unique name (uncertain)
-RULE = GraphRule("bsl", (("method_call", ""),), (), (), "", self_words=("ЭтотОбъект", "ThisObject"), noise=_NOISE)
+# The methods of the platform's collections and streams (Массив, Структура, ТаблицаЗначений, ЗаписьXML...): a
+# call of one on an object of unknown type is the platform's, never matched to the code by its name
+_COLLECTION_METHODS = (
+    "Добавить", "Вставить", "Количество", "Удалить", "Найти", "НайтиСтроки", "Очистить", "Получить", "Установить",
+    "Свойство", "ВГраница", "Выгрузить", "ВыгрузитьКолонку", "Загрузить", "Сортировать", "Итог", "Скопировать",
+    "Открыть", "Закрыть", "Прочитать", "Записать", "ЗаписатьНачалоЭлемента", "ЗаписатьКонецЭлемента",
+    "Add", "Insert", "Count", "Delete", "Find", "FindRows", "Clear", "Get", "Set", "Property", "UBound", "Unload",
+    "UnloadColumn", "Load", "Sort", "Total", "Copy", "Open", "Close", "Read", "Write",
+)
+
+# A procedure calls another of its module by name, and a common module's as `Модуль.Процедура()` (the module
+# named as its file or its CommonModules folder); a call on an object of unknown type (`Сборщик.Собрать()`) is
+# matched by a unique procedure name (uncertain)
+RULE = GraphRule("bsl", (("method_call", ""),), (), (), "", self_words=("ЭтотОбъект", "ThisObject"), noise=_NOISE,
+                 library_methods=_COLLECTION_METHODS, receiver_before=("access",), file_modules=True,
+                 capitalised_types=False)
 
 # OneScript's `#Использовать json` / `#Use json` (a bytes pattern: \b knows no Cyrillic, hence the lookahead)
 _ONESCRIPT_USE = re.compile("^[ \t]*#(?:Использовать|использовать|Use|use)(?=[ \t])[^\r\n]*".encode(), re.M)

@@ -75,6 +75,15 @@ class GraphRule:
     # that qualify one (Haskell's `M.lookup`), beside the names every grammar shares (graph/syntax_calls.py)
     name_nodes: tuple[str, ...] = ()
     member_nodes: tuple[str, ...] = ()
+    # node types that hold a call's receiver just before the call node (1C's `access` in `Объект.Метод()`,
+    # where the call node itself keeps no receiver)
+    receiver_before: tuple[str, ...] = ()
+    # each file is a module that any file calls by its name (1C's common modules: `Налоги.СНалогом()` ->
+    # CommonModules/Налоги/Ext/Module.bsl; OneScript's `НастройкиOpm.Получить()` -> НастройкиOpm.os)
+    file_modules: bool = False
+    # a capitalised receiver that names no type of the code is a library's type (`String::new`); not where
+    # variables are capitalised too (1C's `Сборщик.СобратьПакет()`)
+    capitalised_types: bool = True
 
 
 def pytest_style(path: str, owner: str, name: str) -> str:
