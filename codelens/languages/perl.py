@@ -15,7 +15,9 @@ RULE = GraphRule(
     "perl", (("function_call_expression", "function"), ("ambiguous_function_call_expression", "function"),
              ("method_call_expression", "")),
     (), (), "perl", self_words=("$self", "$class", "__PACKAGE__"), noise=_BUILTINS,
-    library_methods=("new", "can", "isa", "DOES", "VERSION"), name_nodes=("function", "method"), imports_members=True,
+    # UNIVERSAL's methods, and the copy and text every CPAN object has (HTTP::Request, URI): never matched by name
+    library_methods=("new", "can", "isa", "DOES", "VERSION", "clone", "as_string"), name_nodes=("function", "method"),
+    imports_members=True,
 )
 
 
