@@ -286,6 +286,18 @@ def test_impact_names_the_test_files_that_name_a_changed_definition_or_its_class
                                              "pkg/geo/tests/test_point.py"]  # the nearest first
     assert _naming_tests(catalog, [evalf])[:2] == ["pkg/geo/tests/test_both.py",  # names AssocOp and evalf
                                                    "pkg/core/tests/test_evalf.py"]
+    # a private method the tests call as written; a def nested in a method names its class
+    collect = make_chunk("pkg/units/system.py::UnitSystem._collect_factor",
+                         "    def _collect_factor(self, expr):\n        pass")
+    quantities = make_chunk("pkg/units/tests/test_quantities.py::test_factor",
+                            "def test_factor():\n    SI._collect_factor(x)", is_test=True)
+    doit = make_chunk("pkg/core/mod.py::Mod.eval.doit", "        def doit(p, q):\n            return p % q")
+    many = make_chunk("pkg/core/tests/test_zmod.py::test_mods", "def test_mods():\n    Mod(1, 2)\n    Mod(3, 4)",
+                      is_test=True)
+    catalog = ChunkCatalog([collect, quantities, doit, numbers, far, many])
+    assert _naming_tests(catalog, [collect]) == ["pkg/units/tests/test_quantities.py"]
+    assert _naming_tests(catalog, [doit]) == ["pkg/core/tests/test_zmod.py",  # as near, naming it more often
+                                              "pkg/core/tests/test_numbers.py", "pkg/geo/tests/test_point.py"]
 
 
 def test_impact_lists_the_tests_of_the_nearest_files_only() -> None:

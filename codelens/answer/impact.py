@@ -160,18 +160,20 @@ def _naming_tests(catalog: ChunkCatalog, changed: Sequence[Chunk]) -> list[str]:
         if chunk.symbol == MODULE_SYMBOL:
             continue
         parts = chunk.symbol.split("#")[0].split(".")
-        names.update(_called_as(part) for part in parts[-2:])
+        names.update(_called_as(part) for part in {parts[0], *parts[-2:]})  # `Mod.eval.doit`: Mod too
     names.discard("")
     if not names:
         return []
-    # `Mod(`, `.evalf()`: called or as an attribute; one pass over each test for all the names
-    words = re.compile(rf"(?<!\w)(?:{'|'.join(re.escape(n) for n in sorted(names))})(?!\w)")
-    named: dict[str, set[str]] = {}
+    # `Mod(`, `.evalf()`, `SI._collect_factor_and_dimension(`: called or as an attribute, by the name callers
+    # write or the definition's own; one pass over each test for all the names
+    words = re.compile(rf"(?<!\w)_*(?:eval_|print_)?({'|'.join(re.escape(n) for n in sorted(names))})(?!\w)")
+    named: dict[str, list[str]] = {}
     for chunk in catalog.chunks.values():
         if chunk.is_test and any(name in chunk.code for name in names):  # most tests name none of them
-            named.setdefault(chunk.path, set()).update(words.findall(chunk.code))
-    counts = {test: len(found) for test, found in named.items() if found}
-    return sorted(counts, key=lambda test: (-counts[test], -_shared_folders(test, path), test))
+            named.setdefault(chunk.path, []).extend(words.findall(chunk.code))
+    # the tests naming most of the names, then the nearest in the tree, then those naming them most often
+    kinds = {test: len(set(found)) for test, found in named.items() if found}
+    return sorted(kinds, key=lambda test: (-kinds[test], -_shared_folders(test, path), -len(named[test]), test))
 
 
 def _called_as(name: str) -> str:
