@@ -272,6 +272,29 @@ def test_example_programs_sink_below_the_code_unless_the_question_asks_for_examp
     assert is_example_path("docs/Samples/app.cs") and not is_example_path("src/examples.py")
 
 
+def test_a_legacy_version_s_code_sinks_unless_the_question_names_it() -> None:
+    from codelens.search.ranking_order import LegacyBelow
+    from codelens.search.ranking_symbols import legacy_folders
+
+    assert legacy_folders(["src/v3/types.ts", "src/v4/core/schemas.ts", "src/v4-mini/index.ts", "lib/legacy/io.py",
+                           "api/v1/users.go", "api/v2/users.go", "api/v10/users.go", "exposed/v1/core/Op.kt"]) == {
+        "src/v3/", "lib/legacy/", "api/v1/", "api/v2/"}  # a lone v1 is the current one
+    chunks = {c.chunk_id: c for c in [chunk("src/v3/types.ts::ZodType", "class"),
+                                      chunk("src/v4/classic/schemas.ts::ZodType", "class"),
+                                      chunk("src/v4/core/schemas.ts::$ZodType", "class"),
+                                      chunk("src/v4/core/schemas.ts::parse")]}
+    index = RankingIndex.build(chunks)
+    assert index.legacy_folder("src/v3/types.ts") == "src/v3/" and index.legacy_folder("src/v4/x.ts") is None
+    items = fused(("src/v3/types.ts::ZodType", 1.0), ("src/v4/core/schemas.ts::parse", 0.8))
+    assert order(LegacyBelow(index), "how a schema parses its input", items) == [
+        "src/v4/core/schemas.ts::parse", "src/v3/types.ts::ZodType"]
+    assert order(LegacyBelow(index), "the v3 schema types", items) == [f.chunk_id for f in items]
+    # a name's definitions: the current version's first, then its `$` variant, the legacy one last
+    assert order(SymbolIntent(index), "ZodType", items)[:3] == [
+        "src/v4/classic/schemas.ts::ZodType", "src/v4/core/schemas.ts::$ZodType", "src/v3/types.ts::ZodType"]
+    assert index.definitions("$ZodType") == ["src/v4/core/schemas.ts::$ZodType"]
+
+
 def test_a_schema_s_definitions_are_code_and_the_statements_between_them_sink() -> None:
     from codelens.search.ranking_order import KindPrior
 

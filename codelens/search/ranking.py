@@ -15,10 +15,14 @@ fusion found; results stay chunks.
   word bridge (a Russian question, or Russian-named code) a share of its own score.
 - `kind-prior`: code first: a piece of a document, configuration or build file keeps a share
   of its score, so it outranks code only when it answers the question clearly better (how to
-  run, configure, deploy); an index of code alone is untouched.
+  run, configure, deploy); an index of code alone is untouched. A SQL file's tables, views and
+  functions are code; the statements between a schema's definitions keep less than a document.
 - `tests-below`: a chunk of a test file, or of an example program (`examples/`, `_examples/`,
   `samples/`, `demo/`), keeps half its score unless the question asks about tests (or examples),
   so the code comes before the tests and examples that repeat its words.
+- `legacy-below`: a chunk under a folder kept for an older version (`src/v3/` beside `src/v4/`,
+  `legacy/`, `deprecated/`) keeps a share of its score unless the question names that folder, so
+  the current version answers where both define the same names.
 - `diverse-close`: a chunk's score is multiplied by `decay` for every better chunk of the same
   file already listed, so one class and its methods cannot fill the list; in the first four
   places only a chunk close to the top score (70% of it) may be lifted that way (without that
@@ -28,14 +32,15 @@ fusion found; results stay chunks.
   a qualifier is the enclosing definitions, the module, or the folder: a package or namespace);
   a question that contains a code-shaped identifier (`ClientSession`, `model_post_init`), or a
   Russian question's Latin name (`Serialize` in «определения трейта Serialize», in its own case)
-  lifts that name's definitions to the top of the list as well. Definitions of one rank go in
-  file-named-after-them, shallower-path, better-scored order.
+  lifts that name's definitions to the top of the list as well. A name reaches its `$` variant
+  too (`ZodType` -> `$ZodType`), after the name itself. Definitions of one rank go current version
+  before legacy, then file-named-after-them, shallower-path, better-scored order.
 
 The stages live by job: ranking_symbols.py (`symbol` and the definitions it looks up),
 ranking_files.py (what a chunk gains from its file: `graph-files`, `file-words`, `file-meaning`,
-`path`), ranking_order.py (the list reordered chunk by chunk: `kind-prior`, `tests-below`, `diverse-close`,
-`repo-copies`, and `rescore`); this module is their registry: the names, what a stage is built
-from (StageContext) and the shipped order.
+`path`), ranking_order.py (the list reordered chunk by chunk: `kind-prior`, `tests-below`,
+`legacy-below`, `diverse-close`, `repo-copies`, and `rescore`); this module is their registry: the
+names, what a stage is built from (StageContext) and the shipped order.
 
 Only what the Searcher runs lives in these modules. The other settings of these stages that were measured
 (other weights, a file's first chunks let through, grouping by top-level definition, a head
@@ -54,12 +59,12 @@ from codelens.search.file_vectors import FileVectors
 from codelens.search.lexical import LexicalIndex
 from codelens.search.query import Stage
 from codelens.search.ranking_files import CallFiles, FileMeaning, FileWords, GraphFiles, PathSignal
-from codelens.search.ranking_order import CodeBeforeTests, FileDiversity, KindPrior, RepositoryCopies
+from codelens.search.ranking_order import CodeBeforeTests, FileDiversity, KindPrior, LegacyBelow, RepositoryCopies
 from codelens.search.ranking_symbols import RankingIndex, SymbolIntent
 
 # Measured on semble_py_dev and semble_langs_dev (bench/RESULTS.md): each of these lifts them.
 SHIPPED_RANKING: tuple[str, ...] = ("graph-files", "file-words", "file-meaning", "path", "kind-prior", "tests-below",
-                                    "diverse-close", "symbol")
+                                    "legacy-below", "diverse-close", "symbol")
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,7 @@ STAGES: Mapping[str, StageFactory] = {
     "file-words": lambda c: FileWords(c.index.chunks, c.file_words),
     "graph-files": lambda c: GraphFiles(c.index.chunks, c.call_files),
     "kind-prior": lambda c: KindPrior(c.index.chunks, c.index.sql_schemas),
+    "legacy-below": lambda c: LegacyBelow(c.index),
     "repo-copies": lambda c: RepositoryCopies(c.index.chunks, c.repo_of),
 }
 

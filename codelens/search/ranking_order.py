@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from codelens.chunk import Chunk
 from codelens.ingest.sql import is_sql_definition, is_sql_statements
 from codelens.search.query import Fused, Query
+from codelens.search.ranking_symbols import RankingIndex
 
 
 def file_of(chunks: Mapping[str, Chunk], item: Fused) -> str:
@@ -164,3 +165,31 @@ class CodeBeforeTests:
         if not below:
             return fused
         return rescore(fused, {f.chunk_id: f.score * self.factor if f.chunk_id in below else f.score for f in fused})
+
+
+@dataclass(frozen=True)
+class LegacyBelow:
+    """A chunk under a folder of code kept for an older version (`src/v3/` beside `src/v4/`, a
+    `legacy/` folder: RankingIndex.legacy_folders) keeps `factor` of its score unless the question
+    names that folder ("the v3 error types"): where the old and the current version define the same
+    names, the current one answers (zod's v3 `ZodType` above v4's)."""
+
+    index: RankingIndex
+    factor: float = 0.7
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        if not self.index.legacy_folders:
+            return fused
+        asked = {w.lower() for w in _FOLDER_WORD.findall(query.text)}
+        below = set()
+        for item in fused:
+            chunk = self.index.chunks.get(item.chunk_id)
+            folder = self.index.legacy_folder(chunk.path) if chunk is not None else None
+            if folder is not None and folder.rstrip("/").rsplit("/", 1)[-1].lower() not in asked:
+                below.add(item.chunk_id)
+        if not below:
+            return fused
+        return rescore(fused, {f.chunk_id: f.score * self.factor if f.chunk_id in below else f.score for f in fused})
+
+
+_FOLDER_WORD = re.compile(r"\w+")

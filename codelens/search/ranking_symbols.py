@@ -4,6 +4,7 @@ identifier puts that name's definitions first; RankingIndex, the definitions by 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -12,6 +13,7 @@ from codelens.ingest.sql import is_sql_definition
 from codelens.search.query import Fused, Query
 from codelens.search.terms import without_code_suffix
 
+SIGIL = "$"
 _KIND_ORDER = {"class": 0, "function": 1, "method": 2}
 # How many definitions of one name a bare-identifier question may pin to the top.
 MAX_PINNED = 3
@@ -26,6 +28,7 @@ class RankingIndex:
     by_name: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # exact name -> chunk ids
     by_lower: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # lowercased name -> chunk ids
     sql_schemas: frozenset[str] = frozenset()  # paths of .sql files with a table, view or function
+    legacy_folders: frozenset[str] = frozenset()  # `src/v3/` beside `src/v4/`, `legacy/`: legacy_folders()
 
     @classmethod
     def build(cls, chunks: Mapping[str, Chunk]) -> RankingIndex:
@@ -41,19 +44,59 @@ class RankingIndex:
             by_name.setdefault(name, []).append(chunk.chunk_id)
             by_lower.setdefault(name.lower(), []).append(chunk.chunk_id)
         return cls(chunks, {k: tuple(v) for k, v in by_name.items()}, {k: tuple(v) for k, v in by_lower.items()},
-                   frozenset(schemas))
+                   frozenset(schemas), legacy_folders({chunk.path for chunk in chunks.values()}))
+
+    def legacy_folder(self, path: str) -> str | None:
+        """The legacy folder (`src/v3/`) the file lies under, or None."""
+        if not self.legacy_folders:
+            return None
+        parts = path.split("/")[:-1]
+        return next((folder for i in range(1, len(parts) + 1)
+                     if (folder := "/".join(parts[:i]) + "/") in self.legacy_folders), None)
 
     def definitions(self, identifier: str, exact_case: bool = True,
                     scores: Mapping[str, float] | None = None) -> list[str]:
         """Chunk ids defining `identifier` (`Name` or a qualified `Outer.Name`), best first
         (`_definition_order`; `scores`: the fused list's, which order definitions of one rank)."""
         last = identifier.rsplit(".", 1)[-1]
-        pool = self.by_name.get(last, ()) if exact_case else self.by_lower.get(last.lower(), ())
+        names = self.by_name if exact_case else self.by_lower
+        key = last if exact_case else last.lower()
+        # JavaScript's `$` prefix marks a variant of the same name (zod's core `$ZodType` behind `ZodType`)
+        pool = names.get(key, ()) + (names.get(SIGIL + key, ()) if not key.startswith(SIGIL) else ())
         if "." in identifier:
             wanted = identifier if exact_case else identifier.lower()
             pool = tuple(c for c in pool if _qualified_match(self.chunks[c], wanted, exact_case))
         scores = scores or {}
-        return sorted(pool, key=lambda c: _definition_order(self.chunks[c], scores.get(c, 0.0)))
+
+        def order(chunk_id: str) -> tuple:
+            chunk = self.chunks[chunk_id]
+            legacy = self.legacy_folder(chunk.path) is not None
+            return _definition_order(chunk, scores.get(chunk_id, 0.0), legacy, chunk.name.startswith(SIGIL))
+
+        return sorted(pool, key=order)
+
+
+_VERSION = re.compile(r"v(\d+)", re.IGNORECASE)
+_LEGACY_NAMES = frozenset({"legacy", "deprecated"})
+
+
+def legacy_folders(paths: Iterable[str]) -> frozenset[str]:
+    """Folders of code kept for an older version: `src/v3/` where the same folder holds `v4/`
+    (zod's v3 beside v4, an API's `v1/` beside `v2/`), and folders named `legacy` or `deprecated`."""
+    versions: dict[str, dict[int, str]] = {}  # parent folder -> version -> the folder
+    legacy: set[str] = set()
+    for path in paths:
+        parts = path.split("/")[:-1]
+        for i, part in enumerate(parts):
+            folder = "/".join(parts[: i + 1]) + "/"
+            if part.lower() in _LEGACY_NAMES:
+                legacy.add(folder)
+            elif match := _VERSION.fullmatch(part):
+                versions.setdefault("/".join(parts[:i]), {})[int(match.group(1))] = folder
+    for by_number in versions.values():
+        newest = max(by_number)
+        legacy.update(folder for number, folder in by_number.items() if number < newest)
+    return frozenset(legacy)
 
 
 def _qualified_match(chunk: Chunk, wanted: str, exact_case: bool) -> bool:
@@ -71,14 +114,16 @@ def _qualified_match(chunk: Chunk, wanted: str, exact_case: bool) -> bool:
     return any(name == wanted or name.endswith("." + wanted) for name in names)
 
 
-def _definition_order(chunk: Chunk, score: float = 0.0) -> tuple:
-    """Code before tests; classes, then functions, then methods; top-level before nested; then the
+def _definition_order(chunk: Chunk, score: float = 0.0, legacy: bool = False, variant: bool = False) -> tuple:
+    """Code before tests; the current version's before a legacy folder's (zod's v4 `ZodType` before
+    its v3 one: RankingIndex.legacy_folders), and the name itself before its `$` variant; classes,
+    then functions, then methods; top-level before nested; then the
     definition in a file named after it (DynamicParameters.cs before DynamicParameters.ParamInfo.cs),
     the one fewer folders deep (pydantic/main.py before pydantic/v1/main.py), and the one the search
     legs score higher (fmtlib's `formatter`, specialised in ten headers: format.h's, which the question's
     words point at, not the shortest path's)."""
-    return (chunk.is_test, _KIND_ORDER.get(chunk.kind, 3), chunk.symbol.count("."), not _named_after(chunk),
-            chunk.path.count("/"), -score, len(chunk.path), chunk.chunk_id)
+    return (chunk.is_test, legacy, variant, _KIND_ORDER.get(chunk.kind, 3), chunk.symbol.count("."),
+            not _named_after(chunk), chunk.path.count("/"), -score, len(chunk.path), chunk.chunk_id)
 
 
 def _named_after(chunk: Chunk) -> bool:
