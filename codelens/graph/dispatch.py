@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from codelens.chunk import Chunk
+from codelens.graph.scopes import child_nodes
 
 DISPATCH = "dispatch"  # the `via` of a call edge made by a built name
 _PREFIX = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
@@ -85,12 +86,12 @@ def built_names(definition: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Buil
 
 
 def _own_nodes(definition: ast.AST) -> Iterable[ast.AST]:
-    stack = list(ast.iter_child_nodes(definition))
+    stack = child_nodes(definition)
     while stack:
         node = stack.pop()
         yield node
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(child_nodes(node))
 
 
 class Families:

@@ -12,7 +12,7 @@ import ast
 
 from codelens.graph.bindings import Project, Scope, start_of
 from codelens.graph.resolve import Resolver, package_folder, strip_generic
-from codelens.graph.scopes import DEF_TYPES, EdgeSink
+from codelens.graph.scopes import DEF_TYPES, EdgeSink, child_nodes
 
 EXTERNAL_PREFIX = "ext:"
 
@@ -37,7 +37,7 @@ class EdgeExtractor:
             self._record_call(node, scope, owner)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             self._record_import(node, scope)
-        for child in ast.iter_child_nodes(node):
+        for child in child_nodes(node):
             self._visit(child, scope, owner)
 
     def _visit_def(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, outer: Scope) -> None:
@@ -47,7 +47,7 @@ class EdgeExtractor:
         owner = inner.owner
         for decorator in node.decorator_list:
             self._record_decorator(decorator, outer, inner.chunk_id)
-            for child in ast.iter_child_nodes(decorator):
+            for child in child_nodes(decorator):
                 self._visit(child, outer, owner)
         if isinstance(node, ast.ClassDef):
             for base in node.bases:

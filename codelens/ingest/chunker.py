@@ -111,16 +111,30 @@ def holds_defs(node: ast.AST) -> bool:
     return isinstance(node, (ast.stmt, ast.excepthandler, ast.match_case))
 
 
+# The fields that hold statements (a def is a statement: it is never inside an expression)
+_BODY_FIELDS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+
+
+def _statements_in(node: ast.AST) -> list[ast.AST]:
+    """The statements, `except` handlers and `case` blocks directly in node's bodies, in field order:
+    what ast.iter_child_nodes gives without the expressions (most of a tree's nodes)."""
+    children: list[ast.AST] = []
+    for name in node._fields:
+        if name in _BODY_FIELDS and isinstance(value := getattr(node, name, None), list):
+            children.extend(value)
+    return children
+
+
 def _nested_defs(node: ast.AST) -> list[ast.AST]:
     """Defs anywhere in node's body (inside if/try/except/with/match too), not inside other defs."""
     found: list[ast.AST] = []
-    stack = list(reversed(list(ast.iter_child_nodes(node))))
+    stack = list(reversed(_statements_in(node)))
     while stack:
         child = stack.pop()
         if _is_def(child):
             found.append(child)
         elif holds_defs(child):
-            stack.extend(reversed(list(ast.iter_child_nodes(child))))
+            stack.extend(reversed(_statements_in(child)))
     return found
 
 
