@@ -100,16 +100,23 @@ def analyze(text: str) -> list[tuple[str, str]]:
     terms as they are; their parts and plain words are stemmed."""
     pairs: list[tuple[str, str]] = []
     for match in _TOKEN.finditer(text):
-        word = match.group().strip("_")
-        if not word or word.isdigit():
-            continue
-        # 1C's `ПолучитьДанныеКлиента`: its Russian words (other non-ASCII words stay whole)
-        parts = split_identifier(word) if word.isascii() or has_cyrillic(word) else [word.lower()]
-        whole = word.lower()
-        if len(parts) > 1 and whole not in STOP_WORDS:
-            pairs.append((whole, whole))
-        pairs.extend((p, _stem(p)) for p in parts if len(p) > 1 and not p.isdigit() and p not in STOP_WORDS)
+        pairs.extend(_token_pairs(match.group()))
     return pairs
+
+
+@lru_cache(maxsize=200_000)
+def _token_pairs(token: str) -> tuple[tuple[str, str], ...]:
+    """One token's pairs, remembered: code repeats its words (`self`, `x`, its own names) so often
+    that splitting each occurrence anew was most of tokenizing SymPy's 38,000 chunks."""
+    word = token.strip("_")
+    if not word or word.isdigit():
+        return ()
+    # 1C's `ПолучитьДанныеКлиента`: its Russian words (other non-ASCII words stay whole)
+    parts = split_identifier(word) if word.isascii() or has_cyrillic(word) else [word.lower()]
+    whole = word.lower()
+    pairs = [(whole, whole)] if len(parts) > 1 and whole not in STOP_WORDS else []
+    pairs.extend((p, _stem(p)) for p in parts if len(p) > 1 and not p.isdigit() and p not in STOP_WORDS)
+    return tuple(pairs)
 
 
 def index_term(word: str) -> str:
