@@ -152,8 +152,9 @@ def _nearest_files(tests: list[SuggestedTest], changed_paths: Sequence[str]) -> 
 
 def _naming_tests(catalog: ChunkCatalog, changed: Sequence[Chunk]) -> list[str]:
     """Test files that name the changed definitions of one file as words: each definition's own name
-    (without its leading underscores and `eval`/`print` prefix: `_eval_evalf` -> `evalf`) and its
-    class's. Those naming most names first, then the nearest in the tree."""
+    (as callers write it, `_eval_evalf` -> `evalf`, or as written), its class's and its top-level
+    definition's. Those naming most names first, then the nearest in the tree, then those naming them
+    most often."""
     path = changed[0].path
     names = set()
     for chunk in changed:
@@ -171,7 +172,6 @@ def _naming_tests(catalog: ChunkCatalog, changed: Sequence[Chunk]) -> list[str]:
     for chunk in catalog.chunks.values():
         if chunk.is_test and any(name in chunk.code for name in names):  # most tests name none of them
             named.setdefault(chunk.path, []).extend(words.findall(chunk.code))
-    # the tests naming most of the names, then the nearest in the tree, then those naming them most often
     kinds = {test: len(set(found)) for test, found in named.items() if found}
     return sorted(kinds, key=lambda test: (-kinds[test], -_shared_folders(test, path), -len(named[test]), test))
 
@@ -180,7 +180,6 @@ def _called_as(name: str) -> str:
     """The name callers write for a definition: `_eval_evalf` -> `evalf`, `__new__` and `eval` -> ``."""
     bare = re.sub(r"^_*(?:eval_|print_)?", "", name).strip("_")
     return "" if bare in _GENERIC_NAMES or len(bare) < 3 else bare
-
 
 
 def _file_tests(graph: CodeGraph, catalog: ChunkCatalog, path: str) -> list[str]:

@@ -162,11 +162,9 @@ class Localizer:
         index = self.lookups.chunk_words
         if index is None:
             return
-        prose = {term: 1.0 for term in dict.fromkeys(t for _, t in analyze(self.parts.prose))}
-        title = {term: 1.0 for term in dict.fromkeys(t for _, t in analyze(self.parts.title))}
         for terms, weight, why in ((self._terms(), WORDS_WEIGHT, "the task's names"),
-                                   (prose, PROSE_WEIGHT, "the task's prose"),
-                                   (title, TITLE_WEIGHT, "the task's title")):
+                                   (_plain_terms(self.parts.prose), PROSE_WEIGHT, "the task's prose"),
+                                   (_plain_terms(self.parts.title), TITLE_WEIGHT, "the task's title")):
             if not terms:
                 continue
             scores = index.scores(terms)
@@ -268,6 +266,11 @@ class Localizer:
 
     def why(self, chunk_id: str) -> str:
         return self._why.get(chunk_id, "")
+
+
+def _plain_terms(text: str) -> dict[str, float]:
+    """A part of the task as BM25 terms, each once and weighed alike."""
+    return dict.fromkeys((term for _, term in analyze(text)), 1.0)
 
 
 def dispatch_prefixes(family_names: Mapping[str, Sequence[str]]) -> list[str]:

@@ -28,9 +28,9 @@ _BINDING_NODES = (  # the only nodes that bind names (one isinstance test skips 
 _EMPTY_FIELDS = frozenset({"ctx", "op", "ops"})
 # Nodes with no child node at all (the most common ones: names and constants)
 _LEAVES = frozenset({ast.Name, ast.Constant, ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal, ast.alias})
-# List fields that may hold something other than a node (`{**x}`'s None key, a keyword-only argument
-# without a default, an attribute name of a class pattern, an import's aliases kept to be safe)
-_MIXED_LISTS = frozenset({"keys", "kw_defaults", "kwd_attrs", "names"})
+# List fields that may hold something other than a node: `{**x}`'s None key, a keyword-only argument
+# without a default, the attribute names of a class pattern
+_MIXED_LISTS = frozenset({"keys", "kw_defaults", "kwd_attrs"})
 
 
 @cache

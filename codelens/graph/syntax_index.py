@@ -181,8 +181,7 @@ def file_module_name(path: str) -> str:
     """The name a file module is called by: its file's stem (`Модули/НастройкиOpm.os`), or for a 1C
     configuration's `CommonModules/Налоги/Ext/Module.bsl`, the folder the module describes."""
     parts = path.split("/")
-    stem = parts[-1].rsplit(".", 1)[0]
-    return parts[-3] if len(parts) >= 3 and parts[-2] == "Ext" else stem
+    return parts[-3] if len(parts) >= 3 and parts[-2] == "Ext" else parts[-1].rsplit(".", 1)[0]
 
 
 def plain_name(chunk: Chunk) -> str:

@@ -27,6 +27,13 @@ def rescore(fused: Sequence[Fused], scores: Mapping[str, float]) -> list[Fused]:
     return sorted(rescored, key=lambda f: (-f.score, f.chunk_id))
 
 
+def sink(fused: list[Fused], below: set[str], factor: float) -> list[Fused]:
+    """The list with the chunks in `below` keeping `factor` of their scores (the list as it was: none)."""
+    if not below:
+        return fused
+    return rescore(fused, {f.chunk_id: f.score * factor if f.chunk_id in below else f.score for f in fused})
+
+
 @dataclass(frozen=True)
 class FileDiversity:
     """Greedy re-ranking: each chunk's score x decay^(chunks of its file already placed above it).
@@ -162,9 +169,7 @@ class CodeBeforeTests:
         examples = self.examples and not _ASKS_FOR_EXAMPLES.search(query.text)
         below = {f.chunk_id for f in fused if (c := self.chunks.get(f.chunk_id)) is not None
                  and ((tests and c.is_test) or (examples and is_example_path(c.path)))}
-        if not below:
-            return fused
-        return rescore(fused, {f.chunk_id: f.score * self.factor if f.chunk_id in below else f.score for f in fused})
+        return sink(fused, below, self.factor)
 
 
 @dataclass(frozen=True)
@@ -181,15 +186,10 @@ class LegacyBelow:
         if not self.index.legacy_folders:
             return fused
         asked = {w.lower() for w in _FOLDER_WORD.findall(query.text)}
-        below = set()
-        for item in fused:
-            chunk = self.index.chunks.get(item.chunk_id)
-            folder = self.index.legacy_folder(chunk.path) if chunk is not None else None
-            if folder is not None and folder.rstrip("/").rsplit("/", 1)[-1].lower() not in asked:
-                below.add(item.chunk_id)
-        if not below:
-            return fused
-        return rescore(fused, {f.chunk_id: f.score * self.factor if f.chunk_id in below else f.score for f in fused})
+        below = {f.chunk_id for f in fused if (c := self.index.chunks.get(f.chunk_id)) is not None
+                 and (folder := self.index.legacy_folder(c.path)) is not None
+                 and folder.rstrip("/").rsplit("/", 1)[-1].lower() not in asked}
+        return sink(fused, below, self.factor)
 
 
 _FOLDER_WORD = re.compile(r"\w+")
