@@ -26,7 +26,7 @@ from codelens.search.fusion import ordered
 from codelens.search.query import Fused, Fusion, LegResult, Query, Stage
 from codelens.search.ranking import STAGES, StageContext, StageFactory, stages_by_name
 from codelens.search.ranking_files import FileMeaning, FileWords, PathSignal, path_terms
-from codelens.search.ranking_order import CodeBeforeTests, FileDiversity, KindPrior, rescore
+from codelens.search.ranking_order import CodeBeforeTests, FileDiversity, KindPrior, file_of, rescore
 from codelens.search.ranking_symbols import RankingIndex, SymbolIntent
 from codelens.search.searcher import Searcher
 from codelens.search.terms import STOP_WORDS, tokenize
@@ -553,3 +553,46 @@ BENCH_STAGES.update({
     "tests-below.3": lambda c: CodeBeforeTests(c.index.chunks, factor=0.3),
     "tests-below.7": lambda c: CodeBeforeTests(c.index.chunks, factor=0.7),
 })
+
+
+# ------------------------------------------------------------------ a file's first chunk leads (session 25)
+
+@dataclass(frozen=True)
+class LaterChunksShare:
+    """Wraps a stage that lifts chunks by their file (`file-words`, `file-meaning`, `path`): a file's
+    later chunks in the list keep only `rest` of the gain the stage gives them."""
+
+    inner: Stage
+    chunks: Mapping[str, Chunk]
+    rest: float = 0.5
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        after = {f.chunk_id: f.score for f in self.inner(query, fused)}
+        seen: set[str] = set()
+        scores = {}
+        for item in fused:
+            path = file_of(self.chunks, item)
+            share = self.rest if path and path in seen else 1.0
+            seen.add(path)
+            scores[item.chunk_id] = item.score + share * (after[item.chunk_id] - item.score)
+        return rescore(fused, scores)
+
+
+def _file_stages(lead: float) -> dict[str, StageFactory]:
+    return {
+        f"file-words-lead{lead:g}": lambda c: FileWords(c.index.chunks, c.file_words, lead=lead),
+        f"file-meaning-lead{lead:g}": lambda c: FileMeaning(c.index.chunks, c.files, weight=0.2 * c.coverage,
+                                                            lead=lead),
+        f"path-lead{lead:g}": lambda c: PathSignal(c.index.chunks, bridge=c.bridge, lead=lead),
+    }
+
+
+for _lead in (1.0, 1.25, 1.75, 2.0, 3.0):  # 1.0: each chunk of a file gains alike (until session 25)
+    BENCH_STAGES.update(_file_stages(_lead))
+for _name in ("file-words", "file-meaning", "path"):  # with lead 1.0, later chunks gain less instead
+    for _rest in (0.0, 0.5):
+        BENCH_STAGES[f"{_name}-rest{_rest:g}"] = (
+            lambda c, name=_name, rest=_rest: LaterChunksShare(BENCH_STAGES[f"{name}-lead1"](c), c.index.chunks, rest))
+for _name in ("file-words", "file-meaning", "path"):  # the shipped lead, and later chunks gaining less
+    BENCH_STAGES[f"{_name}-lead-rest0.5"] = (
+        lambda c, name=_name: LaterChunksShare(STAGES[name](c), c.index.chunks, 0.5))

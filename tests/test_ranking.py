@@ -232,10 +232,33 @@ def test_path_signal_ranks_the_file_holding_more_of_the_question_first() -> None
     items = fused(("gson/JsonStreamParser.java::parse", 1.0), ("gson/JsonReader.java::peek", 0.9),
                   ("gson/Streams.java::write", 0.85))
     # "json" is in both Json files' names, "reader" in one: it gains 0.5 x 1.0 x 2/3, the other 0.5 x 1.0 x 1/3
-    result = PathSignal(chunks)(Query.from_text("json reader tokens"), items)
+    # (lead 1: every chunk of a file alike; the shipped lead 1.5 gives each file's first chunk half as much again)
+    result = PathSignal(chunks, lead=1.0)(Query.from_text("json reader tokens"), items)
     assert [(f.chunk_id, round(f.score, 3)) for f in result] == [
         ("gson/JsonReader.java::peek", 1.233), ("gson/JsonStreamParser.java::parse", 1.167),
         ("gson/Streams.java::write", 0.85)]
+    result = PathSignal(chunks)(Query.from_text("json reader tokens"), items)
+    assert [(f.chunk_id, round(f.score, 3)) for f in result] == [
+        ("gson/JsonReader.java::peek", 1.4), ("gson/JsonStreamParser.java::parse", 1.25),
+        ("gson/Streams.java::write", 0.85)]
+
+
+def test_a_files_gain_lifts_its_first_chunk_most() -> None:
+    """The file the question is about rises by its best chunk; its other chunks gain as before, so
+    another file's first chunk can stand between them."""
+    from codelens.search.ranking_files import LEAD, with_gains
+
+    items = fused(("a.py::x", 1.0), ("a.py::y", 0.95), ("b.py::z", 0.9), ("c.py::w", 0.5))
+    paths = ["a.py", "a.py", "b.py", "c.py"]
+    result = with_gains(items, paths, [0.2, 0.2, 0.2, 0.0], lead=LEAD)
+    assert LEAD == 1.5
+    assert [(f.chunk_id, round(f.score, 3)) for f in result] == [
+        ("a.py::x", 1.3), ("b.py::z", 1.2), ("a.py::y", 1.15), ("c.py::w", 0.5)]
+    alike = with_gains(items, paths, [0.2, 0.2, 0.2, 0.0], lead=1.0)
+    assert [f.chunk_id for f in alike] == ["a.py::x", "a.py::y", "b.py::z", "c.py::w"]
+    # chunks without a file (snippet corpora) are nobody's first: they gain their gain once
+    snippets = with_gains(fused(("s1", 1.0), ("s2", 0.9)), ["", ""], [0.1, 0.3], lead=LEAD)
+    assert [(f.chunk_id, round(f.score, 3)) for f in snippets] == [("s2", 1.2), ("s1", 1.1)]
 
 
 def test_a_russian_questions_english_words_name_no_file() -> None:

@@ -13,6 +13,9 @@ fusion found; results stay chunks.
 - `path`: a chunk whose file name (or folder) holds words of the question gains: in English a share
   of the top score as large as the share of the question's words its path holds; through the
   word bridge (a Russian question, or Russian-named code) a share of its own score.
+- In these three a file's first chunk in the list gains 1.5 x what its file earns (`LEAD`), its
+  later chunks 1 x: the file rises by its best chunk, and its other methods do not fill the list
+  on the file's account.
 - `kind-prior`: code first: a piece of a document, configuration or build file keeps a share
   of its score, so it outranks code only when it answers the question clearly better (how to
   run, configure, deploy); an index of code alone is untouched. A SQL file's tables, views and

@@ -21,6 +21,8 @@ from codelens.search.query import Fused, Query
 from codelens.search.ranking_order import file_of, rescore
 from codelens.search.terms import has_cyrillic, index_term, without_code_suffix
 
+# A file's first chunk in the list takes this multiple of the gain its file earns (with_gains)
+LEAD = 1.5
 # chunk ids -> for each, the files of the code it calls and of the code calling it
 CallFiles = Callable[[Sequence[str]], Mapping[str, frozenset[str]]]
 
@@ -33,12 +35,13 @@ class PathSignal:
     A Russian question's words count through the word bridge («куки» -> cookie -> cookies.py), and an
     English one's where the code is Russian-named (version -> версиями -> РаботаСВерсиями.os): a
     bridged word in the path gains `bonus` x the chunk's score, once (the bridge's loose neighbours
-    are no share of anything)."""
+    are no share of anything). A file's first chunk in the list gains `lead` x as much (with_gains)."""
 
     chunks: Mapping[str, Chunk]
     bonus: float = 0.2
     bridge: WordBridge | None = None
     share: float = 0.5
+    lead: float = LEAD
 
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
         if not fused:
@@ -54,15 +57,15 @@ class PathSignal:
         if not asked and not through_bridge:
             return fused
         top = fused[0].score
-        scores = {}
+        gains = []
         for item in fused:
             chunk = self.chunks.get(item.chunk_id)
             words = path_terms(chunk.path) if chunk is not None and chunk.path else frozenset()
             gain = self.share * top * len(asked & words) / len(asked) if asked else 0.0
             if through_bridge & words:
                 gain += self.bonus * item.score
-            scores[item.chunk_id] = item.score + gain
-        return rescore(fused, scores)
+            gains.append(gain)
+        return with_gains(fused, [file_of(self.chunks, f) for f in fused], gains, self.lead)
 
 
 @dataclass(frozen=True)
@@ -76,13 +79,13 @@ class FileMeaning:
     files: FileVectors | None
     weight: float = 0.2
     window: int = 50
+    lead: float = LEAD
 
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
         if self.files is None or query.vector is None or not fused:
             return fused
-        head = fused[: self.window]
-        paths = [file_of(self.chunks, f) for f in head]
-        return add_file_gain(fused, self.files.similarity(query.vector, paths), self.weight)
+        paths = [file_of(self.chunks, f) for f in fused[: self.window]]
+        return add_file_gain(fused, paths, self.files.similarity(query.vector, paths), self.weight, self.lead)
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,7 @@ class FileWords:
     files: LexicalIndex | None
     weight: float = 0.3
     window: int = 50
+    lead: float = LEAD
 
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
         if self.files is None or not fused or query.russian:
@@ -105,22 +109,35 @@ class FileWords:
         if not terms:
             return fused
         by_path = dict(zip(self.files.chunk_ids, self.files.scores(terms), strict=True))
-        matched = [by_path.get(file_of(self.chunks, f), np.nan) for f in fused[: self.window]]
-        return add_file_gain(fused, np.asarray(matched, dtype=np.float64), self.weight)
+        paths = [file_of(self.chunks, f) for f in fused[: self.window]]
+        matched = np.asarray([by_path.get(path, np.nan) for path in paths], dtype=np.float64)
+        return add_file_gain(fused, paths, matched, self.weight, self.lead)
 
 
-def add_file_gain(fused: list[Fused], file_scores: np.ndarray, weight: float) -> list[Fused]:
-    """The head of the list (as long as file_scores, one per chunk: its file's score, NaN when
-    its file has none) gains weight x the scores min-max scaled over the head; fewer than two
-    known scores leave the list as it is."""
+def add_file_gain(fused: list[Fused], paths: Sequence[str], file_scores: np.ndarray, weight: float,
+                  lead: float = LEAD) -> list[Fused]:
+    """The head of the list (as long as `paths`, its chunks' files, and `file_scores`, each file's
+    score, NaN when it has none) gains weight x the scores min-max scaled over the head (a file's
+    first chunk `lead` x that); fewer than two known scores leave the list as it is."""
     known = ~np.isnan(file_scores)
     if known.sum() < 2:
         return fused
     scaled = np.zeros(len(file_scores), dtype=np.float64)
     scaled[known] = minmax(file_scores[known].astype(np.float64))
+    return with_gains(fused, paths, [weight * float(gain) for gain in scaled], lead)
+
+
+def with_gains(fused: list[Fused], paths: Sequence[str], gains: Sequence[float], lead: float) -> list[Fused]:
+    """The list re-sorted after its head (as long as `gains`) gains them, the first chunk of each
+    file (`paths`: the head's files, "" for none) `lead` x its gain: the file's evidence lifts the
+    file's best chunk above another file's, and its other chunks less, so one file's methods do not
+    fill the list on the file's account (semble_langs_dev 0.832 -> 0.845: bench/RESULTS.md)."""
     scores = {f.chunk_id: f.score for f in fused}
-    for item, gain in zip(fused[: len(file_scores)], scaled, strict=True):
-        scores[item.chunk_id] = item.score + weight * float(gain)
+    seen: set[str] = set()
+    for item, path, gain in zip(fused, paths, gains, strict=False):
+        first = bool(path) and path not in seen
+        seen.add(path)
+        scores[item.chunk_id] = item.score + (lead if first else 1.0) * gain
     return rescore(fused, scores)
 
 
