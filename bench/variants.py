@@ -596,3 +596,43 @@ for _name in ("file-words", "file-meaning", "path"):  # with lead 1.0, later chu
 for _name in ("file-words", "file-meaning", "path"):  # the shipped lead, and later chunks gaining less
     BENCH_STAGES[f"{_name}-lead-rest0.5"] = (
         lambda c, name=_name: LaterChunksShare(STAGES[name](c), c.index.chunks, 0.5))
+
+
+@dataclass(frozen=True)
+class FileCoherence:
+    """A file's first chunk in the head gains `weight` x the top score x (the sum of its file's
+    scores in the head over the largest such sum): a file many candidates point to rises by its
+    best chunk (semble's file coherence, measured in session 25)."""
+
+    chunks: Mapping[str, Chunk]
+    weight: float = 0.2
+    window: int = 50
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        if len(fused) < 2:
+            return fused
+        head = fused[: self.window]
+        sums: dict[str, float] = {}
+        for item in head:
+            path = file_of(self.chunks, item)
+            if path:
+                sums[path] = sums.get(path, 0.0) + max(item.score, 0.0)
+        if not sums:
+            return fused
+        most = max(sums.values()) or 1.0
+        top = fused[0].score
+        scores = {f.chunk_id: f.score for f in fused}
+        seen: set[str] = set()
+        for item in head:
+            path = file_of(self.chunks, item)
+            if path and path not in seen:
+                scores[item.chunk_id] += self.weight * top * sums[path] / most
+            seen.add(path)
+        return rescore(fused, scores)
+
+
+BENCH_STAGES.update({
+    "coherence": lambda c: FileCoherence(c.index.chunks),
+    "coherence.1": lambda c: FileCoherence(c.index.chunks, weight=0.1),
+    "coherence.3": lambda c: FileCoherence(c.index.chunks, weight=0.3),
+})
