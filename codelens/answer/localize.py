@@ -9,7 +9,9 @@ Each definition gathers evidence from the task's parts (answer/task_reading.py):
 - BM25 over the task's code-shaped names alone (each weighted by its rarity: not `from x import *`),
   BM25 over its prose alone (no code pasted in, no logs) and over its title alone (what the reporter
   says is wrong, in a line), each counted by rank;
-- the lines a traceback frame, a diff hunk or "line N of path" points at, which decide.
+- the lines a traceback frame, a diff hunk or "line N of path" points at, which decide;
+- the code that holds the words of the error the task shows (`Imaginary coordinates are not
+  permitted`): the literal part of a message is where the program raises it, in any language.
 Files are ranked by their best definitions, whole-file BM25 of those names, and the paths the task
 names; the best few are kept and their definitions go first. `ranked()` is the order task context
 seeds from; `relevance(chunk_id)` is any chunk's own evidence, so the graph walk can score what it
@@ -19,6 +21,7 @@ reaches by the task too.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -46,6 +49,9 @@ FILE_SHARE = 0.5  # a kept file's score (over the best file's) added to each of 
 OUTSIDE = 0.6  # evidence of a definition outside the kept files is scaled by this
 FILE_WORDS_WEIGHT = 0.6
 PATH_NAMED_WEIGHT = 1.0
+RAISED_WEIGHT = 1.0  # the definition holding the task's error message, split among the few that do
+RAISED_MAX = 4  # a message more definitions hold is a common phrase, not a raise site
+RAISED_COMMON = 500  # a message whose rarest word this many chunks hold is not looked up
 BIG_CLASS_LINES = 150  # a class longer than this is read as its outline, not whole
 BIG_CLASS_SCALE = 0.5
 HOW = {"called": 1.0, "quoted": 0.9, "in_code": 0.7, "prose": 0.6}
@@ -101,6 +107,7 @@ class Localizer:
                 self._names(name)
         self._words()
         self._pointed()
+        self._raised()
 
     def rarity(self, word: str) -> float:
         """0-1: log-scaled inverse document frequency of the word's term among the chunks."""
@@ -189,6 +196,28 @@ class Localizer:
                 self._add(self._frame_chunk(Frame(path, line), path), POINTED_WEIGHT,
                           f"the task points at {path}:{line}")
 
+    def _raised(self) -> None:
+        """The definitions whose code holds a literal part of an error message the task shows (its
+        words between the values: `Imaginary coordinates are not permitted.` of `ValueError: Imaginary
+        coordinates are not permitted.`), the innermost one where a class holds its method."""
+        index = self.lookups.chunk_words
+        if index is None:
+            return
+        for fragment in dict.fromkeys(f for error in self.parts.errors for f in message_fragments(error)):
+            terms = [term for _, term in analyze(fragment)]
+            frequencies = [(index.document_frequency(term), term) for term in terms]
+            if not frequencies or min(frequencies)[0] > RAISED_COMMON:
+                continue
+            scores = index.scores({min(frequencies)[1]: 1.0})
+            holding = [chunk for i in scores.nonzero()[0]
+                       if (chunk := self.catalog.get(index.chunk_ids[i])) is not None and chunk.is_code
+                       and fragment in chunk.code]
+            innermost = [c for c in holding if not any(o is not c and o.path == c.path and c.start_line <= o.start_line
+                                                       and o.end_line <= c.end_line for o in holding)]
+            if 0 < len(innermost) <= RAISED_MAX:
+                for chunk in innermost:
+                    self._add(chunk, RAISED_WEIGHT / len(innermost), "holds the task's error message")
+
     def _frame_chunk(self, frame: Frame, path: str) -> Chunk | None:
         """The definition holding the frame's line, or (the code moved since) the one named so in its file."""
         at = self.catalog.at_lines(path, frame.line)
@@ -266,6 +295,22 @@ class Localizer:
 
     def why(self, chunk_id: str) -> str:
         return self._why.get(chunk_id, "")
+
+
+_MESSAGE_VALUE = re.compile(r"""'[^'\n]*'|"[^"\n]*"|`[^`\n]*`|\S*[\d\[\]{}()<>=/\\|]\S*""")
+
+
+def message_fragments(error: str) -> list[str]:
+    """The literal parts of an error line's message (`ValueError: Dimension of "x" is V, but it should
+    be 1` -> `Dimension of`, `is V, but it should be`): the runs between its quoted values, numbers and
+    expressions, of two words and ten characters at least."""
+    _, _, message = error.partition(":")
+    fragments = []
+    for piece in _MESSAGE_VALUE.split(message):
+        piece = piece.strip(" \t:,;.")
+        if len(piece) >= 10 and len(piece.split()) >= 2:
+            fragments.append(piece)
+    return fragments
 
 
 def _plain_terms(text: str) -> dict[str, float]:
