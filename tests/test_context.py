@@ -626,3 +626,43 @@ def test_the_title_alone_is_searched_for_what_is_wrong(tmp_path) -> None:
     localizer = Localizer(task, catalog, [], Lookups(chunk_words=words))
     entry = "m/special.py::Identity._entry"
     assert "the task's title" in localizer.why(entry) and localizer.relevance(entry) > 0
+
+
+def test_the_code_that_holds_the_tasks_error_message_is_evidence(tmp_path) -> None:
+    """`ValueError: Imaginary coordinates are not permitted.` points at the definition that raises it
+    (the method, not the class that holds it); a message many definitions share points nowhere."""
+    from codelens.answer.context import ChunkCatalog
+    from codelens.answer.localize import Localizer, Lookups, message_fragments
+    from codelens.answer.task_reading import read_task
+    from codelens.ingest.codebase import chunk_codebase
+    from codelens.search.lexical import LexicalIndex
+    from codelens.search.terms import tokenize
+
+    assert message_fragments('ValueError: Dimension of "exp(x)" is Dimension(1), but it should be 2') == [
+        "Dimension of", "but it should be"]
+    assert message_fragments("IndexError: Index out of range: a[2]") == ["Index out of range"]
+    assert message_fragments("KeyError: 'x'") == []
+    (tmp_path / "geo").mkdir()
+    (tmp_path / "geo" / "point.py").write_text(
+        "class Point:\n    def __new__(cls, *coords):\n"
+        "        if any(c.is_imaginary for c in coords):\n"
+        "            raise ValueError('Imaginary coordinates are not permitted.')\n"
+        "        return object.__new__(cls)\n\n"
+        "    def distance(self, other):\n        raise TypeError('not a point: %s' % other)\n", encoding="utf-8")
+    (tmp_path / "geo" / "line.py").write_text(
+        "def through(p, q):\n    raise TypeError('not a point: %s' % p)\n\n"
+        "def parallel(p, q):\n    raise TypeError('not a point: %s' % q)\n\n"
+        "def meet(p, q):\n    raise TypeError('not a point: %s' % q)\n\n"
+        "def join(p, q):\n    raise TypeError('not a point: %s' % q)\n", encoding="utf-8")
+    chunks = [c for c in chunk_codebase(tmp_path, 1_000_000).chunks if c.is_code]
+    catalog = ChunkCatalog(chunks)
+    words = LexicalIndex.build([c.chunk_id for c in chunks], [tokenize(f"{c.symbol} {c.code}") for c in chunks])
+    task = read_task("Point3D fails\n\n```\n>>> Point3D(1, 2, 3).evaluate()\nTraceback (most recent call last):\n"
+                     "ValueError: Imaginary coordinates are not permitted.\n```\n")
+    localizer = Localizer(task, catalog, [], Lookups(chunk_words=words))
+    assert localizer.why("geo/point.py::Point.__new__") == "holds the task's error message"
+    assert localizer.relevance("geo/point.py::Point.__new__") == 1.0
+    assert localizer.relevance("geo/point.py::Point") == 0.0  # the class holds the method's code: not counted twice
+    common = read_task("Lines fail\n\nTypeError: not a point: Point(1, 2)\n")
+    assert all(Localizer(common, catalog, [], Lookups(chunk_words=words)).relevance(c.chunk_id) == 0.0
+               for c in chunks)  # five definitions raise it: a common phrase, not a raise site
