@@ -557,27 +557,6 @@ BENCH_STAGES.update({
 
 # ------------------------------------------------------------------ a file's first chunk leads (session 25)
 
-@dataclass(frozen=True)
-class LaterChunksShare:
-    """Wraps a stage that lifts chunks by their file (`file-words`, `file-meaning`, `path`): a file's
-    later chunks in the list keep only `rest` of the gain the stage gives them."""
-
-    inner: Stage
-    chunks: Mapping[str, Chunk]
-    rest: float = 0.5
-
-    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
-        after = {f.chunk_id: f.score for f in self.inner(query, fused)}
-        seen: set[str] = set()
-        scores = {}
-        for item in fused:
-            path = file_of(self.chunks, item)
-            share = self.rest if path and path in seen else 1.0
-            seen.add(path)
-            scores[item.chunk_id] = item.score + share * (after[item.chunk_id] - item.score)
-        return rescore(fused, scores)
-
-
 def _file_stages(lead: float) -> dict[str, StageFactory]:
     return {
         f"file-words-lead{lead:g}": lambda c: FileWords(c.index.chunks, c.file_words, lead=lead),
@@ -589,13 +568,6 @@ def _file_stages(lead: float) -> dict[str, StageFactory]:
 
 for _lead in (1.0, 1.25, 1.75, 2.0, 3.0):  # 1.0: each chunk of a file gains alike (until session 25)
     BENCH_STAGES.update(_file_stages(_lead))
-for _name in ("file-words", "file-meaning", "path"):  # with lead 1.0, later chunks gain less instead
-    for _rest in (0.0, 0.5):
-        BENCH_STAGES[f"{_name}-rest{_rest:g}"] = (
-            lambda c, name=_name, rest=_rest: LaterChunksShare(BENCH_STAGES[f"{name}-lead1"](c), c.index.chunks, rest))
-for _name in ("file-words", "file-meaning", "path"):  # the shipped lead, and later chunks gaining less
-    BENCH_STAGES[f"{_name}-lead-rest0.5"] = (
-        lambda c, name=_name: LaterChunksShare(STAGES[name](c), c.index.chunks, 0.5))
 
 
 @dataclass(frozen=True)
@@ -635,4 +607,39 @@ BENCH_STAGES.update({
     "coherence": lambda c: FileCoherence(c.index.chunks),
     "coherence.1": lambda c: FileCoherence(c.index.chunks, weight=0.1),
     "coherence.3": lambda c: FileCoherence(c.index.chunks, weight=0.3),
+})
+
+
+@dataclass(frozen=True)
+class FileLead:
+    """Wraps a stage that lifts chunks by their file: a file's first chunk in the list takes `first` x the
+    gain the stage gives it, its later chunks `rest` x (the shipped file stages' LEAD, for any stage)."""
+
+    inner: Stage
+    chunks: Mapping[str, Chunk]
+    first: float = 1.5
+    rest: float = 1.0
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        after = {f.chunk_id: f.score for f in self.inner(query, fused)}
+        seen: set[str] = set()
+        scores = {}
+        for item in fused:
+            path = file_of(self.chunks, item)
+            share = self.rest if path and path in seen else self.first
+            seen.add(path)
+            scores[item.chunk_id] = item.score + share * (after[item.chunk_id] - item.score)
+        return rescore(fused, scores)
+
+
+for _name in ("file-words", "file-meaning", "path"):
+    for _rest in (0.0, 0.5):  # with lead 1.0, a file's later chunks gain less instead
+        BENCH_STAGES[f"{_name}-rest{_rest:g}"] = (
+            lambda c, name=_name, rest=_rest: FileLead(BENCH_STAGES[f"{name}-lead1"](c), c.index.chunks, 1.0, rest))
+    # the shipped lead, and later chunks gaining half
+    BENCH_STAGES[f"{_name}-lead-rest0.5"] = lambda c, name=_name: FileLead(STAGES[name](c), c.index.chunks, 1.0, 0.5)
+BENCH_STAGES.update({
+    "graph-files-lead": lambda c: FileLead(STAGES["graph-files"](c), c.index.chunks),
+    "graph-files-lead2": lambda c: FileLead(STAGES["graph-files"](c), c.index.chunks, first=2.0),
+    "graph-files-first": lambda c: FileLead(STAGES["graph-files"](c), c.index.chunks, first=1.0, rest=0.0),
 })
