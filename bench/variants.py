@@ -643,3 +643,8 @@ BENCH_STAGES.update({
     "graph-files-lead2": lambda c: FileLead(STAGES["graph-files"](c), c.index.chunks, first=2.0),
     "graph-files-first": lambda c: FileLead(STAGES["graph-files"](c), c.index.chunks, first=1.0, rest=0.0),
 })
+
+
+# ------------------------------------------------------------------ kind-prior that listens (session 25)
+
+BENCH_STAGES["kind-prior-deaf"] = lambda c: KindPrior(c.index.chunks, c.index.sql_schemas, listens=False)

@@ -341,6 +341,27 @@ def test_a_schema_s_definitions_are_code_and_the_statements_between_them_sink() 
                       "app/pay.py::pay": 0.8, "schema.sql::<statements> (3)": 0.6}  # a schema's glue sinks
 
 
+def test_a_question_about_running_or_configuring_the_project_lets_its_configuration_keep_its_score() -> None:
+    from codelens.search.ranking_order import KindPrior, asks_for_setup
+
+    chunks = {c.chunk_id: c for c in [
+        Chunk(chunk_id="docker-compose.yaml::services.db", path="docker-compose.yaml", symbol="services.db",
+              kind="config", start_line=1, end_line=3, code="db:\n  image: postgres\n  ports: ['5432:5432']"),
+        chunk("app/db.py::connect")]}
+    items = fused(("docker-compose.yaml::services.db", 1.0), ("app/db.py::connect", 0.9))
+    stage = KindPrior(chunks)
+    for question in ("which port does the database listen on", "how do I run the tests",
+                     "на каком порту поднимается база", "как запустить проект в докере"):
+        assert asks_for_setup(question) and order(stage, question, items) == [f.chunk_id for f in items]
+    # a question about the code: the configuration keeps 0.85 of its score, below the code
+    for question in ("how does the app connect to the database", "how does dependency injection work",
+                     "как установить заголовок ответа"):
+        assert not asks_for_setup(question)
+        assert order(stage, question, items) == ["app/db.py::connect", "docker-compose.yaml::services.db"]
+    assert order(KindPrior(chunks, listens=False), "which port does the database listen on", items)[0] == (
+        "app/db.py::connect")
+
+
 def test_a_names_definitions_go_named_file_then_shallow_path_then_the_legs_order() -> None:
     chunks = {c.chunk_id: c for c in [chunk("src/DynamicParameters.ParamInfo.cs::DynamicParameters", "class"),
                                       chunk("src/DynamicParameters.cs::DynamicParameters", "class"),

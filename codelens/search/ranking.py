@@ -19,7 +19,9 @@ fusion found; results stay chunks.
 - `kind-prior`: code first: a piece of a document, configuration or build file keeps a share
   of its score, so it outranks code only when it answers the question clearly better (how to
   run, configure, deploy); an index of code alone is untouched. A SQL file's tables, views and
-  functions are code; the statements between a schema's definitions keep less than a document.
+  functions are code; the statements between a schema's definitions keep less than a document. A
+  question about running, building, configuring or deploying the project ("which port does the test
+  database listen on", «как запустить тесты») lets every piece keep its score.
 - `tests-below`: a chunk of a test file, or of an example program (`examples/`, `_examples/`,
   `samples/`, `demo/`), keeps half its score unless the question asks about tests (or examples),
   so the code comes before the tests and examples that repeat its words.

@@ -116,14 +116,19 @@ class KindPrior:
     describes answer about as well, the code comes first. A SQL definition (a table, a view, a
     function) is code; in a file of such definitions (a schema), the runs of other statements
     between them keep less (pagila's `ATTACH PARTITION` runs name `payment` a dozen times, above its
-    `CREATE TABLE`). A migration's statements are its content: they keep `weight`."""
+    `CREATE TABLE`). A migration's statements are its content: they keep `weight`. A question about
+    running, building, configuring or deploying the project asks for those pieces as much as for the
+    code: then nothing sinks ("which port does the test database listen on", «как запустить тесты»)."""
 
     chunks: Mapping[str, Chunk]
     sql_schemas: frozenset[str] = frozenset()  # RankingIndex.sql_schemas
     weight: float = 0.85
     statements_weight: float = 0.6
+    listens: bool = True  # False: whatever the question (until session 25)
 
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        if self.listens and asks_for_setup(query.text):
+            return fused
         factors = {f.chunk_id: self._factor(c) for f in fused
                    if (c := self.chunks.get(f.chunk_id)) is not None and not c.is_code}
         if not factors:
@@ -137,6 +142,24 @@ class KindPrior:
         if chunk.path in self.sql_schemas and is_sql_statements(chunk):  # `OWNER TO`, `ATTACH PARTITION`, `GRANT`
             return self.statements_weight
         return self.weight
+
+
+# A question about running, building, configuring or deploying the project, or its versions: its answer
+# is in the configuration, build files and documents as often as in the code. Not the words code questions
+# use as often: dependencies ("dependency injection"), hooks, compile, «установить» (set), «сборка» (garbage).
+_ASKS_FOR_SETUP = re.compile(
+    r"\b(?:config\w*|settings?|setup|environments?|env|ports?|docker\w*|containers?|compose"
+    r"|kubernetes|k8s|helm|deploy\w*|install\w*|versions?|build|ci|pipelines?|workflows?"
+    r"|lint\w*|formatters?|pre-commit|coverage|makefile|migrations?|licen[cs]e|readme|docs?|documentation"
+    r"|properties|yaml|yml|toml|xml|pom|gradle|maven|terraform|plugins?|profiles?|run|running|launch"
+    r"|настро\w*|конфиг\w*|окружени\w*|порт\w*|докер\w*|контейнер\w*|развер\w*|депло\w*"
+    r"|верси\w*|запуск\w*|запуст\w*|миграц\w*|лиценз\w*|документац\w*"
+    r"|плагин\w*|линтер\w*|покрыти\w*)\b", re.IGNORECASE)
+
+
+def asks_for_setup(question: str) -> bool:
+    """The question is about running, building, configuring or deploying the project."""
+    return _ASKS_FOR_SETUP.search(question) is not None
 
 
 # A question about tests names them: "tests for the router", "как тестируется сессия"; one about
