@@ -11,6 +11,7 @@ seam, `Searcher.ranking(context)`, which `VariantSearcher` overrides.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -362,10 +363,15 @@ BENCH_STAGES: dict[str, StageFactory] = {**STAGES, **{
     "diverse-close-g3": lambda c: FileDiversity(c.index.chunks, close=0.7, guarded=3),
     "diverse-close.5": lambda c: FileDiversity(c.index.chunks, close=0.5, guarded=4),
     "diverse-close.6": lambda c: FileDiversity(c.index.chunks, close=0.6, guarded=4),
+    "diverse-close.65": lambda c: FileDiversity(c.index.chunks, close=0.65, guarded=4),
+    "diverse-close.6-g3": lambda c: FileDiversity(c.index.chunks, close=0.6, guarded=3),
     "diverse-close.8": lambda c: FileDiversity(c.index.chunks, close=0.8, guarded=4),
     "file-words.5": lambda c: FileWords(c.index.chunks, c.file_words, weight=0.5),
     "file-meaning.1": lambda c: FileMeaning(c.index.chunks, c.files, weight=0.1 * c.coverage),
     "file-meaning.4": lambda c: FileMeaning(c.index.chunks, c.files, weight=0.4 * c.coverage),
+    "file-meaning.3": lambda c: FileMeaning(c.index.chunks, c.files, weight=0.3 * c.coverage),
+    "file-words.4": lambda c: FileWords(c.index.chunks, c.file_words, weight=0.4),
+    "file-words.2": lambda c: FileWords(c.index.chunks, c.file_words, weight=0.2),
     "path.1": lambda c: FlatPath(c.index.chunks, bonus=0.1, bridge=c.bridge),
     "path-en": lambda c: FlatPath(c.index.chunks),  # Russian words not bridged
     # ideas not shipped
@@ -648,3 +654,50 @@ BENCH_STAGES.update({
 # ------------------------------------------------------------------ kind-prior that listens (session 25)
 
 BENCH_STAGES["kind-prior-deaf"] = lambda c: KindPrior(c.index.chunks, c.index.sql_schemas, listens=False)
+
+
+@dataclass(frozen=True)
+class FileHub:
+    """A file's first chunk in the head gains `weight` x the top score x how connected its file is
+    (distinct files its chunks call or are called from, log-scaled over the head's files): the files
+    a mechanism runs through (a router, a base class) before a leaf (session 25, measured)."""
+
+    chunks: Mapping[str, Chunk]
+    call_files: Callable[[Sequence[str]], Mapping[str, frozenset[str]]] | None
+    weight: float = 0.1
+    window: int = 30
+    how_only: bool = False
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        if self.call_files is None or len(fused) < 2:
+            return fused
+        if self.how_only and not query.text.lower().startswith("how"):
+            return fused
+        head = fused[: self.window]
+        paths = list(dict.fromkeys(p for f in head if (p := file_of(self.chunks, f))))
+        members = [c.chunk_id for c in self.chunks.values() if c.path in set(paths) and c.is_code]
+        linked = self.call_files(members)
+        degree: dict[str, set[str]] = {p: set() for p in paths}
+        for chunk_id, files in linked.items():
+            path = self.chunks[chunk_id].path
+            degree[path] |= set(files) - {path}
+        most = max((len(v) for v in degree.values()), default=0)
+        if most == 0:
+            return fused
+        top = fused[0].score
+        scores = {f.chunk_id: f.score for f in fused}
+        seen: set[str] = set()
+        for item in head:
+            path = file_of(self.chunks, item)
+            if path and path not in seen:
+                scores[item.chunk_id] += self.weight * top * math.log1p(len(degree[path])) / math.log1p(most)
+            seen.add(path)
+        return rescore(fused, scores)
+
+
+BENCH_STAGES.update({
+    "hub": lambda c: FileHub(c.index.chunks, c.call_files),
+    "hub.2": lambda c: FileHub(c.index.chunks, c.call_files, weight=0.2),
+    "hub-how": lambda c: FileHub(c.index.chunks, c.call_files, how_only=True),
+    "hub-how.2": lambda c: FileHub(c.index.chunks, c.call_files, weight=0.2, how_only=True),
+})
