@@ -598,15 +598,21 @@ class FileCoherence:
         if not sums:
             return fused
         most = max(sums.values()) or 1.0
-        top = fused[0].score
-        scores = {f.chunk_id: f.score for f in fused}
-        seen: set[str] = set()
-        for item in head:
-            path = file_of(self.chunks, item)
-            if path and path not in seen:
-                scores[item.chunk_id] += self.weight * top * sums[path] / most
-            seen.add(path)
-        return rescore(fused, scores)
+        return lift_first_chunks(fused, self.chunks, self.window, lambda path: self.weight * sums[path] / most)
+
+
+def lift_first_chunks(fused: list[Fused], chunks: Mapping[str, Chunk], window: int,
+                      share: Callable[[str], float]) -> list[Fused]:
+    """Each file's first chunk in the head gains share(its file) x the top score."""
+    top = fused[0].score
+    scores = {f.chunk_id: f.score for f in fused}
+    seen: set[str] = set()
+    for item in fused[:window]:
+        path = file_of(chunks, item)
+        if path and path not in seen:
+            scores[item.chunk_id] += share(path) * top
+        seen.add(path)
+    return rescore(fused, scores)
 
 
 BENCH_STAGES.update({
@@ -684,15 +690,8 @@ class FileHub:
         most = max((len(v) for v in degree.values()), default=0)
         if most == 0:
             return fused
-        top = fused[0].score
-        scores = {f.chunk_id: f.score for f in fused}
-        seen: set[str] = set()
-        for item in head:
-            path = file_of(self.chunks, item)
-            if path and path not in seen:
-                scores[item.chunk_id] += self.weight * top * math.log1p(len(degree[path])) / math.log1p(most)
-            seen.add(path)
-        return rescore(fused, scores)
+        return lift_first_chunks(fused, self.chunks, self.window,
+                                 lambda path: self.weight * math.log1p(len(degree[path])) / math.log1p(most))
 
 
 BENCH_STAGES.update({

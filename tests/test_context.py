@@ -603,8 +603,8 @@ def test_files_first_then_the_definitions_inside_them(tmp_path) -> None:
     assert not task_candidates([], ContextLinks(catalog, None), localizer=searched)[0].skeleton
 
 
-def test_the_title_alone_is_searched_for_what_is_wrong(tmp_path) -> None:
-    """An issue's title says what is wrong in a line; its reproducer names the code it set up with."""
+def localized(folder: Path, task: str):
+    """A Localizer of `task` over the code of `folder`, with BM25 over its chunks and no search hits."""
     from codelens.answer.context import ChunkCatalog
     from codelens.answer.localize import Localizer, Lookups
     from codelens.answer.task_reading import read_task
@@ -612,18 +612,21 @@ def test_the_title_alone_is_searched_for_what_is_wrong(tmp_path) -> None:
     from codelens.search.lexical import LexicalIndex
     from codelens.search.terms import tokenize
 
+    chunks = [c for c in chunk_codebase(folder, 1_000_000).chunks if c.is_code]
+    words = LexicalIndex.build([c.chunk_id for c in chunks], [tokenize(f"{c.symbol} {c.code}") for c in chunks])
+    return Localizer(read_task(task), ChunkCatalog(chunks), [], Lookups(chunk_words=words))
+
+
+def test_the_title_alone_is_searched_for_what_is_wrong(tmp_path) -> None:
+    """An issue's title says what is wrong in a line; its reproducer names the code it set up with."""
     (tmp_path / "m").mkdir()
     (tmp_path / "m" / "special.py").write_text(
         "class Identity:\n    def _entry(self, i, j):\n        '''The identity matrix's element.'''\n"
         "        return 1 if i == j else 0\n", encoding="utf-8")
     (tmp_path / "m" / "symbol.py").write_text(
         "class MatrixSymbol:\n    def transpose(self):\n        return self\n", encoding="utf-8")
-    chunks = [c for c in chunk_codebase(tmp_path, 1_000_000).chunks if c.is_code]
-    catalog = ChunkCatalog(chunks)
-    words = LexicalIndex.build([c.chunk_id for c in chunks], [tokenize(f"{c.symbol} {c.code}") for c in chunks])
-    task = read_task("Sum of the elements of an identity matrix is zero\n\nI built one:\n\n"
-                     "```\nM = MatrixSymbol('M', n, n)\ne = (M.T * M).doit()\n```\n")
-    localizer = Localizer(task, catalog, [], Lookups(chunk_words=words))
+    localizer = localized(tmp_path, "Sum of the elements of an identity matrix is zero\n\nI built one:\n\n"
+                                    "```\nM = MatrixSymbol('M', n, n)\ne = (M.T * M).doit()\n```\n")
     entry = "m/special.py::Identity._entry"
     assert "the task's title" in localizer.why(entry) and localizer.relevance(entry) > 0
 
@@ -631,12 +634,7 @@ def test_the_title_alone_is_searched_for_what_is_wrong(tmp_path) -> None:
 def test_the_code_that_holds_the_tasks_error_message_is_evidence(tmp_path) -> None:
     """`ValueError: Imaginary coordinates are not permitted.` points at the definition that raises it
     (the method, not the class that holds it); a message many definitions share points nowhere."""
-    from codelens.answer.context import ChunkCatalog
-    from codelens.answer.localize import Localizer, Lookups, message_fragments
-    from codelens.answer.task_reading import read_task
-    from codelens.ingest.codebase import chunk_codebase
-    from codelens.search.lexical import LexicalIndex
-    from codelens.search.terms import tokenize
+    from codelens.answer.localize import message_fragments
 
     assert message_fragments('ValueError: Dimension of "exp(x)" is Dimension(1), but it should be 2') == [
         "Dimension of", "but it should be"]
@@ -654,15 +652,12 @@ def test_the_code_that_holds_the_tasks_error_message_is_evidence(tmp_path) -> No
         "def parallel(p, q):\n    raise TypeError('not a point: %s' % q)\n\n"
         "def meet(p, q):\n    raise TypeError('not a point: %s' % q)\n\n"
         "def join(p, q):\n    raise TypeError('not a point: %s' % q)\n", encoding="utf-8")
-    chunks = [c for c in chunk_codebase(tmp_path, 1_000_000).chunks if c.is_code]
-    catalog = ChunkCatalog(chunks)
-    words = LexicalIndex.build([c.chunk_id for c in chunks], [tokenize(f"{c.symbol} {c.code}") for c in chunks])
-    task = read_task("Point3D fails\n\n```\n>>> Point3D(1, 2, 3).evaluate()\nTraceback (most recent call last):\n"
-                     "ValueError: Imaginary coordinates are not permitted.\n```\n")
-    localizer = Localizer(task, catalog, [], Lookups(chunk_words=words))
+    localizer = localized(tmp_path, "Point3D fails\n\n```\n>>> Point3D(1, 2, 3).evaluate()\n"
+                                    "Traceback (most recent call last):\n"
+                                    "ValueError: Imaginary coordinates are not permitted.\n```\n")
     assert localizer.why("geo/point.py::Point.__new__") == "holds the task's error message"
     assert localizer.relevance("geo/point.py::Point.__new__") == 1.0
     assert localizer.relevance("geo/point.py::Point") == 0.0  # the class holds the method's code: not counted twice
-    common = read_task("Lines fail\n\nTypeError: not a point: Point(1, 2)\n")
-    assert all(Localizer(common, catalog, [], Lookups(chunk_words=words)).relevance(c.chunk_id) == 0.0
-               for c in chunks)  # five definitions raise it: a common phrase, not a raise site
+    common = localized(tmp_path, "Lines fail\n\nTypeError: not a point: Point(1, 2)\n")
+    assert all(common.relevance(c.chunk_id) == 0.0
+               for c in common.catalog.chunks.values())  # five definitions raise it: a common phrase
