@@ -134,8 +134,8 @@ def test_word_bridge_cache_evicts_the_least_recently_asked_word() -> None:
 
 
 def test_glossary_gives_the_usual_english_words_of_programming_russian() -> None:
-    assert glossary_words("потокового") == ("stream", "streaming")  # the longest key wins: потоков
-    assert glossary_words("Поток") == ("stream", "thread")
+    assert glossary_words("потокового") == ("stream", "streaming")  # the longest key wins: потоково
+    assert glossary_words("Поток") == glossary_words("потоков") == ("stream", "thread")  # «пул потоков»
     assert glossary_words("ответственность") == ("responsibility",)  # not «ответ»
     assert glossary_words("приём") == glossary_words("прием") == ("receive",)  # ё as е
     assert glossary_words("именно") == ()  # an everyday word that only begins like «имен»

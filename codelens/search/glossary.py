@@ -38,7 +38,9 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "содержим": ("content",), "контент": ("content",), "формат": ("format",),
     # connections, networking, concurrency
     "соединен": ("connection", "connect"), "подключ": ("connect", "connection"), "пул": ("pool",),
-    "поток": ("stream", "thread"), "потоков": ("stream", "streaming"), "стрим": ("stream", "streaming"),
+    # «пул потоков» is a thread pool, «потоковая передача» streaming: the adjective's endings, not «потоков»
+    "поток": ("stream", "thread"), "потоковы": ("stream", "streaming"), "потокова": ("stream", "streaming"),
+    "потоково": ("stream", "streaming"), "потокову": ("stream", "streaming"), "стрим": ("stream", "streaming"),
     "нит": ("thread",), "асинхрон": ("async", "asynchronous"), "синхрон": ("sync", "synchronous"),
     "параллел": ("parallel", "concurrent"), "конкурент": ("concurrent", "concurrency"),
     "блокир": ("block", "blocking", "lock"), "блокировк": ("lock",), "неблокир": ("nonblocking",),
