@@ -19,6 +19,7 @@ from codelens.answer.token_count import COUNTER_NAMES, TOKENIZERS, counter_for
 from codelens.errors import EXIT_BAD_INPUT, BadInput
 from codelens.index.build import build_index
 from codelens.open_index import OpenIndex
+from codelens.search.filters import SearchFilters
 from codelens.settings import Settings
 from tests.conftest import FIXTURES, PROJECT_ROOT, run_cli, session_cache, settings_for
 
@@ -534,6 +535,30 @@ def test_frames_of_other_languages() -> None:
     go = read_task("panic: nil map\n\ngoroutine 1 [running]:\nmain.(*Server).Start()\n"
                    "\t/src/cmd/server/main.go:58 +0x1d")
     assert go.frames == (Frame("src/cmd/server/main.go", 58),)
+
+
+def test_the_title_is_searched_on_its_own_and_its_hits_are_evidence(index: OpenIndex) -> None:
+    """A task's first line is what is wrong, in a line: searched alone (the task's search reads the body
+    too), its hits count as the task's own search's do; a one-line task is searched once."""
+    from codelens.answer.task_context import TITLE_HITS, context_candidates, task_lookups
+
+    searched: list[tuple[str, int]] = []
+
+    def search(text: str, k: int, scope: SearchFilters):
+        searched.append((text, k))
+        return index.search(text, k, scope)
+
+    task = ("Card payments are declined on every retry\n\nWe set up a shop with three items; at checkout the "
+            "order total looks right, the card is valid, but the customer sees an error page.")
+    candidates = context_candidates(task, search, index.links, None, task_lookups(index.searcher, None))
+    assert [text for text, _ in searched] == [task, "Card payments are declined on every retry"]
+    assert searched[1][1] == TITLE_HITS
+    why = {c.chunk.chunk_id: c.note for c in candidates}
+    first = index.search("Card payments are declined on every retry", TITLE_HITS)[0].chunk.chunk_id
+    assert "the title's search hit 1" in why[first]
+    searched.clear()
+    context_candidates("Card payments are declined on every retry", search, index.links)
+    assert len(searched) == 1
 
 
 def test_a_traceback_frame_and_a_named_function_decide(index: OpenIndex) -> None:

@@ -2,7 +2,9 @@
 (the chunk catalog, BM25 over chunks and over whole files, one search's hits).
 
 Each definition gathers evidence from the task's parts (answer/task_reading.py):
-- the search of the task's prose (its rank: 1 for the first hit, 1/2 for the fifth...);
+- the search of the task's prose (its rank: 1 for the first hit, 1/2 for the fifth...), and the search
+  of its title alone, its first line (what the reporter says is wrong, which the dense leg then reads
+  whole), counted the same way;
 - the names the task quotes, looked up exactly among the index's definitions, each weighted by how
   rare it is in the repository (BM25's document frequency), by how it was written (called, quoted,
   in the title) and split among the definitions sharing it;
@@ -40,6 +42,7 @@ RANK_DECAY = 4.0  # rank r counts 1 / (1 + (r - 1) / RANK_DECAY): the fifth hit 
 NAME_WEIGHT = 1.0  # a rare name the task calls, defined once in the repository
 WORDS_WEIGHT = 0.6  # the first of BM25's ranking by the task's names alone
 PROSE_WEIGHT = 0.4  # the first of BM25's ranking by the task's prose alone (no code, no logs)
+TITLE_SEARCH_WEIGHT = 1.0  # the first hit of a search for the task's title alone (its first line), as the whole task's
 TITLE_WEIGHT = 0.4  # the first of BM25's ranking by the task's title alone: what the reporter says is wrong
 WORDS_KEPT = 100  # chunks BM25 of the names may add
 FRAME_WEIGHT = 2.0  # a traceback's deepest frame inside the repository, or a diff's hunk
@@ -79,10 +82,12 @@ class Localizer:
     """One task over one index: evidence per definition, files ranked, definitions ranked."""
 
     def __init__(self, parts: TaskParts, catalog: ChunkCatalog, hits: Sequence[Chunk], lookups: Lookups,
-                 dispatch_prefixes: Iterable[str] = (), files_first: bool = True) -> None:
+                 dispatch_prefixes: Iterable[str] = (), files_first: bool = True,
+                 title_hits: Sequence[Chunk] = ()) -> None:
         self.parts = parts
         self.catalog = catalog
         self.hits = list(hits)
+        self.title_hits = list(title_hits)
         self.lookups = lookups
         self.dispatch_prefixes = tuple(dispatch_prefixes)
         self.files_first = files_first
@@ -102,6 +107,8 @@ class Localizer:
     def _gather(self) -> None:
         for rank, chunk in enumerate(self.hits, start=1):
             self._add(chunk, SEARCH_WEIGHT / (1 + (rank - 1) / RANK_DECAY), f"search hit {rank}")
+        for rank, chunk in enumerate(self.title_hits, start=1):
+            self._add(chunk, TITLE_SEARCH_WEIGHT / (1 + (rank - 1) / RANK_DECAY), f"the title's search hit {rank}")
         for name in self.parts.names:
             if not name.defined:
                 self._names(name)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from codelens.answer import localize
 from codelens.answer.context import ChunkCatalog
 from codelens.answer.localize import Localizer, Lookups, dispatch_prefixes
 from codelens.answer.pack import CONTEXT_RULES, Candidate, Packed, PackRules, pack, score
@@ -36,6 +37,7 @@ MIN_BUDGET = 100  # below this not even one signature with its header fits
 MAX_BUDGET = 2_000_000  # the largest context windows of today; more is a typo, not a model
 MAX_TASK_CHARS = 100_000  # a long issue with its logs is ~20k characters; a megabyte is a dump, not a task
 
+TITLE_HITS = 20  # the title's own search: its first hits, as evidence beside the task's
 SEARCH_HITS = 100  # the seeds: search hits and definitions the task names; a fix is often past 10, and at 27k past 30
 ISSUE_38_HITS = 30  # the seeds of a context with none of the parts (NO_PARTS): search read in rank order
 WALKED_SEEDS = 10  # the seeds the walk starts from: the graph around weak hits is mostly noise
@@ -392,12 +394,16 @@ def context_candidates(task: str, search: Callable[[str, int, SearchFilters], Se
         return task_candidates(search(text, ISSUE_38_HITS, filters or SearchFilters()), links, parts=parts)
     read = read_task(text)
     hits = search(text, SEARCH_HITS, filters or SearchFilters())
+    # the title on its own: what the reporter says is wrong, as a short question the dense leg reads whole
+    titled = (search(read.title, TITLE_HITS, filters or SearchFilters())
+              if parts.reading and localize.TITLE_SEARCH_WEIGHT > 0 and read.title and read.title != text.strip()
+              else [])
     lookups = lookups or Lookups()
     if not parts.reading:  # the search's hits alone, ranked by file when files_first
         read, lookups = TaskParts(text, read.title, read.prose, (), (), (), (), ()), Lookups(accept=lookups.accept)
     localizer = Localizer(read, links.catalog, [hit.chunk for hit in hits], lookups,
                           links.dispatch_prefixes if parts.dispatch and parts.reading else (),
-                          files_first=parts.files_first)
+                          files_first=parts.files_first, title_hits=[hit.chunk for hit in titled])
     return task_candidates(hits, links, localizer=localizer, parts=parts)
 
 
