@@ -37,7 +37,7 @@ MIN_BUDGET = 100  # below this not even one signature with its header fits
 MAX_BUDGET = 2_000_000  # the largest context windows of today; more is a typo, not a model
 MAX_TASK_CHARS = 100_000  # a long issue with its logs is ~20k characters; a megabyte is a dump, not a task
 
-TITLE_HITS = 20  # the title's own search: its first hits, as evidence beside the task's
+TITLE_HITS = 40  # the title's own search: its first hits, as evidence beside the task's (10-100 measured)
 SEARCH_HITS = 100  # the seeds: search hits and definitions the task names; a fix is often past 10, and at 27k past 30
 ISSUE_38_HITS = 30  # the seeds of a context with none of the parts (NO_PARTS): search read in rank order
 WALKED_SEEDS = 10  # the seeds the walk starts from: the graph around weak hits is mostly noise
