@@ -105,10 +105,10 @@ class Localizer:
             self._why[chunk.chunk_id] = ", ".join(p for p in (self._why.get(chunk.chunk_id), why) if p)
 
     def _gather(self) -> None:
-        for rank, chunk in enumerate(self.hits, start=1):
-            self._add(chunk, SEARCH_WEIGHT / (1 + (rank - 1) / RANK_DECAY), f"search hit {rank}")
-        for rank, chunk in enumerate(self.title_hits, start=1):
-            self._add(chunk, TITLE_SEARCH_WEIGHT / (1 + (rank - 1) / RANK_DECAY), f"the title's search hit {rank}")
+        for hits, weight, why in ((self.hits, SEARCH_WEIGHT, "search hit"),
+                                  (self.title_hits, TITLE_SEARCH_WEIGHT, "the title's search hit")):
+            for rank, chunk in enumerate(hits, start=1):
+                self._add(chunk, weight / (1 + (rank - 1) / RANK_DECAY), f"{why} {rank}")
         for name in self.parts.names:
             if not name.defined:
                 self._names(name)
@@ -212,10 +212,12 @@ class Localizer:
             return
         for fragment in dict.fromkeys(f for error in self.parts.errors for f in message_fragments(error)):
             terms = [term for _, term in analyze(fragment)]
-            frequencies = [(index.document_frequency(term), term) for term in terms]
-            if not frequencies or min(frequencies)[0] > RAISED_COMMON:
+            if not terms:
                 continue
-            scores = index.scores({min(frequencies)[1]: 1.0})
+            frequency, rarest = min((index.document_frequency(term), term) for term in terms)
+            if frequency > RAISED_COMMON:
+                continue
+            scores = index.scores({rarest: 1.0})
             holding = [chunk for i in scores.nonzero()[0]
                        if (chunk := self.catalog.get(index.chunk_ids[i])) is not None and chunk.is_code
                        and fragment in chunk.code]

@@ -393,9 +393,10 @@ def context_candidates(task: str, search: Callable[[str, int, SearchFilters], Se
     if parts == NO_PARTS:  # issue 38's context, as it was
         return task_candidates(search(text, ISSUE_38_HITS, filters or SearchFilters()), links, parts=parts)
     read = read_task(text)
-    hits = search(text, SEARCH_HITS, filters or SearchFilters())
+    scope = filters or SearchFilters()
+    hits = search(text, SEARCH_HITS, scope)
     # the title on its own: what the reporter says is wrong, as a short question the dense leg reads whole
-    titled = (search(read.title, TITLE_HITS, filters or SearchFilters())
+    titled = (search(read.title, TITLE_HITS, scope)
               if parts.reading and localize.TITLE_SEARCH_WEIGHT > 0 and read.title and read.title != text.strip()
               else [])
     lookups = lookups or Lookups()
