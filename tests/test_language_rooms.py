@@ -88,7 +88,8 @@ def _missing_node_types(row: LanguageRow) -> list[str]:
     grammar upgrade that renamed them)."""
     languages = [load_language(g) for g in _grammars(row)]
     rule = row.graph
-    named = {*dict(row.definitions), *row.containers, *row.owners, *row.imports, *row.scope_statements}
+    named = {*dict(row.definitions), *row.containers, *row.owners, *row.imports, *row.scope_statements,
+             *row.reexport_marks, *row.keyword_named, *(t for pair in row.instance_bodies for t in pair)}
     if rule is not None:
         named |= {*dict(rule.calls), *dict(rule.constructs), *rule.bases, *rule.implementers,
                   *READERS.get(rule.imports, (None, frozenset()))[1]}

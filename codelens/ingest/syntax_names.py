@@ -10,6 +10,7 @@ where a definition keeps its name: a Go method's receiver, a C declarator chain,
 from __future__ import annotations
 
 from codelens.languages import LanguageRow
+from codelens.languages.model import FUNCTION
 
 _IDENTIFIER_TYPES = frozenset({
     "identifier", "type_identifier", "simple_identifier", "constant", "name", "property_identifier",
@@ -17,6 +18,12 @@ _IDENTIFIER_TYPES = frozenset({
 })
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
 _PASCAL_CLASSES = frozenset({"declClass", "declIntf", "declHelper"})  # records are declClass too
+# what a declaration's anonymous class is found through: its declarator, `new X() {...}`, a call on
+# it (`new X() {...}.nullSafe()`), Scala's `new X {...}` on its own line, Kotlin's `object : X {...}`,
+# TypeScript's `{...} as const`; never an argument, a lambda or an array (that class is theirs)
+_INSTANCE_PATH = frozenset({"variable_declarator", "variable_declaration", "object_creation_expression",
+                            "method_invocation", "instance_expression", "indented_block", "object_literal",
+                            "as_expression", "satisfies_expression", "parenthesized_expression"})
 _VALUE_WRAPPERS = frozenset({"as_expression", "satisfies_expression", "parenthesized_expression",
                              "non_null_expression", "await_expression"})
 
@@ -28,6 +35,8 @@ class DefinitionNames:
         self.row = row
         self.source = source
         self.component = component  # a Vue or Svelte file's name: what its options object is called
+        self.instances = dict(row.instance_bodies)
+        self._instance_bodies: dict[int, object] = {}  # node id -> its anonymous class's body or None
 
     def text(self, node) -> str:
         return self.source[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
@@ -87,6 +96,8 @@ class DefinitionNames:
             return _strip_templates(self.text(name)), ""
         if kind == "method_declaration" and node.child_by_field_name("receiver") is not None:
             return self._go_method(node)
+        if kind in self.instances:
+            return self._instance_name(node)
         if kind == "companion_object":
             name = _first_of(node, _IDENTIFIER_TYPES)
             return (self.text(name) if name else "Companion"), ""
@@ -95,9 +106,48 @@ class DefinitionNames:
             return self._declarator_name(node)
         if name is None:
             name = _first_of(node, _IDENTIFIER_TYPES)
+        if name is None and kind in self.row.keyword_named and node.children:
+            return node.children[0].type, ""  # `constructor(...)`, `deinit {...}`
         if name is None:
             return None
         return _split_owner(self.text(name), self._receiver_type(node, name))
+
+    def instance_body(self, node):
+        """The body of the anonymous class a declaration's value makes, when it holds a function
+        (`X = new Comparator<>() {...}`, an enum constant's own body, `const api = { get() {...} }`),
+        else None."""
+        wanted = self.instances.get(node.type)
+        if wanted is None:
+            return None
+        if node.id not in self._instance_bodies:
+            self._instance_bodies[node.id] = self._find_instance_body(node, wanted)
+        return self._instance_bodies[node.id]
+
+    def _find_instance_body(self, node, wanted: str):
+        stack = list(node.named_children)
+        while stack:
+            current = stack.pop()
+            if current.type == wanted:
+                return current if any(self._is_function(member) for member in current.named_children) else None
+            if current.type in _INSTANCE_PATH:
+                stack.extend(current.named_children)
+        return None
+
+    def _is_function(self, node) -> bool:
+        return self.row.kind_of(node.type) == FUNCTION and self.name(node) is not None
+
+    def _instance_name(self, node) -> tuple[str, str] | None:
+        """The name a declaration holding an anonymous class declares: one declarator's, a pattern's,
+        an enum constant's."""
+        if self.instance_body(node) is None:
+            return None
+        declarators = [c for c in node.named_children if c.type in ("variable_declarator", "variable_declaration")]
+        if len(declarators) > 1:
+            return None
+        holder = declarators[0] if declarators else node
+        name = holder.child_by_field_name("name") or holder.child_by_field_name("pattern") or _first_of(
+            holder, _IDENTIFIER_TYPES)
+        return (self.text(name), "") if name is not None and name.type in _IDENTIFIER_TYPES else None
 
     def last_part(self, node):
         """The last sibling a definition spans: Dart's function_body after its signature; Haskell's
@@ -144,7 +194,8 @@ class DefinitionNames:
             return None
         value = declarators[0].child_by_field_name("value")
         name = declarators[0].child_by_field_name("name")
-        if value is None or name is None or name.type != "identifier" or not _is_function_value(value):
+        if value is None or name is None or name.type != "identifier" or not (
+                _is_function_value(value) or self.instance_body(node) is not None):  # `const api = {get() {...}}`
             return None
         return self.text(name), ""
 
@@ -152,6 +203,8 @@ class DefinitionNames:
         """JavaScript's `res.status = function status(code) {...}`, `Foo.prototype.bar = () => ...`,
         `module.exports = function createApplication() {...}`: a function (of its object)."""
         assignment = node.named_children[0] if node.named_children else None
+        if assignment is not None and assignment.type == "call_expression":
+            return self._function_argument(assignment)
         if assignment is None or assignment.type != "assignment_expression":
             return None
         left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
@@ -163,6 +216,15 @@ class DefinitionNames:
             own = right.child_by_field_name("name")
             return (self.text(own) if own is not None and name == "exports" else name), ""
         return name, owner
+
+    def _function_argument(self, call) -> tuple[str, str] | None:
+        """`defineGetter(req, 'host', function host() {...})`, `app.use(function logger(req, res) {...})`:
+        a call handed one named function defines it; an anonymous one (`it('adds', () => ...)`) does not."""
+        arguments = call.child_by_field_name("arguments")
+        named = [a.child_by_field_name("name") for a in (arguments.named_children if arguments else [])
+                 if a.type in ("function_expression", "function", "generator_function")]
+        named = [n for n in named if n is not None]
+        return (self.text(named[0]), "") if len(named) == 1 else None
 
     def _go_method(self, node) -> tuple[str, str] | None:
         receiver = node.child_by_field_name("receiver")
@@ -181,7 +243,7 @@ class DefinitionNames:
                 break
             current = inner
         if current.type not in ("identifier", "field_identifier", "qualified_identifier", "destructor_name",
-                                "operator_name", "type_identifier"):
+                                "operator_name", "type_identifier", "template_function"):  # `find<char>`
             return None
         return _split_owner(_strip_templates(self.text(current)), "")
 

@@ -69,6 +69,8 @@ class DefinitionWalk:
             if kind in self.skipped and kind not in self.row.containers:
                 if kind in self.row.imports:
                     imports.append(_lines_of(child))
+                    if any(c.type in self.row.reexport_marks for c in child.children):  # `pub use a::B;`
+                        spans.append(_lines_of(child))
                 continue
             if depth < _MAX_DEPTH and self.names.is_owner(child):
                 self._members(self._body(child) or child, definitions, [], imports, depth + 1, None,
@@ -101,9 +103,11 @@ class DefinitionWalk:
         if named is None:
             return None
         name, own = named
+        if self.names.instance_body(node) is not None:  # `const api = { get() {...} }` holds its functions
+            kind = CLASS
         children: list[Definition] = []
         if kind == CLASS and depth < _MAX_DEPTH and node.type != "type_definition":
-            self._members(node, children, [], [], depth + 1, None)
+            self._members(self.names.instance_body(node) or node, children, [], [], depth + 1, None)
         end = _lines_of(self.names.last_part(node))[1]
         start = _lines_of(outer)[0]
         # a member on its class's line (`class A { m() {} }`) has no comment of its own above it
@@ -120,6 +124,9 @@ class DefinitionWalk:
     # ------------------------------------------------------------ text around a definition
 
     def _body(self, node):
+        instance = self.names.instance_body(node)
+        if instance is not None:  # `X = new Comparator<>() {...}`: the anonymous class's body
+            return instance
         body = node.child_by_field_name("body")
         if body is not None:
             return body

@@ -26,7 +26,8 @@ LANGUAGE = LanguageRow(
     # a `.h` may be C or C++: the C++ grammar reads both, so headers are parsed with it
     grammar_by_suffix=((".h", CPP_GRAMMAR),),
     definitions=(*C_DEFINITIONS, ("class_specifier", CLASS)),
-    containers=(*C_CONTAINERS, "namespace_definition", "template_declaration", "field_declaration_list"),
+    containers=(*C_CONTAINERS, "namespace_definition", "template_declaration", "field_declaration_list",
+                "friend_declaration"),  # `friend bool operator==(...) {...}` defined in its class
     doc_prefixes=C_DOCS, test_suffixes=C_TESTS, imports=("preproc_include",),
     parser_bytes=without_bare_macros, is_standard_import=_standard, graph=C_RULE,
     conventions=Conventions(throws=("abort", "exit"), constant=C_CONSTANT),

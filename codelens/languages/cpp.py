@@ -27,7 +27,8 @@ def test_id(path: str, owner: str, name: str) -> str:
 LANGUAGE = LanguageRow(
     "cpp", (".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp", ".tpp", ".inl"), CPP_GRAMMAR,
     definitions=(*C_DEFINITIONS, ("class_specifier", CLASS)),
-    containers=(*C_CONTAINERS, "namespace_definition", "template_declaration", "field_declaration_list"),
+    containers=(*C_CONTAINERS, "namespace_definition", "template_declaration", "field_declaration_list",
+                "friend_declaration"),  # `friend bool operator==(...) {...}` defined in its class
     doc_prefixes=C_DOCS, test_suffixes=C_TESTS, imports=("preproc_include", "using_declaration"),
     parser_bytes=without_bare_macros, is_standard_import=_standard, graph=C_RULE,
     conventions=Conventions(test_id=test_id, throws=("throw",), constant=C_CONSTANT),

@@ -20,7 +20,7 @@ LANGUAGE = LanguageRow(
     containers=("class_body", "extension_body", "enum_body"), preamble=("function_body",),
     comments=("comment", "documentation_comment"), doc_prefixes=("///", *C_STYLE_DOCS),
     test_suffixes=("_test.dart",), generated_suffixes=(".g.dart", ".freezed.dart", ".pb.dart"),
-    imports=("import_or_export",), named_inside=("method_signature",),
+    imports=("import_or_export",), reexport_marks=("library_export",), named_inside=("method_signature",),
     body_beside=("function_signature", "method_signature"), graph=RULE,
     # `test/cart_test.dart > Cart > adds an item` (package:test's group and test names)
     conventions=Conventions(test_id=jest_style, throws=("throw", "rethrow"),

@@ -25,7 +25,11 @@ LANGUAGE = LanguageRow(
     definitions=(("class_declaration", CLASS), ("interface_declaration", CLASS), ("enum_declaration", CLASS),
                  ("record_declaration", CLASS), ("annotation_type_declaration", CLASS),
                  ("method_declaration", FUNCTION), ("constructor_declaration", FUNCTION),
-                 ("compact_constructor_declaration", FUNCTION)),
+                 ("compact_constructor_declaration", FUNCTION),
+                 # `static final TypeAdapter<Class> CLASS = new TypeAdapter<>() {...}`, `IDENTITY {...}`
+                 ("field_declaration", CLASS), ("constant_declaration", CLASS), ("enum_constant", CLASS)),
+    instance_bodies=(("field_declaration", "class_body"), ("constant_declaration", "class_body"),
+                     ("enum_constant", "class_body")),
     containers=("class_body", "interface_body", "enum_body", "enum_body_declarations",
                 "annotation_type_body"),
     preamble=("package_declaration",), comments=("line_comment", "block_comment"),

@@ -11,6 +11,7 @@ from codelens.languages.shared import (
     JS_CONVENTIONS,
     JS_FUNCTIONS,
     JS_IMPORTS,
+    JS_INSTANCES,
     JS_RULE,
     JS_TEST_DIRS,
     JS_TESTS,
@@ -20,6 +21,7 @@ from codelens.languages.shared import (
 LANGUAGE = LanguageRow(
     "javascript", (".js", ".mjs", ".cjs", ".jsx"), Grammar("tree-sitter-javascript", "tree_sitter_javascript"),
     definitions=JS_CLASSES + JS_FUNCTIONS, containers=JS_CONTAINERS, doc_prefixes=C_STYLE_DOCS,
+    instance_bodies=JS_INSTANCES,
     test_suffixes=JS_TESTS, test_dirs=JS_TEST_DIRS, imports=JS_IMPORTS, is_standard_import=is_node_builtin,
     graph=JS_RULE, conventions=JS_CONVENTIONS,
 )

@@ -17,11 +17,13 @@ RULE = GraphRule(
 LANGUAGE = LanguageRow(
     "kotlin", (".kt", ".kts"), Grammar("tree-sitter-kotlin", "tree_sitter_kotlin"),
     definitions=(("class_declaration", CLASS), ("object_declaration", CLASS), ("companion_object", CLASS),
-                 ("function_declaration", FUNCTION), ("secondary_constructor", FUNCTION)),
+                 ("function_declaration", FUNCTION), ("secondary_constructor", FUNCTION),
+                 ("property_declaration", CLASS)),  # `val NATURAL = object : Comparator<Int> {...}`
+    instance_bodies=(("property_declaration", "class_body"),),
     containers=("class_body", "enum_class_body"),
     preamble=("package_header",), comments=("line_comment", "block_comment"),
     doc_prefixes=C_STYLE_DOCS, test_suffixes=("Test.kt", "Tests.kt", "Spec.kt"),
-    imports=("import", "import_header"), receiver_before_name=True,
+    imports=("import", "import_header"), receiver_before_name=True, keyword_named=("secondary_constructor",),
     standard_libraries=(*JVM_STANDARD, "kotlin", "kotlinx"), reversed_domains=True, graph=RULE,
     conventions=Conventions(test_id=class_and_method("#"), throws=("throw",),
                             constant=r"^\s*(?:(?:private|internal|public)\s+)?const\s+val\s+(?P<name>\w+)"),

@@ -143,6 +143,9 @@ class LanguageRow:
     test_dirs: tuple[str, ...] = ()
     generated_suffixes: tuple[str, ...] = ()  # `.pb.go`: written by a tool, never read
     imports: tuple[str, ...] = ()  # node types of imports (never a <module> statement)
+    # an import with a child of one of these types re-exports what it names: the module's own public
+    # surface, a <module> statement as well (Rust's `pub use`)
+    reexport_marks: tuple[str, ...] = ()
     # a single-file component (Vue, Svelte): only its `<script>` blocks are code, read by the grammar
     # where they stand in the file; the markup around them is its `<template>` text piece
     sfc: bool = False
@@ -157,6 +160,11 @@ class LanguageRow:
     # a signature followed by its equations, siblings of the same name (Haskell's `size [] = 0`)
     equations: tuple[str, ...] = ()
     receiver_before_name: bool = False  # `fun Foo.bar()`: the type named before the function's (Kotlin)
+    # definitions named by the keyword they start with: Kotlin's `constructor(...)`, Swift's `deinit`
+    keyword_named: tuple[str, ...] = ()
+    # a declaration whose value is an anonymous class, a CLASS by the declared name when it holds one:
+    # declaration node type -> the class body's node type (Java's `X = new Comparator<>() {...}`)
+    instance_bodies: tuple[tuple[str, str], ...] = ()
     # a statement naming the package of the definitions after it, up to the next (Perl's `package Foo;`)
     scope_statements: tuple[str, ...] = ()
     # what its imports' libraries are: the names its own library's imports start with

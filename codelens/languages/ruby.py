@@ -1,4 +1,5 @@
-"""Ruby: classes, modules, singleton classes and their methods; `require` and `require_relative`."""
+"""Ruby: classes, modules and their methods (a `class << self` block's methods are its class's);
+`require` and `require_relative`."""
 
 from __future__ import annotations
 
@@ -26,9 +27,9 @@ def test_id(path: str, owner: str, name: str) -> str:
 LANGUAGE = LanguageRow(
     "ruby", (".rb", ".rake", ".gemspec"), Grammar("tree-sitter-ruby", "tree_sitter_ruby"),
     file_names=("rakefile", "gemfile"),
-    definitions=(("class", CLASS), ("module", CLASS), ("singleton_class", CLASS), ("method", FUNCTION),
-                 ("singleton_method", FUNCTION)),
-    containers=("body_statement",), doc_prefixes=("#",), test_suffixes=("_spec.rb", "_test.rb"),
+    definitions=(("class", CLASS), ("module", CLASS), ("method", FUNCTION), ("singleton_method", FUNCTION)),
+    # `class << self ... end` names nothing: its methods are the enclosing class's own
+    containers=("body_statement", "singleton_class"), doc_prefixes=("#",), test_suffixes=("_spec.rb", "_test.rb"),
     test_dirs=("spec",), imports=(), graph=RULE,
     # a constant is a name that starts upper-case, assigned
     conventions=Conventions(test_id=test_id, throws=("raise", "fail"),

@@ -40,7 +40,7 @@ LANGUAGE = LanguageRow(
     containers=("mod_item", "declaration_list"), owners=("impl_item",),
     preamble=("attribute_item", "inner_attribute_item"), lead_prefixes=("#[",),
     comments=("line_comment", "block_comment"), doc_prefixes=("///", "//!", "/**", "*", "*/"),
-    test_dirs=("benches",), imports=("use_declaration",),
+    test_dirs=("benches",), imports=("use_declaration",), reexport_marks=("visibility_modifier",),
     standard_libraries=("std", "core", "alloc", "crate", "self", "super"), graph=RULE,
     conventions=Conventions(test_id=test_id, throws=("panic!", "unreachable!", "todo!"),
                             constant=r"^\s*(?:pub(?:\([\w:]+\))?\s+)?(?:const|static)\s+(?P<name>\w+)\s*:"),

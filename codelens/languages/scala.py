@@ -26,7 +26,9 @@ LANGUAGE = LanguageRow(
     "scala", (".scala", ".sc"), Grammar("tree-sitter-scala", "tree_sitter_scala"),
     definitions=(("class_definition", CLASS), ("object_definition", CLASS), ("trait_definition", CLASS),
                  ("enum_definition", CLASS), ("function_definition", FUNCTION),
-                 ("function_declaration", FUNCTION)),
+                 ("function_declaration", FUNCTION),
+                 ("val_definition", CLASS)),  # `implicit val showInt: Show[Int] = new Show[Int] {...}`
+    instance_bodies=(("val_definition", "template_body"),),
     containers=("template_body", "package_object", "enum_body"),
     preamble=("package_clause",), comments=("comment", "block_comment"), doc_prefixes=C_STYLE_DOCS,
     test_suffixes=("Spec.scala", "Test.scala", "Suite.scala", "Tests.scala"),

@@ -25,7 +25,11 @@ JS_FUNCTIONS = (("function_declaration", FUNCTION), ("generator_function_declara
                 ("lexical_declaration", FUNCTION), ("variable_declaration", FUNCTION),
                 ("public_field_definition", FUNCTION), ("field_definition", FUNCTION),
                 # `res.status = function status(code) {...}`: the chunker keeps only function values
-                ("expression_statement", FUNCTION))
+                ("expression_statement", FUNCTION),
+                # `get: function (id) {...}` in an object of functions (JS_INSTANCES)
+                ("pair", FUNCTION))
+# `const api = { get(id) {...}, put: (id, body) => ... }`: an object of functions is a class of them
+JS_INSTANCES = (("lexical_declaration", "object"), ("variable_declaration", "object"))
 JS_CONTAINERS = ("export_statement", "class_body", "interface_body", "object_type", "internal_module",
                  "module", "statement_block", "ambient_declaration", "expression_statement")
 JS_IMPORTS = ("import_statement",)
@@ -112,7 +116,7 @@ JVM_METHODS = ("toString", "equals", "hashCode", "getClass", "clone", "compareTo
                "flatMap", "filter", "forEach", "let", "also", "run", "use", "append", "toList", "first", "last")
 
 # ------------------------------------------------------------------ single-file components
-SFC_DEFINITIONS = (*JS_CLASSES, *JS_FUNCTIONS, ("export_statement", CLASS), ("pair", FUNCTION))
+SFC_DEFINITIONS = (*JS_CLASSES, *JS_FUNCTIONS, ("export_statement", CLASS))
 SFC_CONTAINERS = (*JS_CONTAINERS, "object", "pair", "call_expression", "arguments")
 SFC_TESTS = (".spec.vue", ".test.vue", ".spec.svelte", ".test.svelte")
 _SCRIPT = re.compile(rb"<script\b[^>]*>(.*?)</script\s*>", re.S | re.I)

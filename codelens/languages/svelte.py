@@ -8,6 +8,7 @@ from codelens.languages.shared import (
     C_STYLE_DOCS,
     JS_CONVENTIONS,
     JS_IMPORTS,
+    JS_INSTANCES,
     JS_RULE,
     JS_TEST_DIRS,
     SFC_CONTAINERS,
@@ -19,6 +20,7 @@ from codelens.languages.shared import (
 
 LANGUAGE = LanguageRow(
     "svelte", (".svelte",), TS, sfc=True, definitions=SFC_DEFINITIONS, containers=SFC_CONTAINERS,
+    instance_bodies=JS_INSTANCES,
     doc_prefixes=C_STYLE_DOCS, test_suffixes=SFC_TESTS, test_dirs=JS_TEST_DIRS, imports=JS_IMPORTS,
     parser_bytes=only_scripts,
     # a component's script (its markup blanked) calls as JavaScript does

@@ -27,7 +27,7 @@ LANGUAGE = LanguageRow(
                  ("function_declaration", FUNCTION), ("init_declaration", FUNCTION),
                  ("deinit_declaration", FUNCTION), ("protocol_function_declaration", FUNCTION),
                  ("subscript_declaration", FUNCTION)),
-    containers=("class_body", "protocol_body", "enum_class_body"),
+    containers=("class_body", "protocol_body", "enum_class_body"), keyword_named=("deinit_declaration",),
     doc_prefixes=C_STYLE_DOCS, comments=("comment", "multiline_comment"),
     test_suffixes=("Tests.swift", "Test.swift"), imports=("import_declaration",),
     standard_libraries=("Foundation", "UIKit", "AppKit", "Combine", "Dispatch", "os", "SwiftUI", "XCTest"),

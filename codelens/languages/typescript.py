@@ -10,6 +10,7 @@ from codelens.languages.shared import (
     JS_CONVENTIONS,
     JS_FUNCTIONS,
     JS_IMPORTS,
+    JS_INSTANCES,
     JS_RULE,
     JS_TEST_DIRS,
     JS_TESTS,
@@ -21,6 +22,7 @@ from codelens.languages.shared import (
 LANGUAGE = LanguageRow(
     "typescript", (".ts", ".mts", ".cts", ".tsx"), TS, grammar_by_suffix=((".tsx", TSX),),
     definitions=JS_CLASSES + JS_FUNCTIONS, containers=JS_CONTAINERS, doc_prefixes=C_STYLE_DOCS,
+    instance_bodies=JS_INSTANCES,
     test_suffixes=JS_TESTS, test_dirs=JS_TEST_DIRS, imports=JS_IMPORTS, is_standard_import=is_node_builtin,
     graph=JS_RULE, conventions=JS_CONVENTIONS,
 )

@@ -5,4 +5,18 @@ function withTax(amount) {
   return amount * (1 + TAX_RATE);
 }
 
-module.exports = { withTax };
+/** Prices as the shop shows them. */
+const prices = {
+  shown(amount) {
+    return withTax(amount).toFixed(2);
+  },
+  free: (amount) => amount === 0,
+  label: "EUR",
+};
+
+/** The price of nothing, said once the process ends. */
+process.on("exit", function sayFree() {
+  prices.shown(0);
+});
+
+module.exports = { withTax, prices };

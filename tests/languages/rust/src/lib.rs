@@ -1,2 +1,5 @@
 pub mod cart;
 pub mod tax;
+
+pub use crate::cart::Cart;
+use crate::tax::RATE;

@@ -6,6 +6,11 @@ import com.acme.tax.withTax
 class Cart {
     private val prices = mutableListOf<Double>()
 
+    /** A cart holding one price already. */
+    constructor(first: Double) {
+        add(first)
+    }
+
     fun add(price: Double) {
         if (prices.size >= MAX_ITEMS) {
             throw IllegalStateException("too many items")

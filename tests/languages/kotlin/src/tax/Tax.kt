@@ -4,3 +4,8 @@ const val RATE = 0.2
 
 /** The amount with its tax. */
 fun withTax(amount: Double): Double = amount * (1 + RATE)
+
+/** Orders amounts from the largest. */
+val largestFirst = object : Comparator<Double> {
+    override fun compare(a: Double, b: Double): Int = withTax(b).compareTo(withTax(a))
+}

@@ -5,6 +5,15 @@ module Shop
   class Cart
     MAX_ITEMS = 10
 
+    class << self
+      # A cart holding the given prices.
+      def of(*prices)
+        cart = new
+        prices.each { |price| cart.add(price) }
+        cart
+      end
+    end
+
     def initialize
       @prices = []
     end

@@ -20,4 +20,9 @@ public class Cart {
     public func total() -> Double {
         return withTax(prices.reduce(0, +))
     }
+
+    /// Forgets every price.
+    deinit {
+        prices.removeAll()
+    }
 }
