@@ -50,9 +50,13 @@ def parse_with_grammar(rel_path: str, text: str, row: LanguageRow, grammar: Gram
     root = load_parser(grammar).parse(parser_bytes(row, source)).root_node
     walk = DefinitionWalk(row, source, source_lines(text), component=PurePosixPath(rel_path).stem)
     definitions, spans, imports = walk.top_level(root)
+    doc = walk.module_doc(root, definitions)
+    if doc is not None:  # the file's doc comment: its <module> chunk's, a file of docs alone has one
+        spans.append(doc[0])
     last = max(1, len(source_lines(text.rstrip("\r\n"))))
     parsed = ParsedModule(definitions=[definition_within(d, last) for d in definitions],
-                          module_spans=spans_within(spans, last), import_spans=spans_within(imports, last))
+                          module_spans=spans_within(spans, last), import_spans=spans_within(imports, last),
+                          docstring=doc[1] if doc is not None else "")
     warning = None
     if root.has_error:
         count = _count(parsed.definitions)

@@ -29,6 +29,8 @@ _TAG = re.compile(r"</?[a-zA-Z][^>]*>")  # C#'s `/// <summary>` XML doc tags
 _DOC_MARKERS = ("/**", "/*!", "/*", "*/", "///", "//!", "//", "-- |", "-- ^", "--", "#", "*",  # `-- |`: Haddock
                 "(*", "{")  # Pascal's `{ ... }` and `(* ... *)`
 _DOC_CLOSERS = {"(*": "*)", "{": "}"}
+_INNER_DOC = "//!"  # Rust's doc of the file it is in
+_LICENSE = re.compile(r"(?i)\bcopyright\b|\blicen[cs]e[ds]?\b|spdx-license")
 
 
 class DefinitionWalk:
@@ -53,6 +55,31 @@ class DefinitionWalk:
         imports: list[tuple[int, int]] = []
         self._members(root, definitions, spans, imports, depth=0, outer=None)
         return definitions, spans, imports
+
+    def module_doc(self, root, definitions: list[Definition]) -> tuple[tuple[int, int], str] | None:
+        """(lines, words) of the file's own doc comment, where the language says a file has one: the
+        run directly above its package clause (Go's `// Package chi is ...`, a Java package-info's
+        Javadoc, Dart's `library`), or Rust's `//!` run above its first statement; a license is none.
+        A JavaScript or C file's top comment is not read as its doc: it is a license, a lint switch or
+        the same adapter note in every file as often as a description."""
+        first = next((c for c in root.named_children if c.type not in self.row.comments), None)
+        if first is None or first.type in self.kinds:
+            return None
+        start = _lines_of(first)[0]
+        if any(d.start_line <= start <= d.end_line for d in definitions):  # `export function f`: f's doc
+            return None
+        inner = [i + 1 for i in range(start - 1) if self.lines[i].lstrip().startswith(_INNER_DOC)]
+        if inner:  # Rust's `//!` run, a blank line or attributes below it
+            end = next((n for n in inner if n + 1 not in inner), inner[0])
+            doc_start, doc_end = inner[0], end
+            docstring = _clean_doc(self.lines[doc_start - 1:doc_end], self.row.lead_prefixes)
+        elif first.type in self.row.preamble:
+            (doc_start, docstring), doc_end = self._doc_comment(start), start - 1
+        else:
+            return None
+        if not docstring or _LICENSE.search(docstring):
+            return None
+        return (doc_start, doc_end), docstring
 
     def _members(self, node, definitions: list[Definition], spans: list[tuple[int, int]],
                  imports: list[tuple[int, int]], depth: int, outer, owner: str = "") -> None:

@@ -17,7 +17,7 @@ LANGUAGE = LanguageRow(
     # a Dart function is its signature and the function_body beside it (the chunker joins them)
     definitions=(("class_definition", CLASS), ("mixin_declaration", CLASS), ("extension_declaration", CLASS),
                  ("enum_declaration", CLASS), ("function_signature", FUNCTION), ("method_signature", FUNCTION)),
-    containers=("class_body", "extension_body", "enum_body"), preamble=("function_body",),
+    containers=("class_body", "extension_body", "enum_body"), preamble=("function_body", "library_name"),
     comments=("comment", "documentation_comment"), doc_prefixes=("///", *C_STYLE_DOCS),
     test_suffixes=("_test.dart",), generated_suffixes=(".g.dart", ".freezed.dart", ".pb.dart"),
     imports=("import_or_export",), reexport_marks=("library_export",), named_inside=("method_signature",),

@@ -1,3 +1,4 @@
+// Package cart keeps the prices a customer chose and totals them with their tax.
 package cart
 
 import "example.com/shop/tax"

@@ -1,3 +1,5 @@
+//! The shop: a cart of prices and the tax on them.
+
 pub mod cart;
 pub mod tax;
 
