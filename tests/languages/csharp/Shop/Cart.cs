@@ -25,5 +25,13 @@ namespace Acme.Shop
             foreach (var p in prices) sum += p;
             return Taxes.WithTax(sum);
         }
+
+#if DEBUG
+        /// <summary>Every price, for the debugger.</summary>
+        public string Dump()
+        {
+            return string.Join(", ", prices);
+        }
+#endif
     }
 }
