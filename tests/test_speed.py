@@ -70,7 +70,9 @@ def test_search_uses_a_running_server_then_falls_back_when_it_stops(mini_index, 
 
     in_process = search_json(db)
     assert in_process == through_server  # one search implementation, the same hits either way
-    assert "chromadb" in heavy_modules_after_search(db)
+    in_process_modules = heavy_modules_after_search(db)
+    # it searched itself, over the dense sidecar's matrix: ChromaDB is never imported (search/dense_vectors.py)
+    assert "codelens.search.searcher" in in_process_modules and "chromadb" not in in_process_modules
 
 
 @pytest.mark.slow  # a `serve` process and fresh CLI processes

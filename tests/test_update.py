@@ -118,9 +118,12 @@ def test_file_check_says_when_the_disk_changed(indexed_copy, embedder) -> None:
     assert check.state(hit.chunk.path, hit.file_hash) == "deleted"
 
 
-def test_every_vector_read_once_is_kept_across_an_update_not_across_an_index_run(indexed_copy, embedder) -> None:
+def test_every_vector_read_once_is_kept_across_an_update_not_across_an_index_run(indexed_copy, embedder,
+                                                                                monkeypatch) -> None:
     """The exact fallback's matrix (every ChromaDB vector) stays valid while an update swaps in
-    folders that hard-link ChromaDB's files; an index run writes new ones, and it is read again."""
+    folders that hard-link ChromaDB's files; an index run writes new ones, and it is read again.
+    (ChromaDB's path: the dense sidecar left unread, as when it lacks a chunk.)"""
+    monkeypatch.setattr("codelens.search.searcher.load_dense_vectors", lambda folder: None)
     project, settings = indexed_copy
     searcher = Searcher(settings, embedder=embedder)
     ids, vectors = searcher._collection_vectors()

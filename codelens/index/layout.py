@@ -22,6 +22,7 @@ BRIDGE_DIR = "bridge"
 ENGLISH_DIR = "english"
 STATIC_DIR = "static"  # a partial index's fast dense leg (search/static_leg.py)
 FILE_VECTORS_DIR = "files"
+DENSE_DIR = "dense"  # ChromaDB's e5 vectors as one matrix: a search needs no ChromaDB (search/dense_vectors.py)
 FILE_WORDS_DIR = "file_words"
 GRAPH_FILE = "graph.sqlite"
 CATALOG_FILE = "chunk_catalog.json"
@@ -36,6 +37,8 @@ ENGLISH_VECTORS_FILE = "vectors.npy"
 FILE_PATHS_FILE = "paths.json"
 FILE_VECTORS_FILE = "vectors.npy"
 DELTA_IDS_FILE = "chunks.json"
+DENSE_IDS_FILE = "chunks.json"
+DENSE_VECTORS_FILE = "vectors.npy"
 DELTA_VECTORS_FILE = "vectors.npy"
 
 
@@ -123,6 +126,20 @@ class IndexLayout:
     @property
     def file_vector_matrix(self) -> Path:
         return self.file_vectors / FILE_VECTORS_FILE
+
+    @property
+    def dense(self) -> Path:
+        """Every e5 vector ChromaDB holds, as one matrix beside it: a search reads it instead of
+        opening ChromaDB (a fresh process skips ChromaDB's import and client, 1.5 s)."""
+        return self.root / DENSE_DIR
+
+    @property
+    def dense_ids(self) -> Path:
+        return self.dense / DENSE_IDS_FILE
+
+    @property
+    def dense_vectors(self) -> Path:
+        return self.dense / DENSE_VECTORS_FILE
 
     @property
     def delta(self) -> Path:

@@ -84,12 +84,13 @@ class ChromaDenseRetriever:
 
 
 class OverlaidDense:
-    """ChromaDB's leg with an incremental update's delta over it (index/delta.py): the delta's
-    chunks by exact cosine, ChromaDB's rows of them hidden, the two merged by cosine."""
+    """ChromaDB's leg (or the dense sidecar's) with an incremental update's delta over it
+    (index/delta.py): the delta's chunks by exact cosine, the base's rows of them hidden, the two
+    merged by cosine."""
 
     name = "dense"
 
-    def __init__(self, base: ChromaDenseRetriever, delta: MatrixDenseRetriever) -> None:
+    def __init__(self, base: ChromaDenseRetriever | MatrixDenseRetriever, delta: MatrixDenseRetriever) -> None:
         self.base = base
         self.delta = delta
 

@@ -10,7 +10,7 @@ None, and `matched` says it was found by its keywords, never "0.0%".
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,7 @@ from codelens.index.store import VectorStore, forget_open_indexes, stored_vector
 from codelens.models import Embedder, EnglishModel, load_embedder, normalize_model_id, tune_threads_for_search
 from codelens.search.bridge import WordBridge, load_bridge_vectors, load_russian_words
 from codelens.search.dense import ChromaDenseRetriever, MatrixDenseRetriever, OverlaidDense
+from codelens.search.dense_vectors import DenseVectors, load_dense_vectors
 from codelens.search.english import EnglishVectors, load_english_vectors, unreadable_in_english
 from codelens.search.file_vectors import FileVectors, load_file_vectors
 from codelens.search.filters import ChunkScope, SearchFilters, check_path_prefix, chunk_language, language_filter
@@ -105,7 +106,7 @@ def _matched(item: Fused) -> str:
     return KEYWORDS if lexical else NAME
 
 
-def _complete_chunks(db_path: Path, store: VectorStore) -> dict[str, Chunk]:
+def _complete_chunks(db_path: Path, store: Callable[[], VectorStore]) -> dict[str, Chunk]:
     """Every chunk of a complete index: from its catalog (an incremental update changes it
     without touching ChromaDB), else (an index built before catalogs) from ChromaDB."""
     if IndexLayout(db_path).catalog.is_file():
@@ -113,7 +114,7 @@ def _complete_chunks(db_path: Path, store: VectorStore) -> dict[str, Chunk]:
             return {e.chunk.chunk_id: e.chunk for e in load_catalog(db_path)}
         except (OSError, ValueError, KeyError, TypeError):
             pass
-    return {c.chunk_id: c for c in store.all_chunks()}
+    return {c.chunk_id: c for c in store().all_chunks()}
 
 
 def _pending_tests(manifest: Manifest | None, stats: IndexStats, chunks: Mapping[str, Chunk]) -> frozenset[str]:
@@ -164,18 +165,16 @@ class Searcher:
         # A progressive run's partial index has no ChromaDB yet: its catalog and cached vectors.
         self.partial = open_partial_index(db_path, self.stats.model) if is_partial(self.stats) else None
         self._partial_ids: frozenset[str] | None = None  # its vectors' ids, as a set on the first need
-        if self.partial is not None:
-            self.store, self.chunks = None, self.partial.chunks
-        else:
-            self.store = VectorStore(db_path, self.stats.collection,
-                                     chroma_url=self.settings.chroma_url or self.stats.chroma_url)
-            self.chunks = _complete_chunks(db_path, self.store)
+        # ChromaDB opened on first need: a search over the dense sidecar never needs it
+        self._store: VectorStore | None = None
+        self.chunks = self.partial.chunks if self.partial is not None else _complete_chunks(db_path, self._open_store)
         # Chunks an incremental update changed: their e5 vectors beside ChromaDB (index/delta.py).
         self.delta = load_delta(db_path) if self.partial is None else Delta()
         manifest = Manifest.load(db_path)
         self.file_hashes = dict(manifest.files) if manifest is not None else {}
         # test chunks found by keywords only until their vectors are in (index/test_vectors.py)
         self.pending_tests = _pending_tests(manifest, self.stats, self.chunks) if self.partial is None else frozenset()
+        self.dense_vectors = self._sidecar_vectors(db_path)
         self._ranking_index: RankingIndex | None = None
         # An index built before the lexical sidecar existed (or by another tokenizer version)
         # still searches in full: the lexical index is rebuilt in memory from the chunks.
@@ -199,7 +198,9 @@ class Searcher:
         # ChromaDB's every vector, once read (the exact fallback of a narrow or mixed scope): kept
         # across a reopen while ChromaDB's files are the same ones (an update swaps in a folder that
         # hard-links them), so a watcher's update does not cost a read of every vector again.
-        local = self.store is not None and not (self.settings.chroma_url or self.stats.chroma_url)
+        # (not read beside the dense sidecar: a search then never touches ChromaDB's files, nor waits on their lock)
+        local = self.partial is None and self.dense_vectors is None and not (
+            self.settings.chroma_url or self.stats.chroma_url)
         version = stored_vectors_version(db_path) if local else ()
         kept: _StoredVectors | None = getattr(self, "_all_vectors", None)
         self._all_vectors = kept if kept is not None and version and kept.version == version else None
@@ -216,6 +217,27 @@ class Searcher:
         loaded = {layout.lexical: lexical, layout.file_words: file_words, layout.bridge: self._bridge_vectors,
                   layout.english: english, layout.file_vectors: self.file_vectors}
         self.damaged = [path.name for path, value in loaded.items() if value is None and path.exists()]
+
+    def _open_store(self) -> VectorStore:
+        if self._store is None:
+            self._store = VectorStore(self.settings.index_dir, self.stats.collection,
+                                      chroma_url=self.settings.chroma_url or self.stats.chroma_url)
+        return self._store
+
+    @property
+    def store(self) -> VectorStore | None:
+        """The index's ChromaDB collection (None for a partial index, which has none yet)."""
+        return None if self.partial is not None else self._open_store()
+
+    def _sidecar_vectors(self, db_path: Path) -> DenseVectors | None:
+        """The dense sidecar, when it holds every chunk ChromaDB should: then no search opens ChromaDB.
+        Never for a partial index or a ChromaDB server."""
+        if self.partial is not None or self.settings.chroma_url or self.stats.chroma_url:
+            return None
+        vectors = load_dense_vectors(db_path)
+        if vectors is None or not vectors.covers(self.chunks.keys() - self.pending_tests - set(self.delta.chunk_ids)):
+            return None
+        return vectors.without(frozenset(self.delta.chunk_ids))
 
     @property
     def bridge(self) -> WordBridge | None:
@@ -254,6 +276,8 @@ class Searcher:
             e5 = len(self.partial.vector_ids)
         elif self.delta.chunk_ids or self.delta.removed:  # an update embedded every chunk it changed
             e5 = len(self.chunks) - len(self.pending_tests)
+        elif self.dense_vectors is not None:
+            e5 = len(self.dense_vectors.chunk_ids)
         else:
             e5 = self.store.count()
         english = len(self.chunks.keys() & set(self._english.chunk_ids)) if self._english else 0
@@ -322,7 +346,7 @@ class Searcher:
         """Every e5 vector of the collection, read on the first search a filter narrows a lot
         (seconds at 100k chunks) and kept while ChromaDB's files stay the same."""
         if self._all_vectors is None:
-            ids, vectors = self.store.all_vectors()
+            ids, vectors = self._open_store().all_vectors()
             self._all_vectors = _StoredVectors(self._vectors_version, tuple(ids), vectors)
         return self._all_vectors.chunk_ids, self._all_vectors.vectors
 
@@ -341,13 +365,17 @@ class Searcher:
             if self.static is not None:  # fades as e5's coverage rises
                 fast = StaticDenseRetriever(self.static, accept, STATIC_WEIGHT * (1.0 - self.partial.coverage),
                                             self.bridge, self._embed_e5)
+        elif self.dense_vectors is not None:  # exact cosines over the sidecar: no ChromaDB
+            dense = MatrixDenseRetriever(self.dense_vectors.chunk_ids, self.dense_vectors.vectors, accept)
+            if self.delta.chunk_ids:
+                dense = OverlaidDense(dense, MatrixDenseRetriever(self.delta.chunk_ids, self.delta.vectors, accept))
         elif self.delta.chunk_ids:
             dense = OverlaidDense(
-                ChromaDenseRetriever(self.store, accept, self._collection_vectors,
+                ChromaDenseRetriever(self._open_store(), accept, self._collection_vectors,
                                      hidden=frozenset(self.delta.chunk_ids)),
                 MatrixDenseRetriever(self.delta.chunk_ids, self.delta.vectors, accept))
         else:
-            dense = ChromaDenseRetriever(self.store, accept, self._collection_vectors)
+            dense = ChromaDenseRetriever(self._open_store(), accept, self._collection_vectors)
         if self._ranking_index is None:
             self._ranking_index = RankingIndex.build(self.chunks)
         context = StageContext(self._ranking_index, accept, self.bridge, self.file_vectors, self.dense_coverage,

@@ -13,13 +13,14 @@ from codelens.graph.store import GRAPH_SIDECAR
 from codelens.index.registry import SIDECARS
 from codelens.index.sidecar import Sidecar
 from codelens.search.bridge import BRIDGE_SIDECAR
+from codelens.search.dense_vectors import DENSE_SIDECAR
 from codelens.search.english import ENGLISH_SIDECAR
 from codelens.search.file_vectors import FILE_VECTORS_SIDECAR
 from codelens.search.lexical import LEXICAL_SIDECAR
 from codelens.search.static_leg import STATIC_SIDECAR
 
 SHIPPED_SIDECARS: tuple[Sidecar, ...] = (GRAPH_SIDECAR, LEXICAL_SIDECAR, BRIDGE_SIDECAR, ENGLISH_SIDECAR,
-                                         FILE_VECTORS_SIDECAR)
+                                         FILE_VECTORS_SIDECAR, DENSE_SIDECAR)
 
 # The partial index's own leg: the complete build replaces it with e5's vectors.
 PARTIAL_ONLY_SIDECARS: tuple[Sidecar, ...] = (STATIC_SIDECAR,)

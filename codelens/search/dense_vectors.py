@@ -1,0 +1,83 @@
+"""The dense leg's sidecar: the e5 vectors of ChromaDB's collection as one matrix beside it.
+
+A search reads this matrix and takes exact cosines over it, so a process that only
+searches never imports ChromaDB nor opens its client (1.5 s of a fresh `codelens context`, most of
+a fresh `codelens search`). Built at index time from the embedding cache, as the file vectors are
+(this run put every vector there), with the chunks ChromaDB holds: every chunk but the test chunks
+whose vectors follow the swap (rebuilt once they are in). The searcher checks that it holds every
+chunk ChromaDB should; when it does not (a cache deleted since, an index older than this sidecar,
+a ChromaDB server) the leg asks ChromaDB as before.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from codelens.index.embed_cache import read_cached_vectors
+from codelens.index.layout import IndexLayout
+from codelens.index.progress_stages import WorkCost
+from codelens.index.sidecar import Sidecar, SidecarInput
+
+
+@dataclass(frozen=True)
+class DenseVectors:
+    chunk_ids: tuple[str, ...]
+    vectors: np.ndarray  # (chunks, dim), unit length, as ChromaDB holds them
+
+    def covers(self, wanted: Collection[str]) -> bool:
+        """Whether every chunk in `wanted` has its row here."""
+        held = set(self.chunk_ids)
+        return all(chunk_id in held for chunk_id in wanted)
+
+    def without(self, hidden: Collection[str]) -> DenseVectors:
+        """The rows of every chunk but `hidden` (an update's delta holds their new vectors)."""
+        if not hidden:
+            return self
+        keep = [i for i, chunk_id in enumerate(self.chunk_ids) if chunk_id not in hidden]
+        return DenseVectors(tuple(self.chunk_ids[i] for i in keep), self.vectors[keep])
+
+
+def build_dense_sidecar(build: SidecarInput) -> None:
+    """Sidecar builder: every chunk's e5 vector from the run's embedding cache, but the chunks whose
+    vectors follow the swap. A chunk the cache lacks is left out, and the searcher then asks ChromaDB."""
+    target = IndexLayout(build.build_dir).dense
+    shutil.rmtree(target, ignore_errors=True)  # the build folder starts as a copy of the old index
+    if build.cache_path is None or not build.index_model:
+        return
+    cached = read_cached_vectors(build.cache_path, build.index_model, list(set(build.text_hashes.values())))
+    ids = [chunk_id for chunk_id, text_hash in build.text_hashes.items()
+           if text_hash in cached and chunk_id not in build.without_vectors]
+    if not ids:
+        return
+    save_dense_vectors(build.build_dir, ids, np.stack([cached[build.text_hashes[i]] for i in ids]))
+
+
+def save_dense_vectors(folder: Path, chunk_ids: Sequence[str], vectors: np.ndarray) -> None:
+    layout = IndexLayout(folder)
+    layout.dense.mkdir(parents=True, exist_ok=True)
+    layout.dense_ids.write_text(json.dumps(list(chunk_ids)), encoding="utf-8")
+    np.save(layout.dense_vectors, np.asarray(vectors, dtype=np.float32))
+
+
+def load_dense_vectors(folder: Path) -> DenseVectors | None:
+    """The index's vector matrix, or None: none there, or unreadable. Read whole, not mapped: a file
+    rewritten in place under a mapping kills the process (SIGBUS), and reading it takes milliseconds."""
+    layout = IndexLayout(folder)
+    try:
+        chunk_ids = tuple(json.loads(layout.dense_ids.read_text(encoding="utf-8")))
+        vectors = np.load(layout.dense_vectors)
+    except (OSError, ValueError, TypeError):
+        return None
+    if vectors.ndim != 2 or vectors.shape[0] != len(chunk_ids) or vectors.dtype != np.float32:
+        return None
+    return DenseVectors(chunk_ids, vectors)
+
+
+DENSE_SIDECAR = Sidecar("build_dense_sidecar", build_dense_sidecar, lambda layout: (layout.dense,),
+                        checks=(load_dense_vectors,), chunk_vectors=True, cost=WorkCost("dense vectors", 0.0001))
