@@ -28,7 +28,7 @@ from codelens.chunk import Chunk
 from codelens.evaluation import Question, run_evaluation
 from codelens.graph.model import CodeGraph
 from codelens.graph.query import neighbour_lookup
-from codelens.graph.store import GraphNotFound, load_graph
+from codelens.graph.store import GraphNotFound, load_graph, open_stored_graph
 from codelens.index.metadata import IndexStats
 from codelens.models import Embedder
 from codelens.search.filters import SearchFilters
@@ -92,8 +92,16 @@ class OpenIndex:
 
     @cached_property
     def links(self) -> ContextLinks:
-        """Stage B of task context over this index: the graph and the links found by name."""
-        return ContextLinks(self.catalog, self.graph, self.searcher.workspace.repo_of)
+        """Stage B of task context over this index: the graph and the links found by name. The graph
+        loaded when this process holds it (serve, MCP and the app load it warming up), else read edge by
+        edge from its file: a fresh `codelens context` walks a few dozen nodes of it."""
+        if "graph" in self.__dict__:
+            return ContextLinks(self.catalog, self.graph, self.searcher.workspace.repo_of)
+        try:
+            graph = open_stored_graph(self.settings.index_dir)
+        except GraphNotFound:
+            graph = None
+        return ContextLinks(self.catalog, graph, self.searcher.workspace.repo_of)
 
     def context(self, task: str, budget: int = DEFAULT_BUDGET, filters: SearchFilters | None = None,
                 tokenizer: str = DEFAULT_TOKENIZER, line_numbers: bool = False,

@@ -18,6 +18,7 @@ from codelens.answer.task_context import ranked
 from codelens.answer.token_count import COUNTER_NAMES, TOKENIZERS, counter_for
 from codelens.errors import EXIT_BAD_INPUT, BadInput
 from codelens.index.build import build_index
+from codelens.index.layout import IndexLayout
 from codelens.open_index import OpenIndex
 from codelens.search.filters import SearchFilters
 from codelens.settings import Settings
@@ -591,6 +592,40 @@ def test_the_walk_takes_the_dispatched_method_the_task_bears_on(tmp_path) -> Non
     reached = walk(seed, links, relevance=lambda chunk_id: 0.5 if chunk_id == wanted else 0.0)
     assert [(r.chunk.chunk_id, r.role) for r in reached] == [(wanted, "callee")]
     assert walk(seed, links) == []  # without the task's relevance a family of hundreds is not walked
+
+
+def test_the_graph_read_edge_by_edge_answers_as_the_loaded_one(tmp_path, mini_index) -> None:
+    """A fresh `codelens context` walks the graph file edge by edge (graph/store.StoredGraph): every
+    node's edges, by kind and in order, and the dispatch family are the loaded CodeGraph's."""
+    from codelens.graph.dispatch import DISPATCH
+    from codelens.graph.model import build_graph
+    from codelens.graph.store import load_graph, open_stored_graph, save_graph
+    from codelens.ingest.codebase import chunk_codebase
+
+    (tmp_path / "pp").mkdir()
+    (tmp_path / "pp" / "printer.py").write_text(
+        "class Printer:\n    def _print(self, expr):\n"
+        "        return getattr(self, '_print_' + type(expr).__name__)(expr)\n\n"
+        "    def _print_Add(self, expr):\n        return self._print(expr.args[0])\n\n"
+        "    def _print_Mul(self, expr):\n        return '*'\n", encoding="utf-8")
+    chunked = chunk_codebase(tmp_path / "pp", 1_000_000)
+    db = tmp_path / "db"
+    IndexLayout(db).graph.parent.mkdir(parents=True)
+    save_graph(build_graph(chunked.chunks, chunked.sources), IndexLayout(db).graph)
+    for folder in (db, mini_index.index_dir):
+        loaded, stored = load_graph(folder), open_stored_graph(folder)
+        for node in {*loaded.nodes, "no such node"}:
+            for kinds in ((), ("calls",), ("calls", "inherits"), ("contains",)):
+                assert stored.out_edges(node, kinds) == loaded.out_edges(node, kinds)
+                assert stored.in_edges(node, kinds) == loaded.in_edges(node, kinds)
+        assert stored.edges_via(DISPATCH) == loaded.edges_via(DISPATCH)
+    assert [e.target.rsplit(".", 1)[-1] for e in open_stored_graph(db).edges_via(DISPATCH)] == ["_print_Add",
+                                                                                               "_print_Mul"]
+    index = OpenIndex(mini_index)
+    assert index.links.graph is not None and "graph" not in index.__dict__  # the file, never loaded whole
+    index.warm_up()
+    index.__dict__.pop("links")
+    assert index.links.graph is index.graph  # a process that holds the graph walks it
 
 
 def test_files_first_then_the_definitions_inside_them(tmp_path) -> None:

@@ -30,6 +30,7 @@ from codelens.graph.model import CodeGraph
 from codelens.search.filters import SearchFilters
 
 if TYPE_CHECKING:
+    from codelens.graph.store import StoredGraph
     from codelens.search.searcher import Hit, Searcher
 
 DEFAULT_BUDGET = 8000
@@ -109,7 +110,7 @@ class ContextLinks:
     """Stage B over one index: the graph's edges plus the links it has no edges for (configuration,
     documents, raised and annotated classes), found by name. Built once per opened index."""
 
-    def __init__(self, catalog: ChunkCatalog, graph: CodeGraph | None,
+    def __init__(self, catalog: ChunkCatalog, graph: CodeGraph | StoredGraph | None,
                  repo_of: Callable[[str], str] | None = None) -> None:
         self.catalog = catalog
         self.graph = graph
@@ -189,8 +190,8 @@ class ContextLinks:
         if self.graph is None:
             return []
         families: dict[str, list[str]] = {}
-        for edge in self.graph.edges:
-            if edge.via == DISPATCH and edge.kind == "calls":
+        for edge in self.graph.edges_via(DISPATCH):
+            if edge.kind == "calls":
                 families.setdefault(edge.source, []).append(edge.target.rsplit("::", 1)[-1].rsplit(".", 1)[-1])
         return dispatch_prefixes(families)
 

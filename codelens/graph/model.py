@@ -135,6 +135,10 @@ class CodeGraph:
         wanted = set(kinds)
         return tuple(e for e in self.incoming.get(node_id, ()) if not wanted or e.kind in wanted)
 
+    def edges_via(self, via: str) -> tuple[Edge, ...]:
+        """The edges made one way (`DISPATCH`: the methods reached through a built name)."""
+        return tuple(e for e in self.edges if e.via == via)
+
     def of_repository(self, label: str) -> CodeGraph:
         """The part of a workspace's graph inside one repository, with its edges to libraries (those
         into the other repositories are left out): what `map --repo` maps."""
