@@ -572,6 +572,13 @@ def test_a_traceback_frame_and_a_named_function_decide(index: OpenIndex) -> None
     assert named[0] == "shop/checkout.py::checkout_all"
 
 
+DISPATCHING_PRINTER = (
+    "class Printer:\n    def _print(self, expr):\n"
+    "        return getattr(self, '_print_' + type(expr).__name__)(expr)\n\n"
+    "    def _print_Add(self, expr):\n        return '+'\n\n    def _print_Mul(self, expr):\n        return '*'\n\n"
+    "    def _print_Pow(self, expr):\n        return '**'\n")
+
+
 def test_the_walk_takes_the_dispatched_method_the_task_bears_on(tmp_path) -> None:
     from codelens.answer.context import ChunkCatalog
     from codelens.answer.task_context import ContextLinks, Seed, walk
@@ -579,11 +586,7 @@ def test_the_walk_takes_the_dispatched_method_the_task_bears_on(tmp_path) -> Non
     from codelens.ingest.codebase import chunk_codebase
 
     (tmp_path / "pp").mkdir()
-    (tmp_path / "pp" / "printer.py").write_text(
-        "class Printer:\n    def _print(self, expr):\n"
-        "        return getattr(self, '_print_' + type(expr).__name__)(expr)\n\n"
-        "    def _print_Add(self, expr):\n        return '+'\n\n    def _print_Mul(self, expr):\n        return '*'\n\n"
-        "    def _print_Pow(self, expr):\n        return '**'\n", encoding="utf-8")
+    (tmp_path / "pp" / "printer.py").write_text(DISPATCHING_PRINTER, encoding="utf-8")
     chunked = chunk_codebase(tmp_path, 1_000_000)
     links = ContextLinks(ChunkCatalog(chunked.chunks), build_graph(chunked.chunks, chunked.sources))
     assert links.dispatch_prefixes == ["_print_"]
@@ -603,11 +606,7 @@ def test_the_graph_read_edge_by_edge_answers_as_the_loaded_one(tmp_path, mini_in
     from codelens.ingest.codebase import chunk_codebase
 
     (tmp_path / "pp").mkdir()
-    (tmp_path / "pp" / "printer.py").write_text(
-        "class Printer:\n    def _print(self, expr):\n"
-        "        return getattr(self, '_print_' + type(expr).__name__)(expr)\n\n"
-        "    def _print_Add(self, expr):\n        return self._print(expr.args[0])\n\n"
-        "    def _print_Mul(self, expr):\n        return '*'\n", encoding="utf-8")
+    (tmp_path / "pp" / "printer.py").write_text(DISPATCHING_PRINTER, encoding="utf-8")
     chunked = chunk_codebase(tmp_path / "pp", 1_000_000)
     db = tmp_path / "db"
     IndexLayout(db).graph.parent.mkdir(parents=True)
@@ -619,8 +618,8 @@ def test_the_graph_read_edge_by_edge_answers_as_the_loaded_one(tmp_path, mini_in
                 assert stored.out_edges(node, kinds) == loaded.out_edges(node, kinds)
                 assert stored.in_edges(node, kinds) == loaded.in_edges(node, kinds)
         assert stored.edges_via(DISPATCH) == loaded.edges_via(DISPATCH)
-    assert [e.target.rsplit(".", 1)[-1] for e in open_stored_graph(db).edges_via(DISPATCH)] == ["_print_Add",
-                                                                                               "_print_Mul"]
+    assert [e.target.rsplit(".", 1)[-1] for e in open_stored_graph(db).edges_via(DISPATCH)] == [
+        "_print_Add", "_print_Mul", "_print_Pow"]
     index = OpenIndex(mini_index)
     assert index.links.graph is not None and "graph" not in index.__dict__  # the file, never loaded whole
     index.warm_up()

@@ -90,6 +90,25 @@ class Sidecar:
     cost: WorkCost = UNWEIGHED
 
 
+def write_rows(names_path: Path, matrix_path: Path, names: Sequence[str], vectors: np.ndarray) -> None:
+    """A sidecar of one vector per name: the names as a JSON list, the vectors as a float32 matrix."""
+    names_path.parent.mkdir(parents=True, exist_ok=True)
+    names_path.write_text(json.dumps(list(names)), encoding="utf-8")
+    np.save(matrix_path, np.asarray(vectors, dtype=np.float32))
+
+
+def read_rows(names_path: Path, matrix_path: Path) -> tuple[tuple[str, ...], np.ndarray] | None:
+    """What write_rows wrote, read whole, or None: missing, unreadable, or the rows not the names'."""
+    try:
+        names = tuple(json.loads(names_path.read_text(encoding="utf-8")))
+        vectors = np.load(matrix_path)
+    except (OSError, ValueError, TypeError):
+        return None
+    if vectors.ndim != 2 or vectors.shape[0] != len(names):
+        return None
+    return names, vectors
+
+
 def recorded_english_key(layout: IndexLayout) -> str | None:
     """The `--english-model` key of the English vectors an index holds (the ids file
     search/english.py writes beside them), or None: what a run without the flag keeps."""

@@ -11,7 +11,6 @@ a ChromaDB server) the leg asks ChromaDB as before.
 
 from __future__ import annotations
 
-import json
 import shutil
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ import numpy as np
 from codelens.index.embed_cache import read_cached_vectors
 from codelens.index.layout import IndexLayout
 from codelens.index.progress_stages import WorkCost
-from codelens.index.sidecar import Sidecar, SidecarInput
+from codelens.index.sidecar import Sidecar, SidecarInput, read_rows, write_rows
 
 
 @dataclass(frozen=True)
@@ -60,23 +59,17 @@ def build_dense_sidecar(build: SidecarInput) -> None:
 
 def save_dense_vectors(folder: Path, chunk_ids: Sequence[str], vectors: np.ndarray) -> None:
     layout = IndexLayout(folder)
-    layout.dense.mkdir(parents=True, exist_ok=True)
-    layout.dense_ids.write_text(json.dumps(list(chunk_ids)), encoding="utf-8")
-    np.save(layout.dense_vectors, np.asarray(vectors, dtype=np.float32))
+    write_rows(layout.dense_ids, layout.dense_vectors, chunk_ids, vectors)
 
 
 def load_dense_vectors(folder: Path) -> DenseVectors | None:
     """The index's vector matrix, or None: none there, or unreadable. Read whole, not mapped: a file
     rewritten in place under a mapping kills the process (SIGBUS), and reading it takes milliseconds."""
     layout = IndexLayout(folder)
-    try:
-        chunk_ids = tuple(json.loads(layout.dense_ids.read_text(encoding="utf-8")))
-        vectors = np.load(layout.dense_vectors)
-    except (OSError, ValueError, TypeError):
+    rows = read_rows(layout.dense_ids, layout.dense_vectors)
+    if rows is None or rows[1].dtype != np.float32:
         return None
-    if vectors.ndim != 2 or vectors.shape[0] != len(chunk_ids) or vectors.dtype != np.float32:
-        return None
-    return DenseVectors(chunk_ids, vectors)
+    return DenseVectors(*rows)
 
 
 DENSE_SIDECAR = Sidecar("build_dense_sidecar", build_dense_sidecar, lambda layout: (layout.dense,),

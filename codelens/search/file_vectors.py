@@ -8,7 +8,6 @@ index; chunks without a path (snippet corpora) have no file and are left alone.
 
 from __future__ import annotations
 
-import json
 import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,7 +19,7 @@ from codelens.chunk import Chunk
 from codelens.index.embed_cache import read_cached_vectors
 from codelens.index.layout import IndexLayout
 from codelens.index.progress_stages import WorkCost
-from codelens.index.sidecar import Sidecar, SidecarInput
+from codelens.index.sidecar import Sidecar, SidecarInput, read_rows, write_rows
 
 
 @dataclass(frozen=True)
@@ -57,9 +56,7 @@ class FileVectors:
 
 def save_file_vectors(folder: Path, files: FileVectors) -> None:
     layout = IndexLayout(folder)
-    layout.file_vectors.mkdir(parents=True, exist_ok=True)
-    layout.file_vector_paths.write_text(json.dumps(list(files.paths)), encoding="utf-8")
-    np.save(layout.file_vector_matrix, files.vectors)
+    write_rows(layout.file_vector_paths, layout.file_vector_matrix, files.paths, files.vectors)
 
 
 def build_file_vectors_sidecar(build: SidecarInput) -> None:
@@ -82,13 +79,10 @@ def build_file_vectors_sidecar(build: SidecarInput) -> None:
 def load_file_vectors(folder: Path) -> FileVectors | None:
     """The index's file vectors, or None (an older index, or a partial one: the stage is then off)."""
     layout = IndexLayout(folder)
-    try:
-        paths = tuple(json.loads(layout.file_vector_paths.read_text(encoding="utf-8")))
-        vectors = np.load(layout.file_vector_matrix)
-    except (OSError, ValueError, TypeError):
+    rows = read_rows(layout.file_vector_paths, layout.file_vector_matrix)
+    if rows is None:
         return None
-    if vectors.ndim != 2 or vectors.shape[0] != len(paths):
-        return None
+    paths, vectors = rows
     return FileVectors(paths, vectors, {p: i for i, p in enumerate(paths)})
 
 
