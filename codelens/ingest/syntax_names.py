@@ -97,7 +97,8 @@ class DefinitionNames:
         if kind == "method_declaration" and node.child_by_field_name("receiver") is not None:
             return self._go_method(node)
         if kind in self.instances:
-            return self._instance_name(node)
+            return self._declared_name(node) if self.instance_body(node) is not None or self.is_lambda_value(node) \
+                else None
         if kind == "companion_object":
             name = _first_of(node, _IDENTIFIER_TYPES)
             return (self.text(name) if name else "Companion"), ""
@@ -136,11 +137,14 @@ class DefinitionNames:
     def _is_function(self, node) -> bool:
         return self.row.kind_of(node.type) == FUNCTION and self.name(node) is not None
 
-    def _instance_name(self, node) -> tuple[str, str] | None:
-        """The name a declaration holding an anonymous class declares: one declarator's, a pattern's,
-        an enum constant's."""
-        if self.instance_body(node) is None:
-            return None
+    def is_lambda_value(self, node) -> bool:
+        """`val plugin = createClientPlugin("X") { ... }` over three lines or more: a function by its name."""
+        return node.type in self.row.lambda_values and node.end_point[0] - node.start_point[0] >= 2 and any(
+            child.type == "call_expression" and any(c.type == "annotated_lambda" for c in child.named_children)
+            for child in node.named_children)
+
+    def _declared_name(self, node) -> tuple[str, str] | None:
+        """The name a declaration declares: one declarator's, a pattern's, an enum constant's."""
         declarators = [c for c in node.named_children if c.type in ("variable_declarator", "variable_declaration")]
         if len(declarators) > 1:
             return None

@@ -18,8 +18,8 @@ LANGUAGE = LanguageRow(
     "kotlin", (".kt", ".kts"), Grammar("tree-sitter-kotlin", "tree_sitter_kotlin"),
     definitions=(("class_declaration", CLASS), ("object_declaration", CLASS), ("companion_object", CLASS),
                  ("function_declaration", FUNCTION), ("secondary_constructor", FUNCTION),
-                 ("property_declaration", CLASS)),  # `val NATURAL = object : Comparator<Int> {...}`
-    instance_bodies=(("property_declaration", "class_body"),),
+                 ("property_declaration", CLASS)),  # `val N = object : Comparator<Int> {...}`, `val P = plugin {...}`
+    instance_bodies=(("property_declaration", "class_body"),), lambda_values=("property_declaration",),
     containers=("class_body", "enum_class_body"),
     preamble=("package_header",), comments=("line_comment", "block_comment"),
     doc_prefixes=C_STYLE_DOCS, test_suffixes=("Test.kt", "Tests.kt", "Spec.kt"),

@@ -9,3 +9,8 @@ fun withTax(amount: Double): Double = amount * (1 + RATE)
 val largestFirst = object : Comparator<Double> {
     override fun compare(a: Double, b: Double): Int = withTax(b).compareTo(withTax(a))
 }
+
+/** Every amount of a list with its tax, rounded to cents. */
+val withTaxes = transformer("tax") { amounts ->
+    amounts.map { withTax(it) }
+}
