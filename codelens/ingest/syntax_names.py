@@ -57,7 +57,7 @@ class DefinitionNames:
             name = node.child_by_field_name("name")
             return (self.text(name), "") if name is not None and node.end_point[0] - node.start_point[0] >= 2 else None
         if kind == "expression_statement":
-            return self._function_assignment(node)
+            return self._function_statement(node)
         if kind in ("public_field_definition", "field_definition"):
             value = node.child_by_field_name("value")
             name = node.child_by_field_name("name") or node.child_by_field_name("property")
@@ -203,9 +203,10 @@ class DefinitionNames:
             return None
         return self.text(name), ""
 
-    def _function_assignment(self, node) -> tuple[str, str] | None:
+    def _function_statement(self, node) -> tuple[str, str] | None:
         """JavaScript's `res.status = function status(code) {...}`, `Foo.prototype.bar = () => ...`,
-        `module.exports = function createApplication() {...}`: a function (of its object)."""
+        `module.exports = function createApplication() {...}`: a function (of its object); a call handed
+        one named function (`_function_argument`) defines that."""
         assignment = node.named_children[0] if node.named_children else None
         if assignment is not None and assignment.type == "call_expression":
             return self._function_argument(assignment)

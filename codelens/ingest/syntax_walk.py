@@ -13,7 +13,7 @@ import re
 
 from codelens.chunk import Definition
 from codelens.ingest.syntax_names import DefinitionNames
-from codelens.languages import CLASS, FUNCTION, LanguageRow
+from codelens.languages import CLASS, LanguageRow
 
 _MAX_DEPTH = 64  # nesting of containers and classes walked (a deeper one is the enclosing chunk's code)
 # Where a definition's body starts: its signature is what comes before
@@ -132,8 +132,6 @@ class DefinitionWalk:
         name, own = named
         if self.names.instance_body(node) is not None:  # `const api = { get() {...} }` holds its functions
             kind = CLASS
-        elif self.names.is_lambda_value(node):  # `val plugin = createClientPlugin("X") { ... }`
-            kind = FUNCTION
         children: list[Definition] = []
         if kind == CLASS and depth < _MAX_DEPTH and node.type != "type_definition":
             self._members(self.names.instance_body(node) or node, children, [], [], depth + 1, None)

@@ -18,7 +18,8 @@ LANGUAGE = LanguageRow(
     "kotlin", (".kt", ".kts"), Grammar("tree-sitter-kotlin", "tree_sitter_kotlin"),
     definitions=(("class_declaration", CLASS), ("object_declaration", CLASS), ("companion_object", CLASS),
                  ("function_declaration", FUNCTION), ("secondary_constructor", FUNCTION),
-                 ("property_declaration", CLASS)),  # `val N = object : Comparator<Int> {...}`, `val P = plugin {...}`
+                 # `val P = plugin {...}` (lambda_values); `val N = object : Comparator<Int> {...}`: a class
+                 ("property_declaration", FUNCTION)),
     instance_bodies=(("property_declaration", "class_body"),), lambda_values=("property_declaration",),
     containers=("class_body", "enum_class_body"),
     preamble=("package_header",), comments=("line_comment", "block_comment"),

@@ -165,8 +165,8 @@ class LanguageRow:
     # a declaration whose value is an anonymous class, a CLASS by the declared name when it holds one:
     # declaration node type -> the class body's node type (Java's `X = new Comparator<>() {...}`)
     instance_bodies: tuple[tuple[str, str], ...] = ()
-    # declarations whose value is a call handed a trailing lambda, over lines, are functions by the declared
-    # name: Kotlin's `val HttpCallValidator = createClientPlugin("...") { ... }` (the row's CLASS kind otherwise)
+    # declarations whose value is a call handed a trailing lambda, over lines, are definitions by the declared
+    # name: Kotlin's `val HttpCallValidator = createClientPlugin("...") { ... }`
     lambda_values: tuple[str, ...] = ()
     # a statement naming the package of the definitions after it, up to the next (Perl's `package Foo;`)
     scope_statements: tuple[str, ...] = ()

@@ -31,8 +31,7 @@ class DenseVectors:
 
     def covers(self, wanted: Collection[str]) -> bool:
         """Whether every chunk in `wanted` has its row here."""
-        held = set(self.chunk_ids)
-        return all(chunk_id in held for chunk_id in wanted)
+        return set(self.chunk_ids).issuperset(wanted)
 
     def without(self, hidden: Collection[str]) -> DenseVectors:
         """The rows of every chunk but `hidden` (an update's delta holds their new vectors)."""
