@@ -56,6 +56,15 @@ class Chunk:
         return self.symbol.rsplit(".", 1)[-1]
 
 
+def stored_chunk(fields: dict) -> Chunk:
+    """The chunk whose every field `fields` holds (as `vars(chunk)` gave them, tuples as tuples),
+    made without `__init__`: a frozen dataclass sets each field through `object.__setattr__`, six
+    times the cost, and a fresh search makes 40k chunks from the catalog. `fields` becomes its own."""
+    chunk = object.__new__(Chunk)
+    chunk.__dict__.update(fields)
+    return chunk
+
+
 def span_segments(code: str, line_spans: Sequence[tuple[int, int]]) -> list[tuple[str, int]]:
     """A module chunk joins separate statements: split its code back into (segment, first real line)."""
     lines = code.splitlines()

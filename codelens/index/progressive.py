@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import orjson
 
-from codelens.chunk import Chunk
+from codelens.chunk import Chunk, stored_chunk
 from codelens.index.embed_cache import CacheChoice, cached_vectors, read_index_vectors
 from codelens.index.layout import IndexLayout
 from codelens.index.metadata import IndexStats
@@ -51,16 +52,18 @@ def load_catalog(folder: Path) -> list[CatalogEntry]:
 
 
 def read_catalog(layout: IndexLayout) -> list[CatalogEntry]:
-    """The catalog save_catalog wrote into layout's folder."""
-    rows = json.loads(layout.catalog.read_bytes())
+    """The catalog save_catalog wrote into layout's folder (orjson: a fresh search reads every row)."""
+    rows = orjson.loads(layout.catalog.read_bytes())
     entries = []
-    for row in rows:  # each row becomes its chunk's fields in place: a fresh search reads every one
+    for row in rows:  # each row becomes its chunk's fields in place
         text_hash = row.pop("text_hash")
-        if not row.keys() <= _FIELD_NAMES:  # a field this version does not know
-            row = {key: row[key] for key in _CHUNK_FIELDS if key in row}
         row["decorators"] = tuple(row.get("decorators") or ())
         row["line_spans"] = tuple(map(tuple, row.get("line_spans") or ()))
-        entries.append(CatalogEntry(Chunk(**row), text_hash))
+        if row.keys() == _FIELD_NAMES:
+            chunk = stored_chunk(row)
+        else:  # a catalog of another version: the fields this one knows
+            chunk = Chunk(**{key: row[key] for key in _CHUNK_FIELDS if key in row})
+        entries.append(CatalogEntry(chunk, text_hash))
     return entries
 
 

@@ -107,10 +107,13 @@ class ChunkScope:
         self._repo_of = repo_of if filters.repos and repo_of is not None else None
         self._masks: dict[int, tuple[Sequence[str], np.ndarray]] = {}
         self._code_masks: dict[int, tuple[Sequence[str], np.ndarray]] = {}
+        # Each chunk decided once: a leg's mask is then a set lookup per row (a fresh process makes
+        # one per leg over every chunk).
+        self._accepted = frozenset(chunk_id for chunk_id, chunk in chunks.items() if self._accepts(chunk))
+        self._code = frozenset(chunk_id for chunk_id in self._accepted if chunks[chunk_id].is_code)
         # Python code and other files (documents, configuration) both inside the scope: the legs
         # then rank code on its own and merge the other files in on the code's scale (`code_first`).
-        accepted = {c.is_code for c in chunks.values() if self._accepts(c)}
-        self.mixed = len(accepted) == 2
+        self.mixed = 0 < len(self._code) < len(self._accepted)
 
     def _accepts(self, chunk: Chunk) -> bool:
         if not self.filters.accepts(chunk):
@@ -118,8 +121,7 @@ class ChunkScope:
         return self._repo_of is None or self._repo_of(chunk.path) in self.filters.repos
 
     def accepts(self, chunk_id: str) -> bool:
-        chunk = self.chunks.get(chunk_id)
-        return chunk is not None and self._accepts(chunk)
+        return chunk_id in self._accepted
 
     __call__ = accepts
 
@@ -128,7 +130,7 @@ class ChunkScope:
         cached = self._masks.get(id(chunk_ids))
         if cached is not None and cached[0] is chunk_ids:
             return cached[1]
-        mask = np.fromiter(map(self.accepts, chunk_ids), dtype=bool, count=len(chunk_ids))
+        mask = np.fromiter(map(self._accepted.__contains__, chunk_ids), dtype=bool, count=len(chunk_ids))
         self._masks[id(chunk_ids)] = (chunk_ids, mask)
         return mask
 
@@ -141,8 +143,7 @@ class ChunkScope:
         cached = self._code_masks.get(id(chunk_ids))
         if cached is not None and cached[0] is chunk_ids:
             return cached[1]
-        code = np.fromiter(map(self.is_code, chunk_ids), dtype=bool, count=len(chunk_ids))
-        mask = self.mask(chunk_ids) & code
+        mask = np.fromiter(map(self._code.__contains__, chunk_ids), dtype=bool, count=len(chunk_ids))
         self._code_masks[id(chunk_ids)] = (chunk_ids, mask)
         return mask
 
