@@ -299,8 +299,9 @@ def _read_elixir(node: SyntaxNode) -> list[ImportRecord]:
 
 
 def _read_dart(node: SyntaxNode) -> list[ImportRecord]:
-    """`import 'util.dart' as util;` binds util; without `as`, every name of the library is visible."""
-    if node.type != "import_specification":
+    """`import 'util.dart' as util;` binds util; without `as`, every name of the library is visible.
+    `export 'src/cart.dart';` makes the library's names this one's: an import of it as well."""
+    if node.type not in ("import_specification", "library_export"):
         return []
     uri = next((c for c in _descendants(node, 3) if c.type in ("string_literal", "uri")), None)
     alias = next((c for c in node.named_children if c.type == "identifier"), None)
@@ -374,7 +375,7 @@ READERS: dict[str, tuple[ImportReader, frozenset[str]]] = {
     "swift": (_read_swift, frozenset({"import_declaration"})),
     "lua": (_read_lua, frozenset({"assignment_statement"})),
     "elixir": (_read_elixir, frozenset({"call"})),
-    "dart": (_read_dart, frozenset({"import_specification"})),
+    "dart": (_read_dart, frozenset({"import_specification", "library_export"})),
     "haskell": (_read_haskell, frozenset({"import"})),
     "perl": (_read_perl, frozenset({"use_statement", "require_expression"})),
 }
