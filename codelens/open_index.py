@@ -61,8 +61,9 @@ class OpenIndex:
     def chunks(self) -> dict[str, Chunk]:
         return self.searcher.chunks
 
-    def search(self, query: str, k: int = 5, filters: SearchFilters | None = None) -> list[Hit]:
-        return self.searcher.search(query, k=k, filters=filters)
+    def search(self, query: str, k: int = 5, filters: SearchFilters | None = None,
+               depth: int | None = None) -> list[Hit]:
+        return self.searcher.search(query, k=k, filters=filters, depth=depth)
 
     def warm_up(self) -> None:
         """The models (one English and one Russian question), the chunk catalog and the graph, now."""
@@ -108,14 +109,14 @@ class OpenIndex:
                 parts: ContextParts = ALL_PARTS) -> Packed:
         """The packed context of a task (answer/task_context.py), counted in `tokenizer`'s tokens (one of
         answer/token_count.TOKENIZERS), every line numbered when asked."""
-        return task_context(task, lambda text, k, scope: self.search(text, k, scope), self.links,
+        return task_context(task, self.search, self.links,
                             counter_for(tokenizer), budget, filters, task_lookups(self.searcher, filters), parts,
                             context_rules(line_numbers))
 
     def context_candidates(self, task: str, filters: SearchFilters | None = None,
                            parts: ContextParts = ALL_PARTS) -> list[Candidate]:
         """What `context` packs, before the packer: the seeds and the walk (bench/swebench.py ranks them)."""
-        return context_candidates(task, lambda text, k, scope: self.search(text, k, scope), self.links, filters,
+        return context_candidates(task, self.search, self.links, filters,
                                   task_lookups(self.searcher, filters), parts)
 
     def neighbours(self) -> Neighbours | None:

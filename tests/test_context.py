@@ -541,13 +541,14 @@ def test_frames_of_other_languages() -> None:
 def test_the_title_is_searched_on_its_own_and_its_hits_are_evidence(index: OpenIndex) -> None:
     """A task's first line is what is wrong, in a line: searched alone (the task's search reads the body
     too), its hits count as the task's own search's do; a one-line task is searched once."""
-    from codelens.answer.task_context import TITLE_HITS, context_candidates, task_lookups
+    from codelens.answer.task_context import SEARCH_DEPTH, TITLE_HITS, context_candidates, task_lookups
 
     searched: list[tuple[str, int]] = []
 
-    def search(text: str, k: int, scope: SearchFilters):
+    def search(text: str, k: int, scope: SearchFilters, depth: int):
         searched.append((text, k))
-        return index.search(text, k, scope)
+        assert depth == SEARCH_DEPTH * k  # read as deep as it was measured, whatever a question's depth is
+        return index.search(text, k, scope, depth)
 
     task = ("Card payments are declined on every retry\n\nWe set up a shop with three items; at checkout the "
             "order total looks right, the card is valid, but the customer sees an error page.")

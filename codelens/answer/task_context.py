@@ -33,6 +33,9 @@ if TYPE_CHECKING:
     from codelens.graph.store import StoredGraph
     from codelens.search.searcher import Hit, Searcher
 
+    # (text, k, filters, candidates per leg): OpenIndex.search, Searcher.search
+    SearchFn = Callable[[str, int, SearchFilters, int], Sequence[Hit]]
+
 DEFAULT_BUDGET = 8000
 MIN_BUDGET = 100  # below this not even one signature with its header fits
 MAX_BUDGET = 2_000_000  # the largest context windows of today; more is a typo, not a model
@@ -41,6 +44,9 @@ MAX_TASK_CHARS = 100_000  # a long issue with its logs is ~20k characters; a meg
 TITLE_HITS = 40  # the title's own search: its first hits, as evidence beside the task's (10-100 measured)
 SEARCH_HITS = 100  # the seeds: search hits and definitions the task names; a fix is often past 10, and at 27k past 30
 ISSUE_38_HITS = 30  # the seeds of a context with none of the parts (NO_PARTS): search read in rank order
+# candidates per leg per hit a context's searches read: the depth they were measured at, deeper than a
+# question's (a short title's 40 hits read from 50 candidates lost 8k recall 0.647 -> 0.628: bench/RESULTS.md)
+SEARCH_DEPTH = 4
 WALKED_SEEDS = 10  # the seeds the walk starts from: the graph around weak hits is mostly noise
 MAX_HOPS = 2  # farther than two calls away the code rarely bears on the task (and comes as signatures anyway)
 CALLEES_PER_NODE = 8  # a node's callees walked: a long function calls many helpers, the first ones matter most
@@ -386,18 +392,19 @@ _VIA = {"callee": "called by", "caller": "calls", "type": "used by", "exception"
         "configuration": "read by", "test": "tests", "document": "names"}
 
 
-def context_candidates(task: str, search: Callable[[str, int, SearchFilters], Sequence[Hit]], links: ContextLinks,
+def context_candidates(task: str, search: SearchFn, links: ContextLinks,
                        filters: SearchFilters | None = None, lookups: Lookups | None = None,
                        parts: ContextParts = ALL_PARTS) -> list[Candidate]:
     """Stage A (the task read, searched, localized) and Stage B (the walk): the packer's candidates."""
     text = check_task(task)
     if parts == NO_PARTS:  # issue 38's context, as it was
-        return task_candidates(search(text, ISSUE_38_HITS, filters or SearchFilters()), links, parts=parts)
+        hits = search(text, ISSUE_38_HITS, filters or SearchFilters(), SEARCH_DEPTH * ISSUE_38_HITS)
+        return task_candidates(hits, links, parts=parts)
     read = read_task(text)
     scope = filters or SearchFilters()
-    hits = search(text, SEARCH_HITS, scope)
+    hits = search(text, SEARCH_HITS, scope, SEARCH_DEPTH * SEARCH_HITS)
     # the title on its own: what the reporter says is wrong, as a short question the dense leg reads whole
-    titled = (search(read.title, TITLE_HITS, scope)
+    titled = (search(read.title, TITLE_HITS, scope, SEARCH_DEPTH * TITLE_HITS)
               if parts.reading and localize.TITLE_SEARCH_WEIGHT > 0 and read.title and read.title != text.strip()
               else [])
     lookups = lookups or Lookups()
@@ -409,7 +416,7 @@ def context_candidates(task: str, search: Callable[[str, int, SearchFilters], Se
     return task_candidates(hits, links, localizer=localizer, parts=parts)
 
 
-def task_context(task: str, search: Callable[[str, int, SearchFilters], Sequence[Hit]], links: ContextLinks,
+def task_context(task: str, search: SearchFn, links: ContextLinks,
                  counter: TokenCounter, budget: int = DEFAULT_BUDGET,
                  filters: SearchFilters | None = None, lookups: Lookups | None = None,
                  parts: ContextParts = ALL_PARTS, rules: PackRules = CONTEXT_RULES) -> Packed:

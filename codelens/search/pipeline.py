@@ -8,7 +8,7 @@ steps over the fused list). Nothing here touches ChromaDB or the disk: the legs 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from codelens.search.bridge import WordBridge, crossed
 from codelens.search.english import EnglishVectors, EnsembleDense
@@ -20,6 +20,11 @@ OVERFETCH_MIN = 50  # candidates each leg hands to fusion, at least
 # In a workspace, each repository of the search's scope adds OVERFETCH_MIN, up to this many: its
 # candidates then reach fusion about as deep as in its own index (bench/RESULTS.md, issue 30).
 MAX_OVERFETCH_REPOSITORIES = 4
+# A pasted task or log (a text longer than a question's few sentences, the line the e5 engines split at:
+# models/embedders.SHORT_QUESTION_CHARS) is read LONG_DEPTH times deeper: its legs' lists are long tails
+# of weak matches, and its first hits came out better so (bench/RESULTS.md, session 27).
+LONG_QUERY_CHARS = 300
+LONG_DEPTH = 8
 # Short English questions lean on the two-model dense leg (the stronger one there): the
 # lexical leg's weight is halved for them (bench/RESULTS.md).
 ENGLISH_LEXICAL_SCALE = 0.5
@@ -35,14 +40,32 @@ class HybridPipeline:
     overfetch: int = OVERFETCH_MIN
     bridge: WordBridge | None = None  # crosses a Russian question once, for every leg and stage
 
-    def search(self, query: Query, k: int) -> list[Fused]:
+    def search(self, query: Query, k: int, depth: int | None = None) -> list[Fused]:
+        """The k best. Their order never depends on k: fusion normalises each leg over its candidates,
+        so legs asked for more moved the first places (two questions in three of the semble sets had
+        another top 5 at k=50 than at k=10). The legs hand `depth` candidates (None: `depth_for`); a k
+        beyond the list that gives gets a deeper search's others after it, never above it."""
         query = crossed(query, self.bridge)
-        n = max(self.overfetch, k * 4)
+        depth = depth or self.depth_for(query)
+        fused = self._fused(query, depth)
+        if k > len(fused):
+            known = {item.chunk_id for item in fused}
+            floor = fused[-1].score if fused else 0.0
+            fused += [replace(item, score=min(item.score, floor)) for item in self._fused(query, max(depth, k * 4))
+                      if item.chunk_id not in known]
+        return fused[:k]
+
+    def depth_for(self, query: Query) -> int:
+        """Candidates per leg: `overfetch` for a question; for a pasted task LONG_DEPTH times a
+        repository's (a workspace's deeper lists stay as they are)."""
+        return max(self.overfetch, LONG_DEPTH * OVERFETCH_MIN) if len(query.text) > LONG_QUERY_CHARS else self.overfetch
+
+    def _fused(self, query: Query, n: int) -> list[Fused]:
         results = [retriever.retrieve(query, n) for retriever in self.retrievers]
         fused = self.fusion(results)
         for stage in self.stages:
             fused = stage(query, fused)
-        return fused[:k]
+        return fused
 
 
 def overfetch_for(repositories: int) -> int:

@@ -297,9 +297,10 @@ class Searcher:
         return self.stats.model
 
     def search(self, query: str, k: int = 5, filters: SearchFilters | None = None,
-               prefer_repo: str = "") -> list[Hit]:
+               prefer_repo: str = "", depth: int | None = None) -> list[Hit]:
         """The k best hits under `filters`; `prefer_repo` (the repository the user is in) comes
-        first among hits of equal score (search/ties.py; a name the index does not hold: no effect)."""
+        first among hits of equal score (search/ties.py; a name the index does not hold: no effect).
+        `depth`: candidates per leg (None: the pipeline's choice for the question, whatever k is)."""
         query = query.strip()
         if not query or k <= 0:
             return []
@@ -312,7 +313,7 @@ class Searcher:
             self.refresh()
             version = self._version
             try:
-                fused = self._pipeline(filters, prefer_repo).search(prepared, k)
+                fused = self._pipeline(filters, prefer_repo).search(prepared, k, depth)
             except Exception:
                 # An index run swapped in a new index while we read the old one: read again.
                 if attempt + 1 == SWAP_RETRIES or _index_version(self.settings.index_dir) == version:

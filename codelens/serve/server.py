@@ -137,7 +137,8 @@ class ContextOfSearcher:
             raise BadInput(f"'line_numbers' must be true or false, not {line_numbers!r}")
         filters = SearchFilters(path_prefix=prefix, include_tests=bool(request.get("include_tests", False)),
                                 repos=tuple(str(repo) for repo in repos))
-        packed = task_context(task, lambda text, k, scope: self.searcher.search(text, k=k, filters=scope),
+        packed = task_context(task, lambda text, k, scope, depth=None: self.searcher.search(
+                                  text, k=k, filters=scope, depth=depth),
                               self.links(), counter_for(tokenizer), budget, filters,
                               task_lookups(self.searcher, filters), rules=context_rules(line_numbers))
         return packed.to_dict()
