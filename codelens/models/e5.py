@@ -37,8 +37,10 @@ _Q4_BLOCK = np.dtype([("scale", "<f2"), ("nibbles", "u1", (16,))])
 _METASPACE = "\u2581"
 _SPACES = re.compile(" {2,}")
 # Characters worth tokenizing by models of their own pieces before the whole vocabulary's model
-# pays for itself (~3.5 us a character against a third of a second), per process.
+# pays for itself (~3.5 us a character against a third of a second), per process; each text's own
+# model costs about as much as RESTRICTED_TEXT_CHARS characters more (~0.1 ms).
 RESTRICTED_CHARS = 100_000
+RESTRICTED_TEXT_CHARS = 30
 GRAPH_NAME = "multilingual-e5-small"
 
 
@@ -216,8 +218,7 @@ class _Vocabulary:
         its threads)."""
         normalized = [self.normalize(text) for text in texts]
         with self._lock:
-            size = sum(map(len, normalized))
-            self._restricted_chars += size
+            self._restricted_chars += sum(len(text) + RESTRICTED_TEXT_CHARS for text in normalized)
             if self._whole is None and self._restricted_chars > RESTRICTED_CHARS:
                 self._whole = self.whole_tokenizer()
             if self._ids is None and self._whole is None:
