@@ -99,11 +99,33 @@ def blank(match: re.Match[bytes]) -> bytes:
     return re.sub(rb"[^\r\n]", b" ", match.group(0))
 
 
+# `FMT_PRAGMA_CLANG(diagnostic error "-Wreturn-stack-address")`: a macro called on a line of its own, no `;`
+_CALL_MACRO = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]{2,}\([^;{}\r\n]*\)[ \t]*\r?$", re.M)
+_STATEMENT_ENDS = (b";", b"{", b"}", b"*/")
+
+
+def _blank_call(match: re.Match[bytes]) -> bytes:
+    """A macro call standing where a statement or declaration could end: before it a line that ends
+    one (or a directive, or nothing), its parentheses balanced. Never a call that closes or continues
+    an expression over lines (`    CHECK(b))`, an argument of the line above)."""
+    text = match.group(0)
+    before = match.string[:match.start()].rstrip()
+    previous = before.rsplit(b"\n", 1)[-1].strip()
+    if text.count(b"(") != text.count(b")"):
+        return text
+    if before and not previous.startswith(b"#") and not previous.endswith(_STATEMENT_ENDS) \
+            and not previous.startswith(b"//"):
+        return text
+    return blank(match)
+
+
 def without_bare_macros(source: bytes) -> bytes:
-    """C and C++: a line that is only a macro's name (`FMT_BEGIN_NAMESPACE`, `FMT_END_EXPORT`) reads
-    to the grammar as the start of a declaration and swallows what follows; blanked, the definitions
-    after it parse. So are macros that open a declaration's line."""
+    """C and C++: a line that is only a macro's name (`FMT_BEGIN_NAMESPACE`, `FMT_END_EXPORT`) or a macro
+    called with no `;` (`FMT_PRAGMA_CLANG(...)`) reads to the grammar as the start of a declaration and
+    swallows what follows; blanked, the definitions after it parse. So are macros that open a
+    declaration's line."""
     source = _BARE_MACRO.sub(blank, source)
+    source = _CALL_MACRO.sub(_blank_call, source)
     source = _IF_MACRO.sub(blank, source)
     return _PREFIX_MACROS.sub(blank, source)
 
