@@ -14,6 +14,7 @@ from codelens.errors import DatabaseError
 from codelens.evaluation import load_questions
 from codelens.index.build import build_index
 from codelens.index.folder import named_collections
+from codelens.index.layout import IndexLayout
 from codelens.index.metadata import read_stats
 from codelens.index.store import open_client
 from codelens.search.searcher import Searcher
@@ -60,6 +61,7 @@ def test_demo_in_server_mode_answers_like_the_embedded_index(chroma_url, demo_in
     stats = build_index(DEMO_ZIP, settings, embedder=embedder)
     assert stats.run["embedded"] == 0 and stats.chroma_url == chroma_url
     assert not (db / "chroma.sqlite3").exists()  # the vectors are on the server
+    assert not IndexLayout(db).dense.exists()  # and nowhere else
     server = Searcher(settings, embedder=embedder)
     embedded = Searcher(demo_index, embedder=embedder)
     assert server.store.count() == embedded.store.count() == stats.total_chunks

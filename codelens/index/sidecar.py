@@ -45,6 +45,8 @@ class SidecarInput:
     # The path labels of a workspace's repositories (workspace.Repository.label; empty: one repository):
     # the code graph resolves each repository's imports inside it first.
     repository_labels: tuple[str, ...] = ()
+    # The index's vectors live on a ChromaDB server (`--chroma-url`): no builder keeps a copy of them here.
+    vectors_elsewhere: bool = False
 
     def embed(self, texts: Sequence[str], model: str, embed: Callable[[list[str]], np.ndarray], dim: int,
               batch_size: int, desc: str, unit: str = "chunk") -> np.ndarray:

@@ -215,7 +215,7 @@ def _vectors_and_sidecars(folder: Path, due: TestsDue, texts: Sequence[str], cac
     build_sidecars(chunk_vector_sidecars(), SidecarInput(
         folder, [e.chunk for e in catalog], {}, cache_path, settings.show_progress, index_model=due.stats.model,
         text_hashes={e.chunk.chunk_id: e.text_hash for e in catalog}, english_model=due.english_key,
-        repository_labels=repository_labels(due.stats.repositories)))
+        repository_labels=repository_labels(due.stats.repositories), vectors_elsewhere=bool(due.stats.chroma_url)))
     return vectors, embedded, embedder
 
 

@@ -360,7 +360,8 @@ def _write(build_dir: Path, layout: IndexLayout, settings: Settings, state: _Sta
                                  text_hashes={e.chunk.chunk_id: e.text_hash for e in entries},
                                  english_model=english_key, changed_paths=frozenset(files),
                                  without_vectors=frozenset(e.chunk.chunk_id for e in entries) - fingerprints.keys(),
-                                 repository_labels=repository_labels(state.stats.repositories))
+                                 repository_labels=repository_labels(state.stats.repositories),
+                                 vectors_elsewhere=bool(state.stats.chroma_url))
     # the `after_update` ones: refresh_deferred rebuilds them after the swap
     build_sidecars([s for s in SIDECARS if not s.after_update], sidecar_input, timings, digits=3)
     file_hashes = {p: h for p, h in state.manifest.files.items() if p not in files}

@@ -46,7 +46,7 @@ def build_dense_sidecar(build: SidecarInput) -> None:
     vectors follow the swap. A chunk the cache lacks is left out, and the searcher then asks ChromaDB."""
     target = IndexLayout(build.build_dir).dense
     shutil.rmtree(target, ignore_errors=True)  # the build folder starts as a copy of the old index
-    if build.cache_path is None or not build.index_model:
+    if build.cache_path is None or not build.index_model or build.vectors_elsewhere:
         return
     cached = read_cached_vectors(build.cache_path, build.index_model, list(set(build.text_hashes.values())))
     ids = [chunk_id for chunk_id, text_hash in build.text_hashes.items()
