@@ -104,19 +104,29 @@ _CALL_MACRO = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]{2,}\([^;{}\r\n]*\)[ \t]*\r?$",
 _STATEMENT_ENDS = (b";", b"{", b"}", b"*/")
 
 
+def _line_before(source: bytes, start: int) -> bytes | None:
+    """The last non-blank line before the line starting at `start`, stripped; None at the file's start."""
+    end = start
+    while end > 0:
+        begin = source.rfind(b"\n", 0, end - 1) + 1
+        line = source[begin:end].strip()
+        if line:
+            return line
+        end = begin
+    return None
+
+
 def _blank_call(match: re.Match[bytes]) -> bytes:
     """A macro call standing where a statement or declaration could end: before it a line that ends
     one (or a directive, or nothing), its parentheses balanced. Never a call that closes or continues
     an expression over lines (`    CHECK(b))`, an argument of the line above)."""
     text = match.group(0)
-    before = match.string[:match.start()].rstrip()
-    previous = before.rsplit(b"\n", 1)[-1].strip()
     if text.count(b"(") != text.count(b")"):
         return text
-    if before and not previous.startswith(b"#") and not previous.endswith(_STATEMENT_ENDS) \
-            and not previous.startswith(b"//"):
-        return text
-    return blank(match)
+    previous = _line_before(match.string, match.start())
+    if previous is None or previous.startswith((b"#", b"//")) or previous.endswith(_STATEMENT_ENDS):
+        return blank(match)
+    return text
 
 
 def without_bare_macros(source: bytes) -> bytes:
