@@ -48,10 +48,11 @@ class HybridPipeline:
         query = crossed(query, self.bridge)
         depth = depth or self.depth_for(query)
         fused = self._fused(query, depth)
-        if k > len(fused):
+        deeper = max(depth, k * 4)
+        if k > len(fused) and deeper > depth:  # else the legs handed all they had: nothing more to find
             known = {item.chunk_id for item in fused}
             floor = fused[-1].score if fused else 0.0
-            fused += [replace(item, score=min(item.score, floor)) for item in self._fused(query, max(depth, k * 4))
+            fused += [replace(item, score=min(item.score, floor)) for item in self._fused(query, deeper)
                       if item.chunk_id not in known]
         return fused[:k]
 
