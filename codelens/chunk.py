@@ -91,6 +91,7 @@ class Definition:
     # The type a definition outside it belongs to (Go's receiver, Rust's `impl`, C++'s `Foo::bar`):
     # it is named and kept as a method of that type. Python's parsers never set it.
     owner: str = ""
+    is_test: bool = False  # a test written beside the code (Zig's `test "..." {}`), whatever its file
 
 
 @dataclass

@@ -24,7 +24,7 @@ def pieces(path: str, text: str) -> list[tuple[str, str, int, int]]:
     (".github/workflows/ci.yml", "yaml"), ("pyproject.toml", "toml"), ("setup.cfg", "ini"),
     (".coveragerc", "ini"), ("tox.ini", "ini"), ("package.json", "json"), (".env", "env"),
     (".env.test", "env"), ("prod.env", "env"), ("Dockerfile", "dockerfile"), ("Dockerfile.old", "dockerfile"),
-    ("Makefile", "makefile"), ("scripts/run.sh", "shell"), ("schema.sql", "sql"), ("data/seed.csv", "csv"),
+    ("Makefile", "makefile"), ("scripts/run.sh", "bash"), ("schema.sql", "sql"), ("data/seed.csv", "csv"),
     ("requirements.txt", "text"), ("LICENSE", "text"), ("app/main.py", "python"),
     ("poetry.lock", None), ("package-lock.json", None), ("yarn.lock", None), ("static/app.min.js", None),
     ("media/logo.png", None), ("templates/page.html", None), ("migrations/script.py.mako", None),
@@ -206,8 +206,8 @@ def test_csv_header_and_first_rows_only() -> None:
 def test_plain_text_by_blank_line_blocks_within_budget() -> None:
     block = "\n".join(f"echo step {n} of a long script that does many things" for n in range(12))
     text = f"#!/bin/sh\n{block}\n\n{block}\n\n{block}\n\n{block}\n"  # ~625 characters a block
-    ids = [p[0] for p in pieces("scripts/run.sh", text)]  # the last part may run 25% over: no stub
-    assert ids == ["scripts/run.sh::<file>", "scripts/run.sh::<file> (2)", "scripts/run.sh::<file> (3)"]
+    ids = [p[0] for p in pieces("notes/run.txt", text)]  # the last part may run 25% over: no stub
+    assert ids == ["notes/run.txt::<file>", "notes/run.txt::<file> (2)", "notes/run.txt::<file> (3)"]
 
 
 def test_generated_files_are_recognised() -> None:

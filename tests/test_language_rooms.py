@@ -171,6 +171,7 @@ def test_every_language_says_how_it_throws_names_tests_and_declares_constants(na
     ("src/test/java/com/acme/CartTest.java::CartTest.addsAPrice", "CartTest#addsAPrice"),
     ("tests/Unit/CartTest.php::CartTest.testAdd", "CartTest::testAdd"),
     ("spec/cart_spec.rb::<module>", "spec/cart_spec.rb"),
+    ("src/router.zig::test a route.with params", 'src/router.zig --test-filter "a route.with params"'),
 ])
 def test_impact_names_a_test_as_its_language_runs_it(chunk_id: str, test_id: str) -> None:
     """`impact`'s tests to run carry the id the language's runner takes (`Conventions.test_id`)."""
@@ -214,3 +215,31 @@ def as_json(found: dict) -> str:
 
 if __name__ == "__main__":
     sys.stdout.write(as_json(observed(sys.argv[1])))
+
+
+def test_a_test_written_beside_the_code_is_a_test() -> None:
+    """Zig's `test "..." {}` sits in the file it tests: its chunk is a test's (left out of a search by default,
+    a test to run for `impact`), the file's other definitions are not."""
+    chunks = chunk_codebase(ROOMS / "zig", MAX_FILE_BYTES).chunks
+    tests = {c.symbol for c in chunks if c.is_test}
+    assert tests == {"test a cart totals its prices with tax"}
+    assert {c.symbol for c in chunks if c.path == "shop/cart.zig"} > {"Cart.add", "Status.isFinal"}
+
+
+def test_elixir_documents_with_attributes() -> None:
+    """Elixir's docs are attributes: a function's `@doc` above it (past its `@spec`) is its docstring and its
+    chunk's first line, a module's `@moduledoc` the module's; no attribute is a call in the graph."""
+    chunks = {c.symbol: c for c in chunk_codebase(ROOMS / "elixir", MAX_FILE_BYTES).chunks}
+    total, cart = chunks["Shop.Cart.total"], chunks["Shop.Cart"]
+    assert (total.docstring, total.start_line) == ("The total of the prices, with tax, as money.", 13)
+    assert cart.docstring == "A cart of prices."
+    assert chunks["Shop.Cart.add"].docstring == ""
+
+
+def test_a_haskell_function_is_its_signature_its_equations_and_its_haddock() -> None:
+    """A value's binding (`rate = 0.2`) and the equations past a pragma (`{-# INLINE withTax #-}`) join their
+    signature; a `-- |` comment documents the definition below it across a blank line."""
+    chunks = {c.symbol: c for c in chunk_codebase(ROOMS / "haskell", MAX_FILE_BYTES).chunks}
+    assert (chunks["rate"].start_line, chunks["rate"].end_line) == (3, 4)
+    with_tax = chunks["withTax"]
+    assert (with_tax.start_line, with_tax.end_line, with_tax.docstring) == (6, 10, "The amount with its tax.")

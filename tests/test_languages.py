@@ -270,10 +270,10 @@ def test_test_code_is_recognised_per_language(path: str, is_test: bool) -> None:
     assert is_test_path(path) is is_test
 
 
-def test_code_of_every_language_is_read_and_shell_stays_text() -> None:
-    assert {file_format(f"x{ext}") for ext in (".ts", ".go", ".java", ".rs", ".h")} == {
-        "typescript", "go", "java", "rust", "c"}
-    assert file_format("run.sh") == "shell" and file_format("dist/app.min.js") is None
+def test_code_of_every_language_is_read() -> None:
+    assert {file_format(f"x{ext}") for ext in (".ts", ".go", ".java", ".rs", ".h", ".sh", ".zig")} == {
+        "typescript", "go", "java", "rust", "c", "bash", "zig"}
+    assert file_format("dist/app.min.js") is None
 
 
 def _write(folder: Path, files: dict[str, str | bytes]) -> Path:
@@ -317,6 +317,11 @@ def test_generated_and_vendored_code_is_skipped_with_one_warning_per_folder(tmp_
 def test_a_net_bin_folder_without_python_is_build_output(tmp_path: Path) -> None:
     project = _write(tmp_path / "repo", {"App.cs": "class App { }\n", "bin/Debug/App.cs": "class App { }\n"})
     assert [f.rel_path for f in list_source_files(project)] == ["App.cs"]
+
+
+def test_a_bin_folder_of_shell_scripts_is_the_repositorys_own(tmp_path: Path) -> None:
+    project = _write(tmp_path / "repo", {"lib/util.bash": "util() { :; }\n", "bin/deploy.sh": "deploy() { util; }\n"})
+    assert [f.rel_path for f in list_source_files(project)] == ["bin/deploy.sh", "lib/util.bash"]
 
 
 def test_a_file_the_grammar_cannot_fully_parse_keeps_what_it_recovers() -> None:

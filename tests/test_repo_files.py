@@ -47,7 +47,9 @@ FILES: dict[str, tuple[str, tuple[str, ...]]] = {
                    ("FakeDockerPass0801",)),
     "Makefile": ("test-all:\n\tpytest tests/\n\ntoken:\n\tcurl -d 'username=a&password=FakeMakePass0901&scope='\n",
                  ("FakeMakePass0901",)),
-    "scripts/deploy.sh": ("#!/bin/sh\nexport SECRET_KEY=\"FakeShellSecret1001\"\n./deploy\n", ("FakeShellSecret1001",)),
+    # a shell script is code (Bash) whose bare values are masked as a configuration file's
+    "scripts/deploy.sh": ("#!/bin/sh\nexport SECRET_KEY=\"FakeShellSecret1001\"\nexport API_TOKEN=FakeShellToken1002\n"
+                          "./deploy\n", ("FakeShellSecret1001", "FakeShellToken1002")),
     "app/main.py": ('"""The app."""\n\n\ndef create_app():\n'
                     '    """Build the web application."""\n    return object()\n',
                     ()),
@@ -127,10 +129,10 @@ def test_config_question_finds_config_and_kinds_filter(repo_index, embedder) -> 
     assert hits and {h["kind"] for h in hits} == {"text"} and "Makefile::test-all" in [h["chunk_id"] for h in hits]
 
 
-def test_graph_stays_python_and_map_lists_other_files(repo_index) -> None:
+def test_graph_holds_the_code_and_map_lists_other_files(repo_index) -> None:
     settings, _ = repo_index
     graph = load_graph(settings.index_dir)
-    assert {node.path for node in graph.nodes.values() if node.path} == {"app/main.py"}
+    assert {node.path for node in graph.nodes.values() if node.path} == {"app/main.py", "scripts/deploy.sh"}
     files = files_beside_code(settings.index_dir)
     assert "README.md" in files and "docker-compose.yaml" in files and "app/main.py" not in files
     text = code_map(graph, 2000, files)

@@ -118,7 +118,7 @@ def code_view(code: str, start_line: int, terms: Sequence[str], max_lines: int |
 
 # Pygments' lexer for the files it cannot tell by name (`.env.dev`, `.coveragerc`, `Dockerfile.old`).
 _LEXER_OF_FORMAT = {"env": "bash", "ini": "ini", "dockerfile": "docker", "makefile": "make", "yaml": "yaml",
-                    "toml": "toml", "json": "json", "markdown": "markdown", "rst": "rst", "shell": "bash",
+                    "toml": "toml", "json": "json", "markdown": "markdown", "rst": "rst",
                     "sql": "sql"}
 
 

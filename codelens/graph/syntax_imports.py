@@ -351,6 +351,44 @@ def _read_perl(node: SyntaxNode) -> list[ImportRecord]:
     return [ImportRecord(line_of(node), module, names, wildcard=not names, separator="::")]
 
 
+_SHELL_EXPANSION = re.compile(r"^.*\$\{?\w+\}?")  # `$ASDF_DIR/lib/x.bash`: what comes after the variable
+
+
+def _read_shell(node: SyntaxNode) -> list[ImportRecord]:
+    """`source "$(dirname "$0")/lib/utils.bash"`, `. ./util.sh`: the file's path after what the shell
+    computes (a command's output, a variable), its functions all visible."""
+    name = node.child_by_field_name("name")
+    if node.type != "command" or text_of(name) not in ("source", "."):
+        return []
+    argument = node.child_by_field_name("argument")
+    written = text_of(argument).replace('"', "").replace("'", "") if argument is not None else ""
+    path = _SHELL_EXPANSION.sub("", written.rsplit(")", 1)[-1].rsplit("}", 1)[-1]).lstrip("/")
+    if not path or "$" in path or "`" in path:
+        return []
+    return [ImportRecord(line_of(node), path, wildcard=True, separator="/")]
+
+
+def _read_zig(node: SyntaxNode) -> list[ImportRecord]:
+    """`const Router = @import("router.zig").Router;` binds Router; `const url = @import("url.zig");`
+    binds the file's struct to url."""
+    declared = next((c for c in node.named_children if c.type == "identifier"), None)
+    value = declared.next_named_sibling if declared is not None else None
+    member = ""
+    if value is not None and value.type == "field_expression":
+        member = text_of(value.child_by_field_name("member"))
+        value = value.child_by_field_name("object")
+    if value is None or value.type != "builtin_function" or not text_of(value).startswith("@import"):
+        return []
+    arguments = next((c for c in value.named_children if c.type == "arguments"), None)
+    first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+    if first is None or first.type != "string":
+        return []
+    module, alias = _unquote(text_of(first)), text_of(declared)
+    if member:
+        return [ImportRecord(line_of(node), module, ((member, alias),), separator="/")]
+    return [ImportRecord(line_of(node), module, alias=alias, separator="/")]
+
+
 def _descendants(node: SyntaxNode, depth: int) -> Iterable[SyntaxNode]:
     for child in node.named_children:
         yield child
@@ -378,4 +416,6 @@ READERS: dict[str, tuple[ImportReader, frozenset[str]]] = {
     "dart": (_read_dart, frozenset({"import_specification", "library_export"})),
     "haskell": (_read_haskell, frozenset({"import"})),
     "perl": (_read_perl, frozenset({"use_statement", "require_expression"})),
+    "shell": (_read_shell, frozenset({"command"})),
+    "zig": (_read_zig, frozenset({"variable_declaration"})),
 }

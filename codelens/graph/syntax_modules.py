@@ -127,14 +127,17 @@ class ModuleFiles:
 
     def _include(self, module: str, importer: str) -> list[str]:
         system = module.startswith("<")
-        module = module.strip("<>")
-        local = posixpath.normpath(posixpath.join(_folder(importer), module))
-        if not system and local in self.files:
-            headers = [local]
-        else:
-            ending = [f for f in self.files if f == module or f.endswith("/" + module)]
-            headers = sorted(ending, key=lambda f: (-_shared_prefix(f, importer), f))[:1]
+        headers = self._by_path(module.strip("<>"), importer, beside=not system)
         return [*headers, *(s for h in headers for s in self._implementations(h))]
+
+    def _by_path(self, module: str, importer: str, beside: bool = True) -> list[str]:
+        """A file named by its path: beside the importer, else the file that ends so nearest to it
+        (a shell's `source "$ROOT/lib/utils.bash"`, C's `#include "uv/tree.h"`)."""
+        local = posixpath.normpath(posixpath.join(_folder(importer), module))
+        if beside and local in self.files:
+            return [local]
+        ending = [f for f in self.files if f == module or f.endswith("/" + module)]
+        return sorted(ending, key=lambda f: (-_shared_prefix(f, importer), f))[:1]
 
     def _implementations(self, header: str) -> list[str]:
         """`src/uv-common.h` -> `src/uv-common.c`: where what a header declares is defined."""
@@ -206,6 +209,9 @@ _LOCATORS: Mapping[str, Callable[[ModuleFiles, str, str], list[str]]] = {
     "dart": ModuleFiles._dart, "swift": ModuleFiles._swift, "elixir": ModuleFiles._elixir,
     "haskell": lambda files, module, importer: files._by_module_path(module, importer, ".", ".hs"),
     "perl": lambda files, module, importer: files._by_module_path(module, importer, "::", ".pm"),
+    "shell": ModuleFiles._by_path,
+    # `@import("router.zig")`: a file, beside the importer; `@import("std")`, a build's named module: a library
+    "zig": lambda files, module, importer: files._by_path(module, importer) if module.endswith(".zig") else [],
 }
 
 

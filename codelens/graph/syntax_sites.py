@@ -64,9 +64,15 @@ def read_syntax(tree: Tree, rule: GraphRule) -> FileSyntax:
     reader, import_types = READERS.get(rule.imports, (None, frozenset()))
     receivers: list[tuple[int, str]] = []  # (end byte, name) of the Go methods around the node
     heads: set[int] = set()  # Elixir: the start of `run(x)` in `def run(x)`, a definition's head
+    attribute_end = -1  # Elixir: the end of the `@spec ...` the nodes are in
     for node in nodes:
         kind = node.type
         if node.start_byte in heads and kind in calls:
+            continue
+        if rule.attribute_operator and kind in calls and node.start_byte < attribute_end:
+            continue
+        if rule.attribute_operator and kind in calls and _is_attribute(node.parent, rule.attribute_operator):
+            attribute_end = node.parent.end_byte
             continue
         if rule.definers and text_of(node.child_by_field_name("target")) in rule.definers:
             arguments = next((c for c in node.named_children if c.type == "arguments"), None)
@@ -92,6 +98,12 @@ def read_syntax(tree: Tree, rule: GraphRule) -> FileSyntax:
         for name_field, value_field in assigned.get(kind, ()):
             add_declared(found, assigned_variable(node, name_field, value_field, rule, calls, constructs))
     return found
+
+
+def _is_attribute(node: SyntaxNode | None, operator: str) -> bool:
+    """`@spec total(x) :: t`: the unary operator of a compile-time attribute."""
+    return node is not None and node.type == "unary_operator" and node.child_count > 0 and (
+        text_of(node.children[0]) == operator)
 
 
 def _by_type(specs: tuple[tuple[str, str, str], ...]) -> dict[str, list[tuple[str, str]]]:

@@ -201,7 +201,7 @@ def chunks_from_parsed(rel_path: str, text: str, parsed: ParsedModule) -> list[C
             code=_slice(lines, definition.start_line, definition.end_line),
             signature=definition.signature[:MAX_SIGNATURE_CHARS],
             docstring=definition.docstring, parent=parent_class if kind == "method" else "",
-            decorators=definition.decorators, is_test=is_test,
+            decorators=definition.decorators, is_test=is_test or definition.is_test,
         ))
         child_parent = qualified if definition.kind == "class" else ""
         for child in definition.children:

@@ -33,7 +33,7 @@ from codelens.ingest.source import SourceFile, list_source_files, read_source_te
 from codelens.ingest.sql import is_sql_definition
 from codelens.ingest.syntax import chunk_code_file
 from codelens.ingest.tree import open_tree
-from codelens.languages import PYTHON, language_names
+from codelens.languages import PYTHON, language_names, row_named
 
 
 @dataclass
@@ -105,7 +105,8 @@ def chunk_one_file(path: Path, rel_path: str, max_file_bytes: int) -> FileChunks
     if text is None:
         return FileChunks(rel_path, [], None, digest, warnings, {})
     # Secrets out before chunking: every chunk field, embedding and sidecar sees masked text.
-    text, masks = redact(text, plain_values=not is_code_format(fmt))
+    row = row_named(fmt) if is_code_format(fmt) else None
+    text, masks = redact(text, plain_values=row is None or row.bare_values)
     if fmt == PYTHON:
         chunked = chunk_file(rel_path, text)
         if chunked.warning:

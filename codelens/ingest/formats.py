@@ -35,7 +35,7 @@ _BY_SUFFIX = {
     ".md": "markdown", ".markdown": "markdown", ".rst": "rst",
     ".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".json": "json",
     ".ini": "ini", ".cfg": "ini", ".conf": "ini",
-    ".sh": "shell", ".bash": "shell", ".zsh": "shell", ".sql": "sql",
+    ".sql": "sql",
     ".csv": "csv", ".tsv": "csv", ".txt": "text", ".mk": "makefile",
     ".properties": "properties", ".xml": "xml", ".csproj": "xml", ".fsproj": "xml", ".vbproj": "xml",
     ".props": "xml", ".targets": "xml", ".gradle": "gradle", ".tf": "hcl", ".tfvars": "hcl", ".hcl": "hcl",
@@ -57,12 +57,12 @@ FORMAT_KINDS = {
     "yaml": "config", "toml": "config", "json": "config", "ini": "config", "env": "config",
     "properties": "config", "xml": "config", "gradle": "config", "hcl": "config", "proto": "config",
     "graphql": "config",
-    "dockerfile": "text", "makefile": "text", "shell": "text", "sql": "text", "csv": "text", "text": "text",
+    "dockerfile": "text", "makefile": "text", "sql": "text", "csv": "text", "text": "text",
 }
 FORMAT_LABELS = {
     "markdown": "document", "rst": "document", "yaml": "YAML configuration", "toml": "TOML configuration",
     "json": "JSON configuration", "ini": "configuration", "env": "environment variables",
-    "dockerfile": "Dockerfile stage", "makefile": "Makefile target", "shell": "shell script",
+    "dockerfile": "Dockerfile stage", "makefile": "Makefile target",
     "sql": "SQL", "csv": "CSV data", "text": "text",
     "properties": "Java properties", "xml": "XML configuration", "gradle": "Gradle build",
     "hcl": "Terraform / HCL configuration", "proto": "Protocol Buffers definition", "graphql": "GraphQL schema",

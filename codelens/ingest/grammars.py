@@ -6,6 +6,7 @@ fallback parser (`ingest/treesitter.py`) and the code graph (`graph/syntax_sites
 from __future__ import annotations
 
 import importlib
+import warnings
 from functools import cache
 
 from tree_sitter import Language, Parser
@@ -24,7 +25,11 @@ def load_language(grammar: Grammar) -> Language:
     """The grammar's `Language` (building it is the costly part); GrammarUnavailable naming the wheel."""
     try:
         module = importlib.import_module(grammar.module)
-        return Language(getattr(module, grammar.function)())
+        made = getattr(module, grammar.function)()
+        with warnings.catch_warnings():
+            if isinstance(made, int):  # a wheel built before capsules (tree-sitter-zig 1.1.2, its newest)
+                warnings.simplefilter("ignore", DeprecationWarning)
+            return Language(made)
     except (ImportError, AttributeError, TypeError, ValueError, OSError) as exc:
         raise GrammarUnavailable(f"{grammar.module} could not be loaded ({exc}) - "
                                  f"pip install {grammar.package}") from exc

@@ -36,9 +36,10 @@ SKIP_DIRS = frozenset({
 
 # Other people's code and build output, skipped with a warning (one per folder): vendored
 # dependencies (Go's vendor/, third_party/, CocoaPods' Pods/) and build folders (Rust's and Maven's
-# target/, .NET's bin/ and obj/). A bin/ that holds Python files is a Python repository's scripts: kept.
+# target/, .NET's bin/ and obj/). A bin/ that holds Python or shell scripts is the repository's own scripts: kept.
 VENDORED_DIRS = frozenset({"vendor", "third_party", "Pods", "target", "bin", "obj"})
-_KEPT_WITH_PYTHON = frozenset({"bin"})
+_KEPT_WITH_SCRIPTS = frozenset({"bin"})
+_SCRIPT_SUFFIXES = (".py", ".sh", ".bash")
 
 MAX_ZIP_TOTAL_BYTES = 2_000_000_000
 MAX_ZIP_FILES = 200_000
@@ -255,13 +256,13 @@ def iter_source_files(root: Path, python_only: bool = False, vendored: list[str]
 
 def is_vendored(folder: Path) -> bool:
     """Whether a folder is vendored code or build output (VENDORED_DIRS), by its name (and, for bin/,
-    whether it holds Python: a Python repository's scripts are its own code)."""
+    whether it holds Python or shell scripts: a repository's scripts are its own code)."""
     if folder.name not in VENDORED_DIRS:
         return False
-    if folder.name in _KEPT_WITH_PYTHON:
+    if folder.name in _KEPT_WITH_SCRIPTS:
         try:
             with os.scandir(folder) as listing:
-                return not any(entry.name.endswith(".py") for entry in listing)
+                return not any(entry.name.endswith(_SCRIPT_SUFFIXES) for entry in listing)
         except OSError:
             return True
     return True

@@ -10,13 +10,14 @@ where a definition keeps its name: a Go method's receiver, a C declarator chain,
 from __future__ import annotations
 
 from codelens.languages import LanguageRow
-from codelens.languages.model import FUNCTION
+from codelens.languages.model import CLASS, FUNCTION
 
 _IDENTIFIER_TYPES = frozenset({
     "identifier", "type_identifier", "simple_identifier", "constant", "name", "property_identifier",
     "field_identifier", "word",
 })
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
+_EQUATIONS = frozenset({"function", "bind"})  # Haskell: `size (x:xs) = ...`, a value's `rate = 0.2`
 _PASCAL_CLASSES = frozenset({"declClass", "declIntf", "declHelper"})  # records are declClass too
 # what a declaration's anonymous class is found through: its declarator, `new X() {...}`, a call on
 # it (`new X() {...}.nullSafe()`), Scala's `new X {...}` on its own line, Kotlin's `object : X {...}`,
@@ -47,12 +48,19 @@ class DefinitionNames:
         kind = node.type
         if self.row.defining_calls:
             return self._elixir_name(node)
+        if kind in self.row.inline_tests:  # Zig: `test "adds a price" {...}`, `test Cart {...}`
+            named = _first_of(node, frozenset({"string", "identifier"}))
+            return ("test " + self.text(named).strip('"') if named is not None else "test"), ""
+        if self.row.type_values and self.row.kind_of(kind) == CLASS:  # Zig: `const Server = struct {...}`
+            return self._declared_name(node) if self.instance_body(node) is not None else None
         if kind in self.row.named_inside:  # Dart's method_signature: the name is in the signature inside
             inner = node.named_children[0] if node.named_children else None
             name = inner.child_by_field_name("name") if inner is not None else None
             return (self.text(name), "") if name is not None else None
         if kind in ("lexical_declaration", "variable_declaration"):
             return self._function_variable(node)
+        if kind == "assignment_statement":  # Lua: `M.find_files = function(opts) ... end`
+            return self._assigned_function(node)
         if kind == "type_alias_declaration":  # TypeScript: a one-line alias is a <module> statement
             name = node.child_by_field_name("name")
             return (self.text(name), "") if name is not None and node.end_point[0] - node.start_point[0] >= 2 else None
@@ -118,11 +126,25 @@ class DefinitionNames:
         (`X = new Comparator<>() {...}`, an enum constant's own body, `const api = { get() {...} }`),
         else None."""
         wanted = self.instances.get(node.type)
-        if wanted is None:
+        if wanted is None and not self.row.type_values:
             return None
         if node.id not in self._instance_bodies:
-            self._instance_bodies[node.id] = self._find_instance_body(node, wanted)
+            self._instance_bodies[node.id] = self._type_body(node) if self.row.type_values \
+                else self._find_instance_body(node, wanted)
         return self._instance_bodies[node.id]
+
+    def _type_body(self, node):
+        """Where a value makes a type (Zig): the body of the type a constant declares, fields alone or
+        functions, or of the type a function returns (`fn List(T: type) type { return struct {...}; }`)."""
+        if self.row.kind_of(node.type) == CLASS:
+            return _first_of(node, frozenset(self.row.type_values))
+        body = node.child_by_field_name("body") if self.row.kind_of(node.type) == FUNCTION else None
+        for statement in body.named_children if body is not None else ():
+            returned = _first_of(statement, frozenset({"return_expression"}))
+            value = returned.named_children[0] if returned is not None and returned.named_children else None
+            if value is not None and value.type in self.row.type_values:
+                return value
+        return None
 
     def _find_instance_body(self, node, wanted: str):
         stack = list(node.named_children)
@@ -155,16 +177,17 @@ class DefinitionNames:
 
     def last_part(self, node):
         """The last sibling a definition spans: Dart's function_body after its signature; Haskell's
-        equations (`size [] = 0`, `size (x:xs) = ...`) after its type signature and the first one."""
+        equations (`size [] = 0`, `size (x:xs) = ...`, a value's `rate = 0.2`) after its type signature and
+        the first one, past the pragmas between them (`{-# INLINABLE size #-}`)."""
         if node.type in self.row.body_beside:
             body = node.next_named_sibling
             return body if body is not None and body.type == "function_body" else node
         if node.type in self.row.equations:
             name, last = self._haskell_name(node), node
             sibling = node.next_named_sibling
-            while sibling is not None and sibling.type in ("function", "haddock") and (
-                    sibling.type == "haddock" or self._haskell_name(sibling) == name):
-                if sibling.type == "function":
+            while sibling is not None and (sibling.type in ("haddock", "pragma") or (
+                    sibling.type in _EQUATIONS and self._haskell_name(sibling) == name)):
+                if sibling.type in _EQUATIONS:
                     last = sibling
                 sibling = sibling.next_named_sibling
             return last
@@ -194,6 +217,8 @@ class DefinitionNames:
     def _function_variable(self, node) -> tuple[str, str] | None:
         """`const fetchUser = async (id) => ...`: a function by another syntax."""
         declarators = [c for c in node.named_children if c.type == "variable_declarator"]
+        if not declarators and (assignment := _first_of(node, frozenset({"assignment_statement"}))) is not None:
+            return self._assigned_function(assignment)  # Lua: `local run = function(cmd) ... end`
         if len(declarators) != 1:
             return None
         value = declarators[0].child_by_field_name("value")
@@ -202,6 +227,17 @@ class DefinitionNames:
                 _is_function_value(value) or self.instance_body(node) is not None):  # `const api = {get() {...}}`
             return None
         return self.text(name), ""
+
+    def _assigned_function(self, node) -> tuple[str, str] | None:
+        """Lua's `M.find_files = function(opts) ... end`: a function by the one name it is assigned to (a
+        function of M, as `function M.find_files(opts)` is)."""
+        names = _first_of(node, frozenset({"variable_list"}))
+        values = _first_of(node, frozenset({"expression_list"}))
+        if names is None or values is None or len(names.named_children) != 1 or len(values.named_children) != 1:
+            return None
+        if values.named_children[0].type != "function_definition":
+            return None
+        return _split_owner(self.text(names.named_children[0]), "")
 
     def _function_statement(self, node) -> tuple[str, str] | None:
         """JavaScript's `res.status = function status(code) {...}`, `Foo.prototype.bar = () => ...`,

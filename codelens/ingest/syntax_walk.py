@@ -10,6 +10,7 @@ and little more. The walk is the same for every language, steered by its row of
 from __future__ import annotations
 
 import re
+import textwrap
 
 from codelens.chunk import Definition
 from codelens.ingest.syntax_names import DefinitionNames
@@ -26,8 +27,8 @@ _BODY_TYPES = frozenset({
 # `export`, `template <...>`: a wrapper whose definition starts where the wrapper does
 _WRAPPERS = frozenset({"export_statement", "template_declaration", "ambient_declaration"})
 _TAG = re.compile(r"</?[a-zA-Z][^>]*>")  # C#'s `/// <summary>` XML doc tags
-_DOC_MARKERS = ("/**", "/*!", "/*", "*/", "///", "//!", "//", "-- |", "-- ^", "--", "#", "*",  # `-- |`: Haddock
-                "(*", "{")  # Pascal's `{ ... }` and `(* ... *)`
+# `-- |`: Haddock; `---`: LuaDoc; Pascal's `{ ... }` and `(* ... *)`
+_DOC_MARKERS = ("/**", "/*!", "/*", "*/", "///", "//!", "//", "-- |", "-- ^", "---", "--", "#", "*", "(*", "{")
 _DOC_CLOSERS = {"(*": "*)", "{": "}"}
 _INNER_DOC = "//!"  # Rust's doc of the file it is in
 _LICENSE = re.compile(r"(?i)\bcopyright\b|\blicen[cs]e[ds]?\b|spdx-license")
@@ -75,6 +76,9 @@ class DefinitionWalk:
             docstring = _clean_doc(self.lines[doc_start - 1:doc_end], self.row.lead_prefixes)
         elif first.type in self.row.preamble:
             (doc_start, docstring), doc_end = self._doc_comment(start), start - 1
+        elif self.row.head_doc:
+            doc_start, doc_end = self._head_comment(start)
+            docstring = _clean_doc(self.lines[doc_start - 1:doc_end]) if doc_end >= doc_start else ""
         else:
             return None
         if not docstring or _LICENSE.search(docstring):
@@ -140,10 +144,12 @@ class DefinitionWalk:
         # a member on its class's line (`class A { m() {} }`) has no comment of its own above it
         starts_line = not self.lines[start - 1][: outer.start_point[1]].strip()
         doc_start, docstring = self._doc_comment(start) if starts_line else (start, "")
+        if not docstring and (self.row.doc_attributes or self.row.class_doc_attribute):
+            doc_start, docstring = self._doc_attribute(outer, kind, doc_start)
         return Definition(
             kind=kind, name=name, start_line=doc_start, end_line=end,
             signature=self._signature(node, outer), docstring=docstring, children=children,
-            owner=own or owner,
+            owner=own or owner, is_test=node.type in self.row.inline_tests,
         )
 
     # ------------------------------------------------------------ names
@@ -161,7 +167,8 @@ class DefinitionWalk:
 
     def _signature(self, node, outer) -> str:
         """From the definition's first token (its `export`, `template <...>`) up to its body."""
-        body = self._body(node)
+        # a function's own body, not the type it returns (Zig's generic `fn List(T: type) type {...}`)
+        body = (node.child_by_field_name("body") if self.kinds.get(node.type) != CLASS else None) or self._body(node)
         end = body.start_byte if body is not None else node.end_byte
         header = node.child_by_field_name("header") if node.type == "defProc" else None
         end = header.end_byte if header is not None else end  # Pascal: its `var` section is no signature
@@ -172,6 +179,51 @@ class DefinitionWalk:
         if body is None:
             header = header.split("\n", 1)[0]
         return " ".join(header.split()).rstrip("{ =").strip()
+
+    def _doc_attribute(self, node, kind: str, start: int) -> tuple[int, str]:
+        """(first line, text) of an attribute's doc: Elixir's `@doc "..."` above a function, past its
+        `@spec`, `@impl` and `@doc since: ...` (the function starts there), or a module's `@moduledoc` among
+        its first statements."""
+        if kind == CLASS:
+            body = self._body(node)
+            for statement in body.named_children[:4] if body is not None else ():
+                named = self._attribute(statement)
+                if named is not None and named[0] == self.row.class_doc_attribute:
+                    return start, named[1]
+            return start, ""
+        sibling = node.prev_named_sibling
+        while sibling is not None and (named := self._attribute(sibling)) is not None:
+            if named[0] in self.row.doc_attributes and named[1]:  # `@doc since: "1.0"` is the doc's metadata
+                return _lines_of(sibling)[0], named[1]
+            sibling = sibling.prev_named_sibling
+        return start, ""
+
+    def _attribute(self, node) -> tuple[str, str] | None:
+        """(name, the text of its string) of a `@name "..."` attribute (`@doc false`: no text), else None."""
+        if node.type != "unary_operator" or self.source[node.start_byte:node.start_byte + 1] != b"@":
+            return None
+        call = node.named_children[0] if node.named_children else None
+        if call is None or call.type != "call" or not call.named_children:
+            return None
+        name = self.source[call.named_children[0].start_byte:call.named_children[0].end_byte].decode()
+        arguments = next((c for c in call.named_children if c.type == "arguments"), None)
+        value = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+        if value is None or value.type != "string":
+            return name, ""
+        text = "".join(self.source[c.start_byte:c.end_byte].decode("utf-8", "replace")
+                       for c in value.named_children if c.type == "quoted_content")
+        return name, textwrap.dedent(text).strip()
+
+    def _head_comment(self, before: int) -> tuple[int, int]:
+        """(first, last line) of the comment run a file opens with, below its `#!` line and above line
+        `before`; last < first when there is none."""
+        first = 2 if self.lines and self.lines[0].startswith("#!") else 1
+        while first < before and not self.lines[first - 1].strip():
+            first += 1
+        last = first - 1
+        while last + 1 < before and self.lines[last].lstrip().startswith(self.line_docs):
+            last += 1
+        return first, last
 
     def _doc_comment(self, start_line: int) -> tuple[int, str]:
         """(first line, text) of the comment run directly above a definition (no blank line between)."""
@@ -194,9 +246,23 @@ class DefinitionWalk:
                 first, index = index + 1, index - 1
             else:
                 break
+        if first == start_line and self.row.doc_marks:
+            first = self._marked_doc(start_line)
         if first == start_line:
             return start_line, ""
         return first, _clean_doc(self.lines[first - 1 : start_line - 1], self.row.lead_prefixes)
+
+    def _marked_doc(self, start_line: int) -> int:
+        """The first line of a comment run that says it documents what follows (Haddock's `-- |`), blank
+        lines between it and the definition; start_line when there is none."""
+        index = start_line - 2
+        while index >= 0 and not self.lines[index].strip():
+            index -= 1
+        top = index
+        while top >= 0 and self.lines[top].lstrip().startswith(self.line_docs):
+            top -= 1
+        opening = self.lines[top + 1].lstrip() if top < index else ""
+        return top + 2 if opening.startswith(self.row.doc_marks) else start_line
 
 
 def _clean_doc(lines: list[str], lead_prefixes: tuple[str, ...] = ()) -> str:

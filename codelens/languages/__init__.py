@@ -19,6 +19,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 from codelens.languages import (
+    bash,
     bsl,
     c,
     cpp,
@@ -43,6 +44,7 @@ from codelens.languages import (
     swift,
     typescript,
     vue,
+    zig,
 )
 from codelens.languages.model import CLASS, FUNCTION, Conventions, Grammar, GraphRule, LanguageRow
 
@@ -56,7 +58,7 @@ PYTHON = python.NAME
 
 # The order is the registry's (`language_names()`, `--lang`'s choices): Python first, then as they came.
 _MODULES = (python, typescript, javascript, go, java, kotlin, csharp, rust, c, cpp, ruby, php, swift, scala, dart,
-            elixir, haskell, lua, bsl, pascal, vue, svelte, perl, objc)
+            elixir, haskell, lua, bsl, pascal, vue, svelte, perl, objc, bash, zig)
 
 LANGUAGES: tuple[LanguageRow, ...] = tuple(module.LANGUAGE for module in _MODULES)
 # The code graph's rules by language name: Python's graph is `graph/scopes.py`'s, by ast

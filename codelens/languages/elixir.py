@@ -21,7 +21,7 @@ RULE = GraphRule(
            "unquote", "raise", "receive", "try", "send", "spawn", "is_nil", "is_binary",
            "is_atom", "is_list", "is_map", "is_integer", "is_function", "elem", "put_elem",
            "length", "map_size", "to_string", "inspect", "__MODULE__", "super", "throw"),
-    modules_by_definition=True, imports_members=True,
+    modules_by_definition=True, imports_members=True, attribute_operator="@",
 )
 
 
@@ -34,6 +34,7 @@ LANGUAGE = LanguageRow(
     "elixir", (".ex", ".exs"), Grammar("tree-sitter-elixir", "tree_sitter_elixir"),
     # `defmodule`, `def` are calls: the chunker reads the called name (DEFINING_CALLS)
     definitions=(("call", FUNCTION),), containers=("do_block",), doc_prefixes=("#",),
+    doc_attributes=("doc", "typedoc"), class_doc_attribute="moduledoc",
     test_suffixes=("_test.exs",), defining_calls=DEFINING_CALLS, graph=RULE,
     # a module attribute (`@timeout 5_000`) is Elixir's compile-time constant
     conventions=Conventions(test_id=test_id, throws=("raise", "throw", "exit"),

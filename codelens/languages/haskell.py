@@ -26,11 +26,12 @@ def test_id(path: str, owner: str, name: str) -> str:
 LANGUAGE = LanguageRow(
     "haskell", (".hs",), Grammar("tree-sitter-haskell", "tree_sitter_haskell"),
     # a function is its type signature and its equations, siblings the chunker joins
-    definitions=(("signature", FUNCTION), ("function", FUNCTION), ("data_type", CLASS), ("newtype", CLASS),
-                 ("class", CLASS), ("instance", CLASS)),
+    # (a value, `rate = 0.2`, is a `bind`)
+    definitions=(("signature", FUNCTION), ("function", FUNCTION), ("bind", FUNCTION), ("data_type", CLASS),
+                 ("newtype", CLASS), ("class", CLASS), ("instance", CLASS)),
     containers=("declarations", "class_declarations", "instance_declarations"),
-    preamble=("header",), comments=("comment", "haddock"), doc_prefixes=("--",),
-    test_suffixes=("Spec.hs", "Test.hs"), imports=("imports",), equations=("signature", "function"),
+    preamble=("header",), comments=("comment", "haddock"), doc_prefixes=("--",), doc_marks=("-- |",),
+    test_suffixes=("Spec.hs", "Test.hs"), imports=("imports",), equations=("signature", "function", "bind"),
     graph=RULE,
     # a top-level binding is a constant by nature; the convention that says so is an upper-case-free name
     # with a type and no arguments, which no line pattern tells from a function: none is claimed

@@ -1,4 +1,5 @@
-"""Lua: functions (`function M.f()`, `function M:m()`); modules by `require`."""
+"""Lua: functions (`function M.f()`, `function M:m()`, `M.f = function() ... end`, `local f = function`);
+modules by `require`."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ RULE = GraphRule(
 
 LANGUAGE = LanguageRow(
     "lua", (".lua",), Grammar("tree-sitter-lua", "tree_sitter_lua"),
-    definitions=(("function_declaration", FUNCTION),),
+    # `M.find_files = function(opts) ... end` and `local run = function(cmd) ... end` are functions too
+    definitions=(("function_declaration", FUNCTION), ("assignment_statement", FUNCTION),
+                 ("variable_declaration", FUNCTION)),
     doc_prefixes=("--",), test_suffixes=("_spec.lua", "_test.lua"), graph=RULE,
     # busted's `describe`/`it` names, as Jest's; Lua has no constants but its `<const>` locals (5.4)
     conventions=Conventions(test_id=jest_style, throws=("error",),

@@ -52,6 +52,9 @@ class GraphRule:
     packages: tuple[str, ...] = ()
     # calls that define rather than call (Elixir's `def run(x)`): the call they hold is a head, never a call
     definers: tuple[str, ...] = ()
+    # the operator of a compile-time attribute (Elixir's `@`): nothing under it is a call (`@doc "..."`,
+    # `@spec total([number]) :: String.t()`, a read of `@max_items`)
+    attribute_operator: str = ""
     # what gives a variable, parameter or field its type: (node type, field of the name, field of the type);
     # "" reads the node's children (Kotlin's nodes have no fields)
     typed: tuple[tuple[str, str, str], ...] = ()
@@ -136,6 +139,14 @@ class LanguageRow:
     preamble: tuple[str, ...] = ()
     # a run of lines directly above a definition that start with one of these is its doc comment
     doc_prefixes: tuple[str, ...] = ()
+    # a comment run that opens so documents the definition below it across blank lines (Haddock's `-- |`)
+    doc_marks: tuple[str, ...] = ()
+    # attributes that document the definition below them, past its other attributes (Elixir's `@doc "..."`
+    # above `@spec`), and the one a class holds that documents it (`@moduledoc`)
+    doc_attributes: tuple[str, ...] = ()
+    class_doc_attribute: str = ""
+    # a file's first comment run, below its `#!` line, is the file's doc (a shell script's usage and purpose)
+    head_doc: bool = False
     lead_prefixes: tuple[str, ...] = ()  # lines above a definition that belong to it: Rust's `#[derive]`
     comments: tuple[str, ...] = ("comment",)  # node types of comments (never a <module> statement)
     # test code: file names ending so (case-sensitive), folders named so (lower-case, any depth)
@@ -165,6 +176,12 @@ class LanguageRow:
     # a declaration whose value is an anonymous class, a CLASS by the declared name when it holds one:
     # declaration node type -> the class body's node type (Java's `X = new Comparator<>() {...}`)
     instance_bodies: tuple[tuple[str, str], ...] = ()
+    # node types of tests written beside the code they test (Zig's `test "name" {...}`): a function named
+    # `test <name>`, a test's chunk wherever its file is
+    inline_tests: tuple[str, ...] = ()
+    # the node types of a declaration's value that make the declaration a type by its declared name, its
+    # members inside, functions or fields alone (Zig's `const Server = struct {...}`)
+    type_values: tuple[str, ...] = ()
     # declarations whose value is a call handed a trailing lambda, over lines, are definitions by the declared
     # name: Kotlin's `val HttpCallValidator = createClientPlugin("...") { ... }`
     lambda_values: tuple[str, ...] = ()
@@ -174,6 +191,9 @@ class LanguageRow:
     standard_libraries: tuple[str, ...] = ()
     is_standard_import: Callable[[str], bool] | None = None  # decides alone where set (Go's host-less paths)
     reversed_domains: bool = False  # `com.google.errorprone.x` names the library by three parts (JVM)
+    # its code assigns bare words (a shell's `export TOKEN=abc123`): its secrets are masked as a configuration
+    # file's are, unquoted values too (ingest/redaction.py's rules 5-6)
+    bare_values: bool = False
     graph: GraphRule | None = None  # None: the code graph reads no edges from its files
     conventions: Conventions = Conventions()
 

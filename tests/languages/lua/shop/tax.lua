@@ -4,7 +4,12 @@ local RATE <const> = 0.2
 
 -- The amount with its tax.
 function M.with_tax(amount)
-  return amount * (1 + RATE)
+  return M.round(amount * (1 + RATE))
+end
+
+--- Rounded to cents.
+M.round = function(amount)
+  return math.floor(amount * 100 + 0.5) / 100
 end
 
 return M

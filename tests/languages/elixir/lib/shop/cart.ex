@@ -1,4 +1,5 @@
 defmodule Shop.Cart do
+  @moduledoc "A cart of prices."
   alias Shop.Tax
   import Shop.Format
 
@@ -9,6 +10,10 @@ defmodule Shop.Cart do
     [price | prices]
   end
 
+  @doc """
+  The total of the prices, with tax, as money.
+  """
+  @spec total([number]) :: String.t()
   def total(prices) do
     money(Tax.with_tax(Enum.sum(prices)))
   end
