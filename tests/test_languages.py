@@ -127,7 +127,7 @@ EXPECTED: dict[str, list[tuple[str, str, int, int, str, str]]] = {
         ("openSession", "function", 15, 17, "", ""),
     ],
     "conn.ex": [
-        ("Plug.Conn", "class", 1, 10, "", ""),
+        ("Plug.Conn", "class", 1, 10, "", "The connection."),  # its `@moduledoc`
         ("Plug.Conn.send_resp", "method", 4, 7, "Plug.Conn", "Sends a response with the given status and body."),
         ("Plug.Conn.put_status", "method", 9, 9, "Plug.Conn", ""),
     ],
@@ -139,6 +139,8 @@ EXPECTED: dict[str, list[tuple[str, str, int, int, str, str]]] = {
         ("Container.empty", "method", 17, 17, "Container", ""),
         ("Container.insert", "method", 18, 18, "Container", ""),
         ("Container#2", "class", 20, 22, "", ""),
+        ("Container.empty#2", "method", 21, 21, "Container", ""),  # an instance's values: `empty = Stack []`
+        ("Container.insert#2", "method", 22, 22, "Container", ""),
     ],
     "util.lua": [
         ("<module>", "module", 1, 12, "", ""),

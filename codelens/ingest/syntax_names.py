@@ -24,7 +24,8 @@ _PASCAL_CLASSES = frozenset({"declClass", "declIntf", "declHelper"})  # records 
 # TypeScript's `{...} as const`; never an argument, a lambda or an array (that class is theirs)
 _INSTANCE_PATH = frozenset({"variable_declarator", "variable_declaration", "object_creation_expression",
                             "method_invocation", "instance_expression", "indented_block", "object_literal",
-                            "as_expression", "satisfies_expression", "parenthesized_expression"})
+                            "as_expression", "satisfies_expression", "parenthesized_expression",
+                            "assignment_statement", "expression_list"})  # Lua's `local M = {...}`
 _VALUE_WRAPPERS = frozenset({"as_expression", "satisfies_expression", "parenthesized_expression",
                              "non_null_expression", "await_expression"})
 
@@ -89,6 +90,10 @@ class DefinitionNames:
             return _split_owner(_strip_templates(self.text(name)), "")
         if kind == "export_statement":  # a component's `export default {...}` or `defineComponent({...})`
             return (self.component, "") if self.row.sfc and _options_object(node) is not None else None
+        if kind == "field" and self.row.instance_bodies:  # Lua: `hidden = function() ... end` in a table
+            name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+            return (self.text(name), "") if name is not None and value is not None and (
+                value.type == "function_definition") else None
         if kind == "pair":  # `removeTag: function (tag) {...}` in a component's `methods`
             key, value = node.child_by_field_name("key"), node.child_by_field_name("value")
             return (self.text(key), "") if key is not None and value is not None and _is_function_value(value) else None
@@ -218,7 +223,7 @@ class DefinitionNames:
         """`const fetchUser = async (id) => ...`: a function by another syntax."""
         declarators = [c for c in node.named_children if c.type == "variable_declarator"]
         if not declarators and (assignment := _first_of(node, frozenset({"assignment_statement"}))) is not None:
-            return self._assigned_function(assignment)  # Lua: `local run = function(cmd) ... end`
+            return self._assigned_function(assignment, node)  # Lua: `local run = function(cmd) ... end`
         if len(declarators) != 1:
             return None
         value = declarators[0].child_by_field_name("value")
@@ -228,14 +233,15 @@ class DefinitionNames:
             return None
         return self.text(name), ""
 
-    def _assigned_function(self, node) -> tuple[str, str] | None:
+    def _assigned_function(self, node, declaration=None) -> tuple[str, str] | None:
         """Lua's `M.find_files = function(opts) ... end`: a function by the one name it is assigned to (a
-        function of M, as `function M.find_files(opts)` is)."""
+        function of M, as `function M.find_files(opts)` is); `local conditions = { hidden = function() ...
+        end }`, a table of functions, is a class of them."""
         names = _first_of(node, frozenset({"variable_list"}))
         values = _first_of(node, frozenset({"expression_list"}))
         if names is None or values is None or len(names.named_children) != 1 or len(values.named_children) != 1:
             return None
-        if values.named_children[0].type != "function_definition":
+        if values.named_children[0].type != "function_definition" and self.instance_body(declaration or node) is None:
             return None
         return _split_owner(self.text(names.named_children[0]), "")
 

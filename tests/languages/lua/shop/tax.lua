@@ -12,4 +12,12 @@ M.round = function(amount)
   return math.floor(amount * 100 + 0.5) / 100
 end
 
+-- Rates other than the standard one.
+M.rules = {
+  reduced = function(amount)
+    return M.round(amount * 1.1)
+  end,
+  label = "VAT",
+}
+
 return M
