@@ -12,7 +12,7 @@ from codelens.chunk import CODE_KINDS, FILE_KINDS
 from codelens.search.bridge import WordBridge, bridge_vocabulary, pseudo_english
 from codelens.search.dense import ChromaDenseRetriever, MatrixDenseRetriever
 from codelens.search.english import EnglishVectors, EnsembleDense
-from codelens.search.filters import ChunkScope, SearchFilters
+from codelens.search.filters import ChunkScope, SearchFilters, mixed_scope
 from codelens.search.fusion import ABOVE_CODE, convex_fusion
 from codelens.search.glossary import glossary_words
 from codelens.search.lexical import LONG_QUESTION_TERMS, LexicalIndex, LexicalRetriever
@@ -396,6 +396,26 @@ def test_code_is_ranked_alone_and_files_land_on_its_scale() -> None:
     only_docs = ChunkScope(SearchFilters(kinds=("doc", "config")), {c.chunk_id: c for c in chunks})
     docs = MatrixDenseRetriever(ids, vectors, only_docs).retrieve(query, 1)
     assert not only_docs.mixed and docs.scale is None and [c.chunk_id for c in docs.candidates] == [readme.chunk_id]
+
+
+def test_code_too_little_for_a_leg_is_no_scale_and_a_schema_is_code() -> None:
+    """A leg ranks code first only when the scope has code enough to fill it: one script beside documents
+    would keep every document below it out of the leg (pagila: two shell scripts beside its schema,
+    bench/RESULTS.md). A `.sql` file's table, view or function is code, its statement runs are not."""
+    script = make_chunk("scripts/load.sh::<module>", "psql -f data.sql\n", kind="module")
+    docs = [make_chunk(f"docs/page{n}.md::Part {n}", f"Part {n} of the guide.", kind="doc") for n in range(3)]
+    chunks = [script, *docs]
+    ids = [c.chunk_id for c in chunks]
+    scope = ChunkScope(SearchFilters(), {c.chunk_id: c for c in chunks})
+    assert scope.mixed and scope.code_count == 1
+    query = Query.from_text("the guide", _unit(0.1, 0.9, 0.5, 0.3))
+    found = MatrixDenseRetriever(ids, np.eye(4, dtype=np.float32), scope).retrieve(query, 2)
+    assert [c.chunk_id for c in found.candidates] == [docs[0].chunk_id, docs[1].chunk_id] and found.scale is None
+    assert mixed_scope(scope, 1) is scope and mixed_scope(scope, 2) is None
+    table = make_chunk("db/schema.sql::public.users", "CREATE TABLE users (id int);", kind="text")
+    runs = make_chunk("db/schema.sql::<statements>", "GRANT ALL ON users TO app;", kind="text")
+    schema = ChunkScope(SearchFilters(), {c.chunk_id: c for c in (table, runs)})
+    assert schema.is_code(table.chunk_id) and not schema.is_code(runs.chunk_id) and schema.code_count == 1
 
 
 def test_bridge_vocabulary_takes_code_headings_and_configuration_without_comments() -> None:

@@ -70,7 +70,7 @@ class ChromaDenseRetriever:
             return LegResult(self.name, ())
         # In a mixed scope the n nearest code chunks decide (the other files above them are among
         # those fetched): documents near the question take places, so more are asked for.
-        scope = mixed_scope(self.accept)
+        scope = mixed_scope(self.accept, n)
         asked = n * (2 if scope is None else 4) + len(self.hidden)
         nearest = self.store.nearest(query.vector, asked)
         kept = [Candidate(i, s, s) for i, s in nearest if self._accepts(i)]

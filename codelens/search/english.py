@@ -186,7 +186,7 @@ class EnsembleDense:
         # the second model's n best inside the filter that the first leg did not fetch
         best = split_top_n(similarities, n + len(pool), self.accept, self.second.chunk_ids)
         unfetched = [c for c in (self.second.chunk_ids[i] for i in best) if c not in cosines]
-        scope = mixed_scope(self.accept)
+        scope = mixed_scope(self.accept, n)
         if scope is None:
             pool += unfetched[:n]
         else:  # n of code and n of the other files, as split_top_n found them

@@ -14,6 +14,7 @@ import numpy as np
 
 from codelens.chunk import FILE_KINDS, Chunk
 from codelens.errors import BadInput
+from codelens.ingest.sql import is_sql_definition
 from codelens.languages import language_names, language_of
 from codelens.search.query import Candidate, LegResult, top_n
 
@@ -110,10 +111,12 @@ class ChunkScope:
         # Each chunk decided once: a leg's mask is then a set lookup per row (a fresh process makes
         # one per leg over every chunk).
         self._accepted = frozenset(chunk_id for chunk_id, chunk in chunks.items() if self._accepts(chunk))
-        self._code = frozenset(chunk_id for chunk_id in self._accepted if chunks[chunk_id].is_code)
-        # Python code and other files (documents, configuration) both inside the scope: the legs
-        # then rank code on its own and merge the other files in on the code's scale (`code_first`).
+        self._code = frozenset(chunk_id for chunk_id in self._accepted if _is_code(chunks[chunk_id]))
+        # Code and other files (documents, configuration) both inside the scope: the legs then rank code
+        # on its own and merge the other files in on the code's scale (`code_first`), when there is code
+        # enough to fill the leg (`mixed_scope`): a script or two beside documents is no scale for them.
         self.mixed = 0 < len(self._code) < len(self._accepted)
+        self.code_count = len(self._code)
 
     def _accepts(self, chunk: Chunk) -> bool:
         if not self.filters.accepts(chunk):
@@ -136,7 +139,7 @@ class ChunkScope:
 
     def is_code(self, chunk_id: str) -> bool:
         chunk = self.chunks.get(chunk_id)
-        return chunk is not None and chunk.is_code
+        return chunk is not None and _is_code(chunk)
 
     def code_mask(self, chunk_ids: Sequence[str]) -> np.ndarray:
         """The accepted Python code among chunk_ids, as a mask (cached like `mask`)."""
@@ -151,6 +154,11 @@ class ChunkScope:
 Accept = Callable[[str], bool]
 
 
+def _is_code(chunk: Chunk) -> bool:
+    """Code in any language, a schema's SQL definitions (a table, a view, a function) too."""
+    return chunk.is_code or is_sql_definition(chunk)
+
+
 def chunk_mask(accept: Accept | None, chunk_ids: Sequence[str]) -> np.ndarray | None:
     """The filter as a mask over chunk_ids (None: no filter); a ChunkScope's is cached."""
     if accept is None:
@@ -160,15 +168,17 @@ def chunk_mask(accept: Accept | None, chunk_ids: Sequence[str]) -> np.ndarray | 
     return np.fromiter(map(accept, chunk_ids), dtype=bool, count=len(chunk_ids))
 
 
-def mixed_scope(accept: Accept | None) -> ChunkScope | None:
-    """The scope when it holds both code and other files (the legs then rank code first), else None."""
-    return accept if isinstance(accept, ChunkScope) and accept.mixed else None
+def mixed_scope(accept: Accept | None, n: int) -> ChunkScope | None:
+    """The scope when it holds both code and other files and code enough for a leg of n (the legs then
+    rank code first), else None: fewer code chunks (a schema's or a documentation's script or two) are no
+    scale for the rest, which they would keep out of the leg."""
+    return accept if isinstance(accept, ChunkScope) and accept.mixed and accept.code_count >= n else None
 
 
 def split_top_n(scores: np.ndarray, n: int, accept: Accept | None, chunk_ids: Sequence[str]) -> np.ndarray:
     """Rows of the n best accepted chunks; in a mixed scope, of the n best code chunks and the
     n best other ones (`code_first` then keeps the others that reach the code's n-th score)."""
-    scope = mixed_scope(accept)
+    scope = mixed_scope(accept, n)
     if scope is None:
         return top_n(scores, n, chunk_mask(accept, chunk_ids))
     code = scope.code_mask(chunk_ids)
@@ -184,7 +194,7 @@ def code_first(name: str, candidates: Sequence[Candidate], n: int, accept: Accep
     it beats every piece of code). Without this, documents took the code's places among the
     candidates and moved its min-max range (Flask Hit@5 0.833 -> 0.812, bench/RESULTS.md)."""
     ranked = sorted(candidates, key=lambda c: (-c.score, c.chunk_id))
-    scope = mixed_scope(accept)
+    scope = mixed_scope(accept, n)
     code = [c for c in ranked if scope.is_code(c.chunk_id)][:n] if scope is not None else []
     if not code:
         return LegResult(name, tuple(ranked[:n]), weight)

@@ -110,7 +110,7 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "тест": ("test",), "тестир": ("test", "testing"), "мок": ("mock",), "заглушк": ("stub", "mock"),
     "фикстур": ("fixture",), "утвержден": ("assert", "assertion"), "покрыт": ("coverage",),
     "командн": ("command", "cli"), "команд": ("command",), "консол": ("console",), "терминал": ("terminal",),
-    "плагин": ("plugin",), "расширен": ("extension",), "модул": ("module",), "пакет": ("package",),
+    "плагин": ("plugin",), "расширен": ("extension",), "модул": ("module",), "пакет": ("package", "batch", "packet"),
     "импорт": ("import",), "экспорт": ("export",), "зависим": ("dependency", "depends"),
     "внедрен": ("injection", "inject"),
     "инъекц": ("injection", "inject"), "сборк": ("build",), "развертыв": ("deploy", "deployment"),
