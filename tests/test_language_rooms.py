@@ -228,12 +228,15 @@ def test_a_test_written_beside_the_code_is_a_test() -> None:
 
 def test_elixir_documents_with_attributes() -> None:
     """Elixir's docs are attributes: a function's `@doc` above it (past its `@spec`) is its docstring and its
-    chunk's first line, a module's `@moduledoc` the module's; no attribute is a call in the graph."""
+    chunk's first line, a module's `@moduledoc` the module's; no attribute is a call in the graph; a
+    function's consecutive clauses are one chunk."""
     chunks = {c.symbol: c for c in chunk_codebase(ROOMS / "elixir", MAX_FILE_BYTES).chunks}
     total, cart = chunks["Shop.Cart.total"], chunks["Shop.Cart"]
     assert (total.docstring, total.start_line) == ("The total of the prices, with tax, as money.", 13)
     assert cart.docstring == "A cart of prices."
     assert chunks["Shop.Cart.add"].docstring == ""
+    tax = chunks["Shop.Tax.tax"]  # a function is all its clauses, `def tax(0)` and `def tax(amount)`
+    assert (tax.start_line, tax.end_line, tax.docstring) == (7, 9, "The tax of an amount: none on nothing.")
 
 
 def test_a_haskell_function_is_its_signature_its_equations_and_its_haddock() -> None:

@@ -187,6 +187,8 @@ class DefinitionNames:
         if node.type in self.row.body_beside:
             body = node.next_named_sibling
             return body if body is not None and body.type == "function_body" else node
+        if self.row.clauses and dict(self.row.defining_calls).get(self.called_word(node)) == FUNCTION:
+            return self._last_clause(node)
         if node.type in self.row.equations:
             name, last = self._haskell_name(node), node
             sibling = node.next_named_sibling
@@ -201,6 +203,23 @@ class DefinitionNames:
     def _haskell_name(self, node) -> str:
         name = node.child_by_field_name("name")
         return self.text(name) if name is not None else ""
+
+    def _last_clause(self, node):
+        """Elixir: the last of a function's clauses (`def handle_info({:timeout, ...}, s)`, `def handle_info(:stop,
+        s)`...), consecutive definitions of its name, past the attributes and comments between them."""
+        name, last = self._elixir_name(node), node
+        sibling = node.next_named_sibling
+        words = {word for word, made in self.row.defining_calls if made == FUNCTION}
+        while sibling is not None:
+            attribute = sibling.type == "unary_operator" and self.source[sibling.start_byte] == ord("@")
+            if sibling.type in self.row.comments or attribute:
+                sibling = sibling.next_named_sibling
+                continue
+            if self.row.kind_of(sibling.type) is None or self.called_word(sibling) not in words or (
+                    self._elixir_name(sibling) != name):
+                break
+            last, sibling = sibling, sibling.next_named_sibling
+        return last
 
     def called_word(self, node) -> str:
         """The word a call calls (Elixir's `def`, `defmodule`): whether it defines, and what."""

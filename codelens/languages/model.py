@@ -170,6 +170,8 @@ class LanguageRow:
     body_beside: tuple[str, ...] = ()  # a signature whose body is its next sibling, `function_body` (Dart)
     # a signature followed by its equations, siblings of the same name (Haskell's `size [] = 0`)
     equations: tuple[str, ...] = ()
+    # consecutive definitions of one name are one function, its clauses (Elixir's `def f(:a)`, `def f(_)`)
+    clauses: bool = False
     receiver_before_name: bool = False  # `fun Foo.bar()`: the type named before the function's (Kotlin)
     # definitions named by the keyword they start with: Kotlin's `constructor(...)`, Swift's `deinit`
     keyword_named: tuple[str, ...] = ()

@@ -3,4 +3,8 @@ defmodule Shop.Tax do
 
   # The amount with its tax.
   def with_tax(amount), do: amount * (1 + @rate)
+
+  @doc "The tax of an amount: none on nothing."
+  def tax(0), do: 0
+  def tax(amount), do: amount * @rate
 end
