@@ -71,10 +71,11 @@ def _read_files(sources: Mapping[str, str]) -> dict[str, SyntaxFile]:
 
 
 def _script_text(path: str, text: str) -> str:
-    """What the grammar reads of a file: a Vue or Svelte component's scripts alone, where they stand
-    (the chunker's bytes: same lines, so every site is on its chunk's lines)."""
+    """What the grammar reads of a file, the chunker's bytes (`LanguageRow.parser_bytes`: a Vue or Svelte
+    component's scripts alone, C's bare macros and Rust's item macros blanked), same lines: every site is
+    on its chunk's lines."""
     row = language_row(path)
-    if row is None or not row.sfc:
+    if row is None or row.parser_bytes is None:
         return text
     return parser_bytes(row, text.encode("utf-8", "surrogatepass")).decode("utf-8", "surrogatepass")
 
