@@ -29,7 +29,9 @@ LANGUAGE = LanguageRow(
     file_names=("rakefile", "gemfile"),
     definitions=(("class", CLASS), ("module", CLASS), ("method", FUNCTION), ("singleton_method", FUNCTION)),
     # `class << self ... end` names nothing: its methods are the enclosing class's own
-    containers=("body_statement", "singleton_class"), doc_prefixes=("#",), test_suffixes=("_spec.rb", "_test.rb"),
+    # `included do ... end`, `class_methods do ... end` (a Rails concern): a call's block holds methods too
+    containers=("body_statement", "singleton_class", "call", "do_block"), doc_prefixes=("#",),
+    test_suffixes=("_spec.rb", "_test.rb"),
     test_dirs=("spec",), imports=(), graph=RULE,
     # a constant is a name that starts upper-case, assigned
     conventions=Conventions(test_id=test_id, throws=("raise", "fail"),
