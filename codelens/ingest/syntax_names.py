@@ -38,6 +38,7 @@ class DefinitionNames:
         self.source = source
         self.component = component  # a Vue or Svelte file's name: what its options object is called
         self.instances = dict(row.instance_bodies)
+        self.bodied = dict(row.bodied)
         self._instance_bodies: dict[int, object] = {}  # node id -> its anonymous class's body or None
 
     def text(self, node) -> str:
@@ -49,6 +50,8 @@ class DefinitionNames:
         kind = node.type
         if self.row.defining_calls:
             return self._elixir_name(node)
+        if kind in self.bodied and node.child_by_field_name(self.bodied[kind]) is None:
+            return None  # Swift: a stored property is a statement, a computed one a function
         if kind in self.row.inline_tests:  # Zig: `test "adds a price" {...}`, `test Cart {...}`
             named = _first_of(node, frozenset({"string", "identifier"}))
             return ("test " + self.text(named).strip('"') if named is not None else "test"), ""

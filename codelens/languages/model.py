@@ -178,6 +178,9 @@ class LanguageRow:
     # a declaration whose value is an anonymous class, a CLASS by the declared name when it holds one:
     # declaration node type -> the class body's node type (Java's `X = new Comparator<>() {...}`)
     instance_bodies: tuple[tuple[str, str], ...] = ()
+    # definitions only when they hold a field: (node type, field) (Swift's computed property, a
+    # `property_declaration` with its `computed_value`: `var client: Client { ... }`; a stored one is a statement)
+    bodied: tuple[tuple[str, str], ...] = ()
     # node types of tests written beside the code they test (Zig's `test "name" {...}`): a function named
     # `test <name>`, a test's chunk wherever its file is
     inline_tests: tuple[str, ...] = ()

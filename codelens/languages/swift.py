@@ -26,7 +26,8 @@ LANGUAGE = LanguageRow(
     definitions=(("class_declaration", CLASS), ("protocol_declaration", CLASS),
                  ("function_declaration", FUNCTION), ("init_declaration", FUNCTION),
                  ("deinit_declaration", FUNCTION), ("protocol_function_declaration", FUNCTION),
-                 ("subscript_declaration", FUNCTION)),
+                 ("subscript_declaration", FUNCTION), ("property_declaration", FUNCTION)),
+    bodied=(("property_declaration", "computed_value"),),  # `var client: Client { ... }`: computed, a function
     containers=("class_body", "protocol_body", "enum_class_body"), keyword_named=("deinit_declaration",),
     doc_prefixes=C_STYLE_DOCS, comments=("comment", "multiline_comment"),
     test_suffixes=("Tests.swift", "Test.swift"), imports=("import_declaration",),

@@ -26,3 +26,10 @@ public class Cart {
         prices.removeAll()
     }
 }
+
+extension Cart {
+    /// Whether the cart holds nothing (a computed property: a function by its name).
+    public var isEmpty: Bool {
+        return total() == 0
+    }
+}
