@@ -93,7 +93,7 @@ class DefinitionNames:
             return _split_owner(_strip_templates(self.text(name)), "")
         if kind == "export_statement":  # a component's `export default {...}` or `defineComponent({...})`
             return (self.component, "") if self.row.sfc and _options_object(node) is not None else None
-        if kind == "field" and self.row.instance_bodies:  # Lua: `hidden = function() ... end` in a table
+        if kind == "field":  # Lua: `hidden = function() ... end` in a table
             name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
             return (self.text(name), "") if name is not None and value is not None and (
                 value.type == "function_definition") else None
@@ -133,12 +133,11 @@ class DefinitionNames:
         """The body of the anonymous class a declaration's value makes, when it holds a function
         (`X = new Comparator<>() {...}`, an enum constant's own body, `const api = { get() {...} }`),
         else None."""
-        wanted = self.instances.get(node.type)
-        if wanted is None and not self.row.type_values:
+        if not self.row.type_values and node.type not in self.instances:
             return None
         if node.id not in self._instance_bodies:
             self._instance_bodies[node.id] = self._type_body(node) if self.row.type_values \
-                else self._find_instance_body(node, wanted)
+                else self._find_instance_body(node, self.instances[node.type])
         return self._instance_bodies[node.id]
 
     def _type_body(self, node):
@@ -214,8 +213,7 @@ class DefinitionNames:
         sibling = node.next_named_sibling
         words = {word for word, made in self.row.defining_calls if made == FUNCTION}
         while sibling is not None:
-            attribute = sibling.type == "unary_operator" and self.source[sibling.start_byte] == ord("@")
-            if sibling.type in self.row.comments or attribute:
+            if sibling.type in self.row.comments or self.is_attribute(sibling):
                 sibling = sibling.next_named_sibling
                 continue
             if self.row.kind_of(sibling.type) is None or self.called_word(sibling) not in words or (
@@ -223,6 +221,10 @@ class DefinitionNames:
                 break
             last, sibling = sibling, sibling.next_named_sibling
         return last
+
+    def is_attribute(self, node) -> bool:
+        """Elixir's `@doc "..."`, `@spec f(x) :: t`, `@impl true`: a compile-time attribute."""
+        return node.type == "unary_operator" and self.source[node.start_byte:node.start_byte + 1] == b"@"
 
     def called_word(self, node) -> str:
         """The word a call calls (Elixir's `def`, `defmodule`): whether it defines, and what."""

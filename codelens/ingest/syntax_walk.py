@@ -200,7 +200,7 @@ class DefinitionWalk:
 
     def _attribute(self, node) -> tuple[str, str] | None:
         """(name, the text of its string) of a `@name "..."` attribute (`@doc false`: no text), else None."""
-        if node.type != "unary_operator" or self.source[node.start_byte:node.start_byte + 1] != b"@":
+        if not self.names.is_attribute(node):
             return None
         call = node.named_children[0] if node.named_children else None
         if call is None or call.type != "call" or not call.named_children:

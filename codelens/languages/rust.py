@@ -24,7 +24,7 @@ RULE = GraphRule(
 
 
 # `cfg_rt! {` alone on a line: a macro called with a body, at the level of items
-_ITEM_MACRO = re.compile(rb"^([ \t]*)([A-Za-z_][A-Za-z0-9_]*)![ \t]*\{[ \t]*\r?$", re.M)
+_ITEM_MACRO = re.compile(rb"^([ \t]*)([A-Za-z_][A-Za-z0-9_]*)![ \t]*(\{)[ \t]*\r?$", re.M)
 # what an item starts with, past its attributes and doc comments, whole (possessive: never a word inside a
 # comment, "This impl requires..."), never `static ref` or `<'a, T> Serialize for &'a T`
 _ITEM_START = re.compile(
@@ -91,14 +91,12 @@ def without_item_macros(source: bytes) -> bytes:
 def _blank_item_macros(source: bytes, out: bytearray, start: int, end: int, indent: bytes) -> None:
     """Blanks the item macros of source[start:end] whose line starts with indent, then those inside them."""
     for match in _ITEM_MACRO.finditer(source, start, end):
-        if match.group(1) != indent or match.group(2) == b"macro_rules" or out[match.start(2)] == 0x20:
+        if match.group(1) != indent or match.group(2) == b"macro_rules":
             continue
-        opening = match.end() - 1
-        while source[opening] != 0x7B:
-            opening -= 1
-        closing = _closing_brace(source, opening)
-        body = _ITEM_START.match(source, opening + 1, closing) if closing > 0 else None
-        if body is None:
+        opening = match.start(3)
+        body = _ITEM_START.match(source, opening + 1, end)  # before the body is scanned for its end
+        closing = _closing_brace(source, opening) if body is not None else -1
+        if closing < 0 or body.end() > closing:
             continue
         out[match.start(2):opening + 1] = b" " * (opening + 1 - match.start(2))
         out[closing] = 0x20
