@@ -35,6 +35,9 @@ class Chunk:
     # For a module chunk made of separate statements: the (start, end) line ranges its code
     # joins, in order; empty when the code is the contiguous start_line..end_line.
     line_spans: tuple[tuple[int, int], ...] = ()
+    # The language a file's `#!` line runs when its name names none (`bin/asdf`: "bash"); empty for every
+    # other file, whose language is its path's
+    script_language: str = ""
 
     @property
     def is_code(self) -> bool:
@@ -43,9 +46,9 @@ class Chunk:
 
     @property
     def language(self) -> str | None:
-        """`python`, `typescript`, `go`...: by the path (`codelens.languages`); None for documents,
-        configuration and the rest. Not stored: the index's formats stay as they are."""
-        return language_of(self.path)
+        """`python`, `typescript`, `go`...: by the path (`codelens.languages`), a script's by its `#!`
+        line; None for documents, configuration and the rest."""
+        return self.script_language or language_of(self.path)
 
     @property
     def has_docstring(self) -> bool:

@@ -364,8 +364,8 @@ def test_a_symlink_loop_is_not_followed(tmp_path: Path) -> None:
 def test_a_grammar_that_fails_to_load_names_its_package_and_the_rest_still_index(
         tmp_path: Path, monkeypatch) -> None:
     missing = Grammar("tree-sitter-nosuchlang", "tree_sitter_nosuchlang")
-    real = syntax.grammar_for
-    monkeypatch.setattr(syntax, "grammar_for", lambda path: missing if path.endswith(".go") else real(path))
+    real = syntax.grammar_of
+    monkeypatch.setattr(syntax, "grammar_of", lambda row, path: missing if path.endswith(".go") else real(row, path))
     project = _write(tmp_path / "repo", {"a.go": GO_FUNC, "b.go": GO_FUNC, "c.ts": "export function c() {}\n"})
     result = chunk_source(project, 1_000_000)
     assert "c.ts::c" in {c.chunk_id for c in result.chunks}

@@ -26,7 +26,7 @@ from codelens.chunk import MODULE_SYMBOL, Chunk
 from codelens.errors import BadInput
 from codelens.graph.model import CodeGraph
 from codelens.graph.query import dependencies
-from codelens.languages import Conventions, language_row
+from codelens.languages import Conventions, row_named
 
 DEFAULT_DEPTH = 2
 MAX_DEPTH = 10  # beyond this the walk is the whole codebase
@@ -210,7 +210,7 @@ def runner_test_id(chunk: Chunk) -> str:
     if chunk.symbol == MODULE_SYMBOL:
         return chunk.path
     owner, _, name = chunk.symbol.split("#")[0].rpartition(".")
-    row = language_row(chunk.path)
+    row = row_named(chunk.language) if chunk.language else None
     return (row.conventions if row is not None else Conventions()).test_id(chunk.path, owner, name)
 
 

@@ -130,19 +130,20 @@ _LEXER_OPTIONS = {"PHP": {"startinline": True}}  # by Pygments' lexer name
 
 
 @lru_cache(maxsize=128)
-def lexer_for(path: str) -> Lexer:
+def lexer_for(path: str, language: str = "") -> Lexer:
     """The lexer for a file: Python for Python, else Pygments' pick by file name (TypeScript, Go,
     Java, Kotlin, C#, Rust, C, C++, Ruby, PHP, Swift, Scala...), else by its language's name in
-    codelens/languages/ (`.mts`, `.inl`), else by the file's family, else plain text."""
+    codelens/languages/ (`.mts`, `.inl`; a script's `language` by its `#!` line), else by the file's
+    family, else plain text."""
     options = {"stripnl": False, "ensurenl": True}
-    fmt = file_format(path) if path else "python"
+    fmt = (file_format(path) or language or None) if path else "python"
     if fmt == "python":
         return PythonLexer(**options)
     if fmt == "bsl":  # Pygments knows no 1C
         return BslLexer(**options)
     name = PurePosixPath(path).name
     # the table's language names are Pygments' names for them (typescript, cpp, csharp...)
-    by_name = (_LEXER_OF_SUFFIX.get(PurePosixPath(name.lower()).suffix), language_of(path),
+    by_name = (_LEXER_OF_SUFFIX.get(PurePosixPath(name.lower()).suffix), language_of(path) or language,
                _LEXER_OF_FORMAT.get(fmt or "", "text"))
     try:
         lexer = get_lexer_by_name(by_name[0]) if by_name[0] else get_lexer_for_filename(name)
@@ -160,14 +161,15 @@ def _first_lexer(names: Sequence[str | None]) -> Lexer:
     return get_lexer_by_name("text")
 
 
-def render_html(view: CodeView, terms: Sequence[str] = (), numbered: bool = True, path: str = "") -> str:
-    """Syntax highlighting (by the file's name; Python without one) with real line numbers,
-    matching lines and words marked."""
+def render_html(view: CodeView, terms: Sequence[str] = (), numbered: bool = True, path: str = "",
+                language: str = "") -> str:
+    """Syntax highlighting (by the file's name, or a script's `language`; Python without a name) with real
+    line numbers, matching lines and words marked."""
     formatter = HtmlFormatter(
         linenos="inline" if numbered else False, linenostart=view.first_line,
         hl_lines=list(view.highlighted), noclasses=True, style=CODE_STYLE, nobackground=False,
     )
-    body = highlight(view.code or " ", lexer_for(path), formatter)
+    body = highlight(view.code or " ", lexer_for(path, language), formatter)
     body = mark_terms(body, terms)
     body = _SECRET.sub(lambda m: f'<span style="{SECRET_STYLE}" title="masked secret">{m.group(0)}</span>', body)
     body = body.replace('<pre style="', '<pre style="margin:0;padding:0.6rem 0.8rem;', 1)
@@ -175,7 +177,7 @@ def render_html(view: CodeView, terms: Sequence[str] = (), numbered: bool = True
 
 
 def render_segments(code: str, line_spans: Sequence[tuple[int, int]], terms: Sequence[str],
-                    max_lines: int | None = PREVIEW_LINES) -> tuple[str, bool]:
+                    max_lines: int | None = PREVIEW_LINES, path: str = "", language: str = "") -> tuple[str, bool]:
     """Each segment with its own real line numbers, a gap mark between; (html, truncated)."""
     parts, shown = [], 0
     segments = span_segments(code, line_spans)
@@ -184,7 +186,7 @@ def render_segments(code: str, line_spans: Sequence[tuple[int, int]], terms: Seq
         if room is not None and room <= 0:
             return GAP_HTML.join(parts), True
         view = code_view(segment, first_line, terms, max_lines=room)
-        parts.append(render_html(view, terms))
+        parts.append(render_html(view, terms, path=path, language=language))
         shown += view.shown_lines
         if view.truncated:
             return GAP_HTML.join(parts), True

@@ -33,15 +33,17 @@ from codelens.graph.syntax_lookup import BY_NAME, NameLookup, class_of
 from codelens.graph.syntax_receivers import ReceiverTypes
 from codelens.graph.syntax_records import COMPLEX, SELF, SUPER, Site
 from codelens.graph.syntax_sites import parse_file, read_syntax
+from codelens.ingest.formats import code_language
 from codelens.ingest.syntax_source import parser_bytes
-from codelens.languages import grammar_for, graph_rule, language_of, language_row
+from codelens.languages import LanguageRow, grammar_of, graph_rule, row_named
 
 EXTERNAL_PREFIX = "ext:"
 
 
 def syntax_paths(sources: Mapping[str, str]) -> list[str]:
-    """The files whose edges this module reads: code in a language with a graph rule (never Python)."""
-    return sorted(path for path in sources if graph_rule(language_of(path)) is not None)
+    """The files whose edges this module reads: code in a language with a graph rule (never Python), by its
+    name or, a script with no extension, by its `#!` line."""
+    return sorted(path for path, text in sources.items() if graph_rule(code_language(path, text)) is not None)
 
 
 def add_syntax_edges(chunks: Sequence[Chunk], sources: Mapping[str, str], sink: EdgeSink,
@@ -57,12 +59,13 @@ def add_syntax_edges(chunks: Sequence[Chunk], sources: Mapping[str, str], sink: 
 def _read_files(sources: Mapping[str, str]) -> dict[str, SyntaxFile]:
     files = {}
     for path in syntax_paths(sources):
-        language = language_of(path)
-        rule, grammar = graph_rule(language), grammar_for(path)
-        if rule is None or grammar is None or language is None:
+        language = code_language(path, sources[path])
+        row = row_named(language) if language else None
+        rule, grammar = graph_rule(language), grammar_of(row, path) if row is not None else None
+        if rule is None or grammar is None or row is None or language is None:
             continue
         try:
-            tree = parse_file(_script_text(path, sources[path]), grammar)
+            tree = parse_file(_script_text(row, sources[path]), grammar)
             if tree is not None:
                 files[path] = SyntaxFile(path, language, rule, read_syntax(tree, rule))
         except RecursionError:  # absurdly deep code: its nodes stay, its edges are skipped
@@ -70,12 +73,11 @@ def _read_files(sources: Mapping[str, str]) -> dict[str, SyntaxFile]:
     return files
 
 
-def _script_text(path: str, text: str) -> str:
+def _script_text(row: LanguageRow, text: str) -> str:
     """What the grammar reads of a file, the chunker's bytes (`LanguageRow.parser_bytes`: a Vue or Svelte
     component's scripts alone, C's bare macros and Rust's item macros blanked), same lines: every site is
     on its chunk's lines."""
-    row = language_row(path)
-    if row is None or row.parser_bytes is None:
+    if row.parser_bytes is None:
         return text
     return parser_bytes(row, text.encode("utf-8", "surrogatepass")).decode("utf-8", "surrogatepass")
 

@@ -18,7 +18,7 @@ def chunk_fingerprint(chunk: Chunk, embedded_text_hash: str) -> str:
     """Changes when anything stored for the chunk changes: text, lines or metadata."""
     parts = [embedded_text_hash, chunk.code, str(chunk.start_line), str(chunk.end_line),
              chunk.signature, chunk.parent, "|".join(chunk.decorators), str(chunk.is_test),
-             repr(chunk.line_spans)]
+             repr(chunk.line_spans), *([chunk.script_language] if chunk.script_language else [])]
     return hashlib.sha256("\x1f".join(parts).encode("utf-8", errors="replace")).hexdigest()[:32]
 
 

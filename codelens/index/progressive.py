@@ -59,6 +59,7 @@ def read_catalog(layout: IndexLayout) -> list[CatalogEntry]:
         text_hash = row.pop("text_hash")
         row["decorators"] = tuple(row.get("decorators") or ())
         row["line_spans"] = tuple(map(tuple, row.get("line_spans") or ()))
+        row.setdefault("script_language", "")  # a catalog written before scripts were read by their `#!` line
         if row.keys() == _FIELD_NAMES:
             chunk = stored_chunk(row)
         else:  # a catalog of another version: the fields this one knows

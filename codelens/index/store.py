@@ -72,8 +72,7 @@ class VectorStore:
                 part = chunks[start : start + _UPSERT_BATCH]
                 # a key set to None is removed: a chunk that lost its decorators or spans keeps none
                 self._collection.update(ids=[c.chunk_id for c in part],
-                                        metadatas=[{"decorators": None, "line_spans": None, **_to_metadata(c)}
-                                                   for c in part])
+                                        metadatas=[{**_CLEARED, **_to_metadata(c)} for c in part])
 
     def delete(self, chunk_ids: Sequence[str]) -> None:
         self._count = None
@@ -256,6 +255,10 @@ def _where(kinds: Sequence[str], include_tests: bool) -> dict | None:
     return clauses[0] if len(clauses) == 1 else {"$and": clauses}
 
 
+# the optional keys: set to None, an update removes a key the chunk no longer has
+_CLEARED = {"decorators": None, "line_spans": None, "script_language": None}
+
+
 def _to_metadata(chunk: Chunk) -> dict:
     metadata = {
         "path": chunk.path, "symbol": chunk.symbol, "kind": chunk.kind,
@@ -267,6 +270,8 @@ def _to_metadata(chunk: Chunk) -> dict:
         metadata["decorators"] = list(chunk.decorators)
     if chunk.line_spans:
         metadata["line_spans"] = ",".join(f"{start}-{end}" for start, end in chunk.line_spans)
+    if chunk.script_language:
+        metadata["script_language"] = chunk.script_language
     return metadata
 
 
@@ -287,4 +292,5 @@ def _from_metadata(chunk_id: str, document: str | None, metadata: dict) -> Chunk
         parent=metadata.get("parent", ""), decorators=tuple(metadata.get("decorators") or ()),
         is_test=bool(metadata.get("is_test", False)),
         line_spans=_parse_spans(metadata.get("line_spans") or ""),
+        script_language=metadata.get("script_language") or "",
     )

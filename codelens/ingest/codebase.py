@@ -6,6 +6,7 @@ safely, mask secrets, chunk. Problems with single files become warnings, never a
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import tempfile
 from collections import Counter
 from collections.abc import Callable
@@ -20,7 +21,6 @@ from codelens.ingest.chunker import chunk_file
 from codelens.ingest.formats import (
     CSV_HEAD_BYTES,
     chunk_other_file,
-    file_format,
     generated_mark,
     is_code_format,
     looks_generated,
@@ -29,11 +29,11 @@ from codelens.ingest.formats import (
 )
 from codelens.ingest.hashing import file_hash
 from codelens.ingest.redaction import redact
-from codelens.ingest.source import SourceFile, list_source_files, read_source_text
+from codelens.ingest.source import SourceFile, list_source_files, read_format, read_source_text
 from codelens.ingest.sql import is_sql_definition
 from codelens.ingest.syntax import chunk_code_file
 from codelens.ingest.tree import open_tree
-from codelens.languages import PYTHON, language_names, row_named
+from codelens.languages import PYTHON, language_names, language_of, row_named
 
 
 @dataclass
@@ -93,8 +93,9 @@ class FileChunks:
 
 def chunk_one_file(path: Path, rel_path: str, max_file_bytes: int) -> FileChunks:
     """Python by ast (tree-sitter when ast fails); other code by its grammar (`syntax`); documents,
-    configuration and build files by their format (`formats`)."""
-    fmt = file_format(rel_path) or "text"
+    configuration and build files by their format (`formats`); a script with no extension by the
+    language its `#!` line runs (`source.read_format`), which its chunks record (`Chunk.script_language`)."""
+    fmt = read_format(path) or "text"
     raw, text, warning = _read_file(path, rel_path, fmt, max_file_bytes)
     if raw is not None and fmt != PYTHON and is_code_format(fmt):
         text, warning = _code_text(rel_path, raw, text, warning)
@@ -113,10 +114,12 @@ def chunk_one_file(path: Path, rel_path: str, max_file_bytes: int) -> FileChunks
             warnings.append(chunked.warning)
         chunks = list(chunked.chunks)
     elif is_code_format(fmt):
-        chunks, code_warnings = chunk_code_file(rel_path, text)
+        chunks, code_warnings = chunk_code_file(rel_path, text, fmt)
         warnings.extend(code_warnings)
     else:
         chunks = list(chunk_other_file(rel_path, text, fmt))
+    if is_code_format(fmt) and language_of(rel_path) != fmt:
+        chunks = [dataclasses.replace(chunk, script_language=fmt) for chunk in chunks]
     return FileChunks(rel_path, chunks, text, digest, warnings, dict(masks))
 
 
@@ -144,7 +147,7 @@ def source_file_hashes(source: Path, max_file_bytes: int) -> dict[str, str]:
     hashes: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="codelens-src-") as work_dir:
         for source_file in open_tree(source, Path(work_dir)).files():
-            fmt = file_format(source_file.rel_path) or "text"
+            fmt = read_format(source_file.abs_path) or "text"
             raw, _ = _read_raw(source_file.abs_path, source_file.rel_path, fmt, max_file_bytes)
             if raw is not None:
                 hashes[source_file.rel_path] = file_hash(raw)

@@ -16,7 +16,7 @@ from codelens.chunk import Chunk
 from codelens.ingest import config, config_blocks, config_xml, documents, plain, sql
 from codelens.ingest.lines import source_lines
 from codelens.ingest.pieces import Piece, pieces_to_chunks
-from codelens.languages import PYTHON, is_generated_path, language_row, row_named
+from codelens.languages import PYTHON, is_generated_path, language_of, language_row, row_named, script_row
 
 # Most other files are small; a bigger one is data or generated, and would flood the index.
 MAX_OTHER_FILE_BYTES = 256_000
@@ -109,6 +109,30 @@ def file_format(rel_path: str) -> str | None:
     if lower.startswith(("dockerfile", "containerfile")) or suffix == ".dockerfile":
         return "dockerfile"
     return _BY_NAME.get(lower) or _BY_SUFFIX.get(suffix)
+
+
+# how much of a file with no extension is read to find its `#!` line
+SCRIPT_HEAD_BYTES = 256
+
+
+def script_format(rel_path: str, head: bytes) -> str | None:
+    """The language of a script whose name says nothing (`bin/asdf`, `libexec/rbenv-init`: no
+    extension, no known name), by the `#!` line its head starts with; None for every other file."""
+    if not head.startswith(b"#!") or not names_nothing(rel_path):
+        return None
+    row = script_row(head[:SCRIPT_HEAD_BYTES].split(b"\n", 1)[0].decode("utf-8", "replace").strip())
+    return row.name if row is not None else None
+
+
+def names_nothing(rel_path: str) -> bool:
+    """A file whose name tells no format: no extension, not a name `file_format` knows (`Makefile`)."""
+    name = rel_path.rsplit("/", 1)[-1]
+    return "." not in name.lstrip(".") and file_format(name) is None
+
+
+def code_language(rel_path: str, text: str) -> str | None:
+    """A code file's language: by its name, else (a script with no extension) by its `#!` line."""
+    return language_of(rel_path) or script_format(rel_path, text[:SCRIPT_HEAD_BYTES].encode("utf-8", "replace"))
 
 
 def is_code_format(fmt: str) -> bool:

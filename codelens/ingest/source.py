@@ -23,7 +23,7 @@ from zlib import error as zlib_error
 import pathspec
 
 from codelens.errors import SourceError
-from codelens.ingest.formats import file_format
+from codelens.ingest.formats import SCRIPT_HEAD_BYTES, file_format, names_nothing, script_format
 
 SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", "venv", "env",
@@ -36,7 +36,8 @@ SKIP_DIRS = frozenset({
 
 # Other people's code and build output, skipped with a warning (one per folder): vendored
 # dependencies (Go's vendor/, third_party/, CocoaPods' Pods/) and build folders (Rust's and Maven's
-# target/, .NET's bin/ and obj/). A bin/ that holds Python or shell scripts is the repository's own scripts: kept.
+# target/, .NET's bin/ and obj/). A bin/ that holds scripts (`.py`, `.sh`, or a `#!` line of a language read:
+# `bin/rails`, `bin/asdf`) is the repository's own: kept.
 VENDORED_DIRS = frozenset({"vendor", "third_party", "Pods", "target", "bin", "obj"})
 _KEPT_WITH_SCRIPTS = frozenset({"bin"})
 _SCRIPT_SUFFIXES = (".py", ".sh", ".bash")
@@ -48,7 +49,8 @@ _RATIO_CHECK_ABOVE_BYTES = 10_000_000  # small archives of repetitive text compr
 _MAX_GITIGNORE_BYTES = 1_000_000
 _ASCII_PROBE = "# coding=x\ndef f(a): return [a, {'b': 1}]\n"
 # Only these are written out of a zip: code, the documents and configuration files
-# `formats.file_format` knows, and `.gitignore`; nothing else is read, so nothing else can hurt.
+# `formats.file_format` knows, files whose name says nothing (a script's `#!` line is read once it is
+# out), and `.gitignore`; nothing else is read, so nothing else can hurt.
 _EXTRACTED_NAMES = frozenset({".gitignore"})
 # A bad entry (name too long, a file where a folder must go) skips that entry, not the zip.
 _ENTRY_ERRNOS = frozenset({errno.ENAMETOOLONG, errno.EEXIST, errno.EISDIR, errno.ENOTDIR, errno.EINVAL, errno.EILSEQ})
@@ -132,7 +134,7 @@ def extract_zip_safely(zip_path: Path, target: Path, limits: ZipLimits | None = 
 
 def _wanted(name: str) -> bool:
     base = name.replace("\\", "/").rsplit("/", 1)[-1]
-    return file_format(base) is not None or base in _EXTRACTED_NAMES
+    return file_format(base) is not None or base in _EXTRACTED_NAMES or names_nothing(base)
 
 
 def _extract_member(archive: zipfile.ZipFile, member: zipfile.ZipInfo, target: Path) -> str | None:
@@ -250,19 +252,20 @@ def iter_source_files(root: Path, python_only: bool = False, vendored: list[str]
                         vendored.append(rel + "/")
                     continue
                 stack.append((path, rel + "/", _with_gitignore(ignores, path, rel + "/")))
-            elif is_file and _read_as(entry.name, python_only) and not _ignored_by(ignores, rel):
+            elif is_file and _read_as(Path(entry.path), python_only) and not _ignored_by(ignores, rel):
                 yield SourceFile(rel_path=rel, abs_path=Path(entry.path))
 
 
 def is_vendored(folder: Path) -> bool:
     """Whether a folder is vendored code or build output (VENDORED_DIRS), by its name (and, for bin/,
-    whether it holds Python or shell scripts: a repository's scripts are its own code)."""
+    whether it holds scripts: a repository's scripts are its own code)."""
     if folder.name not in VENDORED_DIRS:
         return False
     if folder.name in _KEPT_WITH_SCRIPTS:
         try:
             with os.scandir(folder) as listing:
-                return not any(entry.name.endswith(_SCRIPT_SUFFIXES) for entry in listing)
+                return not any(entry.name.endswith(_SCRIPT_SUFFIXES) or _is_script(Path(entry.path))
+                               for entry in listing)
         except OSError:
             return True
     return True
@@ -282,9 +285,32 @@ def _ignored_by(ignores: Ignores, rel_path: str) -> bool:
     return any(rel_path.startswith(base) and spec.match_file(rel_path[len(base):]) for base, spec in ignores)
 
 
-def _read_as(name: str, python_only: bool) -> bool:
-    fmt = file_format(name)
+def _read_as(path: Path, python_only: bool) -> bool:
+    fmt = read_format(path)
     return fmt == "python" if python_only else fmt is not None
+
+
+def read_format(path: Path) -> str | None:
+    """What a file is read as: `formats.file_format` by its name, else, for a name that says nothing
+    (`bin/asdf`), the language its `#!` line runs (`formats.script_format`); None: not read."""
+    fmt = file_format(path.name)
+    if fmt is not None or not names_nothing(path.name):
+        return fmt
+    return _script_language(path)
+
+
+def _is_script(path: Path) -> bool:
+    return names_nothing(path.name) and _script_language(path) is not None
+
+
+def _script_language(path: Path) -> str | None:
+    if not path.is_file():  # never open a FIFO or a device a watcher's event names
+        return None
+    try:
+        with open(path, "rb") as handle:
+            return script_format(path.name, handle.read(SCRIPT_HEAD_BYTES))
+    except OSError:
+        return None
 
 
 def indexed_path_filter(root: Path) -> Callable[[Path], bool]:
@@ -299,7 +325,7 @@ def indexed_path_filter(root: Path) -> Callable[[Path], bool]:
             rel = PurePosixPath(Path(path).resolve().relative_to(root).as_posix())
         except ValueError:
             return False
-        if not _read_as(rel.name, python_only=False) or any(part in SKIP_DIRS for part in rel.parts[:-1]):
+        if not _read_as(Path(path), python_only=False) or any(part in SKIP_DIRS for part in rel.parts[:-1]):
             return False
         ignores = top
         for depth in range(1, len(rel.parts)):

@@ -26,7 +26,7 @@ from codelens.ingest.lines import definition_within, source_lines, spans_within
 from codelens.ingest.pieces import MAX_PIECE_CHARS, Piece, pieces_to_chunks, split_to_budget
 from codelens.ingest.syntax_source import markup_runs, parser_bytes
 from codelens.ingest.syntax_walk import DefinitionWalk
-from codelens.languages import Grammar, LanguageRow, grammar_for, language_row
+from codelens.languages import Grammar, LanguageRow, grammar_of, language_row, row_named
 
 MODULE_PART_CHARS = 2 * MAX_PIECE_CHARS  # a long <module> is cut into parts of about this size
 TEMPLATE_SYMBOL = "<template>"  # a component's markup (Vue, Svelte)
@@ -69,10 +69,12 @@ def _count(definitions: list[Definition]) -> int:
     return sum(1 + _count(d.children) for d in definitions)
 
 
-def chunk_code_file(rel_path: str, text: str) -> tuple[list[Chunk], list[str]]:
-    """The chunks of a file in a language with a grammar, and warnings; its grammar missing: the
-    plain-text chunker's pieces and a warning naming the package (never nothing)."""
-    row, grammar = language_row(rel_path), grammar_for(rel_path)
+def chunk_code_file(rel_path: str, text: str, language: str | None = None) -> tuple[list[Chunk], list[str]]:
+    """The chunks of a file in a language with a grammar (its name's, or the one given: a script's `#!`
+    line's), and warnings; its grammar missing: the plain-text chunker's pieces and a warning naming the
+    package (never nothing)."""
+    row = row_named(language) if language else language_row(rel_path)
+    grammar = grammar_of(row, rel_path) if row is not None else None
     if row is None or grammar is None:
         return chunk_other_file(rel_path, text, "text"), []
     try:

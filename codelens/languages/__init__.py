@@ -50,8 +50,8 @@ from codelens.languages.model import CLASS, FUNCTION, Conventions, Grammar, Grap
 
 __all__ = [
     "CLASS", "FUNCTION", "GRAPH_RULES", "LANGUAGES", "PYTHON", "Conventions", "Grammar", "GraphRule",
-    "LanguageRow", "grammar_for", "graph_rule", "is_generated_path", "is_language_test_path", "language_names",
-    "language_of", "language_row", "row_named",
+    "LanguageRow", "grammar_for", "grammar_of", "graph_rule", "is_generated_path", "is_language_test_path",
+    "language_names", "language_of", "language_row", "row_named", "script_row",
 ]
 
 PYTHON = python.NAME
@@ -67,6 +67,7 @@ GRAPH_RULES: dict[str, GraphRule] = {row.name: row.graph for row in LANGUAGES if
 _BY_SUFFIX = {suffix: row for row in LANGUAGES for suffix in row.extensions}
 _BY_FILE_NAME = {name: row for row in LANGUAGES for name in row.file_names}
 _BY_NAME = {row.name: row for row in LANGUAGES}
+_BY_INTERPRETER = {name: row for row in LANGUAGES for name in row.interpreters}
 
 
 def language_row(rel_path: str) -> LanguageRow | None:
@@ -83,6 +84,18 @@ def language_of(rel_path: str) -> str | None:
     return row.name if row is not None else None
 
 
+def script_row(first_line: str) -> LanguageRow | None:
+    """The language a `#!` line runs: `#!/bin/bash -e`, `#!/usr/bin/env -S python3 -u`, `#! /usr/bin/perl`
+    (a version after the name is dropped: `python3.12`, `lua5.4`); None for any other line."""
+    if not first_line.startswith("#!"):
+        return None
+    words = first_line[2:].split()
+    if words and words[0].rsplit("/", 1)[-1] == "env":  # `env [-S] [NAME=value] program`
+        words = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+    program = words[0].rsplit("/", 1)[-1] if words else ""
+    return _BY_INTERPRETER.get(program.rstrip("0123456789.") or program)
+
+
 def row_named(name: str) -> LanguageRow | None:
     return _BY_NAME.get(name.lower())
 
@@ -94,8 +107,11 @@ def language_names() -> tuple[str, ...]:
 def grammar_for(rel_path: str) -> Grammar | None:
     """The grammar a file is parsed with (`.tsx` has its own), None without one."""
     row = language_row(rel_path)
-    if row is None:
-        return None
+    return grammar_of(row, rel_path) if row is not None else None
+
+
+def grammar_of(row: LanguageRow, rel_path: str) -> Grammar | None:
+    """The grammar row's language parses this file with: its own, or its suffix's (`.tsx`)."""
     suffix = PurePosixPath(rel_path.lower()).suffix
     return dict(row.grammar_by_suffix).get(suffix, row.grammar)
 

@@ -29,6 +29,7 @@ def test_id(path: str, owner: str, name: str) -> str:
 LANGUAGE = LanguageRow(
     "bash", (".sh", ".bash", ".zsh", ".ksh"), Grammar("tree-sitter-bash", "tree_sitter_bash"),
     file_names=(".bashrc", ".bash_profile", ".profile", ".zshrc"),
+    interpreters=("bash", "sh", "zsh", "ksh", "dash", "ash"),
     definitions=(("function_definition", FUNCTION),),
     # `if [ -n "$ZSH_VERSION" ]; then f() {...} fi`: a function defined under a condition is still one
     containers=("if_statement", "elif_clause", "else_clause"),

@@ -31,7 +31,7 @@ def test_id(path: str, owner: str, name: str) -> str:
 
 
 LANGUAGE = LanguageRow(
-    "elixir", (".ex", ".exs"), Grammar("tree-sitter-elixir", "tree_sitter_elixir"),
+    "elixir", (".ex", ".exs"), Grammar("tree-sitter-elixir", "tree_sitter_elixir"), interpreters=("elixir",),
     # `defmodule`, `def` are calls: the chunker reads the called name (DEFINING_CALLS)
     definitions=(("call", FUNCTION),), containers=("do_block",), doc_prefixes=("#",),
     doc_attributes=("doc", "typedoc"), class_doc_attribute="moduledoc", clauses=True,

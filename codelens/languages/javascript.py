@@ -20,6 +20,7 @@ from codelens.languages.shared import (
 
 LANGUAGE = LanguageRow(
     "javascript", (".js", ".mjs", ".cjs", ".jsx"), Grammar("tree-sitter-javascript", "tree_sitter_javascript"),
+    interpreters=("node", "nodejs"),
     definitions=JS_CLASSES + JS_FUNCTIONS, containers=JS_CONTAINERS, doc_prefixes=C_STYLE_DOCS,
     instance_bodies=JS_INSTANCES,
     test_suffixes=JS_TESTS, test_dirs=JS_TEST_DIRS, imports=JS_IMPORTS, is_standard_import=is_node_builtin,

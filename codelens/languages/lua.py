@@ -13,7 +13,7 @@ RULE = GraphRule(
 )
 
 LANGUAGE = LanguageRow(
-    "lua", (".lua",), Grammar("tree-sitter-lua", "tree_sitter_lua"),
+    "lua", (".lua",), Grammar("tree-sitter-lua", "tree_sitter_lua"), interpreters=("lua", "luajit"),
     # `M.find_files = function(opts) ... end` and `local run = function(cmd) ... end` are functions too
     definitions=(("function_declaration", FUNCTION), ("assignment_statement", FUNCTION),
                  ("variable_declaration", FUNCTION), ("field", FUNCTION)),

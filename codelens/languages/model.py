@@ -127,6 +127,9 @@ class LanguageRow:
     extensions: tuple[str, ...]  # lower-case suffixes with the dot
     grammar: Grammar | None  # None: read by Python's ast (python) or by the plain-text chunker
     file_names: tuple[str, ...] = ()  # exact lower-case file names (`rakefile`)
+    # what a `#!` line runs (`bash`, `python3`, `env perl`): a script whose name has no extension
+    # (`bin/asdf`, `libexec/rbenv-init`) is read as this language (ingest/formats.py's script_format)
+    interpreters: tuple[str, ...] = ()
     grammar_by_suffix: tuple[tuple[str, Grammar], ...] = ()  # `.tsx` -> the TSX grammar
     # node type -> FUNCTION or CLASS: the definitions that become chunks (a CLASS holds members)
     definitions: tuple[tuple[str, str], ...] = ()

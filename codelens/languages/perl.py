@@ -27,7 +27,7 @@ def test_id(path: str, owner: str, name: str) -> str:
 
 
 LANGUAGE = LanguageRow(
-    "perl", (".pl", ".pm", ".t"), Grammar("tree-sitter-perl", "tree_sitter_perl"),
+    "perl", (".pl", ".pm", ".t"), Grammar("tree-sitter-perl", "tree_sitter_perl"), interpreters=("perl",),
     definitions=(("subroutine_declaration_statement", FUNCTION),),
     owners=("package_statement",),  # `package Foo { ... }`: its subs are Foo's
     scope_statements=("package_statement",),  # `package Foo;`: the subs after it are Foo's

@@ -16,7 +16,7 @@ RULE = GraphRule(
 )
 
 LANGUAGE = LanguageRow(
-    "php", (".php",), Grammar("tree-sitter-php", "tree_sitter_php", "language_php"),
+    "php", (".php",), Grammar("tree-sitter-php", "tree_sitter_php", "language_php"), interpreters=("php",),
     definitions=(("class_declaration", CLASS), ("interface_declaration", CLASS), ("trait_declaration", CLASS),
                  ("enum_declaration", CLASS), ("function_definition", FUNCTION),
                  ("method_declaration", FUNCTION)),

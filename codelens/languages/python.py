@@ -16,7 +16,8 @@ def _standard(top: str) -> bool:
 
 
 LANGUAGE = LanguageRow(
-    NAME, (".py",), None, imports=("import_statement", "import_from_statement"), doc_prefixes=("#",),
+    NAME, (".py",), None, interpreters=("python", "pypy"), imports=("import_statement", "import_from_statement"),
+    doc_prefixes=("#",),
     generated_suffixes=("_pb2.py", "_pb2_grpc.py"),  # protoc's Python
     is_standard_import=_standard,
     # `tests/test_cart.py::TestCart::test_add` (pytest); a module constant is an UPPER_CASE assignment

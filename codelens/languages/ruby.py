@@ -26,7 +26,7 @@ def test_id(path: str, owner: str, name: str) -> str:
 
 LANGUAGE = LanguageRow(
     "ruby", (".rb", ".rake", ".gemspec"), Grammar("tree-sitter-ruby", "tree_sitter_ruby"),
-    file_names=("rakefile", "gemfile"),
+    file_names=("rakefile", "gemfile"), interpreters=("ruby",),
     definitions=(("class", CLASS), ("module", CLASS), ("method", FUNCTION), ("singleton_method", FUNCTION)),
     # `class << self ... end` names nothing: its methods are the enclosing class's own
     # `included do ... end`, `class_methods do ... end` (a Rails concern): a call's block holds methods too

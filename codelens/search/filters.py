@@ -46,8 +46,8 @@ class SearchFilters:
 
 def chunk_language(chunk: Chunk) -> str:
     """The `language` a hit carries: its file's code language (`web/src/api/client.ts` ->
-    typescript, whichever chunker read it), else its kind (doc, config, text)."""
-    return _path_language(chunk.path) or chunk.kind
+    typescript, whichever chunker read it; a script's by its `#!` line), else its kind (doc, config, text)."""
+    return chunk.script_language or _path_language(chunk.path) or chunk.kind
 
 
 @lru_cache(maxsize=65_536)

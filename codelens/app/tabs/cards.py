@@ -55,11 +55,12 @@ def render_opened(chunk: Chunk, graph: CodeGraph | None, terms: tuple[str, ...],
                       f"[{KIND_LABELS.get(chunk.kind, chunk.kind)}]")
         close.button("Закрыть", key="close-opened", on_click=open_chunk, args=("",), icon=":material/close:")
         if chunk.line_spans:
-            st.html(render_segments(chunk.code, chunk.line_spans, terms, max_lines=None)[0])
+            st.html(render_segments(chunk.code, chunk.line_spans, terms, max_lines=None, path=chunk.path,
+                                    language=chunk.script_language)[0])
         else:
             numbered = has_real_line_numbers(chunk.code, chunk.start_line, chunk.end_line)
             st.html(render_html(code_view(chunk.code, chunk.start_line, terms, max_lines=None), terms,
-                                numbered=numbered, path=chunk.path))
+                                numbered=numbered, path=chunk.path, language=chunk.script_language))
         if graph is not None:
             render_neighbours(graph, chunk, "opened", include_tests)
 
@@ -90,16 +91,18 @@ def render_hit(hit: Hit, terms: tuple[str, ...], graph: CodeGraph | None, includ
         if summary:
             st.caption(summary[0])
         if chunk.line_spans:  # separate module-level statements: each block with its real lines
-            preview_html, truncated = render_segments(chunk.code, chunk.line_spans, terms)
+            preview_html, truncated = render_segments(chunk.code, chunk.line_spans, terms, path=chunk.path,
+                                                          language=chunk.script_language)
             st.html(preview_html)
             if truncated:
                 with st.expander(f"Показать весь фрагмент (блоков: {len(chunk.line_spans)})"):
-                    st.html(render_segments(chunk.code, chunk.line_spans, terms, max_lines=None)[0])
+                    st.html(render_segments(chunk.code, chunk.line_spans, terms, max_lines=None, path=chunk.path,
+                                    language=chunk.script_language)[0])
             if graph is not None:
                 render_neighbours(graph, chunk, f"hit-{hit.rank}", include_tests)
             return
         preview = code_view(chunk.code, chunk.start_line, terms)
-        st.html(render_html(preview, terms, numbered=numbered, path=chunk.path))
+        st.html(render_html(preview, terms, numbered=numbered, path=chunk.path, language=chunk.script_language))
         if not numbered:
             st.caption("Модульный код: отдельные операторы файла собраны вместе, номера строк не показаны.")
         if preview.truncated:
@@ -108,7 +111,7 @@ def render_hit(hit: Hit, terms: tuple[str, ...], graph: CodeGraph | None, includ
                 label += " · совпадения в строках " + ", ".join(map(str, preview.hidden_matches[:6]))
             with st.expander(label):
                 st.html(render_html(code_view(chunk.code, chunk.start_line, terms, max_lines=None), terms,
-                                    numbered=numbered, path=chunk.path))
+                                    numbered=numbered, path=chunk.path, language=chunk.script_language))
         if graph is not None:
             render_neighbours(graph, chunk, f"hit-{hit.rank}", include_tests)
 
