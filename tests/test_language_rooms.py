@@ -246,3 +246,13 @@ def test_a_haskell_function_is_its_signature_its_equations_and_its_haddock() -> 
     assert (chunks["rate"].start_line, chunks["rate"].end_line) == (3, 4)
     with_tax = chunks["withTax"]
     assert (with_tax.start_line, with_tax.end_line, with_tax.docstring) == (6, 10, "The amount with its tax.")
+
+
+def test_a_files_head_comment_is_its_modules_doc_above_a_statement_of_a_definitions_type() -> None:
+    """The `---` run a Lua file opens with documents the module, though `local M = {}` below it is of the node type
+    Lua's `local f = function` definitions have; Zig's `//!` above `const std = @import("std")` too."""
+    lua = {c.chunk_id: c for c in chunk_codebase(ROOMS / "lua", MAX_FILE_BYTES).chunks}
+    assert lua["shop/tax.lua::<module>"].docstring == "Tax rules of the shop: the rate and how amounts are rounded."
+    assert lua["shop/cart.lua::<module>"].docstring == ""
+    zig = {c.chunk_id: c for c in chunk_codebase(ROOMS / "zig", MAX_FILE_BYTES).chunks}
+    assert zig["shop/tax.zig::<module>"].docstring == "Tax rules for the shop."

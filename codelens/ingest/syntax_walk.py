@@ -64,10 +64,12 @@ class DefinitionWalk:
         A JavaScript or C file's top comment is not read as its doc: it is a license, a lint switch or
         the same adapter note in every file as often as a description."""
         first = next((c for c in root.named_children if c.type not in self.row.comments), None)
-        if first is None or first.type in self.kinds:
+        if first is None:
             return None
         start = _lines_of(first)[0]
-        if any(d.start_line <= start <= d.end_line for d in definitions):  # `export function f`: f's doc
+        # a definition first (`export function f`, Lua's `local f = function`): the comment is f's doc; a node of
+        # a definition's type that is none (Lua's `local M = {}`) leaves it the file's
+        if any(d.start_line <= start <= d.end_line for d in definitions):
             return None
         inner = [i + 1 for i in range(start - 1) if self.lines[i].lstrip().startswith(_INNER_DOC)]
         if inner:  # Rust's `//!` run, a blank line or attributes below it

@@ -19,7 +19,7 @@ LANGUAGE = LanguageRow(
                  ("variable_declaration", FUNCTION), ("field", FUNCTION)),
     # `local conditions = { hidden = function() ... end }`: a table of functions is a class of them
     instance_bodies=(("variable_declaration", "table_constructor"), ("assignment_statement", "table_constructor")),
-    doc_prefixes=("--",), test_suffixes=("_spec.lua", "_test.lua"), graph=RULE,
+    doc_prefixes=("--",), head_doc=True, test_suffixes=("_spec.lua", "_test.lua"), graph=RULE,
     # busted's `describe`/`it` names, as Jest's; Lua has no constants but its `<const>` locals (5.4)
     conventions=Conventions(test_id=jest_style, throws=("error",),
                             constant=r"^\s*local\s+(?P<name>\w+)\s*<const>"),

@@ -1,3 +1,5 @@
+--- Tax rules of the shop: the rate and how amounts are rounded.
+
 local M = {}
 
 local RATE <const> = 0.2
