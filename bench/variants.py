@@ -374,6 +374,8 @@ BENCH_STAGES: dict[str, StageFactory] = {**STAGES, **{
     "file-words.2": lambda c: FileWords(c.index.chunks, c.file_words, weight=0.2),
     "path.1": lambda c: FlatPath(c.index.chunks, bonus=0.1, bridge=c.bridge),
     "path-en": lambda c: FlatPath(c.index.chunks),  # Russian words not bridged
+    "tests-below.5": lambda c: CodeBeforeTests(c.index.chunks, factor=0.5),  # shipped until session 29
+    "tests-below.2": lambda c: CodeBeforeTests(c.index.chunks, factor=0.2),
     # ideas not shipped
     "dedup": lambda c: ClassMethodDedup(c.index.chunks),
     "files": lambda c: FileEvidence(c.index.chunks),

@@ -274,7 +274,7 @@ def test_tests_sink_below_the_code_unless_the_question_asks_for_tests() -> None:
     items = fused(("tests/test_models.py::Response", 1.0), ("pkg/api.py::make_response", 0.7))
     stage = CodeBeforeTests(CHUNKS)
     assert [(f.chunk_id, f.score) for f in stage(Query.from_text("how is a response built"), items)] == [
-        ("pkg/api.py::make_response", 0.7), ("tests/test_models.py::Response", 0.5)]
+        ("pkg/api.py::make_response", 0.7), ("tests/test_models.py::Response", 0.3)]
     for asks in ("which tests cover the response", "как тестируется ответ"):
         assert order(stage, asks, items) == ["tests/test_models.py::Response", "pkg/api.py::make_response"]
 

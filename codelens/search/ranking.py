@@ -23,7 +23,7 @@ fusion found; results stay chunks.
   question about running, building, configuring or deploying the project ("which port does the test
   database listen on", «как запустить тесты») lets every piece keep its score.
 - `tests-below`: a chunk of a test file, or of an example program (`examples/`, `_examples/`,
-  `samples/`, `demo/`), keeps half its score unless the question asks about tests (or examples),
+  `samples/`, `demo/`), keeps 0.3 of its score unless the question asks about tests (or examples),
   so the code comes before the tests and examples that repeat its words.
 - `legacy-below`: a chunk under a folder kept for an older version (`src/v3/` beside `src/v4/`,
   `legacy/`, `deprecated/`) keeps a share of its score unless the question names that folder, so
