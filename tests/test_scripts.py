@@ -35,8 +35,8 @@ case "$1" in
 esac
 """
 UTIL = "log_info() {\n  printf '%s\\n' \"$*\" >&2\n}\n"
-ROTATE = '#!/usr/bin/python3 -u\n"""Rotate the log files."""\n\n\ndef rotate(path):\n    """Move path aside."""\n' \
-         '    return path + ".1"\n'
+ROTATE = '#!/usr/bin/python3 -u\n"""Rotate the log files."""\nfrom shop.paths import aside\n\n\ndef rotate(path):\n' \
+         '    """Move path aside."""\n    return aside(path)\n'
 
 
 def _write(folder: Path, files: dict[str, str | bytes]) -> Path:
@@ -50,6 +50,7 @@ def _write(folder: Path, files: dict[str, str | bytes]) -> Path:
 def _project(folder: Path) -> Path:
     return _write(folder, {
         "bin/tool": TOOL, "lib/util.sh": UTIL, "libexec/rotate-logs": ROTATE,
+        "shop/__init__.py": "", "shop/paths.py": "def aside(path):\n    return path + '.1'\n",
         "bin/compiled": b"\x7fELF\x02\x01\x01\x00binary",  # a build's binary beside the scripts: never read
         "NOTES": "#!not a program\nplain words\n", "VERSION": "1.2.3\n",
     })
@@ -79,7 +80,8 @@ def test_only_a_name_that_says_nothing_is_read_by_its_first_line() -> None:
 
 def test_scripts_are_listed_binaries_and_text_are_not(tmp_path: Path) -> None:
     project = _project(tmp_path / "repo")
-    assert [f.rel_path for f in list_source_files(project)] == ["bin/tool", "lib/util.sh", "libexec/rotate-logs"]
+    assert [f.rel_path for f in list_source_files(project)] == [
+        "bin/tool", "lib/util.sh", "libexec/rotate-logs", "shop/__init__.py", "shop/paths.py"]
     accepts = indexed_path_filter(project)  # a watcher's events follow the same rules
     assert accepts(project / "bin/tool") and not accepts(project / "bin/compiled")
     assert not accepts(project / "NOTES")
@@ -99,7 +101,7 @@ def test_a_scripts_chunks_are_its_languages_and_say_so(tmp_path: Path, as_zip: b
     source = zip_folder(project, tmp_path / "repo.zip") if as_zip else project
     chunks = {c.chunk_id: c for c in chunk_source(source, 1_000_000).chunks}
     assert sorted(chunks) == ["bin/tool::<module>", "bin/tool::install_plugin", "lib/util.sh::log_info",
-                              "libexec/rotate-logs::<module>", "libexec/rotate-logs::rotate"]
+                              "libexec/rotate-logs::<module>", "libexec/rotate-logs::rotate", "shop/paths.py::aside"]
     assert chunks["bin/tool::install_plugin"].language == "bash"
     assert chunks["bin/tool::install_plugin"].script_language == "bash"
     assert chunks["lib/util.sh::log_info"].script_language == ""  # a name that says its language stores nothing
@@ -116,7 +118,7 @@ def test_a_script_is_searched_filtered_highlighted_and_in_the_graph(tmp_path: Pa
     assert hits and hits[0].chunk.chunk_id == "bin/tool::install_plugin"
     assert {hit.chunk.language for hit in hits} == {"bash"}
     python_hits = searcher.search("rotate the log files", k=5, filters=SearchFilters(languages=("python",)))
-    assert {hit.chunk.path for hit in python_hits} == {"libexec/rotate-logs"}
+    assert python_hits[0].chunk.path == "libexec/rotate-logs"
     assert lexer_for("bin/tool", "bash").name == "Bash"  # its lines shown as shell, not plain text
 
     found = run_cli("-m", "codelens", "search", "clone a plugin", "--db", str(settings.db_path), "--json", "-k", "1")
@@ -125,3 +127,6 @@ def test_a_script_is_searched_filtered_highlighted_and_in_the_graph(tmp_path: Pa
     callees = run_cli("-m", "codelens", "callees", "bin/tool::install_plugin", "--db", str(settings.db_path))
     assert callees.returncode == 0, callees.stderr
     assert "lib/util.sh::log_info" in callees.stdout  # `source ../lib/util.sh` and the call, read as Bash
+    callers = run_cli("-m", "codelens", "callers", "shop/paths.py::aside", "--db", str(settings.db_path))
+    assert callers.returncode == 0, callers.stderr
+    assert "libexec/rotate-logs::rotate" in callers.stdout  # the script's import and call, read as Python

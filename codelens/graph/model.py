@@ -40,6 +40,8 @@ from codelens.graph.resolve import Resolver
 from codelens.graph.scopes import EdgeSink, ScopeBuilder, parse_python
 from codelens.graph.syntax_edges import BY_NAME, add_syntax_edges, syntax_paths
 from codelens.ingest.chunker import is_test_path
+from codelens.ingest.formats import code_language
+from codelens.languages import PYTHON
 
 __all__ = ["BY_NAME", "DISPATCH", "EDGE_KINDS", "EXTERNAL", "EXTERNAL_PREFIX", "FILE", "CodeGraph", "Edge", "Node",
            "build_graph", "contains_edges", "definition_ids", "external_node", "first_line", "module_name",
@@ -171,7 +173,8 @@ def build_graph(chunks: Sequence[Chunk], sources: Mapping[str, str],
     `repository_labels`: a workspace's repositories (each resolves its own imports first)."""
     chunks = [c for c in chunks if c.is_code]
     other_code = {path: sources[path] for path in syntax_paths(sources)}
-    sources = {path: text for path, text in sources.items() if path.endswith(".py")}
+    # Python by its name, and a script whose `#!` line runs Python (`bin/manage`)
+    sources = {path: text for path, text in sources.items() if code_language(path, text) == PYTHON}
     trees = {path: tree for path in sorted(sources) if (tree := parse_python(sources[path])) is not None}
     sink = EdgeSink()
     for edge in contains_edges(chunks):
