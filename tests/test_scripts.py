@@ -130,3 +130,8 @@ def test_a_script_is_searched_filtered_highlighted_and_in_the_graph(tmp_path: Pa
     callers = run_cli("-m", "codelens", "callers", "shop/paths.py::aside", "--db", str(settings.db_path))
     assert callers.returncode == 0, callers.stderr
     assert "libexec/rotate-logs::rotate" in callers.stdout  # the script's import and call, read as Python
+    code_map = run_cli("-m", "codelens", "map", "--db", str(settings.db_path), "--json")
+    assert code_map.returncode == 0, code_map.stderr
+    mapped = json.loads(code_map.stdout)
+    assert {"bin/tool", "libexec/rotate-logs"} <= {m["path"] for m in mapped["modules"]}
+    assert mapped["files"] == []  # a script is a module of the map, not a file beside the code

@@ -93,7 +93,7 @@ def code_map(graph: CodeGraph, max_chars: int = DEFAULT_MAP_CHARS, other_files: 
     scores = symbol_scores(graph)
     modules = {m.node.node_id: m for m in module_infos(graph, scores)}
     header = _header(graph, scores)
-    footer = _footer(graph, scores) + files_by_folder(other_files, int(max_chars * FILES_SHARE))
+    footer = _footer(graph, scores) + files_by_folder(_beside(graph, other_files), int(max_chars * FILES_SHARE))
     layout = _Layout(header, footer, modules, scores, {path: _package(path) for path in modules})
     selection = _Selection()
     for kind, key, owner, parent in _candidates(modules, scores):
@@ -271,7 +271,7 @@ def code_map_data(graph: CodeGraph, max_chars: int = DEFAULT_MAP_CHARS, other_fi
     and the documents and configuration files."""
     scores = symbol_scores(graph)
     modules = sorted(module_infos(graph, scores), key=lambda m: (-m.score, m.node.path))
-    other_files = sorted(set(other_files))
+    other_files = _beside(graph, other_files)
     return {
         "text": code_map(graph, max_chars, other_files),
         "files": other_files,
@@ -284,6 +284,12 @@ def code_map_data(graph: CodeGraph, max_chars: int = DEFAULT_MAP_CHARS, other_fi
         ],
         "libraries": _libraries(graph),
     }
+
+
+def _beside(graph: CodeGraph, other_files: Iterable[str]) -> list[str]:
+    """The files beside the code: a script the graph read as code by its `#!` line (`bin/asdf`, no
+    extension) is one of its modules, not among them."""
+    return sorted(set(other_files) - {n.path for n in graph.nodes.values() if n.kind == FILE})
 
 
 def repository_part(graph: CodeGraph, files: list[str], index_dir: Path, name: str) -> tuple[CodeGraph, list[str]]:
