@@ -13,7 +13,7 @@ from codelens.app.highlight import lexer_for
 from codelens.index.build import build_index
 from codelens.ingest.codebase import chunk_source
 from codelens.ingest.formats import code_language, script_format
-from codelens.ingest.source import indexed_path_filter, list_source_files
+from codelens.ingest.source import extract_zip_safely, indexed_path_filter, list_source_files
 from codelens.languages import script_row
 from codelens.search.filters import SearchFilters
 from codelens.search.searcher import Searcher
@@ -93,6 +93,14 @@ def test_a_bin_folder_of_binaries_is_build_output_one_of_scripts_is_kept(tmp_pat
     rails = _write(tmp_path / "rails", {"app.rb": "class App\nend\n",
                                         "bin/setup": "#!/usr/bin/env ruby\ndef system!(*args)\n  system(*args)\nend\n"})
     assert [f.rel_path for f in list_source_files(rails)] == ["app.rb", "bin/setup"]
+
+
+def test_a_zip_writes_out_a_script_and_leaves_its_binaries_and_text_in_it(tmp_path: Path) -> None:
+    archive = zip_folder(_project(tmp_path / "repo"), tmp_path / "repo.zip")
+    extract_zip_safely(archive, tmp_path / "out")
+    written = sorted(p.relative_to(tmp_path / "out").as_posix() for p in (tmp_path / "out").rglob("*") if p.is_file())
+    assert written == ["repo/bin/tool", "repo/lib/util.sh", "repo/libexec/rotate-logs", "repo/shop/__init__.py",
+                       "repo/shop/paths.py"]
 
 
 @pytest.mark.parametrize("as_zip", [False, True])

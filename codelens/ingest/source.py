@@ -49,8 +49,8 @@ _RATIO_CHECK_ABOVE_BYTES = 10_000_000  # small archives of repetitive text compr
 _MAX_GITIGNORE_BYTES = 1_000_000
 _ASCII_PROBE = "# coding=x\ndef f(a): return [a, {'b': 1}]\n"
 # Only these are written out of a zip: code, the documents and configuration files
-# `formats.file_format` knows, files whose name says nothing (a script's `#!` line is read once it is
-# out), and `.gitignore`; nothing else is read, so nothing else can hurt.
+# `formats.file_format` knows, a script whose name says nothing but whose first line is a `#!` of a
+# language read, and `.gitignore`; nothing else is read, so nothing else can hurt.
 _EXTRACTED_NAMES = frozenset({".gitignore"})
 # A bad entry (name too long, a file where a folder must go) skips that entry, not the zip.
 _ENTRY_ERRNOS = frozenset({errno.ENAMETOOLONG, errno.EEXIST, errno.EISDIR, errno.ENOTDIR, errno.EINVAL, errno.EILSEQ})
@@ -123,7 +123,7 @@ def extract_zip_safely(zip_path: Path, target: Path, limits: ZipLimits | None = 
                 if member.is_dir():
                     continue
                 reason = _unsafe_member_reason(member, seen)  # reported even for files we would not keep
-                if reason is None and _wanted(member.filename):
+                if reason is None and _wanted(archive, member):
                     reason = _extract_member(archive, member, target)
                 if reason:
                     warnings.append(f"skipped zip entry {member.filename!r}: {reason}")
@@ -132,9 +132,17 @@ def extract_zip_safely(zip_path: Path, target: Path, limits: ZipLimits | None = 
     return warnings
 
 
-def _wanted(name: str) -> bool:
-    base = name.replace("\\", "/").rsplit("/", 1)[-1]
-    return file_format(base) is not None or base in _EXTRACTED_NAMES or names_nothing(base)
+def _wanted(archive: zipfile.ZipFile, member: zipfile.ZipInfo) -> bool:
+    base = member.filename.replace("\\", "/").rsplit("/", 1)[-1]
+    if file_format(base) is not None or base in _EXTRACTED_NAMES:
+        return True
+    if not names_nothing(base):
+        return False
+    try:  # a name that says nothing: written out only when its first line is a script's `#!` (a binary never)
+        with archive.open(member) as entry:
+            return script_format(base, entry.read(SCRIPT_HEAD_BYTES)) is not None
+    except (RuntimeError, NotImplementedError, zipfile.BadZipFile, EOFError, OSError, zlib_error):
+        return False
 
 
 def _extract_member(archive: zipfile.ZipFile, member: zipfile.ZipInfo, target: Path) -> str | None:
