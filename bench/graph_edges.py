@@ -28,7 +28,7 @@ from _common import SHARED, print_table
 from codelens.chunk import Chunk
 from codelens.graph.model import BY_NAME, CodeGraph, Edge, build_graph
 from codelens.ingest.codebase import ChunkedCodebase, chunk_source
-from codelens.languages import language_of
+from codelens.ingest.formats import code_language
 
 BENCH_DIR = SHARED / "benchmarks" / "semble_langs_dev"
 MAX_FILE_BYTES = 1_000_000
@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{source.name}: {len(chunked.chunks)} chunks, graph {seconds:.2f} s", file=sys.stderr)
         for edge in graph.edges if args.sample else ():  # kept only when asked: every zip's chunks stay alive
             if edge.kind == "calls" and not graph.nodes[edge.target].is_external:
-                samples[language_of(edge.source.partition("::")[0]) or "?"].append((edge, chunked))
+                samples[_language(chunked, edge.source.partition("::")[0])].append((edge, chunked))
     _print_counts(totals)
     if args.sample:
         _print_samples(samples, args.sample, random.Random(args.seed))
@@ -63,23 +63,28 @@ def main(argv: list[str] | None = None) -> int:
 def _count(graph: CodeGraph, chunked: ChunkedCodebase, totals: dict[str, Counter]) -> str:
     """Adds one codebase's files, chunks and call edges per language; returns its main language."""
     chunks_of: Counter[str] = Counter()
-    for path in chunked.sources:
-        language = language_of(path)
+    for path, text in chunked.sources.items():
+        language = code_language(path, text)
         if language is not None:
             totals[language]["files"] += 1
     for chunk in chunked.chunks:
-        if chunk.is_code and (language := language_of(chunk.path)) is not None:
+        if chunk.is_code and (language := chunk.language) is not None:
             totals[language]["chunks"] += 1
             chunks_of[language] += 1
     for edge in graph.edges:
         if edge.kind != "calls":
             continue
-        language = language_of(edge.source.partition("::")[0]) or "?"
+        language = _language(chunked, edge.source.partition("::")[0])
         if graph.nodes[edge.target].is_external:
             totals[language]["external"] += 1
         else:
             totals[language]["uncertain" if edge.via == BY_NAME else "resolved"] += 1
     return chunks_of.most_common(1)[0][0] if chunks_of else "?"
+
+
+def _language(chunked: ChunkedCodebase, path: str) -> str:
+    """A file's language by its name, or a script's by its `#!` line; "?" for anything else."""
+    return code_language(path, chunked.sources.get(path, "")) or "?"
 
 
 def _print_counts(totals: dict[str, Counter]) -> None:
