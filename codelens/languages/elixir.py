@@ -8,6 +8,7 @@ from codelens.languages.model import CLASS, FUNCTION, Conventions, Grammar, Grap
 DEFINING_CALLS = (
     ("defmodule", CLASS), ("defprotocol", CLASS), ("defimpl", CLASS),
     ("def", FUNCTION), ("defp", FUNCTION), ("defmacro", FUNCTION), ("defmacrop", FUNCTION), ("defguard", FUNCTION),
+    ("defguardp", FUNCTION),
     ("defdelegate", FUNCTION),
 )
 

@@ -6,5 +6,7 @@ defmodule Shop.Tax do
 
   @doc "The tax of an amount: none on nothing."
   def tax(0), do: 0
-  def tax(amount), do: amount * @rate
+  def tax(amount) when is_amount(amount), do: amount * @rate
+
+  defguardp is_amount(value) when is_number(value) and value > 0
 end
