@@ -25,7 +25,7 @@ from codelens.ingest.formats import chunk_other_file, file_format
 from codelens.ingest.lines import source_lines
 from codelens.ingest.source import list_source_files
 from codelens.ingest.syntax import chunk_code_file
-from codelens.languages import LANGUAGES, Grammar, grammar_for, language_of
+from codelens.languages import LANGUAGES, Grammar, grammar_of, language_of, row_named
 from codelens.search.searcher import Searcher
 from tests.conftest import examples, settings_for, zip_folder
 
@@ -192,7 +192,7 @@ def test_the_id_contract_of_design_md() -> None:
 def test_tsx_is_read_with_its_own_grammar() -> None:
     text = "export function Button({ label }: Props) {\n  return <button>{label}</button>;\n}\n"
     chunks, warnings = chunk_code_file("web/Button.tsx", text)
-    assert grammar_for("web/Button.tsx").function == "language_tsx"
+    assert grammar_of(row_named("typescript"), "web/Button.tsx").function == "language_tsx"
     assert warnings == [] and [c.symbol for c in chunks] == ["Button"]
 
 

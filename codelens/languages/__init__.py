@@ -50,7 +50,7 @@ from codelens.languages.model import CLASS, FUNCTION, Conventions, Grammar, Grap
 
 __all__ = [
     "CLASS", "FUNCTION", "GRAPH_RULES", "LANGUAGES", "PYTHON", "Conventions", "Grammar", "GraphRule",
-    "LanguageRow", "grammar_for", "grammar_of", "graph_rule", "is_generated_path", "is_language_test_path",
+    "LanguageRow", "grammar_of", "graph_rule", "is_generated_path", "is_language_test_path",
     "language_names", "language_of", "language_row", "row_named", "script_row",
 ]
 
@@ -102,12 +102,6 @@ def row_named(name: str) -> LanguageRow | None:
 
 def language_names() -> tuple[str, ...]:
     return tuple(row.name for row in LANGUAGES)
-
-
-def grammar_for(rel_path: str) -> Grammar | None:
-    """The grammar a file is parsed with (`.tsx` has its own), None without one."""
-    row = language_row(rel_path)
-    return grammar_of(row, rel_path) if row is not None else None
 
 
 def grammar_of(row: LanguageRow, rel_path: str) -> Grammar | None:

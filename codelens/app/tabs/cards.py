@@ -92,12 +92,12 @@ def render_hit(hit: Hit, terms: tuple[str, ...], graph: CodeGraph | None, includ
             st.caption(summary[0])
         if chunk.line_spans:  # separate module-level statements: each block with its real lines
             preview_html, truncated = render_segments(chunk.code, chunk.line_spans, terms, path=chunk.path,
-                                                          language=chunk.script_language)
+                                                      language=chunk.script_language)
             st.html(preview_html)
             if truncated:
                 with st.expander(f"Показать весь фрагмент (блоков: {len(chunk.line_spans)})"):
-                    st.html(render_segments(chunk.code, chunk.line_spans, terms, max_lines=None, path=chunk.path,
-                                    language=chunk.script_language)[0])
+                    st.html(render_segments(chunk.code, chunk.line_spans, terms, max_lines=None,
+                                            path=chunk.path, language=chunk.script_language)[0])
             if graph is not None:
                 render_neighbours(graph, chunk, f"hit-{hit.rank}", include_tests)
             return
