@@ -26,7 +26,7 @@ from codelens.search.filters import SearchFilters
 from codelens.search.fusion import ordered
 from codelens.search.query import Fused, Fusion, LegResult, Query, Stage
 from codelens.search.ranking import STAGES, StageContext, StageFactory, stages_by_name
-from codelens.search.ranking_files import FileMeaning, FileWords, PathSignal, path_terms
+from codelens.search.ranking_files import FileMeaning, FileWords, NamedFile, PathSignal, path_terms
 from codelens.search.ranking_order import CodeBeforeTests, FileDiversity, KindPrior, file_of, rescore
 from codelens.search.ranking_symbols import RankingIndex, SymbolIntent
 from codelens.search.searcher import Searcher
@@ -701,4 +701,13 @@ BENCH_STAGES.update({
     "hub.2": lambda c: FileHub(c.index.chunks, c.call_files, weight=0.2),
     "hub-how": lambda c: FileHub(c.index.chunks, c.call_files, how_only=True),
     "hub-how.2": lambda c: FileHub(c.index.chunks, c.call_files, weight=0.2, how_only=True),
+})
+
+
+
+# the weight of `named-file` (shipped at 0.3, session 29)
+BENCH_STAGES.update({
+    "named-file.5": lambda c: NamedFile(c.index, c.accept, weight=0.5),
+    "named-file.7": lambda c: NamedFile(c.index, c.accept, weight=0.7),
+    "named-file1": lambda c: NamedFile(c.index, c.accept, weight=1.0),
 })

@@ -15,7 +15,7 @@ from codelens.search.file_vectors import FileVectors
 from codelens.search.lexical import file_words_index, load_file_words
 from codelens.search.query import Fused, Query
 from codelens.search.ranking import ranking_stages
-from codelens.search.ranking_files import FileMeaning, FileWords, GraphFiles, PathSignal
+from codelens.search.ranking_files import FileMeaning, FileWords, GraphFiles, NamedFile, PathSignal
 from codelens.search.ranking_order import FileDiversity
 from codelens.search.ranking_symbols import RankingIndex, SymbolIntent
 from codelens.search.terms import bare_identifier, code_identifiers, written_names
@@ -216,6 +216,28 @@ def test_file_evidence_lifts_a_chunk_whose_file_many_candidates_point_to() -> No
     result = FileEvidence(chunks, weight=0.1)(Query.from_text("q"), items)
     assert [f.chunk_id for f in result] == ["b.py::y", "a.py::x", "b.py::z"]
     assert [round(f.score, 3) for f in result] == [1.02, 1.0, 0.696]
+
+
+def test_a_question_naming_a_files_subject_in_words_lifts_that_definition() -> None:
+    """`JsonElement` in JsonElement.java (or json_element.py), named "JSON element": its class rises above the
+    small methods that repeat the words, and joins the list when fusion missed it; a subject two files share,
+    a test's, or words that are not consecutive lift nothing."""
+    chunks = {c.chunk_id: c for c in [
+        chunk("gson/JsonElement.java::JsonElement", "class"),
+        chunk("gson/JsonTreeReader.java::JsonTreeReader.nextJsonElement", "method"),
+        chunk("gson/JsonObject.java::JsonObject.add", "method"),
+        chunk("gson/json_array.py::JsonArray", "class"),
+        chunk("a/Column.kt::Column", "class"), chunk("b/Column.kt::Column", "class"),
+        chunk("gson/tests/JsonNull.java::JsonNull", "class", is_test=True),
+    ]}
+    stage = NamedFile(RankingIndex.build(chunks))
+    items = fused(("gson/JsonTreeReader.java::JsonTreeReader.nextJsonElement", 1.0),
+                  ("gson/JsonObject.java::JsonObject.add", 0.9), ("gson/JsonElement.java::JsonElement", 0.8))
+    assert order(stage, "JSON element hierarchy and tree model", items)[0] == "gson/JsonElement.java::JsonElement"
+    assert order(stage, "the JSON array of elements", items)[-1] == "gson/json_array.py::JsonArray"  # joined
+    for unlifted in ("an element of JSON", "column definitions", "the JSON null value"):
+        assert order(stage, unlifted, items) == [f.chunk_id for f in items], unlifted
+    assert INDEX.by_file_subject == {}  # `Response` in models.py, `Session` in api.py: no file named after them
 
 
 def test_path_signal_matches_file_name_words_by_stem() -> None:

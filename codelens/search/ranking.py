@@ -13,9 +13,12 @@ fusion found; results stay chunks.
 - `path`: a chunk whose file name (or folder) holds words of the question gains: in English a share
   of the top score as large as the share of the question's words its path holds; through the
   word bridge (a Russian question, or Russian-named code) a share of its own score.
-- In these three a file's first chunk in the list gains 1.5 x what its file earns (`LEAD`), its
-  later chunks 1 x: the file rises by its best chunk, and its other methods do not fill the list
-  on the file's account.
+- `named-file`: a question that names, in two to four consecutive words, the class or function a file is
+  named after ("JSON element hierarchy" -> `JsonElement` in JsonElement.java) lifts that definition by
+  0.3 x the top score: the file's subject, not its small methods nor other classes' overrides.
+- In `file-words`, `file-meaning` and `path` a file's first chunk in the list gains 1.5 x what its file
+  earns (`LEAD`), its later chunks 1 x: the file rises by its best chunk, and its other methods do not
+  fill the list on the file's account.
 - `kind-prior`: code first: a piece of a document, configuration or build file keeps a share
   of its score, so it outranks code only when it answers the question clearly better (how to
   run, configure, deploy); an index of code alone is untouched. A SQL file's tables, views and
@@ -63,13 +66,13 @@ from codelens.search.bridge import WordBridge
 from codelens.search.file_vectors import FileVectors
 from codelens.search.lexical import LexicalIndex
 from codelens.search.query import Stage
-from codelens.search.ranking_files import CallFiles, FileMeaning, FileWords, GraphFiles, PathSignal
+from codelens.search.ranking_files import CallFiles, FileMeaning, FileWords, GraphFiles, NamedFile, PathSignal
 from codelens.search.ranking_order import CodeBeforeTests, FileDiversity, KindPrior, LegacyBelow, RepositoryCopies
 from codelens.search.ranking_symbols import RankingIndex, SymbolIntent
 
 # Measured on semble_py_dev and semble_langs_dev (bench/RESULTS.md): each of these lifts them.
-SHIPPED_RANKING: tuple[str, ...] = ("graph-files", "file-words", "file-meaning", "path", "kind-prior", "tests-below",
-                                    "legacy-below", "diverse-close", "symbol")
+SHIPPED_RANKING: tuple[str, ...] = ("graph-files", "file-words", "file-meaning", "path", "named-file", "kind-prior",
+                                    "tests-below", "legacy-below", "diverse-close", "symbol")
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,7 @@ STAGES: Mapping[str, StageFactory] = {
     "diverse-close": lambda c: FileDiversity(c.index.chunks, close=0.7, guarded=4),
     "tests-below": lambda c: CodeBeforeTests(c.index.chunks),
     "path": lambda c: PathSignal(c.index.chunks, bridge=c.bridge),
+    "named-file": lambda c: NamedFile(c.index, c.accept),
     # A partial index's file vectors come from the chunks embedded so far: trusted as much.
     "file-meaning": lambda c: FileMeaning(c.index.chunks, c.files, weight=0.2 * c.coverage),
     "file-words": lambda c: FileWords(c.index.chunks, c.file_words),

@@ -5,6 +5,7 @@ and meaning (`file-meaning`) against the question's, its name or folder in the q
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -19,7 +20,8 @@ from codelens.search.fusion import minmax
 from codelens.search.lexical import LexicalIndex
 from codelens.search.query import Fused, Query
 from codelens.search.ranking_order import file_of, rescore
-from codelens.search.terms import has_cyrillic, index_term, without_code_suffix
+from codelens.search.ranking_symbols import RankingIndex
+from codelens.search.terms import STOP_WORDS, has_cyrillic, index_term, without_code_suffix
 
 # A file's first chunk in the list takes this multiple of the gain its file earns (with_gains)
 LEAD = 1.5
@@ -181,3 +183,38 @@ def path_terms(path: str) -> frozenset[str]:
     (remembered per path: every search asks it of each fused candidate)."""
     parts = without_code_suffix(path).split("/")[-2:]
     return frozenset(index_term(w) for part in parts for w in split_identifier(part) if len(w) > 1)
+
+
+_LATIN_WORD = re.compile(r"[a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class NamedFile:
+    """The question names, in two to four consecutive words, the class or function a file is named after
+    ("JSON element hierarchy" -> `JsonElement` in JsonElement.java; a Russian question through its code
+    words): that definition gains `weight` x the top score, and joins the list if fusion missed it. The
+    words name that file's subject, where the file's many small methods and other classes' same-named
+    overrides only repeat them. A subject more than one file has (`Column` in two modules) gains nothing."""
+
+    index: RankingIndex
+    accept: Callable[[str], bool] | None = None
+    weight: float = 0.3
+    longest: int = 4
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        if not fused or not self.index.by_file_subject:
+            return fused
+        text = query.pseudo_english if query.russian and query.pseudo_english else query.text
+        words = [w for w in _LATIN_WORD.findall(text.lower()) if w not in STOP_WORDS]
+        found: set[str] = set()
+        for size in range(2, self.longest + 1):
+            for start in range(len(words) - size + 1):
+                chunk_ids = self.index.by_file_subject.get("".join(words[start : start + size]), ())
+                if len({self.index.chunks[c].path for c in chunk_ids}) == 1:
+                    found.update(c for c in chunk_ids if self.accept is None or self.accept(c))
+        if not found:
+            return fused
+        top = fused[0].score
+        listed = [*fused, *(Fused(c, 0.0) for c in found - {f.chunk_id for f in fused})]
+        return rescore(listed, {f.chunk_id: f.score + (self.weight * top if f.chunk_id in found else 0.0)
+                                for f in listed})

@@ -29,11 +29,15 @@ class RankingIndex:
     by_lower: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # lowercased name -> chunk ids
     sql_schemas: frozenset[str] = frozenset()  # paths of .sql files with a table, view or function
     legacy_folders: frozenset[str] = frozenset()  # `src/v3/` beside `src/v4/`, `legacy/`: legacy_folders()
+    # A file's subject: the classes and functions named as their file is, by that name in lower case without
+    # `_` and `-` (`JsonElement` in JsonElement.java, `JsonElement` in json_element.py -> `jsonelement`)
+    by_file_subject: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, chunks: Mapping[str, Chunk]) -> RankingIndex:
         by_name: dict[str, list[str]] = {}
         by_lower: dict[str, list[str]] = {}
+        subjects: dict[str, list[str]] = {}
         schemas: set[str] = set()
         for chunk in chunks.values():
             if is_sql_definition(chunk):
@@ -43,8 +47,11 @@ class RankingIndex:
             name = chunk.name.split("#", 1)[0]
             by_name.setdefault(name, []).append(chunk.chunk_id)
             by_lower.setdefault(name.lower(), []).append(chunk.chunk_id)
+            if (subject := file_subject(chunk)) is not None:
+                subjects.setdefault(subject, []).append(chunk.chunk_id)
         return cls(chunks, {k: tuple(v) for k, v in by_name.items()}, {k: tuple(v) for k, v in by_lower.items()},
-                   frozenset(schemas), legacy_folders({chunk.path for chunk in chunks.values()}))
+                   frozenset(schemas), legacy_folders({chunk.path for chunk in chunks.values()}),
+                   {k: tuple(v) for k, v in subjects.items()})
 
     def legacy_folder(self, path: str) -> str | None:
         """The legacy folder (`src/v3/`) the file lies under, or None."""
@@ -74,6 +81,20 @@ class RankingIndex:
             return _definition_order(chunk, scores.get(chunk_id, 0.0), legacy, chunk.name.startswith(SIGIL))
 
         return sorted(pool, key=order)
+
+
+def file_subject(chunk: Chunk) -> str | None:
+    """A class or function named as its file is, outside tests: that name folded (`jsonelement`); else None.
+    Names of three letters or fewer are no subject a question names in words."""
+    if chunk.kind not in ("class", "function") or chunk.is_test:
+        return None
+    stem = chunk.path.rsplit("/", 1)[-1].split(".", 1)[0]
+    key = _folded(stem)
+    return key if len(key) > 3 and _folded(chunk.name) == key else None
+
+
+def _folded(name: str) -> str:
+    return name.replace("_", "").replace("-", "").lower()
 
 
 _VERSION = re.compile(r"v(\d+)", re.IGNORECASE)
