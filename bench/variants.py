@@ -12,7 +12,6 @@ seam, `Searcher.ranking(context)`, which `VariantSearcher` overrides.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -26,11 +25,11 @@ from codelens.search.filters import SearchFilters
 from codelens.search.fusion import ordered
 from codelens.search.query import Fused, Fusion, LegResult, Query, Stage
 from codelens.search.ranking import STAGES, StageContext, StageFactory, stages_by_name
-from codelens.search.ranking_files import FileMeaning, FileWords, NamedFile, PathSignal, path_terms
+from codelens.search.ranking_files import FileMeaning, FileWords, NamedFile, PathSignal, path_terms, question_words
 from codelens.search.ranking_order import CodeBeforeTests, FileDiversity, KindPrior, file_of, rescore
 from codelens.search.ranking_symbols import RankingIndex, SymbolIntent
 from codelens.search.searcher import Searcher
-from codelens.search.terms import STOP_WORDS, tokenize
+from codelens.search.terms import tokenize
 
 RRF_K = 60
 
@@ -406,7 +405,6 @@ class VariantSearcher(Searcher):
 
 # ------------------------------------------------------------------ names spelled in words (issue 44)
 
-_WORD = re.compile(r"[a-z0-9]+")
 _SPELLED_INDEXES: dict[int, tuple[RankingIndex, dict[str, tuple[str, ...]], dict[str, int]]] = {}
 
 
@@ -425,12 +423,6 @@ def spelled_index(index: RankingIndex) -> tuple[dict[str, tuple[str, ...]], dict
     result = ({k: tuple(v) for k, v in by_spelled.items()}, {k: len(v) for k, v in files.items()})
     _SPELLED_INDEXES[id(index)] = (index, *result)
     return result
-
-
-def question_words(query: Query) -> list[str]:
-    """The question's content words in order (a Russian one's through its pseudo-English)."""
-    text = query.pseudo_english if query.russian and query.pseudo_english else query.text
-    return [w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS]
 
 
 @dataclass(frozen=True)

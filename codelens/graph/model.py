@@ -38,10 +38,9 @@ from codelens.graph.python_edges import EXTERNAL_PREFIX, EdgeExtractor
 from codelens.graph.python_modules import ModuleIndex, module_name
 from codelens.graph.resolve import Resolver
 from codelens.graph.scopes import EdgeSink, ScopeBuilder, parse_python
-from codelens.graph.syntax_edges import BY_NAME, add_syntax_edges, syntax_paths
+from codelens.graph.syntax_edges import BY_NAME, add_syntax_edges, code_languages
 from codelens.ingest.chunker import is_test_path
-from codelens.ingest.formats import code_language
-from codelens.languages import PYTHON
+from codelens.languages import PYTHON, graph_rule
 
 __all__ = ["BY_NAME", "DISPATCH", "EDGE_KINDS", "EXTERNAL", "EXTERNAL_PREFIX", "FILE", "CodeGraph", "Edge", "Node",
            "build_graph", "contains_edges", "definition_ids", "external_node", "first_line", "module_name",
@@ -172,9 +171,10 @@ def build_graph(chunks: Sequence[Chunk], sources: Mapping[str, str],
     Code only: the pieces and texts of documents and configuration files are left out.
     `repository_labels`: a workspace's repositories (each resolves its own imports first)."""
     chunks = [c for c in chunks if c.is_code]
-    other_code = {path: sources[path] for path in syntax_paths(sources)}
-    # Python by its name, and a script whose `#!` line runs Python (`bin/manage`)
-    sources = {path: text for path, text in sources.items() if code_language(path, text) == PYTHON}
+    # code by its name, and a script by its `#!` line (`bin/manage`: Python)
+    languages = code_languages(sources)
+    other_code = {path: sources[path] for path, language in languages.items() if graph_rule(language) is not None}
+    sources = {path: text for path, text in sources.items() if languages.get(path) == PYTHON}
     trees = {path: tree for path in sorted(sources) if (tree := parse_python(sources[path])) is not None}
     sink = EdgeSink()
     for edge in contains_edges(chunks):
@@ -196,7 +196,7 @@ def build_graph(chunks: Sequence[Chunk], sources: Mapping[str, str],
     owner_of = {key: scope.chunk_id for key, scope in project.def_scopes.items() if scope.chunk_id}
     for source, target, line in dispatch_edges(chunks, trees, sources, owner_of, inherits):
         sink.add(source, target, "calls", line, via=DISPATCH)
-    add_syntax_edges(chunks, {**sources, **other_code}, sink, repository_labels)
+    add_syntax_edges(chunks, {**sources, **other_code}, languages, sink, repository_labels)
     nodes = _nodes(chunks, {**sources, **other_code}, trees, project.index)
     return CodeGraph.from_parts(nodes, [Edge(*row) for row in sink.rows()], repository_labels)
 

@@ -1,7 +1,7 @@
 """The code graph's edges for every language with a graph rule other than Python: calls,
 instantiations (a class is "called" where it is built, as in Python), inherits and imports.
 
-`add_syntax_edges(chunks, sources, sink)` reads each file's syntax tree once
+`add_syntax_edges(chunks, sources, languages, sink)` reads each file's syntax tree once
 (`syntax_sites.read_syntax`), attributes each site to the innermost chunk whose lines hold it
 (the file's `<module>` chunk, else the file itself, at top level) and resolves its target in order:
 
@@ -40,29 +40,29 @@ from codelens.languages import LanguageRow, grammar_of, graph_rule, row_named
 EXTERNAL_PREFIX = "ext:"
 
 
-def syntax_paths(sources: Mapping[str, str]) -> list[str]:
-    """The files whose edges this module reads: code in a language with a graph rule (never Python), by its
-    name or, a script with no extension, by its `#!` line."""
-    return sorted(path for path, text in sources.items() if graph_rule(code_language(path, text)) is not None)
+def code_languages(sources: Mapping[str, str]) -> dict[str, str]:
+    """Each code file's language, by its name or, a script with no extension, by its `#!` line."""
+    return {path: language for path, text in sources.items() if (language := code_language(path, text))}
 
 
-def add_syntax_edges(chunks: Sequence[Chunk], sources: Mapping[str, str], sink: EdgeSink,
-                     repository_labels: Sequence[str] = ()) -> None:
-    """Calls, inherits and imports edges of every non-Python code file into sink."""
-    files = _read_files(sources)
+def add_syntax_edges(chunks: Sequence[Chunk], sources: Mapping[str, str], languages: Mapping[str, str],
+                     sink: EdgeSink, repository_labels: Sequence[str] = ()) -> None:
+    """Calls, inherits and imports edges of every code file in a language with a graph rule (never Python)
+    into sink; `languages`: each file's, code_languages(sources)."""
+    files = _read_files(sources, languages)
     if not files:
         return
     resolver = _Resolver(files, [c for c in chunks if c.path in files], sources, repository_labels)
     resolver.add_edges(sink)
 
 
-def _read_files(sources: Mapping[str, str]) -> dict[str, SyntaxFile]:
+def _read_files(sources: Mapping[str, str], languages: Mapping[str, str]) -> dict[str, SyntaxFile]:
     files = {}
-    for path in syntax_paths(sources):
-        language = code_language(path, sources[path])
-        row = row_named(language) if language else None
-        rule, grammar = graph_rule(language), grammar_of(row, path) if row is not None else None
-        if rule is None or grammar is None or row is None or language is None:
+    for path in sorted(p for p in sources if graph_rule(languages.get(p)) is not None):
+        language = languages[path]
+        row, rule = row_named(language), graph_rule(language)
+        grammar = grammar_of(row, path) if row is not None else None
+        if rule is None or grammar is None or row is None:
             continue
         try:
             tree = parse_file(_script_text(row, sources[path]), grammar)

@@ -21,6 +21,7 @@ from codelens.graph.syntax_declared import add_declared, assigned_variable, type
 from codelens.graph.syntax_imports import READERS
 from codelens.graph.syntax_records import FileSyntax, Site, text_of
 from codelens.ingest.grammars import GrammarUnavailable, new_parser
+from codelens.ingest.syntax_names import is_attribute
 from codelens.languages import Grammar, GraphRule
 
 
@@ -71,7 +72,7 @@ def read_syntax(tree: Tree, rule: GraphRule) -> FileSyntax:
             continue
         if rule.attribute_operator and kind in calls and node.start_byte < attribute_end:
             continue
-        if rule.attribute_operator and kind in calls and _is_attribute(node.parent, rule.attribute_operator):
+        if rule.attribute_operator and kind in calls and is_attribute(node.parent, rule.attribute_operator):
             attribute_end = node.parent.end_byte
             continue
         if rule.definers and text_of(node.child_by_field_name("target")) in rule.definers:
@@ -98,12 +99,6 @@ def read_syntax(tree: Tree, rule: GraphRule) -> FileSyntax:
         for name_field, value_field in assigned.get(kind, ()):
             add_declared(found, assigned_variable(node, name_field, value_field, rule, calls, constructs))
     return found
-
-
-def _is_attribute(node: SyntaxNode | None, operator: str) -> bool:
-    """`@spec total(x) :: t`: the unary operator of a compile-time attribute."""
-    return node is not None and node.type == "unary_operator" and node.child_count > 0 and (
-        text_of(node.children[0]) == operator)
 
 
 def _by_type(specs: tuple[tuple[str, str, str], ...]) -> dict[str, list[tuple[str, str]]]:

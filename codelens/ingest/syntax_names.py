@@ -39,6 +39,7 @@ class DefinitionNames:
         self.component = component  # a Vue or Svelte file's name: what its options object is called
         self.instances = dict(row.instance_bodies)
         self.bodied = dict(row.bodied)
+        self.attribute_operator = row.graph.attribute_operator if row.graph is not None else ""
         self._instance_bodies: dict[int, object] = {}  # node id -> its anonymous class's body or None
 
     def text(self, node) -> str:
@@ -224,7 +225,7 @@ class DefinitionNames:
 
     def is_attribute(self, node) -> bool:
         """Elixir's `@doc "..."`, `@spec f(x) :: t`, `@impl true`: a compile-time attribute."""
-        return node.type == "unary_operator" and self.source[node.start_byte:node.start_byte + 1] == b"@"
+        return is_attribute(node, self.attribute_operator)
 
     def called_word(self, node) -> str:
         """The word a call calls (Elixir's `def`, `defmodule`): whether it defines, and what."""
@@ -342,6 +343,13 @@ class DefinitionNames:
         if shape is None:
             return ""
         return _strip_templates(self.text(shape)).split("::")[-1].strip()
+
+
+def is_attribute(node, operator: str) -> bool:
+    """A compile-time attribute, the unary `operator` its language writes one with (Elixir's `@spec total(x) ::
+    t`, `GraphRule.attribute_operator`); never one where the language has none ("")."""
+    return bool(operator) and node is not None and node.type == "unary_operator" and node.child_count > 0 and (
+        node.children[0].text == operator.encode())
 
 
 def _options_object(export):

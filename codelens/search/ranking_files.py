@@ -188,6 +188,12 @@ def path_terms(path: str) -> frozenset[str]:
 _LATIN_WORD = re.compile(r"[a-z0-9]+")
 
 
+def question_words(query: Query) -> list[str]:
+    """The question's content words in order, lower case (a Russian one's through its code words)."""
+    text = query.pseudo_english if query.russian and query.pseudo_english else query.text
+    return [w for w in _LATIN_WORD.findall(text.lower()) if w not in STOP_WORDS]
+
+
 @dataclass(frozen=True)
 class NamedFile:
     """The question names, in two to four consecutive words, the class or function a file is named after
@@ -204,8 +210,7 @@ class NamedFile:
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
         if not fused or not self.index.by_file_subject:
             return fused
-        text = query.pseudo_english if query.russian and query.pseudo_english else query.text
-        words = [w for w in _LATIN_WORD.findall(text.lower()) if w not in STOP_WORDS]
+        words = question_words(query)
         found: set[str] = set()
         for size in range(2, self.longest + 1):
             for start in range(len(words) - size + 1):
