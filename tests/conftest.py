@@ -56,13 +56,22 @@ def pytest_configure(config) -> None:
         os.environ["CODELENS_MODEL_CACHE"] = str(cache.mkdir("codelens_models"))
 
 
+def pytest_unconfigure(config) -> None:
+    """The session's user cache root goes with the session (it held the shared indexes' caches)."""
+    root = os.environ.pop(SESSION_CACHE, None)
+    if root:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 @pytest.fixture(autouse=True)
-def user_cache(tmp_path_factory, monkeypatch) -> Path:
+def user_cache(tmp_path_factory, monkeypatch) -> Iterator[Path]:
     """Each test's own user cache root (codelens/locations.py), so indexes found from a working
-    directory and the shared caches never leak between tests."""
+    directory and the shared caches never leak between tests. Removed after its test: some
+    1,800 of them (some 20 MB each) filled a CI machine's disk."""
     root = tmp_path_factory.mktemp("user_cache")
     monkeypatch.setenv("CODELENS_CACHE_DIR", str(root))
-    return root
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
 
 
 WATCHER_STOP_S = 240.0  # a loaded 2-core machine: an update under way is finished, never cut

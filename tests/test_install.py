@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -35,8 +36,9 @@ def _ok(done: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory) -> tuple[Path, dict[str, str]]:
-    """(the venv's bin folder, the environment to run it in): a clone of HEAD, pip-installed."""
+def installed(tmp_path_factory) -> Iterator[tuple[Path, dict[str, str]]]:
+    """(the venv's bin folder, the environment to run it in): a clone of HEAD, pip-installed;
+    removed after the module (1.5 GB)."""
     root = tmp_path_factory.mktemp("install")
     clone = root / "clone"
     _ok(subprocess.run(["git", "clone", "--quiet", str(PROJECT_ROOT), str(clone)], capture_output=True, text=True))
@@ -47,7 +49,8 @@ def installed(tmp_path_factory) -> tuple[Path, dict[str, str]]:
     venv = root / "venv"
     _ok(_run([sys.executable, "-m", "venv", str(venv)], root, env))
     _ok(_run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", str(clone)], root, env))
-    return venv / "bin", env
+    yield venv / "bin", env
+    shutil.rmtree(root, ignore_errors=True)
 
 
 def test_the_clone_installs_only_the_package_and_no_torch(installed) -> None:
