@@ -9,6 +9,8 @@ where a definition keeps its name: a Go method's receiver, a C declarator chain,
 
 from __future__ import annotations
 
+import re
+
 from codelens.languages import LanguageRow
 from codelens.languages.model import CLASS, FUNCTION
 
@@ -116,6 +118,10 @@ class DefinitionNames:
         if kind in self.instances:
             return self._declared_name(node) if self.instance_body(node) is not None or self.is_lambda_value(node) \
                 else None
+        if kind == "given_definition" and node.child_by_field_name("name") is None:
+            # Scala 3's anonymous `given Ordering[Price] with {...}`: the name the compiler gives it
+            shape = node.child_by_field_name("return_type")
+            return ("given_" + "_".join(re.findall(r"\w+", self.text(shape))), "") if shape is not None else None
         if kind == "companion_object":
             name = _first_of(node, _IDENTIFIER_TYPES)
             return (self.text(name) if name else "Companion"), ""
@@ -337,9 +343,9 @@ class DefinitionNames:
         return node.type == "class_declaration" and node.child_count > 0 and node.children[0].type == "extension"
 
     def owner_name(self, node) -> str:
-        shape = node.child_by_field_name("type") or node.child_by_field_name("name") or _first_of(
-            node, frozenset({"user_type", "type_identifier"})) or _first_of(
-            node, frozenset({"identifier"}))  # Objective-C's `@implementation Cart`
+        shape = (node.child_by_field_name("type") or node.child_by_field_name("name") or _receiver_type(node)
+                 or _first_of(node, frozenset({"user_type", "type_identifier"}))
+                 or _first_of(node, frozenset({"identifier"})))  # Objective-C's `@implementation Cart`
         if shape is None:
             return ""
         return _strip_templates(self.text(shape)).split("::")[-1].strip()
@@ -394,6 +400,13 @@ def _strip_templates(text: str) -> str:
         elif depth == 0:
             out.append(char)
     return "".join(out).strip().lstrip("*&").strip()
+
+
+def _receiver_type(node):
+    """The type of an owner's first parameter: Scala 3's `extension (c: Cart)` (and `(xs: List[T])`)."""
+    parameters = node.child_by_field_name("parameters")
+    first = parameters.named_children[0] if parameters is not None and parameters.named_children else None
+    return first.child_by_field_name("type") if first is not None else None
 
 
 def _first_of(node, types: frozenset[str]):

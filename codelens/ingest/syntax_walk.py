@@ -106,8 +106,10 @@ class DefinitionWalk:
                         spans.append(_lines_of(child))
                 continue
             if depth < _MAX_DEPTH and self.names.is_owner(child):
-                self._members(self._body(child) or child, definitions, [], imports, depth + 1, None,
-                              self.names.owner_name(child))
+                body = self._body(child)
+                if body is None or body.type in self.kinds:  # Scala 3's `extension`: each method is a `body`
+                    body = child
+                self._members(body, definitions, [], imports, depth + 1, None, self.names.owner_name(child))
                 continue
             found = self._definition(child, depth, outer if outer is not None else child, owner)
             if found is not None:
@@ -141,7 +143,7 @@ class DefinitionWalk:
         children: list[Definition] = []
         if kind == CLASS and depth < _MAX_DEPTH and node.type != "type_definition":
             self._members(self.names.instance_body(node) or node, children, [], [], depth + 1, None)
-        end = _lines_of(self.names.last_part(node))[1]
+        end = self._last_line(self.names.last_part(node))
         start = _lines_of(outer)[0]
         # a member on its class's line (`class A { m() {} }`) has no comment of its own above it
         starts_line = not self.lines[start - 1][: outer.start_point[1]].strip()
@@ -157,6 +159,17 @@ class DefinitionWalk:
     # ------------------------------------------------------------ names
 
     # ------------------------------------------------------------ text around a definition
+
+    def _last_line(self, node) -> int:
+        """node's last line of its own text: Scala's indented body takes in the comments after it (the
+        next definition's doc) and the indentation of the next statement."""
+        last = node
+        while last.child_count:
+            inner = [c for c in last.children if c.type not in self.row.comments and c.end_byte > c.start_byte]
+            if not inner:
+                break
+            last = inner[-1]
+        return _lines_of(last)[1]
 
     def _body(self, node):
         instance = self.names.instance_body(node)

@@ -1,4 +1,4 @@
-"""Scala: classes, objects, traits, enums and their functions."""
+"""Scala: classes, objects, traits, enums, Scala 3 givens and extensions, and their functions."""
 
 from __future__ import annotations
 
@@ -27,9 +27,11 @@ LANGUAGE = LanguageRow(
     definitions=(("class_definition", CLASS), ("object_definition", CLASS), ("trait_definition", CLASS),
                  ("enum_definition", CLASS), ("function_definition", FUNCTION),
                  ("function_declaration", FUNCTION),
-                 ("val_definition", CLASS)),  # `implicit val showInt: Show[Int] = new Show[Int] {...}`
+                 ("val_definition", CLASS),  # `implicit val showInt: Show[Int] = new Show[Int] {...}`
+                 ("given_definition", CLASS)),  # Scala 3: `given Ordering[Price] with {...}`
     instance_bodies=(("val_definition", "template_body"),),
-    containers=("template_body", "package_object", "enum_body"),
+    containers=("template_body", "package_object", "enum_body", "with_template_body"),
+    owners=("extension_definition",),  # Scala 3: `extension (c: Cart)` holds methods of Cart
     preamble=("package_clause",), comments=("comment", "block_comment"), doc_prefixes=C_STYLE_DOCS,
     test_suffixes=("Spec.scala", "Test.scala", "Suite.scala", "Tests.scala"),
     imports=("import_declaration",), standard_libraries=(*JVM_STANDARD, "scala"), reversed_domains=True,
