@@ -27,8 +27,9 @@ from codelens.graph.model import build_graph
 from codelens.graph.syntax_imports import READERS
 from codelens.graph.syntax_modules import locator_styles
 from codelens.ingest.codebase import chunk_codebase
-from codelens.ingest.grammars import load_language
+from codelens.ingest.grammars import load_language, new_parser
 from codelens.languages import GRAPH_RULES, LANGUAGES, PYTHON, LanguageRow, language_of, row_named
+from codelens.languages.kotlin import readable_bytes
 
 ROOMS = Path(__file__).parent / "languages"
 MAX_FILE_BYTES = 1_000_000
@@ -256,3 +257,41 @@ def test_a_files_head_comment_is_its_modules_doc_above_a_statement_of_a_definiti
     assert lua["shop/cart.lua::<module>"].docstring == ""
     zig = {c.chunk_id: c for c in chunk_codebase(ROOMS / "zig", MAX_FILE_BYTES).chunks}
     assert zig["shop/tax.zig::<module>"].docstring == "Tax rules for the shop."
+
+
+def test_kotlin_parses_guards_annotated_accessors_and_keyword_names_from_bytes_of_the_same_lines() -> None:
+    """What tree-sitter-kotlin 1.1.0 cannot read (each turned a whole file into one ERROR: Exposed's dialects) is
+    blanked or ended with a `;`, byte for byte; ordinary `if`s, arrows and `where` clauses stay as they are."""
+    source = b"""fun f(x: Any, where: Op?): Int {
+    val bit = 1 shl id
+    set = set or bit
+    where?.let { y() }
+    val sum = a +
+        where.size
+    val g = if (a) { n: Int -> n } else h
+    return when (x) {
+        is Int if x > 0 -> 1
+        is Long if (
+            x > 0L
+            ) -> 2
+        else -> if (b) 3 else 4
+    }
+}
+val taxed: Double
+    @OptIn(X::class)
+    get() = 1.0
+fun <T> g(): Int where T : Comparable<T> = 1
+"""
+    read = readable_bytes(source)
+    assert len(read) == len(source) and read.count(b"\n") == source.count(b"\n")
+    lines = read.decode().split("\n")
+    assert lines[2] == "   ;set = set or bit" and lines[3] == "   ;where?.let { y() }"
+    assert lines[5] == "        where.size"  # an expression going on over lines: no `;`
+    assert lines[6] == "    val g = if (a) { n: Int -> n } else h"
+    assert lines[8] == "        is Int" + " " * 10 + "-> 1" and lines[9].rstrip() == "        is Long"
+    assert not lines[10].strip() and lines[11].strip() == "-> 2"
+    assert lines[12] == "        else -> if (b) 3 else 4"
+    assert not lines[16].strip() and lines[17] == "    get() = 1.0"
+    assert lines[18] == "fun <T> g(): Int where T : Comparable<T> = 1"
+    parser = new_parser(row_named("kotlin").grammar)
+    assert parser.parse(source).root_node.has_error and not parser.parse(read).root_node.has_error

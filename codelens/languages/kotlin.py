@@ -1,10 +1,13 @@
-"""Kotlin: classes, objects, companion objects, functions (`fun Foo.bar()` under Foo)."""
+"""Kotlin: classes, objects, companion objects, functions (`fun Foo.bar()` under Foo); what its grammar cannot
+read (Kotlin 2.1's `when` guards, annotated accessors) blanked before it parses."""
 
 from __future__ import annotations
 
+import re
+
 from codelens.languages.java import JVM_STANDARD
 from codelens.languages.model import CLASS, FUNCTION, Conventions, Grammar, GraphRule, LanguageRow, class_and_method
-from codelens.languages.shared import C_STYLE_DOCS, JVM_BUILTINS, JVM_METHODS
+from codelens.languages.shared import C_STYLE_DOCS, JVM_BUILTINS, JVM_METHODS, blank
 
 RULE = GraphRule(
     "jvm", (("call_expression", "first"),), (), ("delegation_specifiers",), "kotlin",
@@ -13,6 +16,81 @@ RULE = GraphRule(
     typed=(("variable_declaration", "", ""), ("class_parameter", "", ""), ("parameter", "", "")),
     assigned=(("property_declaration", "", ""),),
 )
+
+# What tree-sitter-kotlin 1.1.0 cannot read; each costs a whole file (its definitions recovered as one ERROR):
+# a guard in a `when` entry (Kotlin 2.1: `is Foo if x > 0 ->`), its condition maybe over lines in parentheses
+_GUARD = re.compile(rb"(?<=\S)[ \t]+if\b[ \t]*")
+_ARROW = re.compile(rb"[ \t\r\n]*->")
+# an annotated accessor (`@OptIn(X::class) get() = ...`, `@InternalAPI set(value) {`)
+_ACCESSOR_ANNOTATION = re.compile(
+    rb"@[\w.:]+(?:\((?:[^()\n]|\([^()\n]*\))*\))?(?=\s*(?:(?:private|protected|internal|public)\s+)?[gs]et\s*\()")
+# a statement that starts with a name the grammar takes for a keyword of the line above: `where?.let {...}` (a type
+# constraint), `set = set or bit` after `val bit = 1 shl id` (its setter); a `;` in its indentation ends that line
+_KEYWORD_NAMED = re.compile(rb"^[ \t]*([ \t])(?:where\b(?!\s+@?\w+\s*:)|[gs]et(?=[ \t]*(?:=[^=]|[+\-*/]=|\.|\?\.|\[)))",
+                            re.M)
+_STATEMENT_ENDS = frozenset(b")]}\"'_") | frozenset(range(0x30, 0x3A)) | frozenset(range(0x41, 0x5B)) | frozenset(
+    range(0x61, 0x7B))
+
+
+def readable_bytes(source: bytes) -> bytes:
+    """The bytes the grammar parses: when guards and accessors' annotations blanked, a `;` before a
+    statement that starts with the name `where`, `get` or `set` (same length, every name kept)."""
+    if b"if" in source and b"->" in source:
+        source = _without_guards(source)
+    if b"et" in source and b"@" in source:
+        source = _ACCESSOR_ANNOTATION.sub(blank, source)
+    if b"where" in source or b"et" in source:
+        source = _ended_before_keyword_names(source)
+    return source
+
+
+def _ended_before_keyword_names(source: bytes) -> bytes:
+    """`    where?.let {` -> `   ;where?.let {` where the line above ends a statement (a name, a closing
+    bracket, a string), never inside an expression that goes on over lines."""
+    out = bytearray(source)
+    for match in _KEYWORD_NAMED.finditer(source):
+        before = match.start() - 1
+        while before >= 0 and source[before] in b" \t\r\n":
+            before -= 1
+        if before >= 0 and source[before] in _STATEMENT_ENDS:
+            out[match.start(1)] = 0x3B  # ;
+    return bytes(out)
+
+
+def _without_guards(source: bytes) -> bytes:
+    """`is Foo if (a &&\n b) ->` -> `is Foo` and spaces: an `if` after something on its line whose
+    condition ends at `->`, on its line or, parenthesised, on a later one (ordinary code has `if (x)`
+    then a value or a block, never an arrow)."""
+    out = bytearray(source)
+    for match in _GUARD.finditer(source):
+        start = match.end()
+        line_end = source.find(b"\n", start)
+        arrow = source.find(b"->", start, line_end if line_end >= 0 else len(source))
+        if arrow > start and b"{" not in source[start:arrow]:
+            end = arrow - 1
+        elif source[start:start + 1] == b"(":
+            end = _closing(source, start)
+        else:
+            continue
+        if end < 0 or not _ARROW.match(source, end + 1):
+            continue
+        out[match.start():end + 1] = re.sub(rb"[^\r\n]", b" ", source[match.start():end + 1])
+    return bytes(out)
+
+
+def _closing(source: bytes, opening: int) -> int:
+    """The offset of the parenthesis that closes the one at `opening`, or -1."""
+    depth = 0
+    for offset in range(opening, min(len(source), opening + 2000)):
+        byte = source[offset]
+        if byte == 0x28:
+            depth += 1
+        elif byte == 0x29:
+            depth -= 1
+            if depth == 0:
+                return offset
+    return -1
+
 
 LANGUAGE = LanguageRow(
     "kotlin", (".kt", ".kts"), Grammar("tree-sitter-kotlin", "tree_sitter_kotlin"),
@@ -26,6 +104,7 @@ LANGUAGE = LanguageRow(
     doc_prefixes=C_STYLE_DOCS, test_suffixes=("Test.kt", "Tests.kt", "Spec.kt"),
     imports=("import", "import_header"), receiver_before_name=True, keyword_named=("secondary_constructor",),
     standard_libraries=(*JVM_STANDARD, "kotlin", "kotlinx"), reversed_domains=True, graph=RULE,
+    parser_bytes=readable_bytes,
     conventions=Conventions(test_id=class_and_method("#"), throws=("throw",),
                             constant=r"^\s*(?:(?:private|internal|public)\s+)?const\s+val\s+(?P<name>\w+)"),
 )
