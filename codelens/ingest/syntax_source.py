@@ -3,9 +3,10 @@ to spaces. Same bytes, same line breaks: every node's lines and offsets are the 
 chunks' lines and text are read from the original.
 
 What each language blanks is its own module's (`LanguageRow.parser_bytes` in `codelens/languages/`):
-C's, C++'s and Objective-C's bare macros, OneScript's `#Использовать`, a Delphi program's
-`uses X in 'X.pas'`, Kotlin's `when` guards and annotated accessors (and a `;` it needs), everything
-but a Vue or Svelte component's `<script>` blocks (its markup is the `<template>` piece, `markup_runs`).
+C's, C++'s and Objective-C's bare macros and attribute macros after a declarator, OneScript's
+`#Использовать`, a Delphi program's `uses X in 'X.pas'`, Kotlin's `when` guards and annotated accessors
+(and a `;` it needs), everything but a Vue or Svelte component's `<script>` blocks (its markup is the
+`<template>` piece, `markup_runs`).
 
 Pure functions of a row and bytes; the chunker (`syntax`) and the code graph both read the same bytes.
 """

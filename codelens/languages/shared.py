@@ -94,6 +94,15 @@ _IF_MACRO = re.compile(rb"(?<=\bif )[ \t]*[A-Z][A-Z0-9]*_[A-Z0-9_]*(?=[ \t]*\()"
 _PREFIX_MACROS = re.compile(rb"^[ \t]*((?:[A-Z][A-Z0-9]*_[A-Z0-9_]*[ \t]+)+)(?=[A-Za-z_~])", re.M)
 
 
+# attribute macros after a declarator, before its `;` or body: `- (void)f:(id)x AF_API_AVAILABLE(ios(10), macosx(10));`,
+# `- (instancetype)init NS_DESIGNATED_INITIALIZER;`, `size() const FMT_NOEXCEPT {`
+_SUFFIX_MACROS = re.compile(
+    rb"(?<=[)\w\]])(?:[ \t]+[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\((?:[^()\r\n]|\((?:[^()\r\n]|\([^()\r\n]*\))*\))*\))?)+"
+    rb"(?=[ \t]*(?:;|\{|\r?\n[ \t]*\{))")
+_NO_DECLARATOR = (b"return", b"case", b"else", b"goto", b"throw", b"sizeof", b"co_return", b"co_yield", b"delete",
+                  b"typedef", b"struct", b"enum", b"union", b"class")
+
+
 def blank(match: re.Match[bytes]) -> bytes:
     """The matched bytes as spaces, its line breaks kept."""
     return re.sub(rb"[^\r\n]", b" ", match.group(0))
@@ -137,7 +146,17 @@ def without_bare_macros(source: bytes) -> bytes:
     source = _BARE_MACRO.sub(blank, source)
     source = _CALL_MACRO.sub(_blank_call, source)
     source = _IF_MACRO.sub(blank, source)
+    source = _SUFFIX_MACROS.sub(_blank_suffix, source)
     return _PREFIX_MACROS.sub(blank, source)
+
+
+def _blank_suffix(match: re.Match[bytes]) -> bytes:
+    """Attribute macros after a declarator; never a value (`return UV_EINVAL;`, `p = (void*) CMSG_DATA(c);`),
+    a type (`typedef NS_ENUM(NSInteger, State) {`) or a directive's text."""
+    line = match.string[match.string.rfind(b"\n", 0, match.start()) + 1:match.start()]
+    if line.lstrip().startswith(b"#") or b"=" in line or line.rstrip().endswith(_NO_DECLARATOR):
+        return match.group(0)
+    return blank(match)
 
 
 # ------------------------------------------------------------------ the JVM

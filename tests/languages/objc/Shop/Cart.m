@@ -6,8 +6,12 @@ static const NSUInteger MaxItems = 10;
 /// A cart of prices.
 @interface Cart : NSObject
 @property (nonatomic, strong) NSMutableArray<NSNumber *> *prices;
+#if CART_HAS_METRICS
+@property (nonatomic, strong) NSURLSessionTaskMetrics *metrics API_AVAILABLE(ios(10), macosx(10.12));
+#endif
 - (void)add:(double)price;
 - (double)total;
+- (double)totalWithTip:(double)tip API_AVAILABLE(ios(13), macos(10.15));
 @end
 
 @implementation Cart
@@ -17,6 +21,11 @@ static const NSUInteger MaxItems = 10;
         @throw [NSException exceptionWithName:@"TooMany" reason:@"too many items" userInfo:nil];
     }
     [self.prices addObject:@(price)];
+}
+
+- (double)totalWithTip:(double)tip API_AVAILABLE(ios(13), macos(10.15))
+{
+    return [self total] + tip;
 }
 
 - (double)total {
