@@ -267,6 +267,7 @@ def test_kotlin_parses_guards_annotated_accessors_and_keyword_names_from_bytes_o
     val bit = 1 shl id
     set = set or bit
     where?.let { y() }
+    in1.close()
     val sum = a +
         where.size
     val g = if (a) { n: Int -> n } else h
@@ -286,14 +287,14 @@ fun <T> g(): Int where T : Comparable<T> = 1
     read = readable_bytes(source)
     assert len(read) == len(source) and read.count(b"\n") == source.count(b"\n")
     lines = read.decode().split("\n")
-    assert lines[2] == "   ;set = set or bit" and lines[3] == "   ;where?.let { y() }"
-    assert lines[5] == "        where.size"  # an expression going on over lines: no `;`
-    assert lines[6] == "    val g = if (a) { n: Int -> n } else h"
-    assert lines[8] == "        is Int" + " " * 10 + "-> 1" and lines[9].rstrip() == "        is Long"
-    assert not lines[10].strip() and lines[11].strip() == "-> 2"
-    assert lines[12] == "        else -> if (b) 3 else 4"
-    assert not lines[16].strip() and lines[17] == "    get() = 1.0"
-    assert lines[18] == "fun <T> g(): Int where T : Comparable<T> = 1"
+    assert lines[2:5] == ["   ;set = set or bit", "   ;where?.let { y() }", "   ;in1.close()"]
+    assert lines[6] == "        where.size"  # an expression going on over lines: no `;`
+    assert lines[7] == "    val g = if (a) { n: Int -> n } else h"
+    assert lines[9] == "        is Int" + " " * 10 + "-> 1" and lines[10].rstrip() == "        is Long"
+    assert not lines[11].strip() and lines[12].strip() == "-> 2"
+    assert lines[13] == "        else -> if (b) 3 else 4"
+    assert not lines[17].strip() and lines[18] == "    get() = 1.0"
+    assert lines[19] == "fun <T> g(): Int where T : Comparable<T> = 1"
     parser = new_parser(row_named("kotlin").grammar)
     assert parser.parse(source).root_node.has_error and not parser.parse(read).root_node.has_error
 

@@ -25,9 +25,10 @@ _ARROW = re.compile(rb"[ \t\r\n]*->")
 _ACCESSOR_ANNOTATION = re.compile(
     rb"@[\w.:]+(?:\((?:[^()\n]|\([^()\n]*\))*\))?(?=\s*(?:(?:private|protected|internal|public)\s+)?[gs]et\s*\()")
 # a statement that starts with a name the grammar takes for a keyword of the line above: `where?.let {...}` (a type
-# constraint), `set = set or bit` after `val bit = 1 shl id` (its setter); a `;` in its indentation ends that line
-_KEYWORD_NAMED = re.compile(rb"^[ \t]*([ \t])(?:where\b(?!\s+@?\w+\s*:)|[gs]et(?=[ \t]*(?:=[^=]|[+\-*/]=|\.|\?\.|\[)))",
-                            re.M)
+# constraint), `set = set or bit` after `val bit = 1 shl id` (its setter), `in1.close()` (`in`, then 1); a `;` in
+# its indentation ends that line
+_KEYWORD_NAMED = re.compile(rb"^[ \t]*([ \t])(?:where\b(?!\s+@?\w+\s*:)|[gs]et(?=[ \t]*(?:=[^=]|[+\-*/]=|\.|\?\.|\[))"
+                            rb"|(?:in|as)\d)", re.M)
 _STATEMENT_ENDS = frozenset(b")]}\"'_") | frozenset(range(0x30, 0x3A)) | frozenset(range(0x41, 0x5B)) | frozenset(
     range(0x61, 0x7B))
 
