@@ -25,9 +25,18 @@ _USES = re.compile(rb"\buses\b[^;]*;", re.I)
 _IN_FILE = re.compile(rb"[ \t\r\n]+in[ \t\r\n]+'[^'\r\n]*'", re.I)
 
 
-def without_uses_paths(source: bytes) -> bytes:
-    """A program's `uses Foo in 'Foo.pas'`: the `in '...'` parts blanked (the grammar reads plain `uses`)."""
-    return _USES.sub(lambda uses: _IN_FILE.sub(blank, uses.group(0)), source)
+# a string with its quotes doubled inside (`'''--min'' must be set'`, `''''`): the grammar reads a string that
+# starts with `''` as an empty one and loses the rest of the file
+_STRING = re.compile(rb"'(?:[^'\r\n]|'')*'")
+
+
+def readable_bytes(source: bytes) -> bytes:
+    """The bytes the grammar parses: a program's `uses Foo in 'Foo.pas'` read as plain `uses` (its `in '...'`
+    parts blanked), and the doubled quotes inside strings as two other characters (the same length)."""
+    source = _USES.sub(lambda uses: _IN_FILE.sub(blank, uses.group(0)), source)
+    if b"''" not in source:
+        return source
+    return _STRING.sub(lambda string: b"'" + string.group(0)[1:-1].replace(b"''", b"__") + b"'", source)
 
 
 LANGUAGE = LanguageRow(
@@ -37,7 +46,7 @@ LANGUAGE = LanguageRow(
     preamble=("kUnit", "kProgram", "kLibrary", "moduleName", "kInterface", "kImplementation", "kType",
               "kEnd", "kEndDot", "pp"),
     doc_prefixes=("//", "{", "(*"), test_suffixes=("Test.pas", "Tests.pas"), test_dirs=("dunit", "dunitx"),
-    imports=("declUses",), parser_bytes=without_uses_paths, graph=RULE,
+    imports=("declUses",), parser_bytes=readable_bytes, graph=RULE,
     # `TCartTest.TestAdd` (DUnit/DUnitX name a test by its fixture class and method)
     conventions=Conventions(test_id=class_and_method("."), throws=("raise",),
                             # a `const` section's `TaxRate = 0.2;` (a literal value: `TCart = class` is a type)

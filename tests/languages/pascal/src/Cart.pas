@@ -20,7 +20,7 @@ implementation
 procedure TCart.Add(Price: Double);
 begin
   if FCount >= 10 then
-    raise Exception.Create('too many items');
+    raise Exception.Create('''Add'': too many items');
   Inc(FCount);
   FSum := FSum + Price;
 end;
