@@ -31,7 +31,7 @@ EXPECTED: dict[str, list[tuple[str, str, int, int, str, str]]] = {
         # its `&НаСервере` annotation is the procedure's, and no doc comment
         ("ЗаписатьЖурнал", "function", 15, 18, "", ""),
     ],
-    "Logger.os": [  # OneScript: English keywords beside Russian ones, `#Использовать` read past
+    "Logger.os": [  # OneScript: English keywords beside Russian ones, `#Использовать` read past (after a BOM)
         ("<module>", "module", 3, 3, "", ""),
         ("SendMessage", "function", 5, 8, "", "Sends one message to the log."),
         ("ПриСозданииОбъекта", "function", 10, 12, "", ""),

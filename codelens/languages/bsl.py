@@ -42,7 +42,8 @@ RULE = GraphRule("bsl", (("method_call", ""),), (), (), "", self_words=("Это�
                  capitalised_types=False)
 
 # OneScript's `#Использовать json` / `#Use json` (a bytes pattern: \b knows no Cyrillic, hence the lookahead)
-_ONESCRIPT_USE = re.compile("^[ \t]*#(?:Использовать|использовать|Use|use)(?=[ \t])[^\r\n]*".encode(), re.M)
+# the first line's after a byte-order mark (OneScript's files mostly have one)
+_ONESCRIPT_USE = re.compile("^(?:\ufeff)?[ \t]*#(?:Использовать|использовать|Use|use)(?=[ \t])[^\r\n]*".encode(), re.M)
 
 
 def without_onescript_use(source: bytes) -> bytes:
