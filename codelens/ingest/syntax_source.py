@@ -4,9 +4,10 @@ chunks' lines and text are read from the original.
 
 What each language blanks is its own module's (`LanguageRow.parser_bytes` in `codelens/languages/`):
 C's, C++'s and Objective-C's bare macros and attribute macros after a declarator, OneScript's
-`#Использовать`, a Delphi program's `uses X in 'X.pas'`, Kotlin's `when` guards and annotated accessors
-(and a `;` it needs), everything but a Vue or Svelte component's `<script>` blocks (its markup is the
-`<template>` piece, `markup_runs`).
+`#Использовать`, a Delphi program's `uses X in 'X.pas'` (and its strings' doubled quotes), Kotlin's
+`when` guards and annotated accessors, everything but a Vue or Svelte component's `<script>` blocks
+(its markup is the `<template>` piece, `markup_runs`); a `;` where Kotlin's or TypeScript's grammar
+needs one to end the statement above.
 
 Pure functions of a row and bytes; the chunker (`syntax`) and the code graph both read the same bytes.
 """
