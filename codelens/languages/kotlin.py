@@ -23,12 +23,13 @@ _GUARD = re.compile(rb"(?<=\S)[ \t]+if\b[ \t]*")
 _ARROW = re.compile(rb"[ \t\r\n]*->")
 # an annotated accessor (`@OptIn(X::class) get() = ...`, `@InternalAPI set(value) {`)
 _ACCESSOR_ANNOTATION = re.compile(
-    rb"@[\w.:]+(?:\((?:[^()\n]|\([^()\n]*\))*\))?(?=\s*(?:(?:private|protected|internal|public)\s+)?[gs]et\s*\()")
+    rb"@[\w.:]+(?![\w.:])(?:\((?:[^()\n]|\([^()\n]*\))*\))?(?=\s*(?:(?:private|protected|internal|public)\s+)?[gs]et\s*\()")
 # a statement that starts with a name the grammar takes for a keyword of the line above: `where?.let {...}` (a type
-# constraint), `set = set or bit` after `val bit = 1 shl id` (its setter), `in1.close()` (`in`, then 1); a `;` in
-# its indentation ends that line
+# constraint), `set = set or bit` after `val bit = 1 shl id` (its setter; so is a call, Javalin's `get("/users") {
+# ... }`: an accessor's parentheses are empty or name its value), `in1.close()` (`in`, then 1); a `;` in its
+# indentation ends that line
 _KEYWORD_NAMED = re.compile(rb"^[ \t]*([ \t])(?:where\b(?!\s+@?\w+\s*:)|[gs]et(?=[ \t]*(?:=[^=]|[+\-*/]=|\.|\?\.|\[))"
-                            rb"|(?:in|as)\d)", re.M)
+                            rb"|get(?=[ \t]*\((?![ \t]*\)))|set(?=[ \t]*\((?![ \t]*\w+[ \t]*[):]))|(?:in|as)\d)", re.M)
 _STATEMENT_ENDS = frozenset(b")]}\"'_") | frozenset(range(0x30, 0x3A)) | frozenset(range(0x41, 0x5B)) | frozenset(
     range(0x61, 0x7B))
 
