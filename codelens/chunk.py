@@ -35,7 +35,8 @@ class Chunk:
     # For a module chunk made of separate statements: the (start, end) line ranges its code
     # joins, in order; empty when the code is the contiguous start_line..end_line.
     line_spans: tuple[tuple[int, int], ...] = ()
-    # The language a file's `#!` line runs when its name names none (`bin/asdf`: "bash"); empty for every
+    # The language a file's content says where its name says none or another: the one its `#!` line runs
+    # (`bin/asdf`: "bash"), an Objective-C header's (`AFURLSessionManager.h`: "objc", not C); empty for every
     # other file, whose language is its path's
     script_language: str = ""
 
@@ -47,7 +48,7 @@ class Chunk:
     @property
     def language(self) -> str | None:
         """`python`, `typescript`, `go`...: by the path (`codelens.languages`), a script's by its `#!`
-        line; None for documents, configuration and the rest."""
+        line, an Objective-C header's by its head; None for documents, configuration and the rest."""
         return self.script_language or language_of(self.path)
 
     @property

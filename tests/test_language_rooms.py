@@ -27,6 +27,7 @@ from codelens.graph.model import build_graph
 from codelens.graph.syntax_imports import READERS
 from codelens.graph.syntax_modules import locator_styles
 from codelens.ingest.codebase import chunk_codebase
+from codelens.ingest.formats import code_language, header_format
 from codelens.ingest.grammars import load_language, new_parser
 from codelens.languages import GRAPH_RULES, LANGUAGES, PYTHON, LanguageRow, language_of, row_named
 from codelens.languages.kotlin import readable_bytes
@@ -327,3 +328,15 @@ typedef NS_ENUM(NSInteger, State) {
     assert lines[1].rstrip() == "- (void)collect:(NSURLSessionTaskMetrics *)metrics"
     assert lines[3].rstrip(" ;") == "- (instancetype)init" and lines[4].rstrip(" {") == "auto size() const"
     assert lines[5:9] == [line.decode() for line in source.split(b"\n")[5:9]]
+
+
+def test_an_objective_c_header_is_told_by_its_head_and_a_c_or_cpp_header_stays_c() -> None:
+    """AFNetworking's headers were parsed as C (their `@interface`s lost to ERROR, nothing recovered)."""
+    objc = "// Cart.h\n#import <Foundation/Foundation.h>\n\n@interface Cart : NSObject\n- (double)total;\n@end\n"
+    assert header_format("Shop/Cart.h", objc) == "objc" and code_language("Shop/Cart.h", objc) == "objc"
+    assert header_format("Shop/Cart.h", "@class Cart, Item;\n") == "objc"
+    assert header_format("Shop/Cart.m", objc) is None  # a .m is Objective-C by its name
+    cpp = "/*!\n  @class Buffer\n  @brief A growing buffer.\n*/\n#include <vector>\nclass Buffer {};\n"
+    assert header_format("fmt/buffer.h", cpp) is None and code_language("fmt/buffer.h", cpp) == "c"
+    chunks = chunk_codebase(ROOMS / "objc", MAX_FILE_BYTES).chunks
+    assert {c.language for c in chunks if c.path == "Shop/Tax.h"} == {"objc"}

@@ -9,6 +9,7 @@ generated checks).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from pathlib import PurePosixPath
 
@@ -113,6 +114,19 @@ def file_format(rel_path: str) -> str | None:
 
 # how much of a file with no extension is read to find its `#!` line
 SCRIPT_HEAD_BYTES = 256
+# how much of a `.h` is read to tell an Objective-C header (its `@interface` below a licence and its doc)
+HEADER_HEAD_BYTES = 16_384
+# at a line's start, as Objective-C writes them (a Doxygen `@class` in a C++ comment has no `;`, no superclass)
+_OBJC_HEADER = re.compile(r"^(?:[ \t]*#import[ \t]*[<\"]|@interface[ \t]+\w+[ \t]*[:(<]|@protocol[ \t]+\w+"
+                          r"|@class[ \t]+\w+(?:[ \t]*,[ \t]*\w+)*[ \t]*;|@end\b)", re.M)
+
+
+def header_format(rel_path: str, head: str) -> str | None:
+    """"objc" for a `.h` whose head imports (`#import`) or declares (`@interface`, `@protocol`) as
+    Objective-C does; None for every other file (a `.h` is C's, parsed by the C++ grammar)."""
+    if not rel_path.lower().endswith(".h") or ("#import" not in head and "@" not in head):
+        return None
+    return "objc" if _OBJC_HEADER.search(head) else None
 
 
 def script_format(rel_path: str, head: bytes) -> str | None:
@@ -131,8 +145,10 @@ def names_nothing(rel_path: str) -> bool:
 
 
 def code_language(rel_path: str, text: str) -> str | None:
-    """A code file's language: by its name, else (a script with no extension) by its `#!` line."""
-    return language_of(rel_path) or script_format(rel_path, text[:SCRIPT_HEAD_BYTES].encode("utf-8", "replace"))
+    """A code file's language: by its name (an Objective-C header by its head), else (a script with no
+    extension) by its `#!` line."""
+    return header_format(rel_path, text[:HEADER_HEAD_BYTES]) or language_of(rel_path) or script_format(
+        rel_path, text[:SCRIPT_HEAD_BYTES].encode("utf-8", "replace"))
 
 
 def is_code_format(fmt: str) -> bool:

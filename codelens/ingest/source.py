@@ -23,7 +23,14 @@ from zlib import error as zlib_error
 import pathspec
 
 from codelens.errors import SourceError
-from codelens.ingest.formats import SCRIPT_HEAD_BYTES, file_format, names_nothing, script_format
+from codelens.ingest.formats import (
+    HEADER_HEAD_BYTES,
+    SCRIPT_HEAD_BYTES,
+    file_format,
+    header_format,
+    names_nothing,
+    script_format,
+)
 
 SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", "venv", "env",
@@ -299,12 +306,25 @@ def _read_as(path: Path, python_only: bool) -> bool:
 
 
 def read_format(path: Path) -> str | None:
-    """What a file is read as: `formats.file_format` by its name, else, for a name that says nothing
-    (`bin/asdf`), the language its `#!` line runs (`formats.script_format`); None: not read."""
+    """What a file is read as: `formats.file_format` by its name (a `.h` that is an Objective-C header by
+    its head: `formats.header_format`), else, for a name that says nothing (`bin/asdf`), the language its
+    `#!` line runs (`formats.script_format`); None: not read."""
     fmt = file_format(path.name)
+    if fmt == "c" and path.name.lower().endswith(".h"):
+        return _header_language(path) or fmt
     if fmt is not None or not names_nothing(path.name):
         return fmt
     return _script_language(path)
+
+
+def _header_language(path: Path) -> str | None:
+    if not path.is_file():
+        return None
+    try:
+        with open(path, "rb") as handle:
+            return header_format(path.name, handle.read(HEADER_HEAD_BYTES).decode("utf-8", "replace"))
+    except OSError:
+        return None
 
 
 def _is_script(path: Path) -> bool:
