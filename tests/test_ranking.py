@@ -317,6 +317,21 @@ def test_example_programs_sink_below_the_code_unless_the_question_asks_for_examp
     assert is_example_path("docs/Samples/app.cs") and not is_example_path("src/examples.py")
 
 
+def test_benchmark_programs_sink_as_examples_do_unless_the_question_asks_for_a_benchmark() -> None:
+    """Hono's `benchmarks/routers/src/tool.mts::Route` ranked third for "how are route parameters parsed"."""
+    from codelens.search.ranking_order import CodeBeforeTests, is_example_path
+
+    chunks = {c.chunk_id: c for c in [chunk("benchmarks/routers/src/tool.mts::Route", "class"),
+                                      chunk("src/request.ts::HonoRequest.param", "method")]}
+    items = fused(("benchmarks/routers/src/tool.mts::Route", 1.0), ("src/request.ts::HonoRequest.param", 0.7))
+    stage = CodeBeforeTests(chunks)
+    assert order(stage, "how are route parameters parsed", items)[0] == "src/request.ts::HonoRequest.param"
+    for asks in ("the router benchmark", "бенчмарк роутеров", "which benches measure parsing"):
+        assert order(stage, asks, items)[0] == "benchmarks/routers/src/tool.mts::Route"
+    assert is_example_path("crates/core/benches/parse.rs") and is_example_path("bench/index_speed.py")
+    assert not is_example_path("src/benchmark.rs")
+
+
 def test_a_legacy_version_s_code_sinks_unless_the_question_names_it() -> None:
     from codelens.search.ranking_order import LegacyBelow
     from codelens.search.ranking_symbols import legacy_folders

@@ -163,15 +163,18 @@ def asks_for_setup(question: str) -> bool:
 
 
 # A question about tests names them: "tests for the router", "как тестируется сессия"; one about
-# examples, them: "an example of a REST server", «пример».
+# examples or benchmarks, them: "an example of a REST server", «пример», "the router benchmark".
 _ASKS_FOR_TESTS = re.compile(r"\b(?:tests?|testing|tested|specs?|тест\w*)\b", re.IGNORECASE)
-_ASKS_FOR_EXAMPLES = re.compile(r"\b(?:examples?|samples?|demos?|tutorials?|пример\w*|демо\w*)\b", re.IGNORECASE)
-# Folders of programs that use the code rather than implement it (chi's `_examples/rest/main.go`)
-_EXAMPLE_DIRS = frozenset({"example", "examples", "_examples", "sample", "samples", "demo", "demos"})
+_ASKS_FOR_EXAMPLES = re.compile(r"\b(?:examples?|samples?|demos?|tutorials?|benchmark\w*|bench(?:es)?|"
+                                r"пример\w*|демо\w*|бенчмарк\w*)\b", re.IGNORECASE)
+# Folders of programs that use the code rather than implement it (chi's `_examples/rest/main.go`, Hono's
+# `benchmarks/routers/`, Rust's `benches/`)
+_EXAMPLE_DIRS = frozenset({"example", "examples", "_examples", "sample", "samples", "demo", "demos",
+                           "bench", "benchmark", "benchmarks", "benches"})
 
 
 def is_example_path(path: str) -> bool:
-    """A file under an examples folder (`_examples/`, `samples/`, `demo/`), at any depth."""
+    """A file under an examples or benchmarks folder (`_examples/`, `samples/`, `benches/`), at any depth."""
     return any(part.lower() in _EXAMPLE_DIRS for part in path.split("/")[:-1])
 
 
