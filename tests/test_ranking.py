@@ -317,6 +317,27 @@ def test_example_programs_sink_below_the_code_unless_the_question_asks_for_examp
     assert is_example_path("docs/Samples/app.cs") and not is_example_path("src/examples.py")
 
 
+def test_a_message_bundle_sinks_furthest_unless_the_question_asks_about_texts_or_translations() -> None:
+    """spring-petclinic's `messages_ru.properties` holds every word of «валидация владельца питомца»."""
+    from codelens.search.ranking_order import CodeBeforeTests, is_translation_path
+
+    bundle = Chunk(chunk_id="resources/messages/messages_ru.properties::<keys>", kind="config", start_line=1,
+                   end_line=9, path="resources/messages/messages_ru.properties", symbol="<keys>",
+                   code="owner=Владелец\npet=Питомец")
+    chunks = {c.chunk_id: c for c in [bundle, chunk("owner/PetValidator.java::PetValidator.validate", "method")]}
+    items = fused(("resources/messages/messages_ru.properties::<keys>", 2.0),
+                  ("owner/PetValidator.java::PetValidator.validate", 0.7))
+    stage = CodeBeforeTests(chunks)
+    assert order(stage, "валидация владельца питомца", items)[0] == "owner/PetValidator.java::PetValidator.validate"
+    for asks in ("перевод сообщений об ошибках", "where are the translations of the form"):
+        assert order(stage, asks, items)[0] == "resources/messages/messages_ru.properties::<keys>"
+    for path in ("src/locales/ru.json", "app/locale/ru/LC_MESSAGES/django.po", "res/values-ru/strings.xml",
+                 "resources/lang/ru/validation.php", "Properties/Resources.ru.resx", "i18n/en.yaml"):
+        assert is_translation_path(path), path
+    for path in ("src/messages.py", "app/models/message.rb", "config/application.yml", "src/lang.ts"):
+        assert not is_translation_path(path), path
+
+
 def test_benchmark_programs_sink_as_examples_do_unless_the_question_asks_for_a_benchmark() -> None:
     """Hono's `benchmarks/routers/src/tool.mts::Route` ranked third for "how are route parameters parsed"."""
     from codelens.search.ranking_order import CodeBeforeTests, is_example_path
@@ -376,6 +397,32 @@ def test_a_schema_s_definitions_are_code_and_the_statements_between_them_sink() 
     assert scores == {"schema.sql::public.payment": 0.9,  # a table is code: it keeps its score
                       "docs/payments.md::Payments": 0.85, "db/0002_payments.sql::<statements>": 0.85,  # a migration's
                       "app/pay.py::pay": 0.8, "schema.sql::<statements> (3)": 0.6}  # a schema's glue sinks
+
+
+def test_an_application_s_sql_sinks_below_its_code_unless_the_question_asks_about_the_database() -> None:
+    """spring-petclinic: `db/h2/schema.sql` (and its MySQL and Postgres copies) above VetController for "how are
+    vets listed". A repository of SQL with a script or two beside it (pagila) keeps its tables as its code."""
+    from codelens.search.ranking_order import KindPrior
+
+    def piece(chunk_id: str, sql: str) -> Chunk:
+        path, symbol = chunk_id.split("::")
+        return Chunk(chunk_id=chunk_id, path=path, symbol=symbol, kind="text", start_line=1, end_line=2, code=sql)
+
+    sql = [piece("db/h2/schema.sql::vets", "CREATE TABLE vets (id INTEGER, last_name VARCHAR(30));"),
+           piece("db/h2/data.sql::<statements>", "INSERT INTO vets VALUES (1, 'Carter');")]
+    code = [chunk(f"vet/VetController.java::VetController.show{n}", "method") for n in ("List", "One")]
+    app = {c.chunk_id: c for c in sql + code}
+    index = RankingIndex.build(app)
+    assert index.code_beside_sql
+    stage = KindPrior(app, index.sql_schemas, index.code_beside_sql)
+    items = fused(("db/h2/schema.sql::vets", 1.0), ("db/h2/data.sql::<statements>", 0.95),
+                  ("vet/VetController.java::VetController.showList", 0.8))
+    assert order(stage, "how are vets listed", items)[0] == "vet/VetController.java::VetController.showList"
+    for asks in ("which table holds the vets", "какие столбцы у таблицы врачей"):
+        assert order(stage, asks, items)[0] == "db/h2/schema.sql::vets"
+    schema = {c.chunk_id: c for c in [*sql, piece("db/h2/schema.sql::pets", "CREATE TABLE pets (id INTEGER);"),
+                                      chunk("scripts/load.sh::load")]}
+    assert not RankingIndex.build(schema).code_beside_sql  # more SQL definitions than code: the schema is the code
 
 
 def test_a_question_about_running_or_configuring_the_project_lets_its_configuration_keep_its_score() -> None:

@@ -95,6 +95,19 @@ def test_a_bin_folder_of_binaries_is_build_output_one_of_scripts_is_kept(tmp_pat
     assert [f.rel_path for f in list_source_files(rails)] == ["app.rb", "bin/setup"]
 
 
+def test_a_build_tools_wrapper_script_is_left_out_with_a_warning(tmp_path: Path) -> None:
+    """`mvnw` and `gradlew` (300 lines of JVM discovery, the same in every project) ranked above
+    spring-petclinic's code for its own questions."""
+    wrapper = "#!/bin/sh\n# Apache Maven Wrapper startup batch script\nfind_maven_basedir() {\n  pwd\n}\n"
+    project = _write(tmp_path / "app", {"mvnw": wrapper, "gradlew": wrapper, "bin/tool": wrapper,
+                                        "src/App.java": "class App {\n  void run() {}\n}\n"})
+    chunked = chunk_source(project, 1_000_000)
+    assert {c.path for c in chunked.chunks} == {"bin/tool", "src/App.java"}
+    assert [w for w in chunked.warnings if "wrapper" in w] == [
+        "gradlew: skipped, a build tool's wrapper script (written by Maven or Gradle, the same in every project)",
+        "mvnw: skipped, a build tool's wrapper script (written by Maven or Gradle, the same in every project)"]
+
+
 def test_a_zip_writes_out_a_script_and_leaves_its_binaries_and_text_in_it(tmp_path: Path) -> None:
     archive = zip_folder(_project(tmp_path / "repo"), tmp_path / "repo.zip")
     extract_zip_safely(archive, tmp_path / "out")

@@ -53,6 +53,8 @@ LOCK_FILES = frozenset({
     "poetry.lock", "pipfile.lock", "package-lock.json", "yarn.lock", "pnpm-lock.yaml", "uv.lock",
     "cargo.lock", "composer.lock", "gemfile.lock", "pdm.lock", "npm-shrinkwrap.json",
 })
+# `#!` scripts a build tool writes into every project that uses it: 300 lines of JVM discovery, no project code
+WRAPPER_SCRIPTS = frozenset({"mvnw", "gradlew"})
 FORMAT_KINDS = {
     "markdown": "doc", "rst": "doc",
     "yaml": "config", "toml": "config", "json": "config", "ini": "config", "env": "config",
@@ -166,6 +168,8 @@ def skipped_file_reason(rel_path: str) -> str | None:
         return "minified"
     if is_generated_path(lower):
         return "generated (by its name)"
+    if lower in WRAPPER_SCRIPTS:
+        return "a build tool's wrapper script (written by Maven or Gradle, the same in every project)"
     return None
 
 

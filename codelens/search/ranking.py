@@ -103,7 +103,7 @@ STAGES: Mapping[str, StageFactory] = {
     "file-meaning": lambda c: FileMeaning(c.index.chunks, c.files, weight=0.2 * c.coverage),
     "file-words": lambda c: FileWords(c.index.chunks, c.file_words),
     "graph-files": lambda c: GraphFiles(c.index.chunks, c.call_files),
-    "kind-prior": lambda c: KindPrior(c.index.chunks, c.index.sql_schemas),
+    "kind-prior": lambda c: KindPrior(c.index.chunks, c.index.sql_schemas, c.index.code_beside_sql),
     "legacy-below": lambda c: LegacyBelow(c.index),
     "repo-copies": lambda c: RepositoryCopies(c.index.chunks, c.repo_of),
 }

@@ -118,10 +118,15 @@ class KindPrior:
     between them keep less (pagila's `ATTACH PARTITION` runs name `payment` a dozen times, above its
     `CREATE TABLE`). A migration's statements are its content: they keep `weight`. A question about
     running, building, configuring or deploying the project asks for those pieces as much as for the
-    code: then nothing sinks ("which port does the test database listen on", «как запустить тесты»)."""
+    code: then nothing sinks ("which port does the test database listen on", «как запустить тесты»).
+    Beside code in another language (`code_beside_sql`: a Spring application's `schema.sql` and
+    `data.sql`, once per database) the SQL is the application's data, not how it works: its
+    definitions and statements keep `statements_weight`, unless the question asks about the database
+    ("which table holds the owners", «какие столбцы у таблицы питомцев»)."""
 
     chunks: Mapping[str, Chunk]
     sql_schemas: frozenset[str] = frozenset()  # RankingIndex.sql_schemas
+    code_beside_sql: bool = False  # RankingIndex.code_beside_sql
     weight: float = 0.85
     statements_weight: float = 0.6
     listens: bool = True  # False: whatever the question (until session 25)
@@ -129,19 +134,26 @@ class KindPrior:
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
         if self.listens and asks_for_setup(query.text):
             return fused
-        factors = {f.chunk_id: self._factor(c) for f in fused
+        data = self.code_beside_sql and not (self.listens and _ASKS_FOR_DATABASE.search(query.text))
+        factors = {f.chunk_id: self._factor(c, data) for f in fused
                    if (c := self.chunks.get(f.chunk_id)) is not None and not c.is_code}
         if not factors:
             return fused
         return rescore(fused, {f.chunk_id: f.score * factors.get(f.chunk_id, 1.0) for f in fused})
 
-    def _factor(self, chunk: Chunk) -> float:
+    def _factor(self, chunk: Chunk, sql_is_data: bool) -> float:
         """The share of its score a piece that is not code keeps."""
         if is_sql_definition(chunk):  # a table, a view, a function: a schema's code
-            return 1.0
-        if chunk.path in self.sql_schemas and is_sql_statements(chunk):  # `OWNER TO`, `ATTACH PARTITION`, `GRANT`
-            return self.statements_weight
+            return self.statements_weight if sql_is_data else 1.0
+        if is_sql_statements(chunk) and (sql_is_data or chunk.path in self.sql_schemas):
+            return self.statements_weight  # `OWNER TO`, `ATTACH PARTITION`, `GRANT`; an application's seed rows
         return self.weight
+
+
+# A question about the database itself: its tables, columns, schema, queries.
+_ASKS_FOR_DATABASE = re.compile(
+    r"\b(?:tables?|columns?|schemas?|sql|databases?|db|indexe?s|indices|foreign|keys?|quer(?:y|ies)|joins?|rows?"
+    r"|таблиц\w*|столб\w*|колон\w*|схем\w*|баз\w*|бд|запрос\w*|индекс\w*|ключ\w*|строк\w*)\b", re.IGNORECASE)
 
 
 # A question about running, building, configuring or deploying the project, or its versions: its answer
@@ -178,25 +190,54 @@ def is_example_path(path: str) -> bool:
     return any(part.lower() in _EXAMPLE_DIRS for part in path.split("/")[:-1])
 
 
+# A question about the UI's texts names them: "the translation of the login form", «перевод», «текст ошибки».
+_ASKS_FOR_TRANSLATIONS = re.compile(
+    r"\b(?:translat\w*|i18n|l10n|locali[sz]\w*|locales?|messages?|wording|перевод\w*|переведен\w*|локализ\w*|"
+    r"сообщени\w*|надпис\w*|текст\w*)\b", re.IGNORECASE)
+# The UI's texts in each language: Spring's `messages_ru.properties`, `locales/ru.json`, `ru/LC_MESSAGES/app.po`,
+# Laravel's `lang/ru/validation.php`, Android's `values-ru/strings.xml`, .NET's `Resources.ru.resx`
+_TRANSLATION_DIRS = frozenset({"locales", "locale", "i18n", "l10n", "lang", "langs", "translations", "lc_messages"})
+_TRANSLATION_FILE = re.compile(
+    r"(?:^(?:messages|strings|translations?|labels|texts?|validation)(?:[_.-][a-z]{2}(?:[_-][a-z]{2,4})?)?"
+    r"|[_.-](?:ru|en|de|fr|es|it|pt|zh|ja|ko|tr|fa|uk|pl|nl|ar)(?:[_-][a-z]{2})?)"
+    r"\.(?:properties|json|ya?ml|po|pot|xml|resx|strings|arb|ftl|xlf|xliff)$", re.IGNORECASE)
+
+
+def is_translation_path(path: str) -> bool:
+    """A file of the UI's texts in some language (a message bundle, a locale's JSON or .po, Android's
+    `values-ru/`): it holds every word of a Russian question and answers none of the code's."""
+    parts = path.lower().split("/")
+    name = parts[-1]
+    return (name.endswith((".po", ".pot")) or _TRANSLATION_FILE.search(name) is not None
+            or any(part in _TRANSLATION_DIRS or part.startswith("values-") for part in parts[:-1]))
+
+
 @dataclass(frozen=True)
 class CodeBeforeTests:
-    """A chunk of a test file, or of an example program, keeps `factor` of its score unless the
-    question asks about tests (or examples): the tests that exercise a mechanism and the examples
-    that use it repeat its words and names, and would otherwise outrank the code that implements
-    it (gson's CustomSerializerTest above GsonBuilder.registerTypeAdapter, chi's `_examples/`
-    routers above mux.go). 0.3 (0.5 until session 29: the same on the Python sets, gson, chi, Zig and Lua a little
-    higher at 0.3, bench/RESULTS.md)."""
+    """A chunk of a test file, of an example program, or of the UI's texts in some language keeps
+    `factor` of its score unless the question asks about tests (examples, translations): the tests
+    that exercise a mechanism and the examples that use it repeat its words and names, and would
+    otherwise outrank the code that implements it (gson's CustomSerializerTest above
+    GsonBuilder.registerTypeAdapter, chi's `_examples/` routers above mux.go); a Russian message
+    bundle holds the words of every Russian question (spring-petclinic's `messages_ru.properties`
+    above PetValidator for «валидация владельца питомца»). 0.3 (0.5 until session 29: the same on the
+    Python sets, gson, chi, Zig and Lua a little higher at 0.3, bench/RESULTS.md)."""
 
     chunks: Mapping[str, Chunk]
     factor: float = 0.3
     examples: bool = True
+    translations: bool = True
+    translations_factor: float = 0.1  # a bundle holds every word of a question in its language: sunk further
 
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
         tests = not _ASKS_FOR_TESTS.search(query.text)
         examples = self.examples and not _ASKS_FOR_EXAMPLES.search(query.text)
+        translations = self.translations and not _ASKS_FOR_TRANSLATIONS.search(query.text)
         below = {f.chunk_id for f in fused if (c := self.chunks.get(f.chunk_id)) is not None
                  and ((tests and c.is_test) or (examples and is_example_path(c.path)))}
-        return sink(fused, below, self.factor)
+        texts = {f.chunk_id for f in fused if translations and (c := self.chunks.get(f.chunk_id)) is not None
+                 and is_translation_path(c.path)}
+        return sink(sink(fused, below - texts, self.factor), texts, self.translations_factor)
 
 
 @dataclass(frozen=True)

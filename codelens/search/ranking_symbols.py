@@ -28,6 +28,7 @@ class RankingIndex:
     by_name: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # exact name -> chunk ids
     by_lower: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # lowercased name -> chunk ids
     sql_schemas: frozenset[str] = frozenset()  # paths of .sql files with a table, view or function
+    code_beside_sql: bool = False  # more code in other languages than SQL definitions: an application's schema
     legacy_folders: frozenset[str] = frozenset()  # `src/v3/` beside `src/v4/`, `legacy/`: legacy_folders()
     # A file's subject: the classes and functions named as their file is, by that name in lower case without
     # `_` and `-` (`JsonElement` in JsonElement.java, `JsonElement` in json_element.py -> `jsonelement`)
@@ -39,9 +40,12 @@ class RankingIndex:
         by_lower: dict[str, list[str]] = {}
         subjects: dict[str, list[str]] = {}
         schemas: set[str] = set()
+        definitions = code = 0
         for chunk in chunks.values():
             if is_sql_definition(chunk):
                 schemas.add(chunk.path)
+                definitions += 1
+            code += chunk.is_code
             if chunk.symbol == MODULE_SYMBOL or not chunk.is_code:  # definitions are code
                 continue
             name = chunk.name.split("#", 1)[0]
@@ -50,7 +54,7 @@ class RankingIndex:
             if (subject := file_subject(chunk)) is not None:
                 subjects.setdefault(subject, []).append(chunk.chunk_id)
         return cls(chunks, {k: tuple(v) for k, v in by_name.items()}, {k: tuple(v) for k, v in by_lower.items()},
-                   frozenset(schemas), legacy_folders({chunk.path for chunk in chunks.values()}),
+                   frozenset(schemas), 0 < definitions < code, legacy_folders({c.path for c in chunks.values()}),
                    {k: tuple(v) for k, v in subjects.items()})
 
     def legacy_folder(self, path: str) -> str | None:
