@@ -34,7 +34,8 @@ from codelens.search.filters import (
 )
 from codelens.search.lexical import chunk_terms
 from codelens.search.matched import BOTH, KEYWORDS, relevance_text
-from codelens.search.searcher import Searcher
+from codelens.search.query import Fused
+from codelens.search.searcher import Searcher, relevance_percent
 from codelens.search.terms import without_code_suffix
 from codelens.serve.server import search_payload
 from tests.conftest import PROJECT_ROOT, make_chunk, run_cli, settings_for
@@ -317,6 +318,22 @@ def test_a_hit_without_a_vector_says_how_it_was_found(partial_searcher: Searcher
                  "-k", "5", "--json"]) == 0
     rows = {r["chunk_id"]: r for r in json.loads(capsys.readouterr().out)}
     assert rows[target]["matched"] == hit.matched and isinstance(rows[target]["score"], float)
+
+
+def test_a_hit_the_dense_leg_did_not_fetch_shows_its_own_cosine(mini_searcher: Searcher) -> None:
+    """eShop, «как оформляется заказ и списываются товары со склада»: no hit of the five came from the dense
+    leg, so every one read "matched by meaning (fast leg, no vector yet)" on a complete index. A hit without
+    the leg's cosine now has its exact cosine from the vectors the searcher holds."""
+    searcher = mini_searcher
+    assert searcher.dense_vectors is not None
+    chunk_id = searcher.dense_vectors.chunk_ids[0]
+    query = searcher.prepare("load all stored records")
+    row = searcher.dense_vectors.chunk_ids.index(chunk_id)
+    expected = float(searcher.dense_vectors.vectors[row] @ query.vector)
+    [hit] = searcher._hits([Fused(chunk_id, 1.0, cosine=None)], query.vector)
+    assert hit.relevance == pytest.approx(relevance_percent(expected))
+    [unknown] = searcher._hits([Fused(chunk_id, 1.0, cosine=None)])  # no question's vector: the old bound
+    assert unknown.relevance is None
 
 
 def test_mcp_says_keywords_instead_of_a_zero_relevance(partial_searcher: Searcher) -> None:

@@ -165,6 +165,7 @@ class Searcher:
         # A progressive run's partial index has no ChromaDB yet: its catalog and cached vectors.
         self.partial = open_partial_index(db_path, self.stats.model) if is_partial(self.stats) else None
         self._partial_ids: frozenset[str] | None = None  # its vectors' ids, as a set on the first need
+        self._rows: dict[int, tuple[Sequence[str], dict[str, int]]] = {}  # _cosines: each held matrix's row of a chunk
         # ChromaDB opened on first need: a search over the dense sidecar never needs it
         self._store: VectorStore | None = None
         self.chunks = self.partial.chunks if self.partial is not None else _complete_chunks(db_path, self._open_store)
@@ -321,7 +322,7 @@ class Searcher:
                 continue
             if _index_version(self.settings.index_dir) == version:
                 break  # the answer came from one index state, whole
-        return self._hits(fused)
+        return self._hits(fused, prepared.vector)
 
     def named_scope(self, query: str, filters: SearchFilters) -> SearchFilters:
         """In a workspace, a question that names repositories (by name or package: "in flask",
@@ -416,18 +417,20 @@ class Searcher:
             self._english_models[kind.name] = kind.load()
         return self._english_models[kind.name].embed_queries([text])[0]
 
-    def _hits(self, fused: list[Fused]) -> list[Hit]:
-        """Fused order; relevance is the index model's cosine. A chunk the ChromaDB leg did not
-        fetch (found by BM25 or the English model only) shows the lowest cosine among the hits, an upper
-        bound of its own (which lies below every fetched one); a chunk with no vector at all has none
-        (None, never a made-up 0.0%), nor has any hit when no hit's cosine is known."""
+    def _hits(self, fused: list[Fused], vector: np.ndarray | None = None) -> list[Hit]:
+        """Fused order; relevance is the index model's cosine. A chunk the dense leg did not fetch
+        (found by BM25, the word bridge or the fast leg only) has its cosine taken from the vectors
+        held in memory (the dense sidecar, an update's delta, a partial index's); where none holds
+        it (a ChromaDB leg) it shows the lowest cosine among the hits, an upper bound of its own; a
+        chunk with no vector at all has none (None, never a made-up 0.0%)."""
+        exact = self._cosines([f.chunk_id for f in fused if f.cosine is None], vector)
         floor = min((f.cosine for f in fused if f.cosine is not None), default=None)
         hits = []
         for item in fused:
             chunk = self.chunks.get(item.chunk_id)
             if chunk is None:
                 continue
-            cosine = item.cosine
+            cosine = item.cosine if item.cosine is not None else exact.get(item.chunk_id)
             if cosine is None and self.has_vector(item.chunk_id):
                 cosine = floor
             hits.append(Hit(chunk=chunk, fused_score=item.score,
@@ -435,6 +438,27 @@ class Searcher:
                             rank=len(hits) + 1, file_hash=self.file_hashes.get(chunk.path, ""),
                             repo=self.workspace.repo_of(chunk.path), matched=_matched(item)))
         return hits
+
+    def _cosines(self, chunk_ids: list[str], vector: np.ndarray | None) -> dict[str, float]:
+        """The e5 cosine of the question's vector and each chunk whose vector is held in memory."""
+        if not chunk_ids or vector is None:
+            return {}
+        held = [(self.delta.chunk_ids, self.delta.vectors)]
+        if self.partial is not None:
+            held.append((self.partial.vector_ids, self.partial.vectors))
+        elif self.dense_vectors is not None:
+            held.append((self.dense_vectors.chunk_ids, self.dense_vectors.vectors))
+        found: dict[str, float] = {}
+        query = np.asarray(vector, dtype=np.float32)
+        for ids, vectors in held:
+            rows = self._rows.get(id(ids))
+            if rows is None or rows[0] is not ids:
+                rows = self._rows[id(ids)] = (ids, {chunk_id: i for i, chunk_id in enumerate(ids)})
+            for chunk_id in chunk_ids:
+                row = rows[1].get(chunk_id)
+                if row is not None and chunk_id not in found:
+                    found[chunk_id] = float(vectors[row] @ query)
+        return found
 
     def has_vector(self, chunk_id: str) -> bool:
         """Whether the chunk has its e5 vector in this index (not yet, during a progressive run, or
