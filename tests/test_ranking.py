@@ -338,6 +338,22 @@ def test_a_message_bundle_sinks_furthest_unless_the_question_asks_about_texts_or
         assert not is_translation_path(path), path
 
 
+def test_a_change_log_sinks_unless_the_question_asks_about_changes_or_releases() -> None:
+    """hanami's CHANGELOG.md section fourth for «как настраиваются переменные окружения приложения»."""
+    from codelens.search.ranking_order import CodeBeforeTests, is_history_path
+
+    log = Chunk(chunk_id="CHANGELOG.md::v2.0.0 > Changed", path="CHANGELOG.md", symbol="v2.0.0 > Changed",
+                kind="doc", start_line=1, end_line=9, code="- Settings are read from the environment (ENV)")
+    chunks = {c.chunk_id: c for c in [log, chunk("lib/hanami/env.rb::Hanami.Env.load", "method")]}
+    items = fused(("CHANGELOG.md::v2.0.0 > Changed", 1.0), ("lib/hanami/env.rb::Hanami.Env.load", 0.7))
+    stage = CodeBeforeTests(chunks)
+    assert order(stage, "как настраиваются переменные окружения", items)[0] == "lib/hanami/env.rb::Hanami.Env.load"
+    for asks in ("what changed in 2.0", "что нового в последнем релизе"):
+        assert order(stage, asks, items)[0] == "CHANGELOG.md::v2.0.0 > Changed"
+    assert all(map(is_history_path, ("CHANGES.rst", "docs/HISTORY.md", "changes/1234.feature.md", "NEWS")))
+    assert not any(map(is_history_path, ("src/changes.py", "lib/history/store.rb", "docs/news_feed.md")))
+
+
 def test_benchmark_programs_sink_as_examples_do_unless_the_question_asks_for_a_benchmark() -> None:
     """Hono's `benchmarks/routers/src/tool.mts::Route` ranked third for "how are route parameters parsed"."""
     from codelens.search.ranking_order import CodeBeforeTests, is_example_path

@@ -203,6 +203,22 @@ _TRANSLATION_FILE = re.compile(
     r"\.(?:properties|json|ya?ml|po|pot|xml|resx|strings|arb|ftl|xlf|xliff)$", re.IGNORECASE)
 
 
+# A question about the project's history names it: "what changed in 2.0", «что нового в версии».
+_ASKS_FOR_HISTORY = re.compile(
+    r"\b(?:chang\w*|release\w*|versions?|history|new|deprecat\w*|upgrad\w*|migrat\w*|breaking|"
+    r"изменени\w*|измени\w*|релиз\w*|верси\w*|истори\w*|обновлени\w*|нового|новое)\b", re.IGNORECASE)
+_HISTORY_FILE = re.compile(r"^(?:change_?log|changes|history|news|releases?|release[_-]notes|whatsnew)"
+                           r"(?:\.(?:md|markdown|rst|txt|adoc|org))?$", re.IGNORECASE)
+
+
+def is_history_path(path: str) -> bool:
+    """The project's change log (`CHANGELOG.md`, `CHANGES.rst`, `HISTORY.md`, towncrier's `changes/` fragments):
+    each entry names what a release touched, in the words of every question about it."""
+    parts = path.lower().split("/")
+    return _HISTORY_FILE.match(parts[-1]) is not None or any(p in ("changelog", "changes", "changelog.d")
+                                                             for p in parts[:-1])
+
+
 def is_translation_path(path: str) -> bool:
     """A file of the UI's texts in some language (a message bundle, a locale's JSON or .po, Android's
     `values-ru/`): it holds every word of a Russian question and answers none of the code's."""
@@ -228,13 +244,16 @@ class CodeBeforeTests:
     examples: bool = True
     translations: bool = True
     translations_factor: float = 0.1  # a bundle holds every word of a question in its language: sunk further
+    history: bool = True
 
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
         tests = not _ASKS_FOR_TESTS.search(query.text)
         examples = self.examples and not _ASKS_FOR_EXAMPLES.search(query.text)
         translations = self.translations and not _ASKS_FOR_TRANSLATIONS.search(query.text)
+        history = self.history and not _ASKS_FOR_HISTORY.search(query.text)
         below = {f.chunk_id for f in fused if (c := self.chunks.get(f.chunk_id)) is not None
-                 and ((tests and c.is_test) or (examples and is_example_path(c.path)))}
+                 and ((tests and c.is_test) or (examples and is_example_path(c.path))
+                      or (history and is_history_path(c.path)))}
         texts = {f.chunk_id for f in fused if translations and (c := self.chunks.get(f.chunk_id)) is not None
                  and is_translation_path(c.path)}
         return sink(sink(fused, below - texts, self.factor), texts, self.translations_factor)
