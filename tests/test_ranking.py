@@ -302,7 +302,8 @@ def test_tests_sink_below_the_code_unless_the_question_asks_for_tests() -> None:
 
 
 def test_example_programs_sink_below_the_code_unless_the_question_asks_for_examples() -> None:
-    from codelens.search.ranking_order import CodeBeforeTests, is_example_path
+    from codelens.search.file_roles import is_example_path
+    from codelens.search.ranking_order import CodeBeforeTests
 
     chunks = {c.chunk_id: c for c in [chunk("_examples/rest/main.go::adminRouter"),
                                       chunk("mux.go::Mux.Route", "method")]}
@@ -319,7 +320,8 @@ def test_example_programs_sink_below_the_code_unless_the_question_asks_for_examp
 
 def test_a_message_bundle_sinks_furthest_unless_the_question_asks_about_texts_or_translations() -> None:
     """spring-petclinic's `messages_ru.properties` holds every word of «валидация владельца питомца»."""
-    from codelens.search.ranking_order import CodeBeforeTests, is_translation_path
+    from codelens.search.file_roles import is_translation_path
+    from codelens.search.ranking_order import CodeBeforeTests
 
     bundle = Chunk(chunk_id="resources/messages/messages_ru.properties::<keys>", kind="config", start_line=1,
                    end_line=9, path="resources/messages/messages_ru.properties", symbol="<keys>",
@@ -340,7 +342,8 @@ def test_a_message_bundle_sinks_furthest_unless_the_question_asks_about_texts_or
 
 def test_a_change_log_sinks_unless_the_question_asks_about_changes_or_releases() -> None:
     """hanami's CHANGELOG.md section fourth for «как настраиваются переменные окружения приложения»."""
-    from codelens.search.ranking_order import CodeBeforeTests, is_history_path
+    from codelens.search.file_roles import is_history_path
+    from codelens.search.ranking_order import CodeBeforeTests
 
     log = Chunk(chunk_id="CHANGELOG.md::v2.0.0 > Changed", path="CHANGELOG.md", symbol="v2.0.0 > Changed",
                 kind="doc", start_line=1, end_line=9, code="- Settings are read from the environment (ENV)")
@@ -356,7 +359,8 @@ def test_a_change_log_sinks_unless_the_question_asks_about_changes_or_releases()
 
 def test_benchmark_programs_sink_as_examples_do_unless_the_question_asks_for_a_benchmark() -> None:
     """Hono's `benchmarks/routers/src/tool.mts::Route` ranked third for "how are route parameters parsed"."""
-    from codelens.search.ranking_order import CodeBeforeTests, is_example_path
+    from codelens.search.file_roles import is_example_path
+    from codelens.search.ranking_order import CodeBeforeTests
 
     chunks = {c.chunk_id: c for c in [chunk("benchmarks/routers/src/tool.mts::Route", "class"),
                                       chunk("src/request.ts::HonoRequest.param", "method")]}
@@ -433,7 +437,8 @@ def test_an_application_s_sql_sinks_below_its_code_unless_the_question_asks_abou
     stage = KindPrior(app, index.sql_schemas, index.code_beside_sql)
     items = fused(("db/h2/schema.sql::vets", 1.0), ("db/h2/data.sql::<statements>", 0.95),
                   ("vet/VetController.java::VetController.showList", 0.8))
-    assert order(stage, "how are vets listed", items)[0] == "vet/VetController.java::VetController.showList"
+    for question in ("how are vets listed", "как устроен базовый класс врачей"):  # «базовый»: no database
+        assert order(stage, question, items)[0] == "vet/VetController.java::VetController.showList"
     for asks in ("which table holds the vets", "какие столбцы у таблицы врачей"):
         assert order(stage, asks, items)[0] == "db/h2/schema.sql::vets"
     schema = {c.chunk_id: c for c in [*sql, piece("db/h2/schema.sql::pets", "CREATE TABLE pets (id INTEGER);"),

@@ -25,9 +25,10 @@ fusion found; results stay chunks.
   functions are code; the statements between a schema's definitions keep less than a document. A
   question about running, building, configuring or deploying the project ("which port does the test
   database listen on", «как запустить тесты») lets every piece keep its score.
-- `tests-below`: a chunk of a test file, or of an example program (`examples/`, `_examples/`,
-  `samples/`, `demo/`), keeps 0.3 of its score unless the question asks about tests (or examples),
-  so the code comes before the tests and examples that repeat its words.
+- `tests-below`: a chunk of a test file, of an example or benchmark program (`examples/`, `_examples/`,
+  `samples/`, `demo/`, `benches/`) or of a change log keeps 0.3 of its score, one of the UI's texts in
+  some language (`messages_ru.properties`, `locales/`) 0.1, unless the question asks about them, so the
+  code comes before the tests, examples and texts that repeat its words.
 - `legacy-below`: a chunk under a folder kept for an older version (`src/v3/` beside `src/v4/`,
   `legacy/`, `deprecated/`) keeps a share of its score unless the question names that folder, so
   the current version answers where both define the same names.
@@ -47,7 +48,8 @@ fusion found; results stay chunks.
 The stages live by job: ranking_symbols.py (`symbol` and the definitions it looks up),
 ranking_files.py (what a chunk gains from its file: `graph-files`, `file-words`, `file-meaning`,
 `path`), ranking_order.py (the list reordered chunk by chunk: `kind-prior`, `tests-below`,
-`legacy-below`, `diverse-close`, `repo-copies`, and `rescore`); this module is their registry: the
+`legacy-below`, `diverse-close`, `repo-copies`, and `rescore`; file_roles.py tells the tests, examples,
+benchmarks, change logs and translations `tests-below` sinks); this module is their registry: the
 names, what a stage is built from (StageContext) and the shipped order.
 
 Only what the Searcher runs lives in these modules. The other settings of these stages that were measured

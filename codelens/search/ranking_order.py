@@ -12,6 +12,16 @@ from dataclasses import dataclass, replace
 
 from codelens.chunk import Chunk
 from codelens.ingest.sql import is_sql_definition, is_sql_statements
+from codelens.search.file_roles import (
+    EXAMPLES,
+    HISTORY,
+    TESTS,
+    TRANSLATIONS,
+    asks_for,
+    is_example_path,
+    is_history_path,
+    is_translation_path,
+)
 from codelens.search.query import Fused, Query
 from codelens.search.ranking_symbols import RankingIndex
 
@@ -150,10 +160,10 @@ class KindPrior:
         return self.weight
 
 
-# A question about the database itself: its tables, columns, schema, queries.
+# A question about the database itself: its tables, columns, schema («база» only as a noun: «базовый класс» is code).
 _ASKS_FOR_DATABASE = re.compile(
-    r"\b(?:tables?|columns?|schemas?|sql|databases?|db|indexe?s|indices|foreign|keys?|quer(?:y|ies)|joins?|rows?"
-    r"|таблиц\w*|столб\w*|колон\w*|схем\w*|баз\w*|бд|запрос\w*|индекс\w*|ключ\w*|строк\w*)\b", re.IGNORECASE)
+    r"\b(?:tables?|columns?|schemas?|sql|databases?|db|foreign|"
+    r"таблиц\w*|столб\w*|колон\w*|схем\w*|баз(?:а|ы|е|у|ой|ах)|бд)\b", re.IGNORECASE)
 
 
 # A question about running, building, configuring or deploying the project, or its versions: its answer
@@ -174,64 +184,11 @@ def asks_for_setup(question: str) -> bool:
     return _ASKS_FOR_SETUP.search(question) is not None
 
 
-# A question about tests names them: "tests for the router", "как тестируется сессия"; one about
-# examples or benchmarks, them: "an example of a REST server", «пример», "the router benchmark".
-_ASKS_FOR_TESTS = re.compile(r"\b(?:tests?|testing|tested|specs?|тест\w*)\b", re.IGNORECASE)
-_ASKS_FOR_EXAMPLES = re.compile(r"\b(?:examples?|samples?|demos?|tutorials?|benchmark\w*|bench(?:es)?|"
-                                r"пример\w*|демо\w*|бенчмарк\w*)\b", re.IGNORECASE)
-# Folders of programs that use the code rather than implement it (chi's `_examples/rest/main.go`, Hono's
-# `benchmarks/routers/`, Rust's `benches/`)
-_EXAMPLE_DIRS = frozenset({"example", "examples", "_examples", "sample", "samples", "demo", "demos",
-                           "bench", "benchmark", "benchmarks", "benches"})
-
-
-def is_example_path(path: str) -> bool:
-    """A file under an examples or benchmarks folder (`_examples/`, `samples/`, `benches/`), at any depth."""
-    return any(part.lower() in _EXAMPLE_DIRS for part in path.split("/")[:-1])
-
-
-# A question about the UI's texts names them: "the translation of the login form", «перевод», «текст ошибки».
-_ASKS_FOR_TRANSLATIONS = re.compile(
-    r"\b(?:translat\w*|i18n|l10n|locali[sz]\w*|locales?|messages?|wording|перевод\w*|переведен\w*|локализ\w*|"
-    r"сообщени\w*|надпис\w*|текст\w*)\b", re.IGNORECASE)
-# The UI's texts in each language: Spring's `messages_ru.properties`, `locales/ru.json`, `ru/LC_MESSAGES/app.po`,
-# Laravel's `lang/ru/validation.php`, Android's `values-ru/strings.xml`, .NET's `Resources.ru.resx`
-_TRANSLATION_DIRS = frozenset({"locales", "locale", "i18n", "l10n", "lang", "langs", "translations", "lc_messages"})
-_TRANSLATION_FILE = re.compile(
-    r"(?:^(?:messages|strings|translations?|labels|texts?|validation)(?:[_.-][a-z]{2}(?:[_-][a-z]{2,4})?)?"
-    r"|[_.-](?:ru|en|de|fr|es|it|pt|zh|ja|ko|tr|fa|uk|pl|nl|ar)(?:[_-][a-z]{2})?)"
-    r"\.(?:properties|json|ya?ml|po|pot|xml|resx|strings|arb|ftl|xlf|xliff)$", re.IGNORECASE)
-
-
-# A question about the project's history names it: "what changed in 2.0", «что нового в версии».
-_ASKS_FOR_HISTORY = re.compile(
-    r"\b(?:chang\w*|release\w*|versions?|history|new|deprecat\w*|upgrad\w*|migrat\w*|breaking|"
-    r"изменени\w*|измени\w*|релиз\w*|верси\w*|истори\w*|обновлени\w*|нового|новое)\b", re.IGNORECASE)
-_HISTORY_FILE = re.compile(r"^(?:change_?log|changes|history|news|releases?|release[_-]notes|whatsnew)"
-                           r"(?:\.(?:md|markdown|rst|txt|adoc|org))?$", re.IGNORECASE)
-
-
-def is_history_path(path: str) -> bool:
-    """The project's change log (`CHANGELOG.md`, `CHANGES.rst`, `HISTORY.md`, towncrier's `changes/` fragments):
-    each entry names what a release touched, in the words of every question about it."""
-    parts = path.lower().split("/")
-    return _HISTORY_FILE.match(parts[-1]) is not None or any(p in ("changelog", "changes", "changelog.d")
-                                                             for p in parts[:-1])
-
-
-def is_translation_path(path: str) -> bool:
-    """A file of the UI's texts in some language (a message bundle, a locale's JSON or .po, Android's
-    `values-ru/`): it holds every word of a Russian question and answers none of the code's."""
-    parts = path.lower().split("/")
-    name = parts[-1]
-    return (name.endswith((".po", ".pot")) or _TRANSLATION_FILE.search(name) is not None
-            or any(part in _TRANSLATION_DIRS or part.startswith("values-") for part in parts[:-1]))
-
-
 @dataclass(frozen=True)
 class CodeBeforeTests:
-    """A chunk of a test file, of an example program, or of the UI's texts in some language keeps
-    `factor` of its score unless the question asks about tests (examples, translations): the tests
+    """A chunk of a test file, of an example or benchmark program, or of a change log keeps `factor`
+    of its score, one of the UI's texts in some language `translations_factor`, unless the question
+    asks about them (file_roles.py): the tests
     that exercise a mechanism and the examples that use it repeat its words and names, and would
     otherwise outrank the code that implements it (gson's CustomSerializerTest above
     GsonBuilder.registerTypeAdapter, chi's `_examples/` routers above mux.go); a Russian message
@@ -247,10 +204,10 @@ class CodeBeforeTests:
     history: bool = True
 
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
-        tests = not _ASKS_FOR_TESTS.search(query.text)
-        examples = self.examples and not _ASKS_FOR_EXAMPLES.search(query.text)
-        translations = self.translations and not _ASKS_FOR_TRANSLATIONS.search(query.text)
-        history = self.history and not _ASKS_FOR_HISTORY.search(query.text)
+        tests = not asks_for(TESTS, query.text)
+        examples = self.examples and not asks_for(EXAMPLES, query.text)
+        translations = self.translations and not asks_for(TRANSLATIONS, query.text)
+        history = self.history and not asks_for(HISTORY, query.text)
         below = {f.chunk_id for f in fused if (c := self.chunks.get(f.chunk_id)) is not None
                  and ((tests and c.is_test) or (examples and is_example_path(c.path))
                       or (history and is_history_path(c.path)))}

@@ -165,7 +165,7 @@ class Searcher:
         # A progressive run's partial index has no ChromaDB yet: its catalog and cached vectors.
         self.partial = open_partial_index(db_path, self.stats.model) if is_partial(self.stats) else None
         self._partial_ids: frozenset[str] | None = None  # its vectors' ids, as a set on the first need
-        self._rows: dict[int, tuple[Sequence[str], dict[str, int]]] = {}  # _cosines: each held matrix's row of a chunk
+        self._rows: dict[str, tuple[Sequence[str], dict[str, int]]] = {}  # _cosines: each held matrix's row of a chunk
         # ChromaDB opened on first need: a search over the dense sidecar never needs it
         self._store: VectorStore | None = None
         self.chunks = self.partial.chunks if self.partial is not None else _complete_chunks(db_path, self._open_store)
@@ -443,17 +443,17 @@ class Searcher:
         """The e5 cosine of the question's vector and each chunk whose vector is held in memory."""
         if not chunk_ids or vector is None:
             return {}
-        held = [(self.delta.chunk_ids, self.delta.vectors)]
+        held = [("delta", self.delta.chunk_ids, self.delta.vectors)]
         if self.partial is not None:
-            held.append((self.partial.vector_ids, self.partial.vectors))
+            held.append(("partial", self.partial.vector_ids, self.partial.vectors))
         elif self.dense_vectors is not None:
-            held.append((self.dense_vectors.chunk_ids, self.dense_vectors.vectors))
+            held.append(("dense", self.dense_vectors.chunk_ids, self.dense_vectors.vectors))
         found: dict[str, float] = {}
         query = np.asarray(vector, dtype=np.float32)
-        for ids, vectors in held:
-            rows = self._rows.get(id(ids))
-            if rows is None or rows[0] is not ids:
-                rows = self._rows[id(ids)] = (ids, {chunk_id: i for i, chunk_id in enumerate(ids)})
+        for name, ids, vectors in held:
+            rows = self._rows.get(name)
+            if rows is None or rows[0] is not ids:  # a refresh brought new ids: their rows anew
+                rows = self._rows[name] = (ids, {chunk_id: i for i, chunk_id in enumerate(ids)})
             for chunk_id in chunk_ids:
                 row = rows[1].get(chunk_id)
                 if row is not None and chunk_id not in found:

@@ -1,0 +1,67 @@
+"""The roles a file plays beside the code that implements the project, by its path, and the words of a
+question that asks for such a file.
+
+Tests exercise a mechanism and examples and benchmarks use it: they repeat its words and names. A change
+log names what each release touched, in the words of every question about it. The UI's texts in some
+language hold every word of a question in that language (a Russian question meets `messages_ru.properties`
+first). Each ranks below the code unless the question asks for it (`ranking_order.CodeBeforeTests`).
+"""
+
+from __future__ import annotations
+
+import re
+
+TESTS, EXAMPLES, HISTORY, TRANSLATIONS = "tests", "examples", "history", "translations"
+
+_ASKS = {
+    # "tests for the router", «как тестируется сессия»
+    TESTS: re.compile(r"\b(?:tests?|testing|tested|specs?|тест\w*)\b", re.IGNORECASE),
+    # "an example of a REST server", «пример», "the router benchmark"
+    EXAMPLES: re.compile(r"\b(?:examples?|samples?|demos?|tutorials?|benchmark\w*|bench(?:es)?|"
+                         r"пример\w*|демо\w*|бенчмарк\w*)\b", re.IGNORECASE),
+    # "what changed in 2.0", «что нового в версии»
+    HISTORY: re.compile(r"\b(?:chang\w*|release\w*|versions?|history|new|deprecat\w*|upgrad\w*|migrat\w*|breaking|"
+                        r"изменени\w*|измени\w*|релиз\w*|верси\w*|истори\w*|обновлени\w*|нового|новое)\b",
+                        re.IGNORECASE),
+    # "the translation of the login form", «перевод», «текст ошибки»
+    TRANSLATIONS: re.compile(r"\b(?:translat\w*|i18n|l10n|locali[sz]\w*|locales?|messages?|wording|перевод\w*|"
+                             r"переведен\w*|локализ\w*|сообщени\w*|надпис\w*|текст\w*)\b", re.IGNORECASE),
+}
+
+# Folders of programs that use the code rather than implement it (chi's `_examples/rest/main.go`, Hono's
+# `benchmarks/routers/`, Rust's `benches/`)
+_EXAMPLE_DIRS = frozenset({"example", "examples", "_examples", "sample", "samples", "demo", "demos",
+                           "bench", "benchmark", "benchmarks", "benches"})
+_HISTORY_FILE = re.compile(r"^(?:change_?log|changes|history|news|releases?|release[_-]notes|whatsnew)"
+                           r"(?:\.(?:md|markdown|rst|txt|adoc|org))?$", re.IGNORECASE)
+_HISTORY_DIRS = frozenset({"changelog", "changes", "changelog.d"})
+# Spring's `messages_ru.properties`, `locales/ru.json`, `ru/LC_MESSAGES/app.po`, Laravel's `lang/ru/`,
+# Android's `values-ru/strings.xml`, .NET's `Resources.ru.resx`
+_TRANSLATION_DIRS = frozenset({"locales", "locale", "i18n", "l10n", "lang", "langs", "translations", "lc_messages"})
+_TRANSLATION_FILE = re.compile(
+    r"(?:^(?:messages|strings|translations?)(?:[_.-][a-z]{2}(?:[_-][a-z]{2,4})?)?"
+    r"|[_.-](?:ru|en|de|fr|es|it|pt|zh|ja|ko|tr|fa|uk|pl|nl|ar)(?:[_-][a-z]{2})?)"
+    r"\.(?:properties|json|ya?ml|po|pot|xml|resx|strings|arb|ftl|xlf|xliff)$", re.IGNORECASE)
+
+
+def asks_for(role: str, question: str) -> bool:
+    """The question asks for files of that role (then they keep their score)."""
+    return _ASKS[role].search(question) is not None
+
+
+def is_example_path(path: str) -> bool:
+    """A file under an examples or benchmarks folder (`_examples/`, `samples/`, `benches/`), at any depth."""
+    return any(part.lower() in _EXAMPLE_DIRS for part in path.split("/")[:-1])
+
+
+def is_history_path(path: str) -> bool:
+    """The project's change log (`CHANGELOG.md`, `CHANGES.rst`, `HISTORY.md`, towncrier's `changes/` fragments)."""
+    parts = path.lower().split("/")
+    return _HISTORY_FILE.match(parts[-1]) is not None or any(part in _HISTORY_DIRS for part in parts[:-1])
+
+
+def is_translation_path(path: str) -> bool:
+    """A file of the UI's texts in some language: a message bundle, a locale's JSON or .po, Android's `values-ru/`."""
+    parts = path.lower().split("/")
+    return (parts[-1].endswith((".po", ".pot")) or _TRANSLATION_FILE.search(parts[-1]) is not None
+            or any(part in _TRANSLATION_DIRS or part.startswith("values-") for part in parts[:-1]))
