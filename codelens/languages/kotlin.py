@@ -1,9 +1,10 @@
 """Kotlin: classes, objects, companion objects, functions (`fun Foo.bar()` under Foo); what its grammar cannot
-read (Kotlin 2.1's `when` guards, annotated accessors) blanked before it parses."""
+read (Kotlin 2.1's `when` guards, annotated accessors, names it takes for keywords) rewritten before it parses."""
 
 from __future__ import annotations
 
 import re
+import string
 
 from codelens.languages.java import JVM_STANDARD
 from codelens.languages.model import CLASS, FUNCTION, Conventions, Grammar, GraphRule, LanguageRow, class_and_method
@@ -30,20 +31,18 @@ _ACCESSOR_ANNOTATION = re.compile(
 # indentation ends that line
 _KEYWORD_NAMED = re.compile(rb"^[ \t]*([ \t])(?:where\b(?!\s+@?\w+\s*:)|[gs]et(?=[ \t]*(?:=[^=]|[+\-*/]=|\.|\?\.|\[))"
                             rb"|get(?=[ \t]*\((?![ \t]*\)))|set(?=[ \t]*\((?![ \t]*\w+[ \t]*[):]))|(?:in|as)\d)", re.M)
-_STATEMENT_ENDS = frozenset(b")]}\"'_") | frozenset(range(0x30, 0x3A)) | frozenset(range(0x41, 0x5B)) | frozenset(
-    range(0x61, 0x7B))
+_STATEMENT_ENDS = frozenset((string.ascii_letters + string.digits + ")]}\"'_").encode())
 
 
 def readable_bytes(source: bytes) -> bytes:
     """The bytes the grammar parses: when guards and accessors' annotations blanked, a `;` before a
-    statement that starts with the name `where`, `get` or `set` (same length, every name kept)."""
+    statement that starts with a name the grammar reads as a keyword (`where`, `get`, `set`, `in1`):
+    the same length, every name kept."""
     if b"if" in source and b"->" in source:
         source = _without_guards(source)
     if b"et" in source and b"@" in source:
         source = _ACCESSOR_ANNOTATION.sub(blank, source)
-    if b"where" in source or b"et" in source:
-        source = _ended_before_keyword_names(source)
-    return source
+    return _ended_before_keyword_names(source)
 
 
 def _ended_before_keyword_names(source: bytes) -> bytes:
