@@ -340,3 +340,19 @@ def test_an_objective_c_header_is_told_by_its_head_and_a_c_or_cpp_header_stays_c
     assert header_format("fmt/buffer.h", cpp) is None and code_language("fmt/buffer.h", cpp) == "c"
     chunks = chunk_codebase(ROOMS / "objc", MAX_FILE_BYTES).chunks
     assert {c.language for c in chunks if c.path == "Shop/Tax.h"} == {"objc"}
+
+
+def test_typescript_reads_variance_annotations_and_keeps_in_as_an_operator() -> None:
+    """zod's `$ZodTypeInternals<out O = unknown, out I = unknown>`: TypeScript 4.7's variance, which the grammar
+    cannot read; `in` as an operator or in a mapped type stays."""
+    from codelens.languages.typescript import readable_bytes as typescript_bytes
+
+    source = (b"export interface Internals<out O = unknown, in out I = string> extends Base { o: O }\n"
+              b"for (const key in object) { use(key) }\ntype Copy<T> = { [K in keyof T]: T[K] }\n")
+    read = typescript_bytes(source)
+    assert len(read) == len(source)
+    lines = read.decode().split("\n")
+    assert lines[0] == "export interface Internals<    O = unknown,        I = string> extends Base { o: O }"
+    assert lines[1:3] == [line.decode() for line in source.split(b"\n")[1:3]]
+    parser = new_parser(row_named("typescript").grammar)
+    assert parser.parse(source).root_node.has_error and not parser.parse(read).root_node.has_error

@@ -26,14 +26,19 @@ from codelens.languages.shared import (
 # the `<` as that member's comparison and loses the rest of the file
 _GENERIC_SIGNATURE = re.compile(
     rb"^[ \t]*([ \t])<(?=\s*[A-Za-z_$][\w$]*\s+extends\b|\s*[A-Za-z_$][\w$]*\s*(?:,|=|>\s*\())", re.M)
+# a type parameter's variance (TypeScript 4.7: zod's `$ZodTypeInternals<out O = unknown, out I = unknown>`)
+_VARIANCE = re.compile(rb"(?<=[<,])(\s*)((?:in\s+)?out|in)(?=\s+[A-Za-z_$][\w$]*\s*(?:[,>=]|extends\b))")
 _MEMBER_ENDS = frozenset(b")]}>\"'_$") | frozenset(b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
 def readable_bytes(source: bytes) -> bytes:
-    """The bytes the grammar parses: a `;` in the indentation of a generic call signature whose line above
-    ends a member (a name, a bracket; never `=>`, `=`, `,` or an operator that goes on), the same length."""
+    """The bytes the grammar parses: a type parameter's `in`/`out` blanked, and a `;` in the indentation
+    of a generic call signature whose line above ends a member (a name, a bracket; never `=>`, `=`, `,`
+    or an operator that goes on): the same length."""
     if b"<" not in source:
         return source
+    if b"out " in source or b"in " in source:
+        source = _VARIANCE.sub(lambda m: m.group(1) + b" " * len(m.group(2)), source)
     out = bytearray(source)
     for match in _GENERIC_SIGNATURE.finditer(source):
         before = match.start() - 1
