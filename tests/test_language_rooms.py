@@ -31,7 +31,7 @@ from codelens.ingest.formats import code_language, header_format
 from codelens.ingest.grammars import load_language, new_parser
 from codelens.languages import GRAPH_RULES, LANGUAGES, PYTHON, LanguageRow, language_of, row_named
 from codelens.languages.kotlin import readable_bytes
-from codelens.languages.shared import without_bare_macros
+from codelens.languages.shared import first_branches_in_bodies, without_bare_macros
 
 ROOMS = Path(__file__).parent / "languages"
 MAX_FILE_BYTES = 1_000_000
@@ -356,3 +356,20 @@ def test_typescript_reads_variance_annotations_and_keeps_in_as_an_operator() -> 
     assert lines[1:3] == [line.decode() for line in source.split(b"\n")[1:3]]
     parser = new_parser(row_named("typescript").grammar)
     assert parser.parse(source).root_node.has_error and not parser.parse(read).root_node.has_error
+
+
+def test_c_keeps_a_bodys_first_branch_and_every_top_level_definition() -> None:
+    """libuv's `uv_available_parallelism` (a platform per `#elif`, declarations and a `return` in each) was lost to
+    `<module>` text, and 15 functions of its `win/tty.c` with it. The chunker's second reading of such a file
+    (`recover_bytes`) blanks a function body's later branches (they stay in its chunk), never the top level's
+    (each platform's `cpu_limit` is a chunk); the graph reads every branch."""
+    source = without_bare_macros((ROOMS / "c" / "src" / "cpus.c").read_bytes())
+    assert row_named("c").recover_bytes is first_branches_in_bodies
+    read = first_branches_in_bodies(source)
+    assert len(read) == len(source)
+    parser = new_parser(row_named("c").grammar)
+    assert parser.parse(source).root_node.has_error and not parser.parse(read).root_node.has_error
+    lines = read.decode().split("\n")
+    assert "count = linux_cpus();" in lines[6] and not lines[7].strip() and not lines[22].strip()
+    assert lines[31] == "#endif" and lines[36:39] == ["int cpu_limit(void) { return 64; }", "#else",
+                                                        "int cpu_limit(void) { return 1024; }"]

@@ -47,9 +47,9 @@ def parse_with_grammar(rel_path: str, text: str, row: LanguageRow, grammar: Gram
     source = text.encode("utf-8", errors="replace")
     # blanked where the grammar cannot read (syntax_source): same bytes, same offsets, every row is
     # the line it is in the chunks' text
-    root = load_parser(grammar).parse(parser_bytes(row, source)).root_node
-    walk = DefinitionWalk(row, source, source_lines(text), component=PurePosixPath(rel_path).stem)
-    definitions, spans, imports = walk.top_level(root)
+    lines = source_lines(text)
+    component = PurePosixPath(rel_path).stem
+    root, walk, (definitions, spans, imports) = _read(row, grammar, source, lines, component)
     doc = walk.module_doc(root, definitions)
     if doc is not None:  # the file's doc comment: its <module> chunk's, a file of docs alone has one
         spans.append(doc[0])
@@ -63,6 +63,37 @@ def parse_with_grammar(rel_path: str, text: str, row: LanguageRow, grammar: Gram
         warning = (f"{rel_path}: the {row.name} grammar could not parse all of it; "
                    f"kept the {count} definitions it recovered")
     return SyntaxResult(parsed, warning)
+
+
+def _read(row: LanguageRow, grammar: Grammar, source: bytes, lines: list[str], component: str):
+    """(root, walk, its top level) of the grammar's reading; for a file with errors, of the row's second
+    reading (`LanguageRow.recover_bytes`) instead when fewer of its lines fall under ERROR, or as few
+    and more of its definitions are found (libuv's `win/tty.c`: 15 functions more)."""
+    parser = load_parser(grammar)
+    readable = parser_bytes(row, source)
+    root = parser.parse(readable).root_node
+    walk = DefinitionWalk(row, source, lines, component=component)
+    found = walk.top_level(root)
+    if not root.has_error or row.recover_bytes is None or (second := row.recover_bytes(readable)) == readable:
+        return root, walk, found
+    other = parser.parse(second).root_node
+    other_walk = DefinitionWalk(row, source, lines, component=component)
+    other_found = other_walk.top_level(other)
+    if (error_lines(other), -_count(other_found[0])) < (error_lines(root), -_count(found[0])):
+        return other, other_walk, other_found
+    return root, walk, found
+
+
+def error_lines(root) -> int:
+    """Lines under a tree's outermost ERROR nodes (an ERROR inside one is not counted again)."""
+    lines, stack = 0, [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR":
+            lines += node.end_point[0] - node.start_point[0] + 1
+        elif node.has_error:
+            stack.extend(node.children)
+    return lines
 
 
 def _count(definitions: list[Definition]) -> int:

@@ -11,6 +11,7 @@ from codelens.languages.shared import (
     C_DOCS,
     C_RULE,
     C_TESTS,
+    first_branches_in_bodies,
     without_bare_macros,
 )
 
@@ -30,6 +31,7 @@ LANGUAGE = LanguageRow(
     containers=(*C_CONTAINERS, "namespace_definition", "template_declaration", "field_declaration_list",
                 "friend_declaration"),  # `friend bool operator==(...) {...}` defined in its class
     doc_prefixes=C_DOCS, test_suffixes=C_TESTS, imports=("preproc_include", "using_declaration"),
-    parser_bytes=without_bare_macros, is_standard_import=_standard, graph=C_RULE,
+    parser_bytes=without_bare_macros, recover_bytes=first_branches_in_bodies, is_standard_import=_standard,
+    graph=C_RULE,
     conventions=Conventions(test_id=test_id, throws=("throw",), constant=C_CONSTANT),
 )

@@ -166,6 +166,10 @@ class LanguageRow:
     # the bytes the grammar parses, from the file's: what it cannot read blanked (C's bare macros),
     # same length and line breaks, so every offset and line stays the file's
     parser_bytes: Callable[[bytes], bytes] | None = None
+    # the chunker's second reading of a file its grammar cannot parse whole (`ingest/syntax.py`): kept
+    # when fewer of its lines fall under ERROR (C's function bodies read by their first `#if` branch);
+    # the graph reads `parser_bytes` alone, every branch's calls on the lines of their function's chunk
+    recover_bytes: Callable[[bytes], bytes] | None = None
     # naming quirks, read by `ingest/syntax_names.py` and `ingest/syntax_walk.py`:
     # definitions that are calls of a defining word (Elixir's `def`, `defmodule`): word -> FUNCTION or CLASS
     defining_calls: tuple[tuple[str, str], ...] = ()

@@ -7,7 +7,14 @@ beside them; `#import` is C's `#include`, so its graph rule is C's family."""
 from __future__ import annotations
 
 from codelens.languages.model import CLASS, FUNCTION, Conventions, Grammar, GraphRule, LanguageRow
-from codelens.languages.shared import C_CONSTANT, C_CONTAINERS, C_DEFINITIONS, C_DOCS, without_bare_macros
+from codelens.languages.shared import (
+    C_CONSTANT,
+    C_CONTAINERS,
+    C_DEFINITIONS,
+    C_DOCS,
+    first_branches_in_bodies,
+    without_bare_macros,
+)
 
 # `[item price]` is a message_expression: the method and the receiver in fields, as Java's call
 RULE = GraphRule(
@@ -37,6 +44,7 @@ LANGUAGE = LanguageRow(
                  ("method_definition", FUNCTION)),
     containers=(*C_CONTAINERS, "implementation_definition"), owners=("class_implementation",),
     doc_prefixes=C_DOCS, test_suffixes=("Tests.m", "Test.m"), imports=("preproc_include",),
-    parser_bytes=without_bare_macros, is_standard_import=_standard, graph=RULE,
+    parser_bytes=without_bare_macros, recover_bytes=first_branches_in_bodies, is_standard_import=_standard,
+    graph=RULE,
     conventions=Conventions(test_id=test_id, throws=("@throw", "NSAssert"), constant=C_CONSTANT),
 )

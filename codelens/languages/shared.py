@@ -150,6 +150,74 @@ def without_bare_macros(source: bytes) -> bytes:
     return _PREFIX_MACROS.sub(blank, source)
 
 
+_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b", re.M)
+
+
+def first_branches_in_bodies(source: bytes) -> bytes:
+    """Inside a function's body, a conditional's `#elif`/`#else` branches blanked to its `#endif` (libuv's
+    `uv_available_parallelism`: a `return` per platform, and the grammar, reading every branch as one run
+    of statements, lost the whole function to `<module>` text). The first branch stands for them all; the
+    others stay in the function's chunk, read from the file. Outside function bodies (the top level, a
+    namespace's or a class's braces) every branch is kept: a platform's own definition is a chunk there.
+    C's, C++'s and Objective-C's `recover_bytes`: the chunker's second reading of a file with errors."""
+    if b"#el" not in source:
+        return source
+    out = bytearray(source)
+    braces: list[bool] = []  # the braces open at this point: each a body's (after `)`) or one's inside it
+    inside: list[bool] = []  # each open conditional: opened inside a body
+    blanking_from, blanking_level, position = -1, 0, 0
+    for match in _DIRECTIVE.finditer(source):
+        if blanking_from < 0:
+            _braces(source, position, match.start(), braces)
+        line_end = source.find(b"\n", match.end())
+        position = len(source) if line_end < 0 else line_end
+        word = match.group(1)
+        if word.startswith(b"if"):
+            inside.append(bool(braces) and braces[-1])
+        elif not inside:
+            continue
+        elif word == b"endif":
+            inside.pop()
+            if blanking_from >= 0 and len(inside) == blanking_level:
+                _blank_span(out, blanking_from, match.start())
+                blanking_from = -1
+        elif blanking_from < 0 and inside[-1]:  # the first #elif or #else of a conditional inside a body
+            blanking_from, blanking_level = match.start(), len(inside) - 1
+    return bytes(out)
+
+
+def _braces(source: bytes, start: int, end: int, braces: list[bool]) -> None:
+    """Pushes each `{` of source[start:end] (True: a body, after `)`, or any brace inside one) and pops each
+    `}`; strings, characters and comments skipped."""
+    i, last = start, 0  # last: the previous significant byte
+    while i < end:
+        byte = source[i]
+        if byte in (0x22, 0x27):  # " '
+            i = _string_end(source, i, end)
+            last = byte
+        elif byte == 0x2F and i + 1 < end and source[i + 1] in (0x2F, 0x2A):  # // /*
+            close = source.find(b"\n" if source[i + 1] == 0x2F else b"*/", i + 2, end)
+            i = end if close < 0 else close + 1
+        elif byte == 0x7B:
+            braces.append(bool(braces and braces[-1]) or last in (0x29, 0x3D))  # `) {`, `= {` and in a body
+        elif byte == 0x7D and braces:
+            braces.pop()
+        if byte not in b" \t\r\n":
+            last = byte
+        i += 1
+
+
+def _string_end(source: bytes, start: int, end: int) -> int:
+    quote, i = source[start], start + 1
+    while i < end and source[i] != quote and source[i] != 0x0A:
+        i += 2 if source[i] == 0x5C else 1  # a backslash escapes the next byte
+    return i
+
+
+def _blank_span(out: bytearray, start: int, end: int) -> None:
+    out[start:end] = re.sub(rb"[^\r\n]", b" ", bytes(out[start:end]))
+
+
 def _blank_suffix(match: re.Match[bytes]) -> bytes:
     """Attribute macros after a declarator; never a value (`return UV_EINVAL;`, `p = (void*) CMSG_DATA(c);`),
     a type (`typedef NS_ENUM(NSInteger, State) {`) or a directive's text."""
