@@ -25,7 +25,7 @@ BENCH_DIR = SHARED / "benchmarks" / "semble_langs_dev"
 MAX_FILE_BYTES = 1_000_000  # as bench/graph_edges.py reads
 
 
-def error_lines(root) -> int:
+def unplaced_lines(root) -> int:
     """Lines under ERROR nodes that no error-free construct of two lines or more inside them holds: C's
     include guard is an ERROR when its `#endif` cannot be matched, yet everything in it parsed."""
     lost: set[int] = set()
@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
             count["files"] += 1
             count["lines"] += text.count("\n") + 1
             if tree.root_node.has_error:
-                lost = error_lines(tree.root_node)
+                lost = unplaced_lines(tree.root_node)
                 count["with errors"] += 1
                 count["error lines"] += lost
                 worst.append((lost, language, f"{source.name}/{path}"))

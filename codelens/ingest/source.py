@@ -318,13 +318,8 @@ def read_format(path: Path) -> str | None:
 
 
 def _header_language(path: Path) -> str | None:
-    if not path.is_file():
-        return None
-    try:
-        with open(path, "rb") as handle:
-            return header_format(path.name, handle.read(HEADER_HEAD_BYTES).decode("utf-8", "replace"))
-    except OSError:
-        return None
+    head = _head(path, HEADER_HEAD_BYTES)
+    return header_format(path.name, head.decode("utf-8", "replace")) if head is not None else None
 
 
 def _is_script(path: Path) -> bool:
@@ -332,11 +327,18 @@ def _is_script(path: Path) -> bool:
 
 
 def _script_language(path: Path) -> str | None:
-    if not path.is_file():  # never open a FIFO or a device a watcher's event names
+    head = _head(path, SCRIPT_HEAD_BYTES)
+    return script_format(path.name, head) if head is not None else None
+
+
+def _head(path: Path, size: int) -> bytes | None:
+    """A file's first `size` bytes; None for what is no regular file (never open a FIFO or a device a
+    watcher's event names) or cannot be read."""
+    if not path.is_file():
         return None
     try:
         with open(path, "rb") as handle:
-            return script_format(path.name, handle.read(SCRIPT_HEAD_BYTES))
+            return handle.read(size)
     except OSError:
         return None
 

@@ -4,11 +4,10 @@ read (Kotlin 2.1's `when` guards, annotated accessors, names it takes for keywor
 from __future__ import annotations
 
 import re
-import string
 
 from codelens.languages.java import JVM_STANDARD
 from codelens.languages.model import CLASS, FUNCTION, Conventions, Grammar, GraphRule, LanguageRow, class_and_method
-from codelens.languages.shared import C_STYLE_DOCS, JVM_BUILTINS, JVM_METHODS, blank
+from codelens.languages.shared import C_STYLE_DOCS, JVM_BUILTINS, JVM_METHODS, NAME_OR_CLOSE, blank, semicolons_before
 
 RULE = GraphRule(
     "jvm", (("call_expression", "first"),), (), ("delegation_specifiers",), "kotlin",
@@ -31,7 +30,6 @@ _ACCESSOR_ANNOTATION = re.compile(
 # indentation ends that line
 _KEYWORD_NAMED = re.compile(rb"^[ \t]*([ \t])(?:where\b(?!\s+@?\w+\s*:)|[gs]et(?=[ \t]*(?:=[^=]|[+\-*/]=|\.|\?\.|\[))"
                             rb"|get(?=[ \t]*\((?![ \t]*\)))|set(?=[ \t]*\((?![ \t]*\w+[ \t]*[):]))|(?:in|as)\d)", re.M)
-_STATEMENT_ENDS = frozenset((string.ascii_letters + string.digits + ")]}\"'_").encode())
 
 
 def readable_bytes(source: bytes) -> bytes:
@@ -42,20 +40,7 @@ def readable_bytes(source: bytes) -> bytes:
         source = _without_guards(source)
     if b"et" in source and b"@" in source:
         source = _ACCESSOR_ANNOTATION.sub(blank, source)
-    return _ended_before_keyword_names(source)
-
-
-def _ended_before_keyword_names(source: bytes) -> bytes:
-    """`    where?.let {` -> `   ;where?.let {` where the line above ends a statement (a name, a closing
-    bracket, a string), never inside an expression that goes on over lines."""
-    out = bytearray(source)
-    for match in _KEYWORD_NAMED.finditer(source):
-        before = match.start() - 1
-        while before >= 0 and source[before] in b" \t\r\n":
-            before -= 1
-        if before >= 0 and source[before] in _STATEMENT_ENDS:
-            out[match.start(1)] = 0x3B  # ;
-    return bytes(out)
+    return semicolons_before(source, _KEYWORD_NAMED, NAME_OR_CLOSE)  # where the line above ends a statement
 
 
 def _without_guards(source: bytes) -> bytes:

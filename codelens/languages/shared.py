@@ -4,6 +4,7 @@ Svelte read it too), C's (C, C++ and Objective-C), the JVM's library, the compon
 from __future__ import annotations
 
 import re
+import string
 
 from codelens.languages.model import CLASS, FUNCTION, Conventions, Grammar, GraphRule
 
@@ -106,6 +107,25 @@ _NO_DECLARATOR = (b"return", b"case", b"else", b"goto", b"throw", b"sizeof", b"c
 def blank(match: re.Match[bytes]) -> bytes:
     """The matched bytes as spaces, its line breaks kept."""
     return re.sub(rb"[^\r\n]", b" ", match.group(0))
+
+
+# the bytes a name, a number, a bracket or a string ends with: what ends a statement or a member on its line
+NAME_OR_CLOSE = frozenset((string.ascii_letters + string.digits + "_)]}\"'").encode())
+
+
+def semicolons_before(source: bytes, lines: re.Pattern[bytes], ends: frozenset[int],
+                      not_after: tuple[bytes, ...] = ()) -> bytes:
+    """A `;` in place of the indentation's last byte (group 1 of each match of `lines`) where the last
+    byte before it that is no space is in `ends` (and what it ends is none of `not_after`): ends the
+    statement above for a grammar that would read the line as its continuation; the same length."""
+    out = bytearray(source)
+    for match in lines.finditer(source):
+        before = match.start() - 1
+        while before >= 0 and source[before] in b" \t\r\n":
+            before -= 1
+        if before >= 0 and source[before] in ends and not source.endswith(not_after, 0, before + 1):
+            out[match.start(1)] = 0x3B  # ;
+    return bytes(out)
 
 
 # `FMT_PRAGMA_CLANG(diagnostic error "-Wreturn-stack-address")`: a macro called on a line of its own, no `;`

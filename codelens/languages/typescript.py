@@ -16,9 +16,11 @@ from codelens.languages.shared import (
     JS_RULE,
     JS_TEST_DIRS,
     JS_TESTS,
+    NAME_OR_CLOSE,
     TS,
     TSX,
     is_node_builtin,
+    semicolons_before,
 )
 
 # An interface's generic call signature on a line of its own (Hono's `<Key extends keyof E>(key: Key): E[Key]`, its
@@ -28,7 +30,7 @@ _GENERIC_SIGNATURE = re.compile(
     rb"^[ \t]*([ \t])<(?=\s*[A-Za-z_$][\w$]*\s+extends\b|\s*[A-Za-z_$][\w$]*\s*(?:,|=|>\s*\())", re.M)
 # a type parameter's variance (TypeScript 4.7: zod's `$ZodTypeInternals<out O = unknown, out I = unknown>`)
 _VARIANCE = re.compile(rb"(?<=[<,])(\s*)((?:in\s+)?out|in)(?=\s+[A-Za-z_$][\w$]*\s*(?:[,>=]|extends\b))")
-_MEMBER_ENDS = frozenset(b")]}>\"'_$") | frozenset(b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_MEMBER_ENDS = NAME_OR_CLOSE | frozenset(b">$")  # a name, a bracket, a generic's `>` (never `=>`)
 
 
 def readable_bytes(source: bytes) -> bytes:
@@ -39,14 +41,7 @@ def readable_bytes(source: bytes) -> bytes:
         return source
     if b"out " in source or b"in " in source:
         source = _VARIANCE.sub(lambda m: m.group(1) + b" " * len(m.group(2)), source)
-    out = bytearray(source)
-    for match in _GENERIC_SIGNATURE.finditer(source):
-        before = match.start() - 1
-        while before >= 0 and source[before] in b" \t\r\n":
-            before -= 1
-        if before >= 0 and source[before] in _MEMBER_ENDS and source[before - 1:before + 1] != b"=>":
-            out[match.start(1)] = 0x3B  # ;
-    return bytes(out)
+    return semicolons_before(source, _GENERIC_SIGNATURE, _MEMBER_ENDS, not_after=(b"=>",))
 
 
 LANGUAGE = LanguageRow(
