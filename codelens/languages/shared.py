@@ -100,6 +100,11 @@ _PREFIX_MACROS = re.compile(rb"^[ \t]*((?:[A-Z][A-Z0-9]*_[A-Z0-9_]*[ \t]+)+)(?=[
 _SUFFIX_MACROS = re.compile(
     rb"(?<=[)\w\]])(?:[ \t]+[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\((?:[^()\r\n]|\((?:[^()\r\n]|\([^()\r\n]*\))*\))*\))?)+"
     rb"(?=[ \t]*(?:;|\{|\r?\n[ \t]*\{))")
+# an export macro between `class`/`struct`/`union` and the name of a definition: `class SPDLOG_API sink {`,
+# `class FMT_API file final : public base`; the grammar reads the macro as the name and the rest as a function
+_CLASS_MACROS = re.compile(
+    rb"\b(?:class|struct|union)((?:[ \t]+[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\([^()\r\n]*\))?)+)"
+    rb"(?=[ \t]+[A-Za-z_]\w*[ \t]*(?:final\b|:(?!:)|\{|\r?$))", re.M)
 _NO_DECLARATOR = (b"return", b"case", b"else", b"goto", b"throw", b"sizeof", b"co_return", b"co_yield", b"delete",
                   b"typedef", b"struct", b"enum", b"union", b"class")
 
@@ -145,6 +150,12 @@ def _line_before(source: bytes, start: int) -> bytes | None:
     return None
 
 
+def _blank_macros_of_class(match: re.Match[bytes]) -> bytes:
+    """`class SPDLOG_API sink` -> `class            sink`: the keyword kept, its export macros blanked."""
+    keyword_end = match.start(1) - match.start()
+    return match.group(0)[:keyword_end] + re.sub(rb"[^\r\n]", b" ", match.group(1))
+
+
 def _blank_call(match: re.Match[bytes]) -> bytes:
     """A macro call standing where a statement or declaration could end: before it a line that ends
     one (or a directive, or nothing), its parentheses balanced. Never a call that closes or continues
@@ -162,11 +173,12 @@ def without_bare_macros(source: bytes) -> bytes:
     """C and C++: a line that is only a macro's name (`FMT_BEGIN_NAMESPACE`, `FMT_END_EXPORT`) or a macro
     called with no `;` (`FMT_PRAGMA_CLANG(...)`) reads to the grammar as the start of a declaration and
     swallows what follows; blanked, the definitions after it parse. So are macros that open a
-    declaration's line."""
+    declaration's line, and a class's export macro (`class SPDLOG_API sink {`)."""
     source = _BARE_MACRO.sub(blank, source)
     source = _CALL_MACRO.sub(_blank_call, source)
     source = _IF_MACRO.sub(blank, source)
     source = _SUFFIX_MACROS.sub(_blank_suffix, source)
+    source = _CLASS_MACROS.sub(_blank_macros_of_class, source)
     return _PREFIX_MACROS.sub(blank, source)
 
 
