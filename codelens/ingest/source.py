@@ -42,10 +42,12 @@ SKIP_DIRS = frozenset({
 })
 
 # Other people's code and build output, skipped with a warning (one per folder): vendored
-# dependencies (Go's vendor/, third_party/, CocoaPods' Pods/) and build folders (Rust's and Maven's
-# target/, .NET's bin/ and obj/). A bin/ that holds scripts (`.py`, `.sh`, or a `#!` line of a language read:
-# `bin/rails`, `bin/asdf`) is the repository's own: kept.
-VENDORED_DIRS = frozenset({"vendor", "third_party", "Pods", "target", "bin", "obj"})
+# dependencies (Go's vendor/, third_party/ and its spellings, CocoaPods' Pods/, C and C++ projects' deps/,
+# a library's bundled/ copy: spdlog's fmt) and build folders (Rust's and Maven's target/, .NET's bin/ and
+# obj/). A bin/ that holds scripts (`.py`, `.sh`, or a `#!` line of a language read: `bin/rails`,
+# `bin/asdf`) is the repository's own: kept.
+VENDORED_DIRS = frozenset({"vendor", "third_party", "third-party", "thirdparty", "3rdparty", "deps", "bundled", "Pods",
+                           "target", "bin", "obj"})
 _KEPT_WITH_SCRIPTS = frozenset({"bin"})
 _SCRIPT_SUFFIXES = (".py", ".sh", ".bash")
 
