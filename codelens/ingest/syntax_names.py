@@ -95,7 +95,9 @@ class DefinitionNames:
                 return None
             return _split_owner(_strip_templates(self.text(name)), "")
         if kind == "export_statement":  # a component's `export default {...}` or `defineComponent({...})`
-            return (self.component, "") if self.row.sfc and _options_object(node) is not None else None
+            if self.row.sfc:
+                return (self.component, "") if _options_object(node) is not None else None
+            return self._default_function(node)
         if kind == "field":  # Lua: `hidden = function() ... end` in a table
             name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
             return (self.text(name), "") if name is not None and value is not None and (
@@ -294,6 +296,26 @@ class DefinitionNames:
             own = right.child_by_field_name("name")
             return (self.text(own) if own is not None and name == "exports" else name), ""
         return name, owner
+
+    def _default_function(self, node) -> tuple[str, str] | None:
+        """`export default function (config) {...}`, `export default supported && function httpAdapter(config)
+        {...}`, `export default supported && (async (config) => {...})`: the module's function, by its own
+        name or else by the file's (what an importer calls it)."""
+        value = node.child_by_field_name("value")
+        for _ in range(4):
+            if value is None or value.type in _FUNCTION_VALUES:
+                break
+            if value.type in ("binary_expression", "ternary_expression"):  # `supported && function ...`
+                value = next((c for c in reversed(value.named_children)
+                              if c.type in _FUNCTION_VALUES or c.type in _VALUE_WRAPPERS), None)
+            elif value.type in _VALUE_WRAPPERS and value.named_children:
+                value = value.named_children[0]
+            else:
+                return None
+        if value is None or value.type not in _FUNCTION_VALUES or not self.component:
+            return None
+        own = value.child_by_field_name("name")
+        return (self.text(own) if own is not None else self.component), ""
 
     def _function_argument(self, call) -> tuple[str, str] | None:
         """`defineGetter(req, 'host', function host() {...})`, `app.use(function logger(req, res) {...})`:

@@ -28,7 +28,9 @@ JS_FUNCTIONS = (("function_declaration", FUNCTION), ("generator_function_declara
                 # `res.status = function status(code) {...}`: the chunker keeps only function values
                 ("expression_statement", FUNCTION),
                 # `get: function (id) {...}` in an object of functions (JS_INSTANCES)
-                ("pair", FUNCTION))
+                ("pair", FUNCTION),
+                # `export default function (config) {...}`: the module's function (the chunker checks)
+                ("export_statement", FUNCTION))
 # `const api = { get(id) {...}, put: (id, body) => ... }`: an object of functions is a class of them
 JS_INSTANCES = (("lexical_declaration", "object"), ("variable_declaration", "object"))
 JS_CONTAINERS = ("export_statement", "class_body", "interface_body", "object_type", "internal_module",
