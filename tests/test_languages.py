@@ -265,6 +265,10 @@ def test_documents_and_configuration_keep_their_embedded_text() -> None:
     ("src/main/java/com/acme/PayService.java", False), ("Dapper.Tests/ProviderTests.cs", True),
     ("spec/base_spec.rb", True), ("lib/sinatra/base.rb", False), ("Tests/SessionTests.swift", True),
     ("core/src/main/scala/cats/Functor.scala", False), ("core/src/test/scala/cats/FunctorSuite.scala", True),
+    # Kotlin Multiplatform's and Gradle's test source sets; a C suite in a file named `test`
+    ("koin-core/src/commonTest/kotlin/org/koin/ScopeAPI.kt", True), ("app/src/androidUnitTest/kotlin/A.kt", True),
+    ("koin-core/src/commonMain/kotlin/org/koin/Scope.kt", False), ("test.c", True), ("latest.c", False),
+    ("src/Tests/a.kt", True), ("src/abtests/Flag.kt", False),
     # Python's answers are what they were
     ("tests/test_a.py", True), ("pkg/a_test.py", True), ("pkg/spec/a.py", False), ("pkg/a.py", False),
 ])

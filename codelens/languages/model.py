@@ -118,6 +118,9 @@ class Conventions:
         return match.group("name") if match else None
 
 
+_TEST_SOURCE_SET = re.compile(r"[a-z][a-zA-Z]*Tests?$")  # `commonTest`, `androidUnitTest`: never `Tests` alone
+
+
 @dataclass(frozen=True)
 class LanguageRow:
     """One language: how its files are recognised, what its syntax tree's node types mean, what the
@@ -213,9 +216,13 @@ class LanguageRow:
         return dict(self.definitions).get(node_type)
 
     def is_test_path(self, rel_path: str) -> bool:
-        """Test code by the language's conventions (`*_test.go`, `*.spec.ts`, `__tests__/`, `*Test.java`)."""
+        """Test code by the language's conventions (`*_test.go`, `*.spec.ts`, `__tests__/`, `*Test.java`), a
+        file named `test` (hiredis's `test.c`), or a test source set's folder (Gradle's and Kotlin
+        Multiplatform's `commonTest/`, `jvmTest/`, `integrationTest/`)."""
         path = PurePosixPath(rel_path)
-        if path.name.endswith(self.test_suffixes):
+        if path.name.endswith(self.test_suffixes) or path.stem.lower() in ("test", "tests"):
+            return True
+        if any(_TEST_SOURCE_SET.match(part) for part in path.parts[:-1]):
             return True
         folders = [part.lower() for part in path.parts[:-1]]
         # C#'s `Dapper.Tests/` and Swift's `Tests/`: a test project's folder
