@@ -230,6 +230,11 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "прочит": ("read",), "существ": ("exists", "exist"), "перемещ": ("move",), "перемест": ("move",),
     "справк": ("help",), "поддерж": ("support",), "держ": ("hold", "keep"), "применен": ("apply",),
     "примен": ("apply",), "каталог": ("directory", "dir", "folder"),
+    # «под-» words of the trade are English's «sub-» ones (e5 hears «подкоманда» as `pod`)
+    "подкоманд": ("subcommand",), "подкласс": ("subclass",), "подпроцесс": ("subprocess",),
+    "подмодул": ("submodule",), "подстрок": ("substring",), "подзапрос": ("subquery",), "подсет": ("subnet",),
+    "подпапк": ("subfolder", "subdirectory"), "подкаталог": ("subdirectory", "subdir"), "поддерев": ("subtree",),
+    "подграф": ("subgraph",), "подтип": ("subtype",), "подсистем": ("subsystem",), "подмнож": ("subset",),
     # everyday words that begin like a key above but mean something else: no translation
     "именно": (), "типичн": (), "данный": (), "данная": (), "данное": (), "данного": (), "данном": (), "данной": (),
     "исключительн": (), "собственно": (), "путем": (), "путём": (), "очередн": (), "входит": (), "выходит": (),
