@@ -12,6 +12,7 @@ seam, `Searcher.ranking(context)`, which `VariantSearcher` overrides.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -19,17 +20,26 @@ import numpy as np
 
 from codelens.chunk import Chunk
 from codelens.graph.model import CodeGraph, Node
+from codelens.ingest.embed_text import split_identifier
 from codelens.search.bridge import bridged_terms, crossed
 from codelens.search.file_vectors import FileVectors
 from codelens.search.filters import SearchFilters
 from codelens.search.fusion import ordered
 from codelens.search.query import Fused, Fusion, LegResult, Query, Stage
 from codelens.search.ranking import STAGES, StageContext, StageFactory, stages_by_name
-from codelens.search.ranking_files import FileMeaning, FileWords, NamedFile, PathSignal, path_terms, question_words
+from codelens.search.ranking_files import (
+    FileMeaning,
+    FileWords,
+    HubFiles,
+    NamedFile,
+    PathSignal,
+    path_terms,
+    question_words,
+)
 from codelens.search.ranking_order import CodeBeforeTests, FileDiversity, KindPrior, file_of, rescore
 from codelens.search.ranking_symbols import RankingIndex, SymbolIntent
 from codelens.search.searcher import Searcher
-from codelens.search.terms import tokenize
+from codelens.search.terms import index_term, tokenize
 
 RRF_K = 60
 
@@ -702,4 +712,92 @@ BENCH_STAGES.update({
     "named-file.5": lambda c: NamedFile(c.index, c.accept, weight=0.5),
     "named-file.7": lambda c: NamedFile(c.index, c.accept, weight=0.7),
     "named-file1": lambda c: NamedFile(c.index, c.accept, weight=1.0),
+})
+
+
+# ------------------------------------------------------------------ session 31: a member's borrowed words
+
+@dataclass(frozen=True)
+class OwnerWords:
+    """A short method none of whose own name's words the question holds, while its class's name
+    does (`OrderItem.ToString`, `formPostBinding.Name` for "form binding"), keeps `factor` of
+    its score: what matched is its owner's name, which the owner itself answers better."""
+
+    index: RankingIndex
+    factor: float = 0.7
+    lines: int = 8
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        asked = {index_term(w) for w in question_words(query)}
+        if not asked:
+            return fused
+        scores = {}
+        for item in fused:
+            chunk = self.index.chunks.get(item.chunk_id)
+            scores[item.chunk_id] = item.score * self.factor if self._borrowed(chunk, asked) else item.score
+        return rescore(fused, scores)
+
+    def _borrowed(self, chunk: Chunk | None, asked: set[str]) -> bool:
+        if chunk is None or chunk.kind != "method" or not chunk.parent:
+            return False
+        if chunk.end_line - chunk.start_line + 1 > self.lines:
+            return False
+        own = {index_term(w) for w in split_identifier(chunk.symbol.rsplit(".", 1)[-1].split("#", 1)[0])}
+        owner = {index_term(w) for w in split_identifier(chunk.parent.rsplit(".", 1)[-1])}
+        return not (own & asked) and bool(owner & asked)
+
+
+BENCH_STAGES.update({
+    "owner-words": lambda c: OwnerWords(c.index),
+    "owner-words.5": lambda c: OwnerWords(c.index, factor=0.5),
+    "owner-words.l20": lambda c: OwnerWords(c.index, lines=20),
+})
+
+
+_BOILERPLATE = re.compile(r"^\s*(?:$|#|//|/\*|\*|import\b|from\b|using\b|package\b|require\b|use\b|namespace\b"
+                          r"|[{}();]+\s*$|extern\s+\"C\"|class\s+\w+;|struct\s+\w+;|'use strict')")
+
+
+@dataclass(frozen=True)
+class ThinModules:
+    """A file's leftovers that are only its includes, imports and forward declarations (fewer than
+    `lines` other lines) keep `factor` of their score: they name the file's subject and answer nothing."""
+
+    chunks: Mapping[str, Chunk]
+    factor: float = 0.5
+    lines: int = 4
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        scores = {}
+        for item in fused:
+            chunk = self.chunks.get(item.chunk_id)
+            thin = chunk is not None and chunk.kind == "module" and chunk.is_code and sum(
+                1 for line in chunk.code.splitlines() if not _BOILERPLATE.match(line)) < self.lines
+            scores[item.chunk_id] = item.score * self.factor if thin else item.score
+        return rescore(fused, scores)
+
+
+BENCH_STAGES.update({
+    "thin-modules": lambda c: ThinModules(c.index.chunks),
+    "thin-modules.8": lambda c: ThinModules(c.index.chunks, factor=0.8),
+})
+
+
+# ------------------------------------------------------------------ session 31: `hub-files`' other settings
+
+@dataclass(frozen=True)
+class HubFilesAnyQuestion(HubFiles):
+    """`hub-files` for every question that is no identifier, not only one asking how something works."""
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        if not self.hubs or query.identifier:
+            return fused
+        return rescore(fused, {f.chunk_id: f.score * (1.0 + self.weight * self.hubs.get(file_of(self.chunks, f), 0.0))
+                               for f in fused})
+
+
+BENCH_STAGES.update({
+    "hub-files.3": lambda c: HubFiles(c.index.chunks, c.hubs, weight=0.3),
+    "hub-files.6": lambda c: HubFiles(c.index.chunks, c.hubs, weight=0.6),
+    "hub-files-any": lambda c: HubFilesAnyQuestion(c.index.chunks, c.hubs, weight=0.3),
 })

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 import subprocess
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,7 @@ import pytest
 from codelens.cli.main import main
 from codelens.errors import EXIT_BAD_INPUT, EXIT_NO_INDEX
 from codelens.graph.codemap import code_map, code_map_data
+from codelens.graph.hubs import file_hubs
 from codelens.graph.model import CodeGraph, Edge, Node, build_graph, definition_ids
 from codelens.graph.query import (
     UnknownSymbol,
@@ -24,7 +27,7 @@ from codelens.graph.query import (
     neighbourhood_dot,
     resolve_node,
 )
-from codelens.graph.store import GraphNotFound, build_graph_sidecar, load_graph, save_graph
+from codelens.graph.store import GraphNotFound, build_graph_sidecar, load_graph, save_graph, stored_file_hubs
 from codelens.index.build import build_index, sidecar_builders
 from codelens.index.layout import GRAPH_FILE
 from codelens.index.sidecar import SidecarInput
@@ -318,6 +321,23 @@ def test_store_round_trip(tmp_path: Path, demo_graph: CodeGraph) -> None:
     assert dict(loaded.nodes) == dict(demo_graph.nodes)
     assert set(loaded.edges) == set(demo_graph.edges)
     assert load_graph(tmp_path) is loaded  # cached while the file is unchanged
+
+
+def test_hubs_are_files_used_by_others_that_use_others(tmp_path: Path, project_graph: CodeGraph) -> None:
+    hubs = file_hubs(project_graph)
+    # services.py uses util, models and repo and main.py uses it; util.py and repo.py use nothing
+    # of the project, main.py is used by nothing: no hubs
+    assert max(hubs, key=hubs.get) == "app/services.py" and hubs["app/services.py"] == 1.0
+    assert 0 < hubs["app/models.py"] < 1
+    assert not {"app/util.py", "app/repo.py", "main.py"} & set(hubs)
+    save_graph(project_graph, tmp_path / GRAPH_FILE)
+    assert dict(stored_file_hubs(tmp_path / GRAPH_FILE)) == hubs
+    old = tmp_path / "old.sqlite"  # a graph written before the table: no hubs, no error
+    shutil.copy(tmp_path / GRAPH_FILE, old)
+    with closing(sqlite3.connect(old)) as connection:
+        connection.execute("DROP TABLE file_hubs")
+        connection.commit()
+    assert dict(stored_file_hubs(old)) == {} and dict(stored_file_hubs(tmp_path / "missing.sqlite")) == {}
 
 
 def test_store_errors(tmp_path: Path) -> None:

@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import sqlite3
 import sys
+from contextlib import closing
 
 import numpy as np
 import pytest
 
 from codelens.chunk import Chunk
-from codelens.graph.store import call_neighbour_files
+from codelens.graph.hubs import file_hubs
+from codelens.graph.store import call_neighbour_files, load_graph, stored_file_hubs
 from codelens.index.layout import IndexLayout
 from codelens.search.bridge import WordBridge
 from codelens.search.file_vectors import FileVectors
 from codelens.search.lexical import file_words_index, load_file_words
 from codelens.search.query import Fused, Query
 from codelens.search.ranking import ranking_stages
-from codelens.search.ranking_files import FileMeaning, FileWords, GraphFiles, NamedFile, PathSignal
+from codelens.search.ranking_files import FileMeaning, FileWords, GraphFiles, HubFiles, NamedFile, PathSignal
 from codelens.search.ranking_order import FileDiversity
 from codelens.search.ranking_symbols import RankingIndex, SymbolIntent
 from codelens.search.terms import bare_identifier, code_identifiers, written_names
@@ -628,3 +631,22 @@ def test_graph_files_lift_the_files_the_first_results_call() -> None:
     assert GraphFiles(CHUNKS, None)(Query.from_text("q"), items) == items
     assert GraphFiles(CHUNKS, lambda ids: {})(Query.from_text("q"), items) == items
     assert [type(s).__name__ for s in ranking_stages(INDEX, ["graph-files"])] == ["GraphFiles"]
+
+
+def test_hub_files_lift_a_mechanisms_hub_for_a_how_question(mini_index) -> None:
+    stage = HubFiles(CHUNKS, {"pkg/models.py": 1.0, "pkg/api.py": 0.25}, weight=0.4)
+    items = fused(("pkg/cookies.py::jar_from_dict", 1.0), ("pkg/models.py::Response", 0.9),
+                  ("pkg/api.py::Session", 0.85))
+    result = stage(Query.from_text("how are responses built"), items)
+    assert [(f.chunk_id, round(f.score, 3)) for f in result] == [
+        ("pkg/models.py::Response", 1.26), ("pkg/cookies.py::jar_from_dict", 1.0), ("pkg/api.py::Session", 0.935)]
+    assert stage(Query.from_text("как строятся ответы"), items)[0].chunk_id == "pkg/models.py::Response"
+    for other in ("response object", "Response", "where is the cookie jar", "how do I run the tests",
+                  "как применить миграции"):  # asks for a thing, not how it works; how to run or set up
+        assert stage(Query.from_text(other), items) == items
+    assert HubFiles(CHUNKS, {})(Query.from_text("how are responses built"), items) == items
+    # an index run writes them beside its graph, as the graph's own computes them
+    graph = IndexLayout(mini_index.index_dir).graph
+    with closing(sqlite3.connect(graph)) as connection:
+        assert connection.execute("SELECT count(*) FROM file_hubs").fetchone() is not None
+    assert dict(stored_file_hubs(graph)) == file_hubs(load_graph(mini_index.index_dir))

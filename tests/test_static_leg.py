@@ -87,7 +87,7 @@ def test_a_partial_index_answers_by_meaning_before_any_passage_vector_and_the_co
     final = build_index(mini_project, settings, embedder=StopAfter(embedder, batches=None))
     assert final.dense_coverage == 1.0
     assert not IndexLayout(db).static.exists()  # e5's vectors replace it
-    assert "sidecar:build_graph_sidecar" not in final.timings_s  # the first swap's graph, copied
+    assert "sidecar:build_graph_sidecar_v2" not in final.timings_s  # the first swap's graph, copied
     fresh = tmp_path / "fresh"
     build_index(mini_project, replace(settings_for(fresh), progressive=False), embedder=embedder)
     assert graph_rows(db) == graph_rows(fresh)

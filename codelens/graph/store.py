@@ -6,7 +6,8 @@ few hundred files), so the graph is never stale and needs no incremental bookkee
 `load_graph` reads it back; the loaded graph is cached per file version, so callers may
 load it per request. Treat the returned graph as read-only: it is shared.
 `call_neighbour_files` asks the file for a few chunks' call neighbours without loading it
-(the search's `graph-files` ranking stage, once per question).
+(the search's `graph-files` ranking stage, once per question); `stored_file_hubs` reads the files'
+hub scores written beside the graph (`hub-files`, cached per file version).
 """
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import closing
 from functools import lru_cache
 from pathlib import Path
+from types import MappingProxyType
 
 from codelens.errors import EXIT_NO_INDEX, CodeLensError, DatabaseError
+from codelens.graph.hubs import file_hubs
 from codelens.graph.model import CodeGraph, Edge, Node, build_graph
 from codelens.index.layout import IndexLayout
 from codelens.index.metadata import is_codelens_index
@@ -40,6 +43,7 @@ CREATE TABLE edges (
     count INTEGER NOT NULL, via TEXT NOT NULL, PRIMARY KEY (source, target, kind)
 );
 CREATE INDEX edges_by_target ON edges (target, kind);
+CREATE TABLE file_hubs (path TEXT PRIMARY KEY, hub REAL NOT NULL);
 """
 
 
@@ -72,7 +76,9 @@ def count_graph_nodes(index_dir: Path) -> object:
 
 # A progressive run adds it right after its first swap: keywords answer first. About 1.7 s per
 # 1,000 chunks on 2 cores (abseil-cpp's 16,406: 28 s; bench/RESULTS.md, issue 43).
-GRAPH_SIDECAR = Sidecar("build_graph_sidecar", build_graph_sidecar, lambda layout: (layout.graph,),
+# "_v2": the files' hub scores beside the graph (graph/hubs.py); the new name rebuilds an older index's
+# graph at its next run
+GRAPH_SIDECAR = Sidecar("build_graph_sidecar_v2", build_graph_sidecar, lambda layout: (layout.graph,),
                         after_partial=True, after_update=True, checks=(count_graph_nodes,),
                         cost=WorkCost("code graph", 0.0017))
 
@@ -93,6 +99,7 @@ def save_graph(graph: CodeGraph, path: Path) -> None:
                 "INSERT INTO edges VALUES (?, ?, ?, ?, ?, ?)",
                 [(e.source, e.target, e.kind, e.line, e.count, e.via) for e in graph.edges],
             )
+            connection.executemany("INSERT INTO file_hubs VALUES (?, ?)", sorted(file_hubs(graph).items()))
             connection.executemany("INSERT INTO graph_meta VALUES (?, ?)", [
                 ("format", GRAPH_FORMAT), ("nodes", str(len(graph.nodes))), ("edges", str(len(graph.edges))),
                 ("repositories", json.dumps(list(graph.repository_labels))),
@@ -191,6 +198,25 @@ UNION
 SELECT e.target, n.path FROM edges e JOIN nodes n ON n.node_id = e.source
  WHERE e.kind = 'calls' AND e.target IN ({marks}) AND n.path != ''
 """
+
+
+def stored_file_hubs(graph_path: Path) -> Mapping[str, float]:
+    """The files' hub scores (graph/hubs.py) as the graph file holds them; none for a graph written
+    before it held them, or missing or unreadable (a ranking aid: never fails a search)."""
+    try:
+        stat = graph_path.stat()
+    except OSError:
+        return {}
+    return _hubs(str(graph_path.resolve()), stat.st_ino, stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=4)
+def _hubs(path: str, inode: int, mtime_ns: int, size: int) -> Mapping[str, float]:
+    try:
+        with closing(sqlite3.connect(f"{Path(path).as_uri()}?mode=ro", uri=True)) as connection:
+            return MappingProxyType(dict(connection.execute("SELECT path, hub FROM file_hubs").fetchall()))
+    except sqlite3.Error:
+        return MappingProxyType({})
 
 
 def call_neighbour_files(graph_path: Path, chunk_ids: Sequence[str]) -> dict[str, frozenset[str]]:

@@ -19,6 +19,9 @@ fusion found; results stay chunks.
 - In `file-words`, `file-meaning` and `path` a file's first chunk in the list gains 1.5 x what its file
   earns (`LEAD`), its later chunks 1 x: the file rises by its best chunk, and its other methods do not
   fill the list on the file's account.
+- `hub-files`: a question that asks how something works ("how are routers nested") lifts the chunks of the
+  files that mechanism runs through: a chunk gains 0.4 x its score x its file's hub score (the code graph's:
+  used by many files and using many, graph/hubs.py), so the router's core outranks one of its users.
 - `kind-prior`: code first: a piece of a document, configuration or build file keeps a share
   of its score, so it outranks code only when it answers the question clearly better (how to
   run, configure, deploy); an index of code alone is untouched. A SQL file's tables, views and
@@ -47,7 +50,7 @@ fusion found; results stay chunks.
 
 The stages live by job: ranking_symbols.py (`symbol` and the definitions it looks up),
 ranking_files.py (what a chunk gains from its file: `graph-files`, `file-words`, `file-meaning`,
-`path`), ranking_order.py (the list reordered chunk by chunk: `kind-prior`, `tests-below`,
+`path`, `named-file`, `hub-files`), ranking_order.py (the list reordered chunk by chunk: `kind-prior`, `tests-below`,
 `legacy-below`, `diverse-close`, `repo-copies`, and `rescore`; file_roles.py tells the tests, examples,
 benchmarks, change logs and translations `tests-below` sinks); this module is their registry: the
 names, what a stage is built from (StageContext) and the shipped order.
@@ -62,19 +65,19 @@ bench/variants.py's: subclasses of these stages and its own registry of names.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from codelens.search.bridge import WordBridge
 from codelens.search.file_vectors import FileVectors
 from codelens.search.lexical import LexicalIndex
 from codelens.search.query import Stage
-from codelens.search.ranking_files import CallFiles, FileMeaning, FileWords, GraphFiles, NamedFile, PathSignal
+from codelens.search.ranking_files import CallFiles, FileMeaning, FileWords, GraphFiles, HubFiles, NamedFile, PathSignal
 from codelens.search.ranking_order import CodeBeforeTests, FileDiversity, KindPrior, LegacyBelow, RepositoryCopies
 from codelens.search.ranking_symbols import RankingIndex, SymbolIntent
 
 # Measured on semble_py_dev and semble_langs_dev (bench/RESULTS.md): each of these lifts them.
 SHIPPED_RANKING: tuple[str, ...] = ("graph-files", "file-words", "file-meaning", "path", "named-file", "kind-prior",
-                                    "tests-below", "legacy-below", "diverse-close", "symbol")
+                                    "tests-below", "legacy-below", "hub-files", "diverse-close", "symbol")
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,7 @@ class StageContext:
     coverage: float = 1.0  # share of chunks with a dense vector (below 1 in a partial index)
     file_words: LexicalIndex | None = None  # BM25 over whole files
     call_files: CallFiles | None = None  # the code graph's call neighbours, by file
+    hubs: Mapping[str, float] = field(default_factory=dict)  # the code graph's hub score per file (graph/hubs.py)
     # In a workspace of several repositories: a file's repository (workspace.Workspace.repo_of); else None
     repo_of: Callable[[str], str] | None = None
 
@@ -105,6 +109,7 @@ STAGES: Mapping[str, StageFactory] = {
     "file-meaning": lambda c: FileMeaning(c.index.chunks, c.files, weight=0.2 * c.coverage),
     "file-words": lambda c: FileWords(c.index.chunks, c.file_words),
     "graph-files": lambda c: GraphFiles(c.index.chunks, c.call_files),
+    "hub-files": lambda c: HubFiles(c.index.chunks, c.hubs),
     "kind-prior": lambda c: KindPrior(c.index.chunks, c.index.sql_schemas, c.index.code_beside_sql),
     "legacy-below": lambda c: LegacyBelow(c.index),
     "repo-copies": lambda c: RepositoryCopies(c.index.chunks, c.repo_of),

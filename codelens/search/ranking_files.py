@@ -19,7 +19,7 @@ from codelens.search.file_vectors import FileVectors
 from codelens.search.fusion import minmax
 from codelens.search.lexical import LexicalIndex
 from codelens.search.query import Fused, Query
-from codelens.search.ranking_order import file_of, rescore
+from codelens.search.ranking_order import asks_for_setup, file_of, rescore
 from codelens.search.ranking_symbols import RankingIndex
 from codelens.search.terms import STOP_WORDS, has_cyrillic, index_term, without_code_suffix
 
@@ -175,6 +175,29 @@ class GraphFiles:
         for item in head[1:]:
             scores[item.chunk_id] = min(scores[item.chunk_id], float(np.nextafter(top, -np.inf)))
         return rescore(fused, scores)
+
+
+# A question about how something works («как устроен ...»): answered in a mechanism's hub as often as in its users
+_HOW = re.compile(r"\s*(?:how|как)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class HubFiles:
+    """A question that asks how something works ("how are routers nested", «как экстракторы реализуют
+    FromRequest») is answered in the file that mechanism runs through, more often than in one of the many
+    files that use it or that it uses: a chunk gains `weight` x its score x its file's hub score (the
+    graph's, graph/hubs.py: used by many files and using many). A question that names something
+    ("the Contravariant functor") or is an identifier is left alone."""
+
+    chunks: Mapping[str, Chunk]
+    hubs: Mapping[str, float]
+    weight: float = 0.4
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        if not self.hubs or query.identifier or not _HOW.match(query.text) or asks_for_setup(query.text):
+            return fused
+        return rescore(fused, {f.chunk_id: f.score * (1.0 + self.weight * self.hubs.get(file_of(self.chunks, f), 0.0))
+                               for f in fused})
 
 
 @lru_cache(maxsize=65_536)

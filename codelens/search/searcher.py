@@ -20,7 +20,7 @@ import numpy as np
 import codelens.search.sidecars  # noqa: F401  (registers the sidecars: a searching process may index or update too)
 from codelens.chunk import Chunk
 from codelens.errors import ModelMismatch
-from codelens.graph.store import call_neighbour_files
+from codelens.graph.store import call_neighbour_files, stored_file_hubs
 from codelens.index.delta import Delta, load_delta
 from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest
@@ -381,7 +381,7 @@ class Searcher:
         if self._ranking_index is None:
             self._ranking_index = RankingIndex.build(self.chunks)
         context = StageContext(self._ranking_index, accept, self.bridge, self.file_vectors, self.dense_coverage,
-                               self.file_words, self._call_files,
+                               self.file_words, self._call_files, stored_file_hubs(self._graph_path),
                                repo_of=None if self.workspace.is_single else self.workspace.repo_of)
         stages = self.ranking(context)
         if not self.workspace.is_single:  # the repository you are in first on a tie, then one copy of equal code
