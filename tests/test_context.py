@@ -661,6 +661,12 @@ def test_files_first_then_the_definitions_inside_them(tmp_path) -> None:
     assert [c.symbol for c in skeleton.members[:2]] == ["LatexPrinter", "LatexPrinter._print_Mul"]
     assert all(not c.skeleton for c in ranked(candidates))  # func@k reads definitions only
     assert not task_candidates([], ContextLinks(catalog, None), localizer=searched)[0].skeleton
+    # between files the task gives the same evidence, the graph's hub (graph/hubs.py) goes first
+    task = read_task("Printing is wrong\n\nSomething prints the wrong way.")
+    even = Localizer(task, catalog, [str_add, latex_mul], Lookups(), files_first=True)
+    hubbed = Localizer(task, catalog, [str_add, latex_mul], Lookups(hubs={"pp/latex.py": 1.0}))
+    assert even.kept_files[0] == "pp/str.py" and hubbed.kept_files[0] == "pp/latex.py"
+    assert hubbed.file_scores["pp/latex.py"] > even.file_scores["pp/latex.py"]
 
 
 def localized(folder: Path, task: str):

@@ -427,13 +427,14 @@ def task_context(task: str, search: SearchFn, links: ContextLinks,
 
 
 def task_lookups(searcher: Searcher, filters: SearchFilters | None) -> Lookups:
-    """The searcher's BM25 over chunks and files and its scope: what reading a task looks names up in.
+    """The searcher's BM25 over chunks and files, its scope and the graph's hub files: what reading a task
+    looks names up in.
     A path prefix no file has is left to the search to refuse."""
     try:
         accept = searcher.scope(filters or SearchFilters()).accepts
     except CodeLensError:
         accept = Lookups().accept
-    return Lookups(searcher.lexical, searcher.file_words, accept)
+    return Lookups(searcher.lexical, searcher.file_words, accept, searcher.file_hubs)
 
 
 def ranked(candidates: Sequence[Candidate]) -> list[Candidate]:

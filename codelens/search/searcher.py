@@ -381,7 +381,7 @@ class Searcher:
         if self._ranking_index is None:
             self._ranking_index = RankingIndex.build(self.chunks)
         context = StageContext(self._ranking_index, accept, self.bridge, self.file_vectors, self.dense_coverage,
-                               self.file_words, self._call_files, stored_file_hubs(self._graph_path),
+                               self.file_words, self._call_files, self.file_hubs,
                                repo_of=None if self.workspace.is_single else self.workspace.repo_of)
         stages = self.ranking(context)
         if not self.workspace.is_single:  # the repository you are in first on a tie, then one copy of equal code
@@ -399,6 +399,11 @@ class Searcher:
         """The ranking stages after fusion, built for one search: ranking.py's shipped ones. The
         one seam for other rankings: bench/variants.py's VariantSearcher returns the ones it compares."""
         return stages_by_name(context)
+
+    @property
+    def file_hubs(self) -> Mapping[str, float]:
+        """The code graph's hub score per file (graph/hubs.py); none without a graph that holds them."""
+        return stored_file_hubs(self._graph_path)
 
     def _call_files(self, chunk_ids: Sequence[str]) -> Mapping[str, frozenset[str]]:
         """The code graph's call neighbours of these chunks, by file (read per question, so it
