@@ -29,7 +29,7 @@ from variants import DownrankTrivial, bench_stages, rrf_fusion, single_leg, zsco
 from codelens.chunk import Chunk
 from codelens.evaluation import hit_at_k, load_questions, mean, precision_at_k, reciprocal_rank
 from codelens.graph.model import build_graph
-from codelens.graph.store import call_neighbour_files, save_graph
+from codelens.graph.store import call_neighbour_files, save_graph, stored_file_hubs
 from codelens.index.build import build_index
 from codelens.ingest.codebase import chunk_codebase
 from codelens.ingest.embed_text import embedding_text
@@ -174,7 +174,8 @@ def _shipped(corpus: BenchCorpus, bridge: bool = True, english: bool = True, fus
         ranking = tuple(name for name in ranking if not name.startswith("file-meaning"))
     files = FileVectors.from_chunks(corpus.chunks, dict(zip(corpus.dense_ids, corpus.vectors, strict=True)))
     ranked = bench_stages(RankingIndex.build(corpus.chunks), ranking, accept=corpus.searchable, bridge=word_bridge,
-                          files=files, file_words=corpus.file_words(), call_files=corpus.call_files)
+                          files=files, file_words=corpus.file_words(), call_files=corpus.call_files,
+                          hubs=stored_file_hubs(corpus.graph_path) if corpus.graph_path else {})
     pipeline = shipped_pipeline(_dense(corpus), corpus.lexical, bridge=word_bridge, accept=corpus.searchable,
                                 english=vectors, stages=ranked)
     if not russian_second_model and vectors is not None:  # MiniLM for English questions only

@@ -171,7 +171,8 @@ def test_glossary_gives_the_usual_english_words_of_programming_russian() -> None
     assert glossary_words("конвейеры") == ("pipeline",)
     assert glossary_words("эффективность") == ("efficient", "performance")  # not «эффект», an effect
     assert glossary_words("перехватчики") == ("interceptor", "intercept")
-    assert glossary_words("подкоманда") == ("subcommand",) and glossary_words("подклассы") == ("subclass",)
+    assert glossary_words("подкоманда") == ("subcommand", "command") and glossary_words("подклассы")[0] == "subclass"
+    assert glossary_words("подстроку") == ()  # e5's neighbours serve it better (bench/RESULTS.md, session 31)
     # 1C's verbs and nouns (СобратьПакет, ПакетУстановлен, ВывестиСправку, Каталог)
     assert glossary_words("собрать") == ("build", "assemble") and glossary_words("установленных")[0] == "install"
     assert glossary_words("вывести") == ("print", "output") and "folder" in glossary_words("каталога")
