@@ -25,6 +25,7 @@ from codelens.search.bridge import bridged_terms, crossed
 from codelens.search.file_vectors import FileVectors
 from codelens.search.filters import SearchFilters
 from codelens.search.fusion import ordered
+from codelens.search.glossary import glossary_words
 from codelens.search.query import Fused, Fusion, LegResult, Query, Stage
 from codelens.search.ranking import STAGES, StageContext, StageFactory, stages_by_name
 from codelens.search.ranking_files import (
@@ -35,6 +36,7 @@ from codelens.search.ranking_files import (
     PathSignal,
     path_terms,
     question_words,
+    with_gains,
 )
 from codelens.search.ranking_order import CodeBeforeTests, FileDiversity, KindPrior, file_of, rescore
 from codelens.search.ranking_symbols import RankingIndex, SymbolIntent
@@ -800,4 +802,32 @@ BENCH_STAGES.update({
     "hub-files.3": lambda c: HubFiles(c.index.chunks, c.hubs, weight=0.3),
     "hub-files.6": lambda c: HubFiles(c.index.chunks, c.hubs, weight=0.6),
     "hub-files-any": lambda c: HubFilesAnyQuestion(c.index.chunks, c.hubs, weight=0.3),
+})
+
+
+@dataclass(frozen=True)
+class GlossaryPath(PathSignal):
+    """`path` where a Russian question's words the glossary translates count as an English question's
+    terms do (their share of the question in the path), not only as the bridge's loose neighbours."""
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        fused = super().__call__(query, fused)
+        if not query.russian or not fused:
+            return fused
+        translated = [frozenset(index_term(w) for w in glossary_words(word)) for word in query.words]
+        translated = [t for t in translated if t]
+        if not translated:
+            return fused
+        top = fused[0].score
+        gains = []
+        for item in fused:
+            chunk = self.chunks.get(item.chunk_id)
+            words = path_terms(chunk.path) if chunk is not None and chunk.path else frozenset()
+            held = sum(1 for t in translated if t & words)
+            gains.append(self.share * top * held / len(translated))
+        return with_gains(fused, [file_of(self.chunks, f) for f in fused], gains, self.lead)
+
+
+BENCH_STAGES.update({
+    "path-glossary": lambda c: GlossaryPath(c.index.chunks, bridge=c.bridge),
 })
