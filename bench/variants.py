@@ -818,14 +818,9 @@ class GlossaryPath(PathSignal):
         translated = [t for t in translated if t]
         if not translated:
             return fused
-        top = fused[0].score
-        gains = []
-        for item in fused:
-            chunk = self.chunks.get(item.chunk_id)
-            words = path_terms(chunk.path) if chunk is not None and chunk.path else frozenset()
-            held = sum(1 for t in translated if t & words)
-            gains.append(self.share * top * held / len(translated))
-        return with_gains(fused, [file_of(self.chunks, f) for f in fused], gains, self.lead)
+        paths = [file_of(self.chunks, f) for f in fused]
+        held = [sum(1 for t in translated if t & path_terms(p)) if p else 0 for p in paths]
+        return with_gains(fused, paths, [self.share * fused[0].score * n / len(translated) for n in held], self.lead)
 
 
 BENCH_STAGES.update({
