@@ -319,6 +319,7 @@ def test_example_programs_sink_below_the_code_unless_the_question_asks_for_examp
     assert order(CodeBeforeTests(chunks, examples=False), "how are sub-routers mounted", items) == [
         f.chunk_id for f in items]
     assert is_example_path("docs/Samples/app.cs") and not is_example_path("src/examples.py")
+    assert is_example_path("packages/playground/src/stores/cart.ts")
 
 
 def test_a_message_bundle_sinks_furthest_unless_the_question_asks_about_texts_or_translations() -> None:
@@ -337,9 +338,12 @@ def test_a_message_bundle_sinks_furthest_unless_the_question_asks_about_texts_or
     for asks in ("перевод сообщений об ошибках", "where are the translations of the form"):
         assert order(stage, asks, items)[0] == "resources/messages/messages_ru.properties::<keys>"
     for path in ("src/locales/ru.json", "app/locale/ru/LC_MESSAGES/django.po", "res/values-ru/strings.xml",
-                 "resources/lang/ru/validation.php", "Properties/Resources.ru.resx", "i18n/en.yaml"):
+                 "resources/lang/ru/validation.php", "Properties/Resources.ru.resx", "i18n/en.yaml",
+                 # the documentation translated (pinia's Chinese API pages answered a Russian question)
+                 "packages/docs/zh/api/index.md", "docs/pt-BR/guide.md", "README.zh-CN.md", "README_ja.md"):
         assert is_translation_path(path), path
-    for path in ("src/messages.py", "app/models/message.rb", "config/application.yml", "src/lang.ts"):
+    for path in ("src/messages.py", "app/models/message.rb", "config/application.yml", "src/lang.ts",
+                 "README.md", "docs/ru/guide.md", "docs/en/guide.md", "src/de/acme/App.java", "src/it/README.md"):
         assert not is_translation_path(path), path
 
 

@@ -29,9 +29,9 @@ _ASKS = {
 }
 
 # Folders of programs that use the code rather than implement it (chi's `_examples/rest/main.go`, Hono's
-# `benchmarks/routers/`, Rust's `benches/`)
+# `benchmarks/routers/`, Rust's `benches/`, pinia's and Nuxt's `playground/`)
 _EXAMPLE_DIRS = frozenset({"example", "examples", "_examples", "sample", "samples", "demo", "demos",
-                           "bench", "benchmark", "benchmarks", "benches"})
+                           "bench", "benchmark", "benchmarks", "benches", "playground", "playgrounds"})
 _HISTORY_FILE = re.compile(r"^(?:change_?log|changes|history|news|releases?|release[_-]notes|whatsnew)"
                            r"(?:\.(?:md|markdown|rst|txt|adoc|org))?$", re.IGNORECASE)
 _HISTORY_DIRS = frozenset({"changelog", "changes", "changelog.d"})
@@ -60,8 +60,21 @@ def is_history_path(path: str) -> bool:
     return _HISTORY_FILE.match(parts[-1]) is not None or any(part in _HISTORY_DIRS for part in parts[:-1])
 
 
+# The documentation translated: pinia's `docs/zh/`, `README.zh-CN.md`, `README_ja.md`. Not Russian (the
+# language CodeLens is asked in) nor English (the original, where there is one); not `it`, `id`, `cs` either
+# (Maven's `src/it/`, folders of ids, of C#)
+_DOC_LANGUAGES = "zh|ja|ko|es|fr|de|pt|tr|fa|pl|nl|ar|vi|uk|cn|tw|jp|kr"
+_DOC_LANGUAGE_DIR = re.compile(rf"^(?:{_DOC_LANGUAGES})(?:[_-][a-z]{{2,4}})?$")
+_TRANSLATED_README = re.compile(rf"^readme[._-](?:{_DOC_LANGUAGES})(?:[_-][a-z]{{2,4}})?\.(?:md|mdx|rst|txt|adoc)$")
+_DOCUMENT = (".md", ".mdx", ".rst", ".txt", ".adoc")
+
+
 def is_translation_path(path: str) -> bool:
-    """A file of the UI's texts in some language: a message bundle, a locale's JSON or .po, Android's `values-ru/`."""
+    """A file of the UI's texts in some language: a message bundle, a locale's JSON or .po, Android's `values-ru/`;
+    or the documentation translated (`docs/zh/`, `README.zh-CN.md`)."""
     parts = path.lower().split("/")
+    if parts[-1].endswith(_DOCUMENT) and (_TRANSLATED_README.match(parts[-1])
+                                          or any(_DOC_LANGUAGE_DIR.match(part) for part in parts[:-1])):
+        return True
     return (parts[-1].endswith((".po", ".pot")) or _TRANSLATION_FILE.search(parts[-1]) is not None
             or any(part in _TRANSLATION_DIRS or part.startswith("values-") for part in parts[:-1]))

@@ -29,9 +29,9 @@ fusion found; results stay chunks.
   question about running, building, configuring or deploying the project ("which port does the test
   database listen on", «как запустить тесты») lets every piece keep its score.
 - `tests-below`: a chunk of a test file, of an example or benchmark program (`examples/`, `_examples/`,
-  `samples/`, `demo/`, `benches/`) or of a change log keeps 0.3 of its score, one of the UI's texts in
-  some language (`messages_ru.properties`, `locales/`) 0.1, unless the question asks about them, so the
-  code comes before the tests, examples and texts that repeat its words.
+  `samples/`, `demo/`, `playground/`, `benches/`) or of a change log keeps 0.3 of its score, one of the UI's
+  texts or the documentation in some language (`messages_ru.properties`, `locales/`, `docs/zh/`) 0.1, unless
+  the question asks about them, so the code comes before the tests, examples and texts that repeat its words.
 - `legacy-below`: a chunk under a folder kept for an older version (`src/v3/` beside `src/v4/`,
   `legacy/`, `deprecated/`) keeps a share of its score unless the question names that folder, so
   the current version answers where both define the same names.
