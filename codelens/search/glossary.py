@@ -11,6 +11,7 @@ Only English words the indexed code uses are searched (the bridge checks).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 
 from codelens.search.terms import index_term
@@ -79,6 +80,7 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "объединен": ("union",), "перечислен": ("enum",), "вычисл": ("computed", "compute"),
     "схема": ("schema",), "конфигурац": ("config", "configuration"), "конфиг": ("config",),
     "настро": ("settings", "setting", "config"), "настрой": ("settings", "config"),
+    "настраива": ("config", "settings", "configure"), "сконфигур": ("config", "configure"),
     "опци": ("option",), "переменн": ("variable", "env"), "окружен": ("environment", "env"),
     "баз": ("database", "db", "base"), "бд": ("db", "database"), "таблиц": ("table",), "миграц": ("migration",),
     "транзакц": ("transaction",), "хранилищ": ("storage", "store"), "хранен": ("storage", "store"),
@@ -243,6 +245,25 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "именно": (), "типичн": (), "данный": (), "данная": (), "данное": (), "данного": (), "данном": (), "данной": (),
     "исключительн": (), "собственно": (), "путем": (), "путём": (), "очередн": (), "входит": (), "выходит": (),
 }
+
+
+# Two Russian words that name one thing of the trade: the pair's English words stand for the first, and the
+# second crosses nothing of its own («база данных» is a database, not a base and data: «данных» alone met
+# every `UserData` class first)
+COMPOUNDS: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("баз", "данн"): ("database", "db"), ("точк", "вход"): ("entrypoint", "entry", "main"),
+    ("обратн", "вызов"): ("callback",), ("жизненн", "цикл"): ("lifecycle", "lifespan"),
+    ("командн", "строк"): ("cli", "command", "argv"),
+}
+
+
+def compound_at(words: Sequence[str], start: int) -> tuple[int, tuple[str, ...]] | None:
+    """(its length, its English words) for a compound of COMPOUNDS that begins at words[start], or None."""
+    for key, english in COMPOUNDS.items():
+        if start + len(key) <= len(words) and all(
+                _normalised(words[start + i]).startswith(part) for i, part in enumerate(key)):
+            return len(key), english
+    return None
 
 
 def _normalised(word: str) -> str:
