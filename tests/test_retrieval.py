@@ -185,6 +185,8 @@ def test_a_compound_crosses_as_one_thing() -> None:
     assert compound_at(["где", "база", "данных"], 1) == (2, ("database", "db"))
     assert compound_at(["базы", "данных"], 0)[1] == ("database", "db")  # any form of «база»
     assert compound_at(["база", "кода"], 0) is None and compound_at(["база"], 0) is None
+    assert compound_at(["сборка", "мусора"], 0)[1][0] == "gc"  # not a build
+    assert compound_at(["ленивая", "загрузка"], 0)[1] == ("lazy", "load")  # not an upload
     embed = _FakeWordEmbedder()
     words = ["database", "data", "base", "user", "settings"]
     crossed = WordBridge(words, embed(words), embed, floor=0.8).cross(Query.from_text("где настроена база данных"))

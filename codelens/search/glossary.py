@@ -81,6 +81,7 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "схема": ("schema",), "конфигурац": ("config", "configuration"), "конфиг": ("config",),
     "настро": ("settings", "setting", "config"), "настрой": ("settings", "config"),
     "настраива": ("config", "settings", "configure"), "сконфигур": ("config", "configure"),
+    "ленив": ("lazy",), "горяч": ("hot",), "перезагруз": ("reload", "restart"),
     "опци": ("option",), "переменн": ("variable", "env"), "окружен": ("environment", "env"),
     "баз": ("database", "db", "base"), "бд": ("db", "database"), "таблиц": ("table",), "миграц": ("migration",),
     "транзакц": ("transaction",), "хранилищ": ("storage", "store"), "хранен": ("storage", "store"),
@@ -253,7 +254,11 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
 COMPOUNDS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("баз", "данн"): ("database", "db"), ("точк", "вход"): ("entrypoint", "entry", "main"),
     ("обратн", "вызов"): ("callback",), ("жизненн", "цикл"): ("lifecycle", "lifespan"),
-    ("командн", "строк"): ("cli", "command", "argv"),
+    ("командн", "строк"): ("cli", "command", "argv"), ("конечн", "точк"): ("endpoint",),
+    ("сборк", "мусор"): ("gc", "garbage", "collect"), ("сборщик", "мусор"): ("gc", "garbage", "collector"),
+    ("ленив", "загруз"): ("lazy", "load"), ("модульн", "тест"): ("unit", "test"),
+    ("внешн", "ключ"): ("foreign", "key"), ("регулярн", "выражен"): ("regex", "pattern", "re"),
+    ("программн", "обеспечен"): ("software",),
 }
 
 
