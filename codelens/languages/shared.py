@@ -98,14 +98,15 @@ _PREFIX_MACROS = re.compile(rb"^[ \t]*((?:[A-Z][A-Z0-9]*_[A-Z0-9_]*[ \t]+)+)(?=[
 
 
 # attribute macros after a declarator, before its `;` or body: `- (void)f:(id)x AF_API_AVAILABLE(ios(10), macosx(10));`,
-# `- (instancetype)init NS_DESIGNATED_INITIALIZER;`, `size() const FMT_NOEXCEPT {`
+# `- (instancetype)init NS_DESIGNATED_INITIALIZER;`, `size() const FMT_NOEXCEPT {`; eight at most, so a line of
+# thousands of them (untrusted input) costs linear time, not quadratic (each place a match may start reads on)
 _SUFFIX_MACROS = re.compile(
-    rb"(?<=[)\w\]])(?:[ \t]+[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\((?:[^()\r\n]|\((?:[^()\r\n]|\([^()\r\n]*\))*\))*\))?)+"
+    rb"(?<=[)\w\]])(?:[ \t]+[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\((?:[^()\r\n]|\((?:[^()\r\n]|\([^()\r\n]*\))*\))*\))?){1,8}"
     rb"(?=[ \t]*(?:;|\{|\r?\n[ \t]*\{))")
 # an export macro between `class`/`struct`/`union` and the name of a definition: `class SPDLOG_API sink {`,
 # `class FMT_API file final : public base`; the grammar reads the macro as the name and the rest as a function
 _CLASS_MACROS = re.compile(
-    rb"\b(?:class|struct|union)((?:[ \t]+[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\([^()\r\n]*\))?)+)"
+    rb"\b(?:class|struct|union)((?:[ \t]+[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\([^()\r\n]*\))?){1,4})"
     rb"(?=[ \t]+[A-Za-z_]\w*[ \t]*(?:final\b|:(?!:)|\{|\r?$))", re.M)
 _NO_DECLARATOR = (b"return", b"case", b"else", b"goto", b"throw", b"sizeof", b"co_return", b"co_yield", b"delete",
                   b"typedef", b"struct", b"enum", b"union", b"class")
