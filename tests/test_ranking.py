@@ -644,7 +644,8 @@ def test_hub_files_lift_a_mechanisms_hub_for_a_how_question(mini_index) -> None:
     result = stage(Query.from_text("how are responses built"), items)
     assert [(f.chunk_id, round(f.score, 3)) for f in result] == [
         ("pkg/models.py::Response", 1.26), ("pkg/cookies.py::jar_from_dict", 1.0), ("pkg/api.py::Session", 0.935)]
-    assert stage(Query.from_text("как строятся ответы"), items)[0].chunk_id == "pkg/models.py::Response"
+    for how in ("как строятся ответы", "Каким образом строятся ответы"):
+        assert stage(Query.from_text(how), items)[0].chunk_id == "pkg/models.py::Response"
     for other in ("response object", "Response", "where is the cookie jar", "how do I run the tests",
                   "как применить миграции"):  # asks for a thing, not how it works; how to run or set up
         assert stage(Query.from_text(other), items) == items

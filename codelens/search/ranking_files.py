@@ -178,7 +178,7 @@ class GraphFiles:
 
 
 # A question about how something works («как устроен ...»): answered in a mechanism's hub as often as in its users
-_HOW = re.compile(r"\s*(?:how|как)\b", re.IGNORECASE)
+_HOW = re.compile(r"\s*(?:how|как|каким\s+образом)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
