@@ -330,14 +330,18 @@ typedef NS_ENUM(NSInteger, State) {
     assert lines[5:9] == [line.decode() for line in source.split(b"\n")[5:9]]
 
 
-def test_an_objective_c_header_is_told_by_its_head_and_a_c_or_cpp_header_stays_c() -> None:
-    """AFNetworking's headers were parsed as C (their `@interface`s lost to ERROR, nothing recovered)."""
+def test_a_header_is_told_objective_c_cpp_or_c_by_its_head() -> None:
+    """AFNetworking's headers were parsed as C (their `@interface`s lost to ERROR, nothing recovered); spdlog's
+    and fmt's classes were C in results and filters."""
     objc = "// Cart.h\n#import <Foundation/Foundation.h>\n\n@interface Cart : NSObject\n- (double)total;\n@end\n"
     assert header_format("Shop/Cart.h", objc) == "objc" and code_language("Shop/Cart.h", objc) == "objc"
     assert header_format("Shop/Cart.h", "@class Cart, Item;\n") == "objc"
     assert header_format("Shop/Cart.m", objc) is None  # a .m is Objective-C by its name
     cpp = "/*!\n  @class Buffer\n  @brief A growing buffer.\n*/\n#include <vector>\nclass Buffer {};\n"
-    assert header_format("fmt/buffer.h", cpp) is None and code_language("fmt/buffer.h", cpp) == "c"
+    assert header_format("fmt/buffer.h", cpp) == "cpp" and code_language("fmt/buffer.h", cpp) == "cpp"
+    assert header_format("spdlog/sink.h", "namespace spdlog {\nclass sink {\n public:\n};\n}\n") == "cpp"
+    c = '#include <stdio.h>\n#ifdef __cplusplus\nextern "C" {\n#endif\n/* like std::strtod */\nint parse(void);\n'
+    assert header_format("ffc.h", c) is None and code_language("ffc.h", c) == "c"  # extern "C", std:: in a comment
     chunks = chunk_codebase(ROOMS / "objc", MAX_FILE_BYTES).chunks
     assert {c.language for c in chunks if c.path == "Shop/Tax.h"} == {"objc"}
 

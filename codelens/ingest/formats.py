@@ -123,12 +123,23 @@ _OBJC_HEADER = re.compile(r"^(?:[ \t]*#import[ \t]*[<\"]|@interface[ \t]+\w+[ \t
                           r"|@class[ \t]+\w+(?:[ \t]*,[ \t]*\w+)*[ \t]*;|@end\b)", re.M)
 
 
+# what only C++ writes at a line's start: a namespace, a template, an access specifier, a standard header
+# without `.h` (`<vector>`, `<cstdio>`). Not `std::` (a C file's comments name it: hiredis's `ffc.h`), nor a C
+# header's `extern "C"` guard
+_CPP_HEADER = re.compile(r"^[ \t]*(?:namespace[ \t]+[\w:]*[ \t]*\{|(?:export[ \t]+)?template[ \t]*<"
+                         r"|(?:public|private|protected)[ \t]*:|#[ \t]*include[ \t]*<[a-z_]+>)", re.M)
+
+
 def header_format(rel_path: str, head: str) -> str | None:
     """"objc" for a `.h` whose head imports (`#import`) or declares (`@interface`, `@protocol`) as
-    Objective-C does; None for every other file (a `.h` is C's, parsed by the C++ grammar)."""
-    if not rel_path.lower().endswith(".h") or ("#import" not in head and "@" not in head):
+    Objective-C does, "cpp" for one that writes as only C++ does (spdlog's and fmt's headers: their
+    language in results and filters, `throw` and `using` read as C++'s); None for every other file (a `.h`
+    is C's, parsed by the C++ grammar as a C++ header is)."""
+    if not rel_path.lower().endswith(".h"):
         return None
-    return "objc" if _OBJC_HEADER.search(head) else None
+    if ("#import" in head or "@" in head) and _OBJC_HEADER.search(head):
+        return "objc"
+    return "cpp" if _CPP_HEADER.search(head) else None
 
 
 def script_format(rel_path: str, head: bytes) -> str | None:

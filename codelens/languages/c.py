@@ -1,5 +1,6 @@
 """C: functions, structs, unions, enums and typedefs; `#include`s. A `.h` is parsed with the C++
-grammar (a header may be either); bare macros are blanked before the parse."""
+grammar (a header may be either) and is C's unless its head writes as only C++ does (`formats.header_format`:
+then it is C++'s); bare macros are blanked before the parse."""
 
 from __future__ import annotations
 

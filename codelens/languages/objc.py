@@ -1,5 +1,5 @@
 """Objective-C (`.m`, `.mm`, and a `.h` whose head imports or declares as Objective-C does, read by
-`ingest/formats.py`'s `header_format`; every other `.h` is C's, parsed by the C++ grammar): an `@interface`
+`ingest/formats.py`'s `header_format`; every other `.h` is C's or C++'s, parsed by the C++ grammar): an `@interface`
 or `@protocol` is a class whose method declarations are its outline; an `@implementation`'s methods
 go under its class (as Rust's `impl`), so `-[Cart total]` is `Cart.total`; C's functions and structs
 beside them; `#import` is C's `#include`, so its graph rule is C's family."""
