@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from codelens.ingest.formats import file_format
+
 TESTS, EXAMPLES, HISTORY, TRANSLATIONS = "tests", "examples", "history", "translations"
 
 _ASKS = {
@@ -65,16 +67,16 @@ def is_history_path(path: str) -> bool:
 # (Maven's `src/it/`, folders of ids, of C#)
 _DOC_LANGUAGES = "zh|ja|ko|es|fr|de|pt|tr|fa|pl|nl|ar|vi|uk|cn|tw|jp|kr"
 _DOC_LANGUAGE_DIR = re.compile(rf"^(?:{_DOC_LANGUAGES})(?:[_-][a-z]{{2,4}})?$")
-_TRANSLATED_README = re.compile(rf"^readme[._-](?:{_DOC_LANGUAGES})(?:[_-][a-z]{{2,4}})?\.(?:md|mdx|rst|txt|adoc)$")
-_DOCUMENT = (".md", ".mdx", ".rst", ".txt", ".adoc")
+_TRANSLATED_README = re.compile(rf"^readme[._-](?:{_DOC_LANGUAGES})(?:[_-][a-z]{{2,4}})?\.")
+_DOCUMENT_FORMATS = frozenset({"markdown", "rst", "text"})  # formats.file_format's documents
 
 
 def is_translation_path(path: str) -> bool:
     """A file of the UI's texts in some language: a message bundle, a locale's JSON or .po, Android's `values-ru/`;
     or the documentation translated (`docs/zh/`, `README.zh-CN.md`)."""
     parts = path.lower().split("/")
-    if parts[-1].endswith(_DOCUMENT) and (_TRANSLATED_README.match(parts[-1])
-                                          or any(_DOC_LANGUAGE_DIR.match(part) for part in parts[:-1])):
+    if file_format(parts[-1]) in _DOCUMENT_FORMATS and (
+            _TRANSLATED_README.match(parts[-1]) or any(_DOC_LANGUAGE_DIR.match(part) for part in parts[:-1])):
         return True
     return (parts[-1].endswith((".po", ".pot")) or _TRANSLATION_FILE.search(parts[-1]) is not None
             or any(part in _TRANSLATION_DIRS or part.startswith("values-") for part in parts[:-1]))
