@@ -36,10 +36,10 @@ def file_hubs(graph: CodeGraph) -> dict[str, float]:
         if not target.is_test:
             uses.setdefault(source.path, set()).add(target.path)
     raw = {path: math.sqrt(len(users) * len(uses.get(path, ()))) for path, users in used_by.items()}
-    return scaled({path: score for path, score in raw.items() if score > 0})
+    return _scaled({path: score for path, score in raw.items() if score > 0})
 
 
-def scaled(raw: Mapping[str, float]) -> dict[str, float]:
+def _scaled(raw: Mapping[str, float]) -> dict[str, float]:
     """log(1 + score) over the largest's."""
     top = math.log1p(max(raw.values(), default=0.0))
     return {path: math.log1p(score) / top for path, score in raw.items()} if top > 0 else {}

@@ -115,19 +115,27 @@ def load_graph(db_path: Path | str) -> CodeGraph:
     """The graph of the index in db_path. IndexNotFound without an index, GraphNotFound
     when the index has no graph."""
     db_path = Path(db_path)
-    path = IndexLayout(db_path).graph
-    try:
-        stat = path.stat()
-    except OSError:
+    version = _file_version(IndexLayout(db_path).graph)
+    if version is None:
         if not is_codelens_index(db_path):
             raise IndexNotFound(str(db_path)) from None
         raise GraphNotFound(db_path) from None
-    return _load(str(path.resolve()), stat.st_ino, stat.st_mtime_ns, stat.st_size)
+    return _load(*version)
+
+
+def _file_version(path: Path) -> tuple[str, int, int, int] | None:
+    """The graph file's identity (path, inode, mtime, size), the key of what is cached from it: an index run
+    swaps in a new file, so a new key. None when it cannot be read."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return str(path.resolve()), stat.st_ino, stat.st_mtime_ns, stat.st_size
 
 
 @lru_cache(maxsize=4)
 def _load(path: str, inode: int, mtime_ns: int, size: int) -> CodeGraph:
-    """Cached on the file's identity: an index run swaps in a new file, so a new key."""
+    """Cached on the file's version (`_file_version`)."""
     try:
         with closing(sqlite3.connect(f"{Path(path).as_uri()}?mode=ro", uri=True)) as connection:
             meta = dict(connection.execute("SELECT key, value FROM graph_meta").fetchall())
@@ -203,11 +211,8 @@ SELECT e.target, n.path FROM edges e JOIN nodes n ON n.node_id = e.source
 def stored_file_hubs(graph_path: Path) -> Mapping[str, float]:
     """The files' hub scores (graph/hubs.py) as the graph file holds them; none for a graph written
     before it held them, or missing or unreadable (a ranking aid: never fails a search)."""
-    try:
-        stat = graph_path.stat()
-    except OSError:
-        return {}
-    return _hubs(str(graph_path.resolve()), stat.st_ino, stat.st_mtime_ns, stat.st_size)
+    version = _file_version(graph_path)
+    return _hubs(*version) if version is not None else {}
 
 
 @lru_cache(maxsize=4)
