@@ -128,8 +128,9 @@ class WordBridge:
         if not query.russian:  # an English question reaches Russian-named code through its words, if any
             bridged = self.russian.neighbours(query.words) if self.russian is not None else {}
             return replace(query, crossed=True, bridged=bridged)
-        asked = [w for w in query.words if has_cyrillic(w)] + _pseudo_english_words(query.text)
-        bridged = self._with_compounds(_pseudo_english_words(query.text), self.neighbours(asked))
+        in_order = _pseudo_english_words(query.text)  # the question's Russian words as written, in order
+        asked = [w for w in query.words if has_cyrillic(w)] + in_order
+        bridged = self._with_compounds(in_order, self.neighbours(asked))
         return replace(query, crossed=True, bridged=bridged, pseudo_english=_pseudo_english(query.text, bridged))
 
     def _with_compounds(self, words: Sequence[str],
