@@ -302,9 +302,7 @@ class DefinitionNames:
         {...}`, `export default supported && (async (config) => {...})`: the module's function, by its own
         name or else by the file's (what an importer calls it)."""
         value = node.child_by_field_name("value")
-        for _ in range(4):
-            if value is None or value.type in _FUNCTION_VALUES:
-                break
+        while value is not None and value.type not in _FUNCTION_VALUES:  # down to the function, one child a step
             if value.type in ("binary_expression", "ternary_expression"):  # `supported && function ...`
                 value = next((c for c in reversed(value.named_children)
                               if c.type in _FUNCTION_VALUES or c.type in _VALUE_WRAPPERS), None)
@@ -312,7 +310,7 @@ class DefinitionNames:
                 value = value.named_children[0]
             else:
                 return None
-        if value is None or value.type not in _FUNCTION_VALUES or not self.component:
+        if value is None or not self.component:
             return None
         own = value.child_by_field_name("name")
         return (self.text(own) if own is not None else self.component), ""

@@ -7,7 +7,15 @@ import re
 
 from codelens.languages.java import JVM_STANDARD
 from codelens.languages.model import CLASS, FUNCTION, Conventions, Grammar, GraphRule, LanguageRow, class_and_method
-from codelens.languages.shared import C_STYLE_DOCS, JVM_BUILTINS, JVM_METHODS, NAME_OR_CLOSE, blank, semicolons_before
+from codelens.languages.shared import (
+    C_STYLE_DOCS,
+    JVM_BUILTINS,
+    JVM_METHODS,
+    NAME_OR_CLOSE,
+    blank,
+    semicolons_before,
+    spaces,
+)
 
 RULE = GraphRule(
     "jvm", (("call_expression", "first"),), (), ("delegation_specifiers",), "kotlin",
@@ -60,7 +68,7 @@ def _without_guards(source: bytes) -> bytes:
             continue
         if end < 0 or not _ARROW.match(source, end + 1):
             continue
-        out[match.start():end + 1] = re.sub(rb"[^\r\n]", b" ", source[match.start():end + 1])
+        out[match.start():end + 1] = spaces(source[match.start():end + 1])
     return bytes(out)
 
 

@@ -112,9 +112,14 @@ _NO_DECLARATOR = (b"return", b"case", b"else", b"goto", b"throw", b"sizeof", b"c
                   b"typedef", b"struct", b"enum", b"union", b"class")
 
 
+def spaces(text: bytes) -> bytes:
+    """The bytes as spaces, their line breaks kept: what a rewrite hides from a grammar keeps every offset."""
+    return re.sub(rb"[^\r\n]", b" ", text)
+
+
 def blank(match: re.Match[bytes]) -> bytes:
     """The matched bytes as spaces, its line breaks kept."""
-    return re.sub(rb"[^\r\n]", b" ", match.group(0))
+    return spaces(match.group(0))
 
 
 # the bytes a name, a number, a bracket or a string ends with: what ends a statement or a member on its line
@@ -156,7 +161,7 @@ def _line_before(source: bytes, start: int) -> bytes | None:
 def _blank_macros_of_class(match: re.Match[bytes]) -> bytes:
     """`class SPDLOG_API sink` -> `class            sink`: the keyword kept, its export macros blanked."""
     keyword_end = match.start(1) - match.start()
-    return match.group(0)[:keyword_end] + re.sub(rb"[^\r\n]", b" ", match.group(1))
+    return match.group(0)[:keyword_end] + spaces(match.group(1))
 
 
 def _blank_call(match: re.Match[bytes]) -> bytes:
@@ -250,7 +255,7 @@ def _string_end(source: bytes, start: int, end: int) -> int:
 
 
 def _blank_span(out: bytearray, start: int, end: int) -> None:
-    out[start:end] = re.sub(rb"[^\r\n]", b" ", bytes(out[start:end]))
+    out[start:end] = spaces(bytes(out[start:end]))
 
 
 def _blank_suffix(match: re.Match[bytes]) -> bytes:
@@ -278,7 +283,7 @@ _SCRIPT = re.compile(rb"<script\b[^>]*>(.*?)</script\s*>", re.S | re.I)
 
 def only_scripts(source: bytes) -> bytes:
     """A component's `<script>` blocks where they stand, everything else blanked (line breaks kept)."""
-    kept = bytearray(re.sub(rb"[^\r\n]", b" ", source))
+    kept = bytearray(spaces(source))
     for script in _SCRIPT.finditer(source):
         kept[script.start(1):script.end(1)] = script.group(1)
     return bytes(kept)
