@@ -826,3 +826,77 @@ class GlossaryPath(PathSignal):
 BENCH_STAGES.update({
     "path-glossary": lambda c: GlossaryPath(c.index.chunks, bridge=c.bridge),
 })
+
+
+# ------------------------------------------------------------------ session 32: declarations below behaviour
+
+_NOT_CODE_LINE = re.compile(r"^\s*(?:$|//|/\*|\*|#|--|@\w|\[\w)")  # comments, doc blocks, annotations, attributes
+_TYPE_ALIAS = re.compile(r"^\s*(?:export\s+)?(?:declare\s+)?type\s+\w+[^=]*=")
+_INTERFACE = re.compile(r"^\s*(?:export\s+)?(?:declare\s+)?(?:public\s+|internal\s+)?(?:sealed\s+)?interface\s+\w+")
+_GO_INTERFACE = re.compile(r"^\s*type\s+\w+(?:\[[^\]]*\])?\s+interface\b")
+
+
+_TRAITS = frozenset({"rust", "scala", "swift", "haskell"})
+
+
+def declares_only(chunk: Chunk, types: str = "") -> bool:
+    """A definition that declares and does nothing: a method or function without a body (an interface's
+    or abstract method, a prototype), and with `types` "alias" a TypeScript type alias, with "interface"
+    also an interface (TypeScript, Go, Java, C#, PHP, Kotlin)."""
+    if not chunk.is_code or chunk.language == "python" or chunk.kind not in ("method", "function", "class"):
+        return False
+    lines = [line for line in chunk.code.splitlines() if not _NOT_CODE_LINE.match(line)]
+    if not lines:
+        return False
+    if chunk.kind != "class":
+        text = " ".join(lines).strip()
+        if "{" in text or "=>" in text:
+            return False
+        return text.endswith(";") or (chunk.language in ("kotlin", "swift", "scala") and "=" not in text)
+    if not types:
+        return False
+    if _TYPE_ALIAS.match(lines[0]) and chunk.language in ("typescript", "tsx"):
+        return True
+    return types == "interface" and bool(_INTERFACE.match(lines[0]) or _GO_INTERFACE.match(lines[0]))
+
+
+@dataclass(frozen=True)
+class DeclarationsBelow:
+    """A question that asks how something works is answered by what does it: a definition that only
+    declares (declares_only) keeps `factor` of its score. `every`: for every question that is no identifier."""
+
+    chunks: Mapping[str, Chunk]
+    factor: float = 0.7
+    types: str = ""
+    every: bool = False
+    skipped: frozenset[str] = frozenset()  # languages left alone
+
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        from codelens.search.ranking_files import _HOW
+        from codelens.search.ranking_order import asks_for_setup
+
+        if query.identifier or asks_for_setup(query.text) or not (self.every or _HOW.match(query.text)):
+            return fused
+        scores = {}
+        for item in fused:
+            chunk = self.chunks.get(item.chunk_id)
+            scores[item.chunk_id] = item.score * (self.factor if chunk is not None and chunk.language not in
+                                                  self.skipped and declares_only(chunk, self.types) else 1.0)
+        return rescore(fused, scores)
+
+
+BENCH_STAGES.update({
+    "decl-methods": lambda c: DeclarationsBelow(c.index.chunks),
+    "decl-methods.5": lambda c: DeclarationsBelow(c.index.chunks, factor=0.5),
+    "decl-methods-any": lambda c: DeclarationsBelow(c.index.chunks, every=True),
+    "decl-alias": lambda c: DeclarationsBelow(c.index.chunks, types="alias"),
+    "decl-interface": lambda c: DeclarationsBelow(c.index.chunks, types="interface"),
+    "decl-interface-any": lambda c: DeclarationsBelow(c.index.chunks, types="interface", every=True),
+    "decl-contracts-any": lambda c: DeclarationsBelow(c.index.chunks, types="interface", every=True, skipped=_TRAITS),
+    "decl-contracts-any.5": lambda c: DeclarationsBelow(c.index.chunks, factor=0.5, types="interface", every=True,
+                                                        skipped=_TRAITS),
+    "decl-contracts-any.85": lambda c: DeclarationsBelow(c.index.chunks, factor=0.85, types="interface", every=True,
+                                                         skipped=_TRAITS),
+    "decl-contracts": lambda c: DeclarationsBelow(c.index.chunks, types="interface", skipped=_TRAITS),
+})

@@ -8,7 +8,9 @@ completeness test that fails when a registered language misses a part.
 - `edges`: every calls, imports and inherits edge of the folder's graph, `[source, target, kind, via]`;
 - `test_id`: `[[path, class, test], id]`: the id the language's test runner gives that test;
 - `constants`: the names the language's constant form finds in the folder's lines, in order;
-- `throws`: which of the language's throwing words the folder's code uses.
+- `throws`: which of the language's throwing words the folder's code uses;
+- `declares`: the chunks that only declare what other code implements (an interface, an abstract
+  method, a type alias: the language's Conventions.declares_only), which sink below implementations.
 
 `python tests/test_language_rooms.py <name>` prints what the code says of a folder today, in that
 format: a start for a new language's `expected.json`, to be read line by line before it is kept.
@@ -32,6 +34,7 @@ from codelens.ingest.grammars import load_language, new_parser
 from codelens.languages import GRAPH_RULES, LANGUAGES, PYTHON, LanguageRow, language_of, row_named
 from codelens.languages.kotlin import readable_bytes
 from codelens.languages.shared import first_branches_in_bodies, without_bare_macros
+from codelens.search.ranking_order import declares_only
 
 ROOMS = Path(__file__).parent / "languages"
 MAX_FILE_BYTES = 1_000_000
@@ -62,6 +65,7 @@ def observed(name: str) -> dict:
         "test_id": [test_args, row.conventions.test_id(*test_args)],
         "constants": constants,
         "throws": throws,
+        "declares": [c.chunk_id for c in chunked.chunks if declares_only(c)],
     }
 
 
@@ -77,6 +81,7 @@ def test_a_language_room_says_what_its_code_means(name: str) -> None:
     assert found["test_id"] == expected["test_id"]
     assert found["constants"] == expected["constants"]
     assert found["throws"] == expected["throws"]
+    assert found["declares"] == expected["declares"]
 
 
 # ------------------------------------------------------------------ completeness

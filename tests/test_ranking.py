@@ -403,6 +403,42 @@ def test_a_legacy_version_s_code_sinks_unless_the_question_names_it() -> None:
     assert index.definitions("$ZodType") == ["src/v4/core/schemas.ts::$ZodType"]
 
 
+def test_what_only_declares_sinks_below_what_implements_it() -> None:
+    """guzzle's `ClientInterface.sendAsync` answered "how is a request sent asynchronously" above
+    `Client.sendAsync`; ky's `RetryOptions` type above the code that retries. A Rust trait's method is what a
+    question asks about (serde's `Visitor`): its language declares no contracts."""
+    from codelens.search.ranking_order import DeclarationsBelow
+
+    def code(chunk_id: str, kind: str, text: str) -> Chunk:
+        path, symbol = chunk_id.split("::")
+        return Chunk(chunk_id=chunk_id, path=path, symbol=symbol, kind=kind, start_line=1, end_line=3, code=text)
+
+    chunks = {c.chunk_id: c for c in [
+        code("src/ClientInterface.php::ClientInterface.sendAsync", "method",
+             "/**\n * Sends a request {@see send} asynchronously.\n */\n"
+             "public function sendAsync(RequestInterface $request, array $options = []): PromiseInterface;"),
+        code("src/Client.php::Client.sendAsync", "method",
+             "public function sendAsync(RequestInterface $request, array $options = []): PromiseInterface\n"
+             "{\n    return $this->transfer($request, $options);\n}"),
+        code("source/types/retry.ts::RetryOptions", "class",
+             "/**\nOptions of a retry.\n*/\nexport type RetryOptions = {\n\tlimit?: number;\n};"),
+        code("source/core/Ky.ts::Ky.#retry", "method", "async #retry(fn) {\n\treturn fn();\n}"),
+        code("src/de/mod.rs::Visitor.visit_str", "method",
+             "fn visit_str<E>(self, v: &str) -> Result<Self::Value, E>;"),
+    ]}
+    stage = DeclarationsBelow(chunks)
+    items = fused(("src/ClientInterface.php::ClientInterface.sendAsync", 1.0),
+                  ("source/types/retry.ts::RetryOptions", 0.95), ("src/de/mod.rs::Visitor.visit_str", 0.9),
+                  ("src/Client.php::Client.sendAsync", 0.8), ("source/core/Ky.ts::Ky.#retry", 0.65))
+    asked = stage(Query.from_text("how is a request sent asynchronously"), items)
+    assert {f.chunk_id: round(f.score, 3) for f in asked} == {
+        "src/ClientInterface.php::ClientInterface.sendAsync": 0.7, "source/types/retry.ts::RetryOptions": 0.665,
+        "src/de/mod.rs::Visitor.visit_str": 0.9, "src/Client.php::Client.sendAsync": 0.8,
+        "source/core/Ky.ts::Ky.#retry": 0.65}  # JavaScript's `#retry` is a private method, no comment
+    for question in ("ClientInterface", "how do I configure the client"):  # the symbol stage's; the project's setup
+        assert order(stage, question, items) == [f.chunk_id for f in items]
+
+
 def test_a_schema_s_definitions_are_code_and_the_statements_between_them_sink() -> None:
     from codelens.search.ranking_order import KindPrior
 

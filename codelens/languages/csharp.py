@@ -33,5 +33,7 @@ LANGUAGE = LanguageRow(
     imports=("using_directive",), standard_libraries=("System", "Microsoft"), graph=RULE,
     # `CartTests.AddsItem` (dotnet test --filter)
     conventions=Conventions(test_id=class_and_method("."), throws=("throw",),
-                            constant=r"^\s*(?:(?:public|private|protected|internal)\s+)?const\s+\w+\s+(?P<name>\w+)"),
+                            constant=r"^\s*(?:(?:public|private|protected|internal)\s+)?const\s+\w+\s+(?P<name>\w+)",
+                            bodiless=True,
+                            contract=r"\s*(?:(?:public|protected|private|internal|partial|unsafe|new)\s+)*interface\s"),
 )

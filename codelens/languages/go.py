@@ -45,5 +45,6 @@ LANGUAGE = LanguageRow(
     test_dirs=("testdata",), generated_suffixes=(".pb.go", ".pb.gw.go", "_gen.go", "_string.go"),
     imports=("import_declaration",), is_standard_import=_standard, graph=RULE,
     conventions=Conventions(test_id=test_id, throws=("panic",),
-                            constant=r"^\s*const\s+(?P<name>\w+)"),
+                            constant=r"^\s*const\s+(?P<name>\w+)",
+                            bodiless=True, contract=r"\s*type\s+\w+(?:\[[^\]]*\])?\s+interface\b"),
 )

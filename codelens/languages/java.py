@@ -36,5 +36,7 @@ LANGUAGE = LanguageRow(
     doc_prefixes=C_STYLE_DOCS, test_suffixes=("Test.java", "Tests.java", "IT.java", "TestCase.java"),
     imports=("import_declaration",), standard_libraries=JVM_STANDARD, reversed_domains=True, graph=RULE,
     # `CartTest#addsItem` (JUnit, `mvn -Dtest=CartTest#addsItem`)
-    conventions=Conventions(test_id=class_and_method("#"), throws=("throw",), constant=JVM_CONSTANT),
+    conventions=Conventions(test_id=class_and_method("#"), throws=("throw",), constant=JVM_CONSTANT, bodiless=True,
+                            contract=r"\s*(?:(?:public|protected|private|abstract|static|sealed|non-sealed|strictfp)\s+)*"
+                                     r"@?interface\s"),
 )

@@ -100,5 +100,7 @@ LANGUAGE = LanguageRow(
     standard_libraries=(*JVM_STANDARD, "kotlin", "kotlinx"), reversed_domains=True, graph=RULE,
     parser_bytes=readable_bytes,
     conventions=Conventions(test_id=class_and_method("#"), throws=("throw",),
-                            constant=r"^\s*(?:(?:private|internal|public)\s+)?const\s+val\s+(?P<name>\w+)"),
+                            constant=r"^\s*(?:(?:private|internal|public)\s+)?const\s+val\s+(?P<name>\w+)",
+                            bodiless=True,
+                            contract=r"\s*(?:(?:public|private|internal|protected|sealed|expect|actual|fun)\s+)*interface\s"),
 )

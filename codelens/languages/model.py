@@ -6,7 +6,7 @@ throwing, constants). Pure data and small pure functions; nothing here imports a
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -104,18 +104,57 @@ def class_and_method(separator: str) -> Callable[[str, str, str], str]:
 @dataclass(frozen=True)
 class Conventions:
     """What a language's code means beyond its syntax: how its tests are named by its test runner,
-    how it throws, how it declares a constant."""
+    how it throws, how it declares a constant, how it declares what other code implements."""
 
     # (path, enclosing class or "", test function) -> the id its test runner reports and takes
     test_id: Callable[[str, str, str], str] = pytest_style
     throws: tuple[str, ...] = ()  # the words that throw or abort: `raise`, `throw`, `panic`, `die`
     # a line declaring a constant; its `name` group is the constant's name
     constant: str = ""
+    # Contracts: a method or function written without a body declares one that other code implements (an
+    # interface's or an abstract method, a prototype), in a language whose bodies are braces; `contract`, the
+    # first line of a type that only declares (an interface, a TypeScript type alias). Neither where traits,
+    # protocols and typeclasses are themselves what a question asks about (Rust, Scala, Swift, Haskell).
+    bodiless: bool = False
+    contract: str = ""
 
     def constant_name(self, line: str) -> str | None:
         """The constant a source line declares, None when it declares none (or the language has no form)."""
         match = re.match(self.constant, line) if self.constant else None
         return match.group("name") if match else None
+
+    def declares_only(self, kind: str, code: str) -> bool:
+        """A definition of `kind` (FUNCTION, a method, or CLASS) that declares and does nothing: a bodiless
+        method, or a contract type. Its comments, doc blocks, annotations and attributes are not its code."""
+        if kind == CLASS:
+            return bool(self.contract) and re.match(self.contract, next(_code_lines(code), "")) is not None
+        if not self.bodiless:
+            return False
+        if "{" in code or "=>" in code:  # a body, or braces in its doc comment (`{@link X}`)
+            code = " ".join(_code_lines(code))
+            if "{" in code or "=>" in code:
+                return False
+        code = code.rstrip()
+        return code.endswith(";") or "=" not in code  # Kotlin's abstract `fun size(): Int`
+
+
+# lines that are not code: blank, line comments (`// x`, PHP's `# x`: not JavaScript's `#private()`),
+# annotations (`@Override`), C#'s and PHP's attributes (`[Obsolete]`, `#[Pure]`)
+_NOT_CODE = re.compile(r"\s*(?:$|//|#[\s\[]|#$|@\w|\[\w)")
+
+
+def _code_lines(code: str) -> Iterator[str]:
+    """The lines of a definition's code that are code: not its comments, doc blocks (`/** ... */`, whatever
+    their inner lines start with), annotations and attributes."""
+    inside = False
+    for line in code.splitlines():
+        stripped = line.lstrip()
+        if inside:
+            inside = "*/" not in stripped
+        elif stripped.startswith("/*"):
+            inside = "*/" not in stripped[2:]
+        elif not _NOT_CODE.match(stripped):
+            yield line
 
 
 _TEST_SOURCE_SET = re.compile(r"[a-z][a-zA-Z]*Tests?$")  # `commonTest`, `androidUnitTest`: never `Tests` alone

@@ -26,5 +26,6 @@ LANGUAGE = LanguageRow(
     imports=("namespace_use_declaration",), graph=RULE,
     # `CartTest::testAddsItem` (PHPUnit's --filter)
     conventions=Conventions(test_id=class_and_method("::"), throws=("throw",),
-                            constant=r"^\s*(?:(?:public|private|protected|final)\s+)*const\s+(?:\w+\s+)?(?P<name>[A-Z]\w*)\s*="),
+                            constant=r"^\s*(?:(?:public|private|protected|final)\s+)*const\s+(?:\w+\s+)?(?P<name>[A-Z]\w*)\s*=",
+                            bodiless=True, contract=r"\s*interface\s"),
 )

@@ -35,6 +35,10 @@ fusion found; results stay chunks.
 - `legacy-below`: a chunk under a folder kept for an older version (`src/v3/` beside `src/v4/`,
   `legacy/`, `deprecated/`) keeps a share of its score unless the question names that folder, so
   the current version answers where both define the same names.
+- `declarations-below`: a definition that only declares what other code implements (an interface's or an
+  abstract method, an interface, a TypeScript type alias: its language's conventions say which) keeps 0.7 of
+  its score for a question that is no identifier, so the implementation answers what code does. Rust,
+  Scala and Swift declare none: their traits and protocols are what a question asks about.
 - `diverse-close`: a chunk's score is multiplied by `decay` for every better chunk of the same
   file already listed, so one class and its methods cannot fill the list; in the first four
   places only a chunk close to the top score (70% of it) may be lifted that way (without that
@@ -50,10 +54,10 @@ fusion found; results stay chunks.
 
 The stages live by job: ranking_symbols.py (`symbol` and the definitions it looks up),
 ranking_files.py (what a chunk gains from its file: `graph-files`, `file-words`, `file-meaning`,
-`path`, `named-file`, `hub-files`), ranking_order.py (the list reordered chunk by chunk: `kind-prior`, `tests-below`,
-`legacy-below`, `diverse-close`, `repo-copies`, and `rescore`; file_roles.py tells the tests, examples,
-benchmarks, change logs and translations `tests-below` sinks); this module is their registry: the
-names, what a stage is built from (StageContext) and the shipped order.
+`path`, `named-file`, `hub-files`), ranking_order.py (the list reordered chunk by chunk: `kind-prior`,
+`tests-below`, `legacy-below`, `declarations-below`, `diverse-close`, `repo-copies`, and `rescore`; file_roles.py
+tells the tests, examples, benchmarks, change logs and translations `tests-below` sinks); this module is their
+registry: the names, what a stage is built from (StageContext) and the shipped order.
 
 Only what the Searcher runs lives in these modules. The other settings of these stages that were measured
 (other weights, a file's first chunks let through, grouping by top-level definition, a head
@@ -72,12 +76,20 @@ from codelens.search.file_vectors import FileVectors
 from codelens.search.lexical import LexicalIndex
 from codelens.search.query import Stage
 from codelens.search.ranking_files import CallFiles, FileMeaning, FileWords, GraphFiles, HubFiles, NamedFile, PathSignal
-from codelens.search.ranking_order import CodeBeforeTests, FileDiversity, KindPrior, LegacyBelow, RepositoryCopies
+from codelens.search.ranking_order import (
+    CodeBeforeTests,
+    DeclarationsBelow,
+    FileDiversity,
+    KindPrior,
+    LegacyBelow,
+    RepositoryCopies,
+)
 from codelens.search.ranking_symbols import RankingIndex, SymbolIntent
 
 # Measured on semble_py_dev and semble_langs_dev (bench/RESULTS.md): each of these lifts them.
 SHIPPED_RANKING: tuple[str, ...] = ("graph-files", "file-words", "file-meaning", "path", "named-file", "kind-prior",
-                                    "tests-below", "legacy-below", "hub-files", "diverse-close", "symbol")
+                                    "tests-below", "legacy-below", "hub-files", "declarations-below", "diverse-close",
+                                    "symbol")
 
 
 @dataclass(frozen=True)
@@ -112,6 +124,7 @@ STAGES: Mapping[str, StageFactory] = {
     "hub-files": lambda c: HubFiles(c.index.chunks, c.hubs),
     "kind-prior": lambda c: KindPrior(c.index.chunks, c.index.sql_schemas, c.index.code_beside_sql),
     "legacy-below": lambda c: LegacyBelow(c.index),
+    "declarations-below": lambda c: DeclarationsBelow(c.index.chunks),
     "repo-copies": lambda c: RepositoryCopies(c.index.chunks, c.repo_of),
 }
 

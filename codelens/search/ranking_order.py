@@ -1,7 +1,8 @@
 """Ranking stages that reorder the list chunk by chunk (codelens/search/ranking.py names them):
 one file's chunks spread out (`diverse-close`), a repository's copy of code listed once
-(`repo-copies`), code before documents (`kind-prior`), code before its tests (`tests-below`);
-and what every stage uses to rescore.
+(`repo-copies`), code before documents (`kind-prior`), code before its tests (`tests-below`),
+implementations before the declarations they implement (`declarations-below`); and what every
+stage uses to rescore.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from codelens.chunk import Chunk
 from codelens.ingest.sql import is_sql_definition, is_sql_statements
+from codelens.languages import CLASS, FUNCTION, row_named
 from codelens.search.file_roles import (
     EXAMPLES,
     HISTORY,
@@ -237,3 +239,31 @@ class LegacyBelow:
 
 
 _FOLDER_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class DeclarationsBelow:
+    """A definition that only declares what other code implements keeps `factor` of its score: an interface's
+    or an abstract method, an interface, a TypeScript type alias (its language's Conventions.declares_only).
+    A question about what code does is answered where it is done: "how is a request sent asynchronously" by
+    guzzle's `Client.sendAsync` before `ClientInterface.sendAsync`, "how are retries performed" by ky's
+    `Ky.#retry` before its `RetryOptions` type. An identifier is the symbol stage's, and a question about
+    running or configuring the project is left alone. Languages whose traits and protocols are the answer
+    (Rust, Scala, Swift) declare no contracts."""
+
+    chunks: Mapping[str, Chunk]
+    factor: float = 0.7
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        if query.identifier or asks_for_setup(query.text):
+            return fused
+        return sink(fused, {f.chunk_id for f in fused if (c := self.chunks.get(f.chunk_id)) is not None
+                            and declares_only(c)}, self.factor)
+
+
+def declares_only(chunk: Chunk) -> bool:
+    """A code chunk whose language says it only declares (codelens/languages/model.py's Conventions)."""
+    if not chunk.is_code or chunk.kind not in (CLASS, FUNCTION, "method"):
+        return False
+    row = row_named(chunk.language or "")
+    return row is not None and row.conventions.declares_only(chunk.kind, chunk.code)
