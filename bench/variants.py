@@ -21,6 +21,7 @@ import numpy as np
 from codelens.chunk import Chunk
 from codelens.graph.model import CodeGraph, Node
 from codelens.ingest.embed_text import split_identifier
+from codelens.languages.model import Conventions
 from codelens.search.bridge import bridged_terms, crossed
 from codelens.search.file_vectors import FileVectors
 from codelens.search.filters import SearchFilters
@@ -29,6 +30,7 @@ from codelens.search.glossary import glossary_words
 from codelens.search.query import Fused, Fusion, LegResult, Query, Stage
 from codelens.search.ranking import STAGES, StageContext, StageFactory, stages_by_name
 from codelens.search.ranking_files import (
+    _HOW,
     FileMeaning,
     FileWords,
     HubFiles,
@@ -38,7 +40,16 @@ from codelens.search.ranking_files import (
     question_words,
     with_gains,
 )
-from codelens.search.ranking_order import CodeBeforeTests, FileDiversity, KindPrior, file_of, rescore
+from codelens.search.ranking_order import (
+    CodeBeforeTests,
+    DeclarationsBelow,
+    FileDiversity,
+    KindPrior,
+    asks_for_setup,
+    file_of,
+    rescore,
+    sink,
+)
 from codelens.search.ranking_symbols import RankingIndex, SymbolIntent
 from codelens.search.searcher import Searcher
 from codelens.search.terms import index_term, tokenize
@@ -828,75 +839,33 @@ BENCH_STAGES.update({
 })
 
 
-# ------------------------------------------------------------------ session 32: declarations below behaviour
+# ------------------------------------------------------------------ session 32: `declarations-below`' other settings
 
-_NOT_CODE_LINE = re.compile(r"^\s*(?:$|//|/\*|\*|#|--|@\w|\[\w)")  # comments, doc blocks, annotations, attributes
-_TYPE_ALIAS = re.compile(r"^\s*(?:export\s+)?(?:declare\s+)?type\s+\w+[^=]*=")
-_INTERFACE = re.compile(r"^\s*(?:export\s+)?(?:declare\s+)?(?:public\s+|internal\s+)?(?:sealed\s+)?interface\s+\w+")
-_GO_INTERFACE = re.compile(r"^\s*type\s+\w+(?:\[[^\]]*\])?\s+interface\b")
-
-
-_TRAITS = frozenset({"rust", "scala", "swift", "haskell"})
-
-
-def declares_only(chunk: Chunk, types: str = "") -> bool:
-    """A definition that declares and does nothing: a method or function without a body (an interface's
-    or abstract method, a prototype), and with `types` "alias" a TypeScript type alias, with "interface"
-    also an interface (TypeScript, Go, Java, C#, PHP, Kotlin)."""
-    if not chunk.is_code or chunk.language == "python" or chunk.kind not in ("method", "function", "class"):
-        return False
-    lines = [line for line in chunk.code.splitlines() if not _NOT_CODE_LINE.match(line)]
-    if not lines:
-        return False
-    if chunk.kind != "class":
-        text = " ".join(lines).strip()
-        if "{" in text or "=>" in text:
-            return False
-        return text.endswith(";") or (chunk.language in ("kotlin", "swift", "scala") and "=" not in text)
-    if not types:
-        return False
-    if _TYPE_ALIAS.match(lines[0]) and chunk.language in ("typescript", "tsx"):
-        return True
-    return types == "interface" and bool(_INTERFACE.match(lines[0]) or _GO_INTERFACE.match(lines[0]))
+_TRAIT_METHODS = Conventions(bodiless=True)  # Rust's, Scala's and Swift's bodiless trait and protocol methods
 
 
 @dataclass(frozen=True)
-class DeclarationsBelow:
-    """A question that asks how something works is answered by what does it: a definition that only
-    declares (declares_only) keeps `factor` of its score. `every`: for every question that is no identifier."""
+class DeclarationsBelowVariant(DeclarationsBelow):
+    """`declarations-below` for "how" questions only (`how_only`), or with the trait and protocol methods of
+    Rust, Scala and Swift sinking too (`traits_too`: serde's `Visitor`, cats' `Applicative` lost)."""
 
-    chunks: Mapping[str, Chunk]
-    factor: float = 0.7
-    types: str = ""
-    every: bool = False
-    skipped: frozenset[str] = frozenset()  # languages left alone
-
+    how_only: bool = False
+    traits_too: bool = False
 
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
-        from codelens.search.ranking_files import _HOW
-        from codelens.search.ranking_order import asks_for_setup
-
-        if query.identifier or asks_for_setup(query.text) or not (self.every or _HOW.match(query.text)):
+        if self.how_only and not _HOW.match(query.text):
             return fused
-        scores = {}
-        for item in fused:
-            chunk = self.chunks.get(item.chunk_id)
-            scores[item.chunk_id] = item.score * (self.factor if chunk is not None and chunk.language not in
-                                                  self.skipped and declares_only(chunk, self.types) else 1.0)
-        return rescore(fused, scores)
+        fused = super().__call__(query, fused)
+        if not self.traits_too or query.identifier or asks_for_setup(query.text):
+            return fused
+        return sink(fused, {f.chunk_id for f in fused if (c := self.chunks.get(f.chunk_id)) is not None
+                            and c.language in ("rust", "scala", "swift") and c.kind in ("function", "method")
+                            and _TRAIT_METHODS.declares_only(c.kind, c.code)}, self.factor)
 
 
 BENCH_STAGES.update({
-    "decl-methods": lambda c: DeclarationsBelow(c.index.chunks),
-    "decl-methods.5": lambda c: DeclarationsBelow(c.index.chunks, factor=0.5),
-    "decl-methods-any": lambda c: DeclarationsBelow(c.index.chunks, every=True),
-    "decl-alias": lambda c: DeclarationsBelow(c.index.chunks, types="alias"),
-    "decl-interface": lambda c: DeclarationsBelow(c.index.chunks, types="interface"),
-    "decl-interface-any": lambda c: DeclarationsBelow(c.index.chunks, types="interface", every=True),
-    "decl-contracts-any": lambda c: DeclarationsBelow(c.index.chunks, types="interface", every=True, skipped=_TRAITS),
-    "decl-contracts-any.5": lambda c: DeclarationsBelow(c.index.chunks, factor=0.5, types="interface", every=True,
-                                                        skipped=_TRAITS),
-    "decl-contracts-any.85": lambda c: DeclarationsBelow(c.index.chunks, factor=0.85, types="interface", every=True,
-                                                         skipped=_TRAITS),
-    "decl-contracts": lambda c: DeclarationsBelow(c.index.chunks, types="interface", skipped=_TRAITS),
+    "declarations-below.5": lambda c: DeclarationsBelow(c.index.chunks, factor=0.5),
+    "declarations-below.85": lambda c: DeclarationsBelow(c.index.chunks, factor=0.85),
+    "declarations-below-how": lambda c: DeclarationsBelowVariant(c.index.chunks, how_only=True),
+    "declarations-below-traits": lambda c: DeclarationsBelowVariant(c.index.chunks, traits_too=True),
 })
