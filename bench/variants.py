@@ -858,14 +858,14 @@ class DeclarationsBelowVariant(DeclarationsBelow):
         fused = super().__call__(query, fused)
         if not self.traits_too or query.identifier or asks_for_setup(query.text):
             return fused
-        return sink(fused, {f.chunk_id for f in fused if (c := self.chunks.get(f.chunk_id)) is not None
+        return sink(fused, {f.chunk_id for f in fused if (c := self.index.chunks.get(f.chunk_id)) is not None
                             and c.language in ("rust", "scala", "swift") and c.kind in ("function", "method")
                             and _TRAIT_METHODS.declares_only(c.kind, c.code)}, self.factor)
 
 
 BENCH_STAGES.update({
-    "declarations-below.5": lambda c: DeclarationsBelow(c.index.chunks, factor=0.5),
-    "declarations-below.85": lambda c: DeclarationsBelow(c.index.chunks, factor=0.85),
-    "declarations-below-how": lambda c: DeclarationsBelowVariant(c.index.chunks, how_only=True),
-    "declarations-below-traits": lambda c: DeclarationsBelowVariant(c.index.chunks, traits_too=True),
+    "declarations-below.5": lambda c: DeclarationsBelow(c.index, factor=0.5),
+    "declarations-below.85": lambda c: DeclarationsBelow(c.index, factor=0.85),
+    "declarations-below-how": lambda c: DeclarationsBelowVariant(c.index, how_only=True),
+    "declarations-below-traits": lambda c: DeclarationsBelowVariant(c.index, traits_too=True),
 })

@@ -426,7 +426,7 @@ def test_what_only_declares_sinks_below_what_implements_it() -> None:
         code("src/de/mod.rs::Visitor.visit_str", "method",
              "fn visit_str<E>(self, v: &str) -> Result<Self::Value, E>;"),
     ]}
-    stage = DeclarationsBelow(chunks)
+    stage = DeclarationsBelow(RankingIndex.build(chunks))
     items = fused(("src/ClientInterface.php::ClientInterface.sendAsync", 1.0),
                   ("source/types/retry.ts::RetryOptions", 0.95), ("src/de/mod.rs::Visitor.visit_str", 0.9),
                   ("src/Client.php::Client.sendAsync", 0.8), ("source/core/Ky.ts::Ky.#retry", 0.65))
@@ -437,6 +437,33 @@ def test_what_only_declares_sinks_below_what_implements_it() -> None:
         "source/core/Ky.ts::Ky.#retry": 0.65}  # JavaScript's `#retry` is a private method, no comment
     for question in ("ClientInterface", "how do I configure the client"):  # the symbol stage's; the project's setup
         assert order(stage, question, items) == [f.chunk_id for f in items]
+
+
+def test_a_typescript_interface_beside_a_value_of_its_name_types_that_value_and_keeps_its_score() -> None:
+    """zod's classic `interface ZodString` (its methods' signatures) beside `const ZodString = $constructor(...)`
+    is the value's own API; an abstract class's abstract method still declares (its class does something)."""
+    from codelens.search.ranking_order import DeclarationsBelow
+
+    def code(chunk_id: str, kind: str, text: str, parent: str = "") -> Chunk:
+        path, symbol = chunk_id.split("::")
+        return Chunk(chunk_id=chunk_id, path=path, symbol=symbol, kind=kind, start_line=1, end_line=3, code=text,
+                     parent=parent)
+
+    chunks = {c.chunk_id: c for c in [
+        code("v4/schemas.ts::ZodString", "class",
+             "export interface ZodString extends _ZodString {\n\temail(): this;\n}"),
+        code("v4/schemas.ts::ZodString.email", "method", "\temail(): this;", parent="ZodString"),
+        code("v4/schemas.ts::ZodString#2", "function", "export const ZodString = $constructor((inst) => {\n});"),
+        code("v4/checks.ts::ZodCheck", "class", "export interface ZodCheck {\n\tcheck(): void;\n}"),
+        code("v4/base.ts::Schema", "class", "export abstract class Schema {\n\tabstract parse(): unknown;\n}"),
+        code("v4/base.ts::Schema.parse", "method", "\tabstract parse(): unknown;", parent="Schema"),
+    ]}
+    stage = DeclarationsBelow(RankingIndex.build(chunks))
+    items = fused(*((chunk_id, 1.0) for chunk_id in chunks))
+    kept = {f.chunk_id: round(f.score, 2) for f in stage(Query.from_text("string schema with validations"), items)}
+    assert kept == {"v4/schemas.ts::ZodString": 1.0, "v4/schemas.ts::ZodString.email": 1.0,
+                    "v4/schemas.ts::ZodString#2": 1.0, "v4/checks.ts::ZodCheck": 0.7, "v4/base.ts::Schema": 1.0,
+                    "v4/base.ts::Schema.parse": 0.7}
 
 
 def test_a_schema_s_definitions_are_code_and_the_statements_between_them_sink() -> None:

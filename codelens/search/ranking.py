@@ -124,7 +124,7 @@ STAGES: Mapping[str, StageFactory] = {
     "hub-files": lambda c: HubFiles(c.index.chunks, c.hubs),
     "kind-prior": lambda c: KindPrior(c.index.chunks, c.index.sql_schemas, c.index.code_beside_sql),
     "legacy-below": lambda c: LegacyBelow(c.index),
-    "declarations-below": lambda c: DeclarationsBelow(c.index.chunks),
+    "declarations-below": lambda c: DeclarationsBelow(c.index),
     "repo-copies": lambda c: RepositoryCopies(c.index.chunks, c.repo_of),
 }
 

@@ -249,16 +249,27 @@ class DeclarationsBelow:
     guzzle's `Client.sendAsync` before `ClientInterface.sendAsync`, "how are retries performed" by ky's
     `Ky.#retry` before its `RetryOptions` type. An identifier is the symbol stage's, and a question about
     running or configuring the project is left alone. Languages whose traits and protocols are the answer
-    (Rust, Scala, Swift) declare no contracts."""
+    (Rust, Scala, Swift) declare no contracts. A TypeScript interface merged with a value of its name in its
+    file (zod's `interface ZodString` beside `const ZodString = $constructor(...)`) types that value, its own
+    API: it and its members keep their scores."""
 
-    chunks: Mapping[str, Chunk]
+    index: RankingIndex
     factor: float = 0.7
 
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
         if query.identifier or asks_for_setup(query.text):
             return fused
-        return sink(fused, {f.chunk_id for f in fused if (c := self.chunks.get(f.chunk_id)) is not None
-                            and declares_only(c)}, self.factor)
+        return sink(fused, {f.chunk_id for f in fused if (c := self.index.chunks.get(f.chunk_id)) is not None
+                            and declares_only(c) and not self._typed_value(c)}, self.factor)
+
+    def _typed_value(self, chunk: Chunk) -> bool:
+        """The declaration is (or is a member of) a type that shares its name with a definition of its file that
+        does something. An abstract class's abstract method is not: its class declares nothing."""
+        owner = chunk.symbol.split("#", 1)[0] if chunk.kind == CLASS else chunk.parent
+        named = [other for chunk_id in self.index.by_name.get(owner.rsplit(".", 1)[-1], ()) if owner
+                 and (other := self.index.chunks.get(chunk_id)) is not None and other.path == chunk.path
+                 and other.symbol.split("#", 1)[0] == owner]
+        return any(map(declares_only, named)) and not all(map(declares_only, named))
 
 
 def declares_only(chunk: Chunk) -> bool:
