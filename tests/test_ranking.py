@@ -320,6 +320,7 @@ def test_example_programs_sink_below_the_code_unless_the_question_asks_for_examp
         f.chunk_id for f in items]
     assert is_example_path("docs/Samples/app.cs") and not is_example_path("src/examples.py")
     assert is_example_path("packages/playground/src/stores/cart.ts")
+    assert is_example_path("src/Snippets/Docs/Retry.cs") and not is_example_path("src/snippet.ts")
 
 
 def test_a_message_bundle_sinks_furthest_unless_the_question_asks_about_texts_or_translations() -> None:

@@ -19,7 +19,7 @@ _ASKS = {
     # "tests for the router", «как тестируется сессия»
     TESTS: re.compile(r"\b(?:tests?|testing|tested|specs?|тест\w*)\b", re.IGNORECASE),
     # "an example of a REST server", «пример», "the router benchmark"
-    EXAMPLES: re.compile(r"\b(?:examples?|samples?|demos?|tutorials?|benchmark\w*|bench(?:es)?|"
+    EXAMPLES: re.compile(r"\b(?:examples?|samples?|snippets?|demos?|tutorials?|benchmark\w*|bench(?:es)?|"
                          r"пример\w*|демо\w*|бенчмарк\w*)\b", re.IGNORECASE),
     # "what changed in 2.0", «что нового в версии»
     HISTORY: re.compile(r"\b(?:chang\w*|release\w*|versions?|history|new|deprecat\w*|upgrad\w*|migrat\w*|breaking|"
@@ -31,9 +31,11 @@ _ASKS = {
 }
 
 # Folders of programs that use the code rather than implement it (chi's `_examples/rest/main.go`, Hono's
-# `benchmarks/routers/`, Rust's `benches/`, pinia's and Nuxt's `playground/`)
+# `benchmarks/routers/`, Rust's `benches/`, pinia's and Nuxt's `playground/`, the documentation's compiled code
+# samples: Polly's `src/Snippets/Docs/Retry.cs`)
 _EXAMPLE_DIRS = frozenset({"example", "examples", "_examples", "sample", "samples", "demo", "demos",
-                           "bench", "benchmark", "benchmarks", "benches", "playground", "playgrounds"})
+                           "bench", "benchmark", "benchmarks", "benches", "playground", "playgrounds",
+                           "snippet", "snippets"})
 _HISTORY_FILE = re.compile(r"^(?:change_?log|changes|history|news|releases?|release[_-]notes|whatsnew)"
                            r"(?:\.(?:md|markdown|rst|txt|adoc|org))?$", re.IGNORECASE)
 _HISTORY_DIRS = frozenset({"changelog", "changes", "changelog.d"})
