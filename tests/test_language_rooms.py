@@ -234,6 +234,23 @@ def test_a_test_written_beside_the_code_is_a_test() -> None:
     assert {c.symbol for c in chunks if c.path == "shop/cart.zig"} > {"Cart.add", "Status.isFinal"}
 
 
+def test_rust_s_unit_tests_beside_the_code_are_tests(tmp_path: Path) -> None:
+    """reqwest's 102 unit tests in `#[cfg(test)] mod tests` of its `src/` files were code (`test_redirect_policy_limit`
+    answered how redirects are limited); a `#[test]` or `#[tokio::test]` marks a function wherever it is, and
+    `#[cfg(not(test))]` marks nothing. cargo names a unit test by its file's module and `tests`."""
+    from codelens.answer.impact import runner_test_id
+
+    chunks = {c.symbol: c for c in chunk_codebase(ROOMS / "rust", MAX_FILE_BYTES).chunks}
+    assert {s for s, c in chunks.items() if c.is_test} == {"cart_of", "adds_a_price", "rounds_to_cents"}
+    assert not chunks["rounded"].is_test and runner_test_id(chunks["adds_a_price"]) == "cart::tests::adds_a_price"
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "lib.rs").write_text(
+        "#[test]\nfn alone() {}\n\n#[derive(Debug)]\n#[cfg_attr(test, derive(Clone))]\npub struct Rates;\n\n"
+        "/// Doc between.\n#[async_std::test]\n// a comment\nasync fn awaited() {}\n")
+    marked = {c.symbol: c.is_test for c in chunk_codebase(tmp_path, MAX_FILE_BYTES).chunks if c.symbol != "<module>"}
+    assert marked == {"alone": True, "Rates": False, "awaited": True}
+
+
 def test_elixir_documents_with_attributes() -> None:
     """Elixir's docs are attributes: a function's `@doc` above it (past its `@spec`) is its docstring and its
     chunk's first line, a module's `@moduledoc` the module's; no attribute is a call in the graph; a

@@ -88,14 +88,21 @@ class DefinitionWalk:
         return (doc_start, doc_end), docstring
 
     def _members(self, node, definitions: list[Definition], spans: list[tuple[int, int]],
-                 imports: list[tuple[int, int]], depth: int, outer, owner: str = "") -> None:
-        """The definitions directly in node (through its containers); the rest as statement spans."""
+                 imports: list[tuple[int, int]], depth: int, outer, owner: str = "", in_test: bool = False) -> None:
+        """The definitions directly in node (through its containers); the rest as statement spans. `in_test`:
+        node is test code (a test attribute marked it or what holds it), and so is every definition in it."""
         own_name = node.child_by_field_name("name")  # a namespace's name is no statement of it
         taken_until = -1  # a definition that spans its next siblings (Dart's body, Haskell's equations)
+        marked = False  # a test attribute stands above the next item
         for child in node.named_children:
             kind = child.type
             if child.start_byte < taken_until:
                 continue
+            if kind in self.row.preamble and self.row.test_attributes:
+                marked = marked or self._test_attribute(child)
+                continue
+            test = in_test or marked
+            marked = marked and kind in self.row.comments  # a doc comment between the attribute and its item
             if kind in self.row.scope_statements and self._body(child) is None:  # Perl's `package Foo;`
                 owner = self.names.owner_name(child)
                 continue
@@ -109,9 +116,9 @@ class DefinitionWalk:
                 body = self._body(child)
                 if body is None or body.type in self.kinds:  # Scala 3's `extension`: each method is a `body`
                     body = child
-                self._members(body, definitions, [], imports, depth + 1, None, self.names.owner_name(child))
+                self._members(body, definitions, [], imports, depth + 1, None, self.names.owner_name(child), test)
                 continue
-            found = self._definition(child, depth, outer if outer is not None else child, owner)
+            found = self._definition(child, depth, outer if outer is not None else child, owner, test)
             if found is not None:
                 definitions.append(found)
                 taken_until = self.names.last_part(child).end_byte
@@ -119,7 +126,8 @@ class DefinitionWalk:
                 before = len(definitions)
                 inner_spans: list[tuple[int, int]] = []
                 wrapper = kind in _WRAPPERS
-                self._members(child, definitions, inner_spans, imports, depth + 1, child if wrapper else None, owner)
+                self._members(child, definitions, inner_spans, imports, depth + 1, child if wrapper else None, owner,
+                              test)
                 if len(definitions) == before:
                     if kind not in self.skipped:  # PHP's `namespace X;`: a preamble, no statement
                         spans.append(_lines_of(child))
@@ -128,7 +136,11 @@ class DefinitionWalk:
             elif not (own_name is not None and child.id == own_name.id):  # `var x = 1`: a statement
                 spans.append(_lines_of(child))
 
-    def _definition(self, node, depth: int, outer, owner: str) -> Definition | None:
+    def _test_attribute(self, node) -> bool:
+        text = self.source[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
+        return re.match(self.row.test_attributes, text) is not None
+
+    def _definition(self, node, depth: int, outer, owner: str, in_test: bool = False) -> Definition | None:
         kind = self.kinds.get(node.type)
         if kind is not None and self.row.defining_calls:  # Elixir: `def`, `defmodule` are calls
             kind = self.defining_calls.get(self.names.called_word(node))
@@ -142,7 +154,7 @@ class DefinitionWalk:
             kind = CLASS
         children: list[Definition] = []
         if kind == CLASS and depth < _MAX_DEPTH and node.type != "type_definition":
-            self._members(self.names.instance_body(node) or node, children, [], [], depth + 1, None)
+            self._members(self.names.instance_body(node) or node, children, [], [], depth + 1, None, "", in_test)
         end = self._last_line(self.names.last_part(node))
         start = _lines_of(outer)[0]
         # a member on its class's line (`class A { m() {} }`) has no comment of its own above it
@@ -153,7 +165,7 @@ class DefinitionWalk:
         return Definition(
             kind=kind, name=name, start_line=doc_start, end_line=end,
             signature=self._signature(node, outer), docstring=docstring, children=children,
-            owner=own or owner, is_test=node.type in self.row.inline_tests,
+            owner=own or owner, is_test=in_test or node.type in self.row.inline_tests,
         )
 
     # ------------------------------------------------------------ names

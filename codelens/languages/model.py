@@ -233,6 +233,9 @@ class LanguageRow:
     # node types of tests written beside the code they test (Zig's `test "name" {...}`): a function named
     # `test <name>`, a test's chunk wherever its file is
     inline_tests: tuple[str, ...] = ()
+    # an attribute that makes the item below it test code, with all it holds (Rust's `#[cfg(test)] mod tests`,
+    # `#[test]`, `#[tokio::test]`): a pattern its text matches; its node types are the row's `preamble`
+    test_attributes: str = ""
     # the node types of a declaration's value that make the declaration a type by its declared name, its
     # members inside, functions or fields alone (Zig's `const Server = struct {...}`)
     type_values: tuple[str, ...] = ()

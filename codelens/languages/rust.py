@@ -106,8 +106,12 @@ def _blank_item_macros(source: bytes, out: bytearray, start: int, end: int, inde
 
 
 def test_id(path: str, owner: str, name: str) -> str:
-    """`store::tests::saves` (cargo test's filter): the file's module path, the test module, the test."""
+    """`store::tests::saves` (cargo test's filter): the file's module path, the test module, the test. A unit
+    test beside the code of `src/` is in its file's `mod tests` (cargo's convention; the chunk's name has no
+    module: `#[cfg(test)] mod tests` is read through)."""
     parts = list(PurePosixPath(path).with_suffix("").parts)
+    if parts and parts[0] == "src" and not owner:
+        owner = "tests"
     if parts and parts[0] in ("src", "tests"):
         parts = parts[1:]
     if parts and parts[-1] in ("lib", "main", "mod"):
@@ -122,6 +126,8 @@ LANGUAGE = LanguageRow(
                  ("macro_definition", FUNCTION)),
     containers=("mod_item", "declaration_list"), owners=("impl_item",),
     preamble=("attribute_item", "inner_attribute_item"), lead_prefixes=("#[",),
+    # the unit tests beside the code (`#[cfg(test)] mod tests`), a test function anywhere (`#[tokio::test]`)
+    test_attributes=r"#\[\s*(?:cfg\s*\(\s*test\s*\)|(?:\w+::)*test\b)",
     comments=("line_comment", "block_comment"), doc_prefixes=("///", "//!", "/**", "*", "*/"),
     test_dirs=("benches",), imports=("use_declaration",), reexport_marks=("visibility_modifier",),
     standard_libraries=("std", "core", "alloc", "crate", "self", "super"), parser_bytes=without_item_macros,

@@ -24,3 +24,19 @@ impl Cart {
 pub fn checkout(cart: &Cart) -> f64 {
     cart.total()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cart_of(prices: &[f64]) -> Cart {
+        Cart { prices: prices.to_vec() }
+    }
+
+    #[test]
+    fn adds_a_price() {
+        let mut cart = cart_of(&[]);
+        cart.add(1.0);
+        assert_eq!(checkout(&cart), 1.2);
+    }
+}

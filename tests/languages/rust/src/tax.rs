@@ -19,3 +19,20 @@ cfg_vat! {
         pub standard: f64,
     }
 }
+
+/// Rounded to cents, outside the tests.
+#[cfg(not(test))]
+pub fn rounded(amount: f64) -> f64 {
+    (amount * 100.0).round() / 100.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An async test, by its own attribute too.
+    #[tokio::test(flavor = "current_thread")]
+    async fn rounds_to_cents() {
+        assert_eq!(rounded(with_tax(1.0)), 1.2);
+    }
+}
