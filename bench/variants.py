@@ -45,6 +45,7 @@ from codelens.search.ranking_order import (
     DeclarationsBelow,
     FileDiversity,
     KindPrior,
+    ObjectMethodsBelow,
     asks_for_setup,
     file_of,
     rescore,
@@ -868,4 +869,55 @@ BENCH_STAGES.update({
     "declarations-below.85": lambda c: DeclarationsBelow(c.index, factor=0.85),
     "declarations-below-how": lambda c: DeclarationsBelowVariant(c.index, how_only=True),
     "declarations-below-traits": lambda c: DeclarationsBelowVariant(c.index, traits_too=True),
+})
+
+
+# ------------------------------------------------------------------ session 32: constructors that only store
+
+_CONSTRUCTOR_NAMES = frozenset({"constructor", "__construct", "__init__", "init", "initialize"})
+_STORE = re.compile(r"^\s*(?:(?:this|self)\.|\$this->|@)?\w+\s*=\s*[\w.$@>-]+;?\s*$")
+_BODY_NOISE = re.compile(r"^\s*(?:$|[{}]+;?\s*$|//|#|/\*|\*|\"\"\"|'''|super\(|base\(|end\s*$)")
+
+
+def stores_only(chunk: Chunk) -> bool:
+    """A constructor whose body only stores its arguments (`Context = context;`, `self.x = x`, `$this->x = $x;`)."""
+    if chunk.kind != "method":
+        return False
+    name = chunk.name.split("#", 1)[0]
+    owner = chunk.parent.rsplit(".", 1)[-1]
+    if name not in _CONSTRUCTOR_NAMES and name != owner:
+        return False
+    lines = chunk.code.splitlines()
+    opened = next((i for i, line in enumerate(lines) if line.rstrip().endswith(("{", ":")) or line.strip() == "{"), None)
+    if opened is None:
+        return False
+    body = [line for line in lines[opened + 1:] if not _BODY_NOISE.match(line)]
+    return bool(body) and all(_STORE.match(line) for line in body)
+
+
+@dataclass(frozen=True)
+class StoringConstructorsBelow:
+    """A constructor that only stores its arguments keeps `factor`: its doc comment repeats the concept's words
+    (Polly's `OnRetryArguments(...)`: "the delay before the next retry") and it does nothing."""
+
+    chunks: Mapping[str, Chunk]
+    factor: float = 0.7
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        if query.identifier or asks_for_setup(query.text):
+            return fused
+        return sink(fused, {f.chunk_id for f in fused if (c := self.chunks.get(f.chunk_id)) is not None
+                            and stores_only(c)}, self.factor)
+
+
+BENCH_STAGES.update({
+    "storing-constructors": lambda c: StoringConstructorsBelow(c.index.chunks),
+    "storing-constructors.5": lambda c: StoringConstructorsBelow(c.index.chunks, factor=0.5),
+})
+
+
+# ------------------------------------------------------------------ session 32: `object-methods-below`' other setting
+
+BENCH_STAGES.update({
+    "object-methods-below.7": lambda c: ObjectMethodsBelow(c.index.chunks, factor=0.7),
 })

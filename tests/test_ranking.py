@@ -467,6 +467,33 @@ def test_a_typescript_interface_beside_a_value_of_its_name_types_that_value_and_
                     "v4/base.ts::Schema.parse": 0.7}
 
 
+def test_every_object_s_own_methods_sink_unless_the_question_asks_about_them() -> None:
+    """moshi's `EnumJsonAdapter.toString` (`"EnumJsonAdapter(Foo)"`) answered "how are enums converted to and from
+    JSON strings" above the adapter's `fromJson`; Go's `String`, Python's `__eq__` are the same kind."""
+    from codelens.search.ranking_order import ObjectMethodsBelow
+
+    chunks = {c.chunk_id: c for c in [
+        chunk("adapters/EnumJsonAdapter.kt::EnumJsonAdapter.toString", "method"),
+        chunk("adapters/EnumJsonAdapter.kt::EnumJsonAdapter.fromJson", "method"),
+        chunk("status.go::Status.String", "method"), chunk("money.py::Money.__eq__", "method"),
+        chunk("money.py::to_string"),  # a function of that name is no object's method
+    ]}
+    stage = ObjectMethodsBelow(chunks)
+    items = fused(*((chunk_id, 1.0) for chunk_id in chunks))
+
+    def kept(question: str) -> set[str]:
+        return {f.chunk_id for f in stage(Query.from_text(question), items) if f.score == 1.0}
+
+    assert kept("how are enums converted to and from JSON strings") == {
+        "adapters/EnumJsonAdapter.kt::EnumJsonAdapter.fromJson", "money.py::to_string"}
+    assert "adapters/EnumJsonAdapter.kt::EnumJsonAdapter.toString" in kept("where is toString of the enum adapter")
+    assert {"status.go::Status.String", "adapters/EnumJsonAdapter.kt::EnumJsonAdapter.toString"} <= kept(
+        "how is a status displayed")  # how a thing reads as text, asked
+    compared = kept("how are two amounts compared")
+    assert "money.py::Money.__eq__" in compared and "status.go::Status.String" not in compared
+    assert kept("Status") == set(chunks)  # an identifier: the symbol stage's
+
+
 def test_a_schema_s_definitions_are_code_and_the_statements_between_them_sink() -> None:
     from codelens.search.ranking_order import KindPrior
 

@@ -35,5 +35,6 @@ LANGUAGE = LanguageRow(
     conventions=Conventions(test_id=class_and_method("."), throws=("throw",),
                             constant=r"^\s*(?:(?:public|private|protected|internal)\s+)?const\s+\w+\s+(?P<name>\w+)",
                             bodiless=True,
-                            contract=r"\s*(?:(?:public|protected|private|internal|partial|unsafe|new)\s+)*interface\s"),
+                            contract=r"\s*(?:(?:public|protected|private|internal|partial|unsafe|new)\s+)*interface\s",
+                            describing=("ToString",), comparing=("Equals", "GetHashCode", "CompareTo", "Clone")),
 )

@@ -24,5 +24,6 @@ LANGUAGE = LanguageRow(
     body_beside=("function_signature", "method_signature"), graph=RULE,
     # `test/cart_test.dart > Cart > adds an item` (package:test's group and test names)
     conventions=Conventions(test_id=jest_style, throws=("throw", "rethrow"),
-                            constant=r"^\s*(?:static\s+)?const\s+(?:\w+\s+)?(?P<name>\w+)\s*="),
+                            constant=r"^\s*(?:static\s+)?const\s+(?:\w+\s+)?(?P<name>\w+)\s*=",
+                            describing=("toString",), comparing=("==", "hashCode")),
 )

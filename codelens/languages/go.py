@@ -46,5 +46,6 @@ LANGUAGE = LanguageRow(
     imports=("import_declaration",), is_standard_import=_standard, graph=RULE,
     conventions=Conventions(test_id=test_id, throws=("panic",),
                             constant=r"^\s*const\s+(?P<name>\w+)",
-                            bodiless=True, contract=r"\s*type\s+\w+(?:\[[^\]]*\])?\s+interface\b"),
+                            bodiless=True, contract=r"\s*type\s+\w+(?:\[[^\]]*\])?\s+interface\b",
+                            describing=("String", "GoString", "Error", "Format")),
 )

@@ -38,5 +38,6 @@ LANGUAGE = LanguageRow(
     # `CartTest#addsItem` (JUnit, `mvn -Dtest=CartTest#addsItem`)
     conventions=Conventions(test_id=class_and_method("#"), throws=("throw",), constant=JVM_CONSTANT, bodiless=True,
                             contract=r"\s*(?:(?:public|protected|private|abstract|static|sealed|non-sealed|strictfp)\s+)*"
-                                     r"@?interface\s"),
+                                     r"@?interface\s",
+                            describing=("toString",), comparing=("equals", "hashCode", "compareTo", "clone")),
 )

@@ -102,5 +102,6 @@ LANGUAGE = LanguageRow(
     conventions=Conventions(test_id=class_and_method("#"), throws=("throw",),
                             constant=r"^\s*(?:(?:private|internal|public)\s+)?const\s+val\s+(?P<name>\w+)",
                             bodiless=True,
-                            contract=r"\s*(?:(?:public|private|internal|protected|sealed|expect|actual|fun)\s+)*interface\s"),
+                            contract=r"\s*(?:(?:public|private|internal|protected|sealed|expect|actual|fun)\s+)*interface\s",
+                            describing=("toString",), comparing=("equals", "hashCode", "compareTo")),
 )

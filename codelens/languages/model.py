@@ -117,6 +117,11 @@ class Conventions:
     # protocols and typeclasses are themselves what a question asks about (Rust, Scala, Swift, Haskell).
     bodiless: bool = False
     contract: str = ""
+    # the methods every object of the language has, overridden to describe it as text (`toString`, `__repr__`,
+    # Go's `String`, Rust's `fmt`) and to compare, hash or copy it (`equals`, `__hash__`): they answer a question
+    # about that, and sink below the code that does the work for any other (the search's `object-methods-below`)
+    describing: tuple[str, ...] = ()
+    comparing: tuple[str, ...] = ()
 
     def constant_name(self, line: str) -> str | None:
         """The constant a source line declares, None when it declares none (or the language has no form)."""

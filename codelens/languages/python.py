@@ -22,5 +22,8 @@ LANGUAGE = LanguageRow(
     is_standard_import=_standard,
     # `tests/test_cart.py::TestCart::test_add` (pytest); a module constant is an UPPER_CASE assignment
     conventions=Conventions(test_id=pytest_style, throws=("raise",),
-                            constant=r"^(?P<name>[A-Z][A-Z0-9_]*)\s*(?::[^=]+)?=(?!=)"),
+                            constant=r"^(?P<name>[A-Z][A-Z0-9_]*)\s*(?::[^=]+)?=(?!=)",
+                            describing=("__str__", "__repr__", "__format__"),
+                            comparing=("__eq__", "__ne__", "__hash__", "__lt__", "__le__", "__gt__", "__ge__",
+                                       "__copy__", "__deepcopy__")),
 )

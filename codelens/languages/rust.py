@@ -133,5 +133,6 @@ LANGUAGE = LanguageRow(
     standard_libraries=("std", "core", "alloc", "crate", "self", "super"), parser_bytes=without_item_macros,
     graph=RULE,
     conventions=Conventions(test_id=test_id, throws=("panic!", "unreachable!", "todo!"),
-                            constant=r"^\s*(?:pub(?:\([\w:]+\))?\s+)?(?:const|static)\s+(?P<name>\w+)\s*:"),
+                            constant=r"^\s*(?:pub(?:\([\w:]+\))?\s+)?(?:const|static)\s+(?P<name>\w+)\s*:",
+                            describing=("fmt",), comparing=("clone", "eq", "ne", "hash", "cmp", "partial_cmp")),
 )

@@ -38,5 +38,6 @@ LANGUAGE = LanguageRow(
     graph=RULE,
     # a Scala constant is a `final val` or an upper-case `val` in an object
     conventions=Conventions(test_id=test_id, throws=("throw",),
-                            constant=r"^\s*(?:(?:private|protected|final|override)\s+)*val\s+(?P<name>[A-Z]\w*)\s*[:=]"),
+                            constant=r"^\s*(?:(?:private|protected|final|override)\s+)*val\s+(?P<name>[A-Z]\w*)\s*[:=]",
+                            describing=("toString",), comparing=("equals", "hashCode", "compare")),
 )

@@ -72,7 +72,8 @@ def jest_style(path: str, owner: str, name: str) -> str:
 JS_CONVENTIONS = Conventions(test_id=jest_style, throws=("throw",),
                              constant=r"^\s*(?:export\s+)?const\s+(?P<name>[A-Z][A-Z0-9_]*)\b",
                              bodiless=True,  # TypeScript's overload signatures and abstract methods
-                             contract=r"\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:type\s+\w+[^=]*=|interface\s+\w+)")
+                             contract=r"\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:type\s+\w+[^=]*=|interface\s+\w+)",
+                             describing=("toString", "toJSON"))
 
 # ------------------------------------------------------------------ C and its kin
 C_DEFINITIONS = (("function_definition", FUNCTION), ("struct_specifier", CLASS), ("union_specifier", CLASS),

@@ -34,5 +34,6 @@ LANGUAGE = LanguageRow(
     standard_libraries=("Foundation", "UIKit", "AppKit", "Combine", "Dispatch", "os", "SwiftUI", "XCTest"),
     graph=RULE,
     conventions=Conventions(test_id=test_id, throws=("throw", "fatalError"),
-                            constant=r"^\s*(?:(?:public|private|internal|fileprivate|static)\s+)*let\s+(?P<name>\w+)"),
+                            constant=r"^\s*(?:(?:public|private|internal|fileprivate|static)\s+)*let\s+(?P<name>\w+)",
+                            describing=("description", "debugDescription"), comparing=("==", "hash")),
 )

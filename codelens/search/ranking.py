@@ -39,6 +39,10 @@ fusion found; results stay chunks.
   abstract method, an interface, a TypeScript type alias: its language's conventions say which) keeps 0.7 of
   its score for a question that is no identifier, so the implementation answers what code does. Rust,
   Scala and Swift declare none: their traits and protocols are what a question asks about.
+- `object-methods-below`: a method every object of its language has, overridden (`toString`, `hashCode`,
+  `__repr__`, Go's `String`, Rust's `fmt`: its language's conventions list them), keeps 0.5 of its score unless
+  the question writes its name or asks how things read as text, compare, hash or copy, so a class's small
+  overrides do not answer for the code that does the work ("how are enums converted to JSON strings").
 - `diverse-close`: a chunk's score is multiplied by `decay` for every better chunk of the same
   file already listed, so one class and its methods cannot fill the list; in the first four
   places only a chunk close to the top score (70% of it) may be lifted that way (without that
@@ -82,14 +86,15 @@ from codelens.search.ranking_order import (
     FileDiversity,
     KindPrior,
     LegacyBelow,
+    ObjectMethodsBelow,
     RepositoryCopies,
 )
 from codelens.search.ranking_symbols import RankingIndex, SymbolIntent
 
 # Measured on semble_py_dev and semble_langs_dev (bench/RESULTS.md): each of these lifts them.
 SHIPPED_RANKING: tuple[str, ...] = ("graph-files", "file-words", "file-meaning", "path", "named-file", "kind-prior",
-                                    "tests-below", "legacy-below", "hub-files", "declarations-below", "diverse-close",
-                                    "symbol")
+                                    "tests-below", "legacy-below", "hub-files", "declarations-below",
+                                    "object-methods-below", "diverse-close", "symbol")
 
 
 @dataclass(frozen=True)
@@ -125,6 +130,7 @@ STAGES: Mapping[str, StageFactory] = {
     "kind-prior": lambda c: KindPrior(c.index.chunks, c.index.sql_schemas, c.index.code_beside_sql),
     "legacy-below": lambda c: LegacyBelow(c.index),
     "declarations-below": lambda c: DeclarationsBelow(c.index),
+    "object-methods-below": lambda c: ObjectMethodsBelow(c.index.chunks),
     "repo-copies": lambda c: RepositoryCopies(c.index.chunks, c.repo_of),
 }
 

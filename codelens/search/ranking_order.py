@@ -1,8 +1,8 @@
 """Ranking stages that reorder the list chunk by chunk (codelens/search/ranking.py names them):
 one file's chunks spread out (`diverse-close`), a repository's copy of code listed once
 (`repo-copies`), code before documents (`kind-prior`), code before its tests (`tests-below`),
-implementations before the declarations they implement (`declarations-below`); and what every
-stage uses to rescore.
+implementations before the declarations they implement (`declarations-below`), the work before every
+object's `toString` (`object-methods-below`); and what every stage uses to rescore.
 """
 
 from __future__ import annotations
@@ -270,6 +270,43 @@ class DeclarationsBelow:
                  and (other := self.index.chunks.get(chunk_id)) is not None and other.path == chunk.path
                  and other.symbol.split("#", 1)[0] == owner]
         return any(map(declares_only, named)) and not all(map(declares_only, named))
+
+
+# a question about how an object reads as text, or how objects compare, hash or copy (then those methods answer)
+_DESCRIBES = re.compile(r"represent|display|print|debug|descri|\brepr|render|readable|message|format|serializ|"
+                        r"представлени|отображ|печат|вывод|формат|сообщени|сериализ", re.IGNORECASE)
+_COMPARES = re.compile(r"equal|compar|hash|sort|order|identi|clone|cop(?:y|ie)|dedup|duplicat|"
+                       r"равен|равенств|сравн|хеш|хэш|сортир|порядк|копи|клон|дубл", re.IGNORECASE)
+_WRITTEN = re.compile(r"[\w?=<>]+")
+
+
+@dataclass(frozen=True)
+class ObjectMethodsBelow:
+    """A method every object of its language has, overridden (`toString`, `hashCode`, `__repr__`, Go's `String`,
+    Rust's `fmt`: its language's Conventions.describing and comparing), keeps `factor` of its score unless the
+    question writes its name or asks about what it does (how a thing reads as text, how things compare, hash
+    or copy): moshi's `EnumJsonAdapter.toString` answered "how are enums converted to and from JSON strings",
+    the class's many small overrides come before the class that does the work."""
+
+    chunks: Mapping[str, Chunk]
+    factor: float = 0.5
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        if query.identifier:
+            return fused
+        written = set(_WRITTEN.findall(query.text))
+        describes, compares = bool(_DESCRIBES.search(query.text)), bool(_COMPARES.search(query.text))
+        return sink(fused, {f.chunk_id for f in fused if (c := self.chunks.get(f.chunk_id)) is not None
+                            and c.kind == "method" and _object_method(c, written, describes, compares)}, self.factor)
+
+
+def _object_method(chunk: Chunk, written: set[str], describes: bool, compares: bool) -> bool:
+    row = row_named(chunk.language or "")
+    name = chunk.name.split("#", 1)[0]
+    if row is None or name in written:
+        return False
+    return (name in row.conventions.describing and not describes) or (name in row.conventions.comparing
+                                                                       and not compares)
 
 
 def declares_only(chunk: Chunk) -> bool:
