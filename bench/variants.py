@@ -888,7 +888,7 @@ def stores_only(chunk: Chunk) -> bool:
     if name not in _CONSTRUCTOR_NAMES and name != owner:
         return False
     lines = chunk.code.splitlines()
-    opened = next((i for i, line in enumerate(lines) if line.rstrip().endswith(("{", ":")) or line.strip() == "{"), None)
+    opened = next((i for i, line in enumerate(lines) if line.rstrip().endswith(("{", ":"))), None)
     if opened is None:
         return False
     body = [line for line in lines[opened + 1:] if not _BODY_NOISE.match(line)]
