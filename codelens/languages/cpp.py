@@ -33,5 +33,7 @@ LANGUAGE = LanguageRow(
     doc_prefixes=C_DOCS, test_suffixes=C_TESTS, imports=("preproc_include", "using_declaration"),
     parser_bytes=without_bare_macros, recover_bytes=first_branches_in_bodies, is_standard_import=_standard,
     graph=C_RULE,
-    conventions=Conventions(test_id=test_id, throws=("throw",), constant=C_CONSTANT),
+    conventions=Conventions(test_id=test_id, throws=("throw",), constant=C_CONSTANT, describing=("operator<<",),
+                            comparing=("operator==", "operator!=", "operator<", "operator<=", "operator>", "operator>=",
+                                       "operator<=>", "operator=")),
 )
