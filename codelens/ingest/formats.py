@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import PurePosixPath
 
 from codelens.chunk import Chunk
-from codelens.ingest import config, config_blocks, config_xml, documents, plain, sql
+from codelens.ingest import config_blocks, documents, plain, sql
 from codelens.ingest.lines import source_lines
 from codelens.ingest.pieces import Piece, pieces_to_chunks
 from codelens.languages import PYTHON, is_generated_path, language_of, language_row, row_named, script_row
@@ -211,20 +211,40 @@ def kind_of(fmt: str) -> str:
     return FORMAT_KINDS.get(fmt, "text")
 
 
+def _yaml_pieces(path: str, text: str, lines: Sequence[str]) -> list[Piece]:
+    from codelens.ingest import config  # PyYAML: imported by the first configuration file, never by a search
+
+    return config.yaml_pieces(path, text, lines)
+
+
+def _config_pieces(function: str) -> Callable[[str, str, Sequence[str]], list[Piece]]:
+    def pieces(path: str, text: str, lines: Sequence[str]) -> list[Piece]:
+        from codelens.ingest import config
+
+        return getattr(config, function)(text, lines)
+    return pieces
+
+
+def _xml_pieces(path: str, text: str, lines: Sequence[str]) -> list[Piece]:
+    from codelens.ingest import config_xml  # defusedxml brings xml.sax, urllib and ssl: 16 ms no search needs
+
+    return config_xml.xml_pieces(text, lines)
+
+
 _PIECES: dict[str, Callable[[str, str, Sequence[str]], list[Piece]]] = {
     "markdown": lambda path, text, lines: documents.markdown_pieces(lines),
     "rst": lambda path, text, lines: documents.rst_pieces(lines),
-    "yaml": config.yaml_pieces,
-    "toml": lambda path, text, lines: config.toml_pieces(text, lines),
-    "ini": lambda path, text, lines: config.ini_pieces(text, lines),
-    "json": lambda path, text, lines: config.json_pieces(text, lines),
+    "yaml": _yaml_pieces,
+    "toml": _config_pieces("toml_pieces"),
+    "ini": _config_pieces("ini_pieces"),
+    "json": _config_pieces("json_pieces"),
     "env": lambda path, text, lines: plain.env_pieces(lines),
     "makefile": lambda path, text, lines: plain.makefile_pieces(lines),
     "dockerfile": lambda path, text, lines: plain.dockerfile_pieces(lines),
     "csv": lambda path, text, lines: plain.csv_pieces(lines),
     "sql": lambda path, text, lines: sql.sql_pieces(text, lines),
     "properties": lambda path, text, lines: config_blocks.properties_pieces(lines),
-    "xml": lambda path, text, lines: config_xml.xml_pieces(text, lines),
+    "xml": _xml_pieces,
     "gradle": lambda path, text, lines: config_blocks.gradle_pieces(text, lines),
     "hcl": lambda path, text, lines: config_blocks.hcl_pieces(text, lines),
     "proto": lambda path, text, lines: config_blocks.proto_pieces(text, lines),

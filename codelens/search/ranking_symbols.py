@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from codelens.chunk import MODULE_SYMBOL, Chunk
+from codelens.chunk import CODE_KINDS, MODULE_SYMBOL, Chunk
 from codelens.ingest.sql import is_sql_definition
 from codelens.search.query import Fused, Query
 from codelens.search.terms import without_code_suffix
@@ -36,25 +36,34 @@ class RankingIndex:
 
     @classmethod
     def build(cls, chunks: Mapping[str, Chunk]) -> RankingIndex:
+        """Built by every fresh process before its first search (SymPy's 24k chunks): one pass, the file's
+        facts read once per path."""
         by_name: dict[str, list[str]] = {}
         by_lower: dict[str, list[str]] = {}
         subjects: dict[str, list[str]] = {}
         schemas: set[str] = set()
+        sql_files: dict[str, bool] = {}
         definitions = code = 0
         for chunk in chunks.values():
-            if is_sql_definition(chunk):
-                schemas.add(chunk.path)
+            path = chunk.path
+            sql = sql_files.get(path)
+            if sql is None:
+                sql = sql_files[path] = path.lower().endswith(".sql")
+            if sql and is_sql_definition(chunk):
+                schemas.add(path)
                 definitions += 1
-            code += chunk.is_code
-            if chunk.symbol == MODULE_SYMBOL or not chunk.is_code:  # definitions are code
+            if chunk.kind not in CODE_KINDS:
                 continue
-            name = chunk.name.split("#", 1)[0]
+            code += 1
+            if chunk.symbol == MODULE_SYMBOL:  # definitions are code
+                continue
+            name = chunk.symbol.rsplit(".", 1)[-1].split("#", 1)[0]
             by_name.setdefault(name, []).append(chunk.chunk_id)
             by_lower.setdefault(name.lower(), []).append(chunk.chunk_id)
-            if (subject := file_subject(chunk)) is not None:
+            if chunk.kind in _SUBJECT_KINDS and (subject := file_subject(chunk)) is not None:
                 subjects.setdefault(subject, []).append(chunk.chunk_id)
         return cls(chunks, {k: tuple(v) for k, v in by_name.items()}, {k: tuple(v) for k, v in by_lower.items()},
-                   frozenset(schemas), 0 < definitions < code, legacy_folders({c.path for c in chunks.values()}),
+                   frozenset(schemas), 0 < definitions < code, legacy_folders(sql_files),
                    {k: tuple(v) for k, v in subjects.items()})
 
     def legacy_folder(self, path: str) -> str | None:
@@ -87,10 +96,13 @@ class RankingIndex:
         return sorted(pool, key=order)
 
 
+_SUBJECT_KINDS = ("class", "function")
+
+
 def file_subject(chunk: Chunk) -> str | None:
     """A class or function named as its file is, outside tests: that name folded (`jsonelement`); else None.
     Names of three letters or fewer are no subject a question names in words."""
-    if chunk.kind not in ("class", "function") or chunk.is_test:
+    if chunk.kind not in _SUBJECT_KINDS or chunk.is_test:
         return None
     stem = chunk.path.rsplit("/", 1)[-1].split(".", 1)[0]
     key = _folded(stem)
