@@ -94,6 +94,7 @@ def _text(data: bytes, where: str) -> str:
 def cmd_context(args: argparse.Namespace) -> int:
     from codelens.answer.task_context import check_budget, check_task, to_markdown
     from codelens.answer.token_count import check_tokenizer
+    from codelens.index.collector import collector_paused
     from codelens.open_index import OpenIndex
     from codelens.search.filters import SearchFilters
 
@@ -102,11 +103,12 @@ def cmd_context(args: argparse.Namespace) -> int:
     check_tokenizer(args.tokenizer)
     settings = settings_of(args)
     packed = _context_on_server(args, settings, task)
-    if packed is None:
-        index = OpenIndex(settings)
-        repos = index.workspace.check_names(args.repo) if args.repo else ()
-        filters = SearchFilters(path_prefix=args.path, include_tests=args.include_tests, repos=tuple(repos))
-        packed = index.context(task, args.budget, filters, args.tokenizer, args.line_numbers).to_dict()
+    if packed is None:  # in this process, once: it makes objects and no cycles, so no collector passes
+        with collector_paused():
+            index = OpenIndex(settings)
+            repos = index.workspace.check_names(args.repo) if args.repo else ()
+            filters = SearchFilters(path_prefix=args.path, include_tests=args.include_tests, repos=tuple(repos))
+            packed = index.context(task, args.budget, filters, args.tokenizer, args.line_numbers).to_dict()
     if args.json:
         print(json.dumps(packed, ensure_ascii=False, indent=2))
     else:

@@ -21,6 +21,7 @@ import codelens.search.sidecars  # noqa: F401  (registers the sidecars: a search
 from codelens.chunk import Chunk
 from codelens.errors import ModelMismatch
 from codelens.graph.store import call_neighbour_files, stored_file_hubs
+from codelens.index.collector import collector_paused
 from codelens.index.delta import Delta, load_delta
 from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest
@@ -156,6 +157,12 @@ class Searcher:
         self._english_models: dict[str, Any] = {}  # English model name -> loaded on its first question
 
     def _open_index(self) -> None:
+        # Tens of thousands of chunks and their fields, no cycle among them: the collector's passes over them
+        # cost a fresh process a tenth of a second (index/collector.py)
+        with collector_paused():
+            self._read_index()
+
+    def _read_index(self) -> None:
         db_path = self.settings.index_dir
         self.stats: IndexStats = read_stats(db_path)
         self.workspace = Workspace.from_json(self.stats.repositories, self.stats.source)
@@ -379,7 +386,8 @@ class Searcher:
         else:
             dense = ChromaDenseRetriever(self._open_store(), accept, self._collection_vectors)
         if self._ranking_index is None:
-            self._ranking_index = RankingIndex.build(self.chunks)
+            with collector_paused():
+                self._ranking_index = RankingIndex.build(self.chunks)
         context = StageContext(self._ranking_index, accept, self.bridge, self.file_vectors, self.dense_coverage,
                                self.file_words, self._call_files, self.file_hubs,
                                repo_of=None if self.workspace.is_single else self.workspace.repo_of)
