@@ -266,8 +266,10 @@ class DeclarationsBelow:
         """The declaration is (or is a member of) a type that shares its name with a definition of its file that
         does something. An abstract class's abstract method is not: its class declares nothing."""
         owner = chunk.symbol.split("#", 1)[0] if chunk.kind == CLASS else chunk.parent
-        named = [other for chunk_id in self.index.by_name.get(owner.rsplit(".", 1)[-1], ()) if owner
-                 and (other := self.index.chunks.get(chunk_id)) is not None and other.path == chunk.path
+        if not owner:
+            return False
+        named = [other for chunk_id in self.index.by_name.get(owner.rsplit(".", 1)[-1], ())
+                 if (other := self.index.chunks.get(chunk_id)) is not None and other.path == chunk.path
                  and other.symbol.split("#", 1)[0] == owner]
         return any(map(declares_only, named)) and not all(map(declares_only, named))
 
@@ -285,8 +287,8 @@ class ObjectMethodsBelow:
     """A method every object of its language has, overridden (`toString`, `hashCode`, `__repr__`, Go's `String`,
     Rust's `fmt`: its language's Conventions.describing and comparing), keeps `factor` of its score unless the
     question writes its name or asks about what it does (how a thing reads as text, how things compare, hash
-    or copy): moshi's `EnumJsonAdapter.toString` answered "how are enums converted to and from JSON strings",
-    the class's many small overrides come before the class that does the work."""
+    or copy): moshi's `EnumJsonAdapter.toString` answered "how are enums converted to and from JSON strings", and
+    a class's small overrides of them come before the class that does the work."""
 
     chunks: Mapping[str, Chunk]
     factor: float = 0.5
@@ -305,8 +307,8 @@ def _object_method(chunk: Chunk, written: set[str], describes: bool, compares: b
     name = chunk.name.split("#", 1)[0]
     if row is None or name in written:
         return False
-    return (name in row.conventions.describing and not describes) or (name in row.conventions.comparing
-                                                                       and not compares)
+    conventions = row.conventions
+    return (name in conventions.describing and not describes) or (name in conventions.comparing and not compares)
 
 
 def declares_only(chunk: Chunk) -> bool:
