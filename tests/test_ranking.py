@@ -494,6 +494,29 @@ def test_every_object_s_own_methods_sink_unless_the_question_asks_about_them() -
     assert kept("Status") == set(chunks)  # an identifier: the symbol stage's
 
 
+def test_a_name_the_index_only_re_exports_puts_that_statement_first() -> None:
+    """axum's `IntoResponse` is axum-core's: response/mod.rs's `pub use axum_core::response::{IntoResponse}` is
+    where the code takes it from. A plain word ("response") is left to the other stages."""
+
+    def piece(chunk_id: str, kind: str, code: str) -> Chunk:
+        path, symbol = chunk_id.split("::")
+        return Chunk(chunk_id=chunk_id, path=path, symbol=symbol, kind=kind, start_line=1, end_line=3, code=code)
+
+    chunks = {c.chunk_id: c for c in [
+        piece("src/response/mod.rs::<module>", "module",
+              "pub use axum_core::response::{\n    ErrorResponse, IntoResponse,\n};"),
+        piece("src/routing/mod.rs::<module>", "module", "pub use self::into_response_parts::IntoResponseParts;"),
+        piece("src/handler/mod.rs::IntoResponseHandler", "class", "pub struct IntoResponseHandler;"),
+        piece("src/app.rs::<module>", "module", "let response = build();"),
+    ]}
+    stage = SymbolIntent(RankingIndex.build(chunks))
+    items = fused(("src/handler/mod.rs::IntoResponseHandler", 1.0), ("src/routing/mod.rs::<module>", 0.9),
+                  ("src/app.rs::<module>", 0.8), ("src/response/mod.rs::<module>", 0.5))
+    assert order(stage, "IntoResponse", items)[0] == "src/response/mod.rs::<module>"
+    assert order(stage, "response", items) == [f.chunk_id for f in items]
+    assert order(stage, "IntoResponseHandler", items)[0] == "src/handler/mod.rs::IntoResponseHandler"  # defined
+
+
 def test_a_schema_s_definitions_are_code_and_the_statements_between_them_sink() -> None:
     from codelens.search.ranking_order import KindPrior
 

@@ -54,7 +54,9 @@ fusion found; results stay chunks.
   Russian question's Latin name (`Serialize` in «определения трейта Serialize», in its own case)
   lifts that name's definitions to the top of the list as well. A name reaches its `$` variant
   too (`ZodType` -> `$ZodType`), after the name itself. Definitions of one rank go current version
-  before legacy, then file-named-after-them, shallower-path, better-scored order.
+  before legacy, then file-named-after-them, shallower-path, better-scored order. A code-shaped name the
+  index defines nowhere (axum's `IntoResponse`, a dependency's trait) puts first the file statements that
+  import or re-export it.
 
 The stages live by job: ranking_symbols.py (`symbol` and the definitions it looks up),
 ranking_files.py (what a chunk gains from its file: `graph-files`, `file-words`, `file-meaning`,

@@ -4,6 +4,7 @@ identifier puts that name's definitions first; RankingIndex, the definitions by 
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -177,7 +178,8 @@ def _bare(name: str) -> str:
 
 @dataclass(frozen=True)
 class SymbolIntent:
-    """Definitions of the identifier a question is (or names) go first."""
+    """Definitions of the identifier a question is (or names) go first; a code-shaped name no definition has,
+    the file statements that import or re-export it."""
 
     index: RankingIndex
     accept: Callable[[str], bool] | None = None
@@ -220,7 +222,22 @@ class SymbolIntent:
             if self.repo_of is not None:
                 found = _each_repository_first(found, self.index.chunks, self.repo_of)
             pinned += [c for c in found[:MAX_PINNED] if c not in pinned]
+        if not pinned and query.identifier:
+            pinned = self._named_by_statements(query.identifier.rsplit(".", 1)[-1], scores)
         return pinned
+
+    def _named_by_statements(self, name: str, scores: Mapping[str, float]) -> list[str]:
+        """A code-shaped name the index defines nowhere (a dependency's, a sibling package's): the best file
+        statements that name it, where the code imports or re-exports it (axum's `pub use
+        axum_core::response::{IntoResponse, ...}` in response/mod.rs). A plain word ("response") is a
+        concept as much as a name: left to the other stages."""
+        if (name == name.lower() and "_" not in name) or self.index.definitions(name, exact_case=False):
+            return []
+        word = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+        statements = (c for c in sorted(scores, key=lambda c: -scores[c])
+                      if (chunk := self.index.chunks.get(c)) is not None and chunk.kind == "module" and chunk.is_code
+                      and (self.accept is None or self.accept(c)) and word.search(chunk.code))
+        return list(itertools.islice(statements, 1))
 
 
 def _one_per_file(chunk_ids: Iterable[str], chunks: Mapping[str, Chunk]) -> list[str]:
