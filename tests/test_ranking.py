@@ -517,6 +517,33 @@ def test_a_name_the_index_only_re_exports_puts_that_statement_first() -> None:
     assert order(stage, "IntoResponseHandler", items)[0] == "src/handler/mod.rs::IntoResponseHandler"  # defined
 
 
+def test_a_property_s_getter_and_setter_sink_below_the_code_that_does_the_work() -> None:
+    """got's `Options.followRedirect` getter (the option's doc, `return this.#internals.followRedirect`) and its
+    setter filled "how are redirects followed"; Python's `@property` is left alone (it often computes)."""
+    from codelens.search.ranking_order import AccessorsBelow
+
+    def method(chunk_id: str, signature: str, decorators: tuple[str, ...] = ()) -> Chunk:
+        path, symbol = chunk_id.split("::")
+        return Chunk(chunk_id=chunk_id, path=path, symbol=symbol, kind="method", start_line=1, end_line=3,
+                     code=signature + " {}", signature=signature, parent=symbol.split(".")[0], decorators=decorators)
+
+    chunks = {c.chunk_id: c for c in [
+        method("source/options.ts::Options.followRedirect", "get followRedirect(): boolean"),
+        method("source/options.ts::Options.followRedirect#2", "set followRedirect(value: boolean)"),
+        method("source/index.ts::Request._onResponse", "async _onResponse(response: Response)"),
+        method("pkg/client.py::Client.timeout", "def timeout(self)", decorators=("property",)),
+    ]}
+    stage = AccessorsBelow(chunks)
+    items = fused(*((chunk_id, 1.0) for chunk_id in chunks))
+
+    def kept(question: str) -> set[str]:
+        return {f.chunk_id for f in stage(Query.from_text(question), items) if f.score == 1.0}
+
+    assert kept("how are redirects followed") == {"source/index.ts::Request._onResponse",
+                                                  "pkg/client.py::Client.timeout"}
+    assert "source/options.ts::Options.followRedirect" in kept("what does followRedirect default to")  # written
+
+
 def test_a_schema_s_definitions_are_code_and_the_statements_between_them_sink() -> None:
     from codelens.search.ranking_order import KindPrior
 

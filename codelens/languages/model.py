@@ -122,6 +122,9 @@ class Conventions:
     # about that, and sink below the code that does the work for any other (the search's `object-methods-below`)
     describing: tuple[str, ...] = ()
     comparing: tuple[str, ...] = ()
+    # the signature of a property's getter or setter, marked so by the language (`get timeout()`, `set x(v)`):
+    # it returns or stores a field, and its doc is the option's (the search's `accessors-below`)
+    accessor: str = ""
 
     def constant_name(self, line: str) -> str | None:
         """The constant a source line declares, None when it declares none (or the language has no form)."""

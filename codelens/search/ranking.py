@@ -43,6 +43,9 @@ fusion found; results stay chunks.
   `__repr__`, Go's `String`, Rust's `fmt`: its language's conventions list them), keeps 0.5 of its score unless
   the question writes its name or asks how things read as text, compare, hash or copy, so a class's small
   overrides do not answer for the code that does the work ("how are enums converted to JSON strings").
+- `accessors-below`: a property's getter or setter, where its language marks one (JavaScript's and TypeScript's
+  `get x()`, `set x(v)`), keeps 0.7 of its score unless the question writes its name in code form: it returns
+  or stores a field and carries the option's doc, not the mechanism.
 - `diverse-close`: a chunk's score is multiplied by `decay` for every better chunk of the same
   file already listed, so one class and its methods cannot fill the list; in the first four
   places only a chunk close to the top score (70% of it) may be lifted that way (without that
@@ -83,6 +86,7 @@ from codelens.search.lexical import LexicalIndex
 from codelens.search.query import Stage
 from codelens.search.ranking_files import CallFiles, FileMeaning, FileWords, GraphFiles, HubFiles, NamedFile, PathSignal
 from codelens.search.ranking_order import (
+    AccessorsBelow,
     CodeBeforeTests,
     DeclarationsBelow,
     FileDiversity,
@@ -96,7 +100,7 @@ from codelens.search.ranking_symbols import RankingIndex, SymbolIntent
 # Measured on semble_py_dev and semble_langs_dev (bench/RESULTS.md): each of these lifts them.
 SHIPPED_RANKING: tuple[str, ...] = ("graph-files", "file-words", "file-meaning", "path", "named-file", "kind-prior",
                                     "tests-below", "legacy-below", "hub-files", "declarations-below",
-                                    "object-methods-below", "diverse-close", "symbol")
+                                    "object-methods-below", "accessors-below", "diverse-close", "symbol")
 
 
 @dataclass(frozen=True)
@@ -133,6 +137,7 @@ STAGES: Mapping[str, StageFactory] = {
     "legacy-below": lambda c: LegacyBelow(c.index),
     "declarations-below": lambda c: DeclarationsBelow(c.index),
     "object-methods-below": lambda c: ObjectMethodsBelow(c.index.chunks),
+    "accessors-below": lambda c: AccessorsBelow(c.index.chunks),
     "repo-copies": lambda c: RepositoryCopies(c.index.chunks, c.repo_of),
 }
 

@@ -2,7 +2,8 @@
 one file's chunks spread out (`diverse-close`), a repository's copy of code listed once
 (`repo-copies`), code before documents (`kind-prior`), code before its tests (`tests-below`),
 implementations before the declarations they implement (`declarations-below`), the work before every
-object's `toString` (`object-methods-below`); and what every stage uses to rescore.
+object's `toString` (`object-methods-below`) and before a property's getter and setter (`accessors-below`);
+and what every stage uses to rescore.
 """
 
 from __future__ import annotations
@@ -309,6 +310,32 @@ def _object_method(chunk: Chunk, written: set[str], describes: bool, compares: b
         return False
     conventions = row.conventions
     return (name in conventions.describing and not describes) or (name in conventions.comparing and not compares)
+
+
+@dataclass(frozen=True)
+class AccessorsBelow:
+    """A property's getter or setter, where its language marks them (JavaScript's and TypeScript's `get x()`,
+    `set x(v)`: Conventions.accessor), keeps `factor` of its score unless the question writes its name in code
+    form: it returns or stores a field, and carries the option's doc: got's `Options.followRedirect` getters and
+    setters filled "how are redirects followed" above the code that follows them. Python's `@property` often
+    computes what it returns, and sinking it lost (bench/RESULTS.md, session 32)."""
+
+    chunks: Mapping[str, Chunk]
+    factor: float = 0.7
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        if query.identifier:
+            return fused
+        written = {word for word in _WRITTEN.findall(query.text) if word != word.lower() or "_" in word}
+        return sink(fused, {f.chunk_id for f in fused if (c := self.chunks.get(f.chunk_id)) is not None
+                            and c.kind == "method" and _accessor(c) and c.name.split("#", 1)[0] not in written},
+                    self.factor)
+
+
+def _accessor(chunk: Chunk) -> bool:
+    row = row_named(chunk.language or "")
+    pattern = row.conventions.accessor if row is not None else ""
+    return bool(pattern) and re.match(pattern, chunk.signature.strip()) is not None
 
 
 def declares_only(chunk: Chunk) -> bool:
