@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 from codelens.chunk import Chunk
 from codelens.ingest.sql import is_sql_definition, is_sql_statements
-from codelens.languages import CLASS, FUNCTION, row_named
+from codelens.languages import CLASS, FUNCTION, Conventions, row_named
 from codelens.search.file_roles import (
     EXAMPLES,
     HISTORY,
@@ -304,11 +304,10 @@ class ObjectMethodsBelow:
 
 
 def _object_method(chunk: Chunk, written: set[str], describes: bool, compares: bool) -> bool:
-    row = row_named(chunk.language or "")
+    conventions = _conventions(chunk)
     name = chunk.name.split("#", 1)[0]
-    if row is None or name in written:
+    if conventions is None or name in written:
         return False
-    conventions = row.conventions
     return (name in conventions.describing and not describes) or (name in conventions.comparing and not compares)
 
 
@@ -326,21 +325,27 @@ class AccessorsBelow:
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
         if query.identifier:
             return fused
-        written = {word for word in _WRITTEN.findall(query.text) if word != word.lower() or "_" in word}
+        written = {name.rsplit(".", 1)[-1] for name in query.code_identifiers}
         return sink(fused, {f.chunk_id for f in fused if (c := self.chunks.get(f.chunk_id)) is not None
                             and c.kind == "method" and _accessor(c) and c.name.split("#", 1)[0] not in written},
                     self.factor)
 
 
 def _accessor(chunk: Chunk) -> bool:
-    row = row_named(chunk.language or "")
-    pattern = row.conventions.accessor if row is not None else ""
-    return bool(pattern) and re.match(pattern, chunk.signature.strip()) is not None
+    conventions = _conventions(chunk)
+    return conventions is not None and bool(conventions.accessor) and \
+        re.match(conventions.accessor, chunk.signature.strip()) is not None
 
 
 def declares_only(chunk: Chunk) -> bool:
     """A code chunk whose language says it only declares (codelens/languages/model.py's Conventions)."""
     if not chunk.is_code or chunk.kind not in (CLASS, FUNCTION, "method"):
         return False
+    conventions = _conventions(chunk)
+    return conventions is not None and conventions.declares_only(chunk.kind, chunk.code)
+
+
+def _conventions(chunk: Chunk) -> Conventions | None:
+    """What the chunk's language means beyond its syntax (codelens/languages/); None for documents and the rest."""
     row = row_named(chunk.language or "")
-    return row is not None and row.conventions.declares_only(chunk.kind, chunk.code)
+    return row.conventions if row is not None else None

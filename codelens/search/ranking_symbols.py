@@ -4,7 +4,6 @@ identifier puts that name's definitions first; RankingIndex, the definitions by 
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -234,10 +233,10 @@ class SymbolIntent:
         if (name == name.lower() and "_" not in name) or self.index.definitions(name, exact_case=False):
             return []
         word = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
-        statements = (c for c in sorted(scores, key=lambda c: -scores[c])
-                      if (chunk := self.index.chunks.get(c)) is not None and chunk.kind == "module" and chunk.is_code
-                      and (self.accept is None or self.accept(c)) and word.search(chunk.code))
-        return list(itertools.islice(statements, 1))
+        best = max((c for c in scores if (chunk := self.index.chunks.get(c)) is not None and chunk.kind == "module"
+                    and chunk.is_code and (self.accept is None or self.accept(c)) and word.search(chunk.code)),
+                   key=scores.__getitem__, default=None)
+        return [best] if best is not None else []
 
 
 def _one_per_file(chunk_ids: Iterable[str], chunks: Mapping[str, Chunk]) -> list[str]:
