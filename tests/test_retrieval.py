@@ -63,6 +63,21 @@ def test_lexical_retriever_weight_is_the_share_of_known_terms() -> None:
     assert mixed.weight == pytest.approx(1 / 2)  # вызывается, login
 
 
+def test_a_question_word_reaches_the_short_form_the_code_writes_and_back() -> None:
+    chunks = [
+        make_chunk("net/proxy.rb::proxy_from_env", "def proxy_from_env(url)\n  uri = ENV.fetch(url)\nend\n"),
+        make_chunk("net/proxy.rb::proxy_for", "def proxy_for(url)\n  manual_proxy(url)\nend\n"),
+        make_chunk("app/database.py::open_database", "def open_database(url):\n    return connect(url)\n"),
+    ]
+    retriever = LexicalRetriever(LexicalIndex.from_chunks(chunks))
+    long_word = retriever.retrieve(Query.from_text("proxy from environment variables"), 5)
+    assert long_word.candidates[0].chunk_id == "net/proxy.rb::proxy_from_env"
+    short_word = retriever.retrieve(Query.from_text("which db is opened"), 5)
+    assert [c.chunk_id for c in short_word.candidates] == ["app/database.py::open_database"]
+    weighted, _ = retriever.query_terms(Query.from_text("proxy from environment variables"))
+    assert weighted["env"] == 1.0 and "environ" not in weighted  # the long word is no term of this code
+
+
 def test_convex_fusion_normalises_each_leg_and_keeps_leg_scores() -> None:
     dense = LegResult("dense", (Candidate("a", 0.9), Candidate("b", 0.8), Candidate("c", 0.7)))
     lexical = LegResult("lexical", (Candidate("c", 8.0), Candidate("a", 4.0)), weight=0.6)

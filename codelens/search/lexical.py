@@ -20,6 +20,7 @@ from codelens.chunk import MODULE_SYMBOL, Chunk
 from codelens.index.layout import LEXICAL_IDS_FILE, IndexLayout
 from codelens.index.progress_stages import WorkCost
 from codelens.index.sidecar import Sidecar, SidecarInput
+from codelens.search.abbreviations import with_other_forms
 from codelens.search.bridge import WordBridge, bridged_terms, crossed
 from codelens.search.filters import code_first, split_top_n
 from codelens.search.query import Candidate, LegResult, Query
@@ -180,7 +181,7 @@ class LexicalRetriever:
                 weighted[term] = max(weighted.get(term, 0.0), weight)
             bridged = sum(1 for w in unknown if query.bridged.get(w))
             coverage += self.bridge.coverage_credit * bridged / len(set(query.terms))
-        return weighted, coverage
+        return with_other_forms(weighted, query.terms, self.index.vocabulary), coverage
 
     def retrieve(self, query: Query, n: int) -> LegResult:
         weighted, coverage = self.query_terms(query)
