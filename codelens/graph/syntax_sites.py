@@ -92,8 +92,8 @@ def read_syntax(tree: Tree, rule: GraphRule) -> FileSyntax:
             _add(found, call_site(node, calls[kind], rule, own), rule)
         elif kind in constructs:
             _add(found, construct_site(node, constructs[kind], rule, own), rule)
-        if kind in bases or kind in rule.implementers:
-            found.sites.extend(base_sites(node))
+        if (kind in bases and not any(c.type in bases for c in node.named_children)) or kind in rule.implementers:
+            found.sites.extend(base_sites(node))  # a base node holding others (TypeScript's heritage) leaves it to them
         for name_field, type_field in typed.get(kind, ()):
             add_declared(found, typed_variable(node, name_field, type_field, rule))
         for name_field, value_field in assigned.get(kind, ()):

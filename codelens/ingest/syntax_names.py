@@ -25,6 +25,7 @@ _PASCAL_CLASSES = frozenset({"declClass", "declIntf", "declHelper"})  # records 
 # it (`new X() {...}.nullSafe()`), Scala's `new X {...}` on its own line, Kotlin's `object : X {...}`,
 # TypeScript's `{...} as const`; never an argument, a lambda or an array (that class is theirs)
 _INSTANCE_PATH = frozenset({"variable_declarator", "variable_declaration", "object_creation_expression",
+                            "assignment_expression", "class",  # `module.exports = class App {...}`
                             "method_invocation", "instance_expression", "indented_block", "object_literal",
                             "as_expression", "satisfies_expression", "parenthesized_expression",
                             "assignment_statement", "expression_list"})  # Lua's `local M = {...}`
@@ -39,7 +40,9 @@ class DefinitionNames:
         self.row = row
         self.source = source
         self.component = component  # a Vue or Svelte file's name: what its options object is called
-        self.instances = dict(row.instance_bodies)
+        self.instances: dict[str, frozenset[str]] = {}  # declaration node type -> the body types it may hold
+        for declaration, body in row.instance_bodies:
+            self.instances[declaration] = self.instances.get(declaration, frozenset()) | {body}
         self.bodied = dict(row.bodied)
         self.attribute_operator = row.graph.attribute_operator if row.graph is not None else ""
         self._instance_bodies: dict[int, object] = {}  # node id -> its anonymous class's body or None
@@ -162,11 +165,11 @@ class DefinitionNames:
                 return value
         return None
 
-    def _find_instance_body(self, node, wanted: str):
+    def _find_instance_body(self, node, wanted: frozenset[str]):
         stack = list(node.named_children)
         while stack:
             current = stack.pop()
-            if current.type == wanted:
+            if current.type in wanted:
                 return current if any(self._is_function(member) for member in current.named_children) else None
             if current.type in _INSTANCE_PATH:
                 stack.extend(current.named_children)
@@ -288,14 +291,31 @@ class DefinitionNames:
         if assignment is None or assignment.type != "assignment_expression":
             return None
         left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
-        if left is None or right is None or right.type not in _FUNCTION_VALUES:
+        if left is None or right is None:
             return None
+        if right.type not in _FUNCTION_VALUES:
+            return self._assigned_instance(node, left, right)
         target = self.text(left).replace(".prototype", "")
         name, owner = _split_owner(target, "")
         if owner in ("", "module", "exports", "module.exports"):  # what the module exports: by its own name
             own = right.child_by_field_name("name")
             return (self.text(own) if own is not None and name == "exports" else name), ""
         return name, owner
+
+    def _assigned_instance(self, node, left, right) -> tuple[str, str] | None:
+        """`module.exports = class Application extends Emitter {...}`, `module.exports = { get host() {...} }`,
+        `Cart.prototype = { add() {...} }`: a class of the functions it holds, by the class's own name, else
+        by what it is assigned to, the module's by the file's name (what an importer calls it)."""
+        if self.instance_body(node) is None:
+            return None
+        own = right.child_by_field_name("name") if right.type == "class" else None
+        if own is not None:
+            return self.text(own), ""
+        target = self.text(left).replace(".prototype", "")
+        if target in ("module.exports", "exports"):
+            return self.component or "exports", ""
+        name, owner = _split_owner(target, "")
+        return (name, "") if owner in ("exports", "module.exports") else (name, owner)
 
     def _default_function(self, node) -> tuple[str, str] | None:
         """`export default function (config) {...}`, `export default supported && function httpAdapter(config)

@@ -31,8 +31,12 @@ JS_FUNCTIONS = (("function_declaration", FUNCTION), ("generator_function_declara
                 ("pair", FUNCTION),
                 # `export default function (config) {...}`: the module's function (the chunker checks)
                 ("export_statement", FUNCTION))
-# `const api = { get(id) {...}, put: (id, body) => ... }`: an object of functions is a class of them
-JS_INSTANCES = (("lexical_declaration", "object"), ("variable_declaration", "object"))
+# `const api = { get(id) {...}, put: (id, body) => ... }`: an object of functions is a class of them; so is
+# one assigned (`module.exports = { get host() {...} }`, `Cart.prototype = {...}`), and a class expression
+# (`module.exports = class Application extends Emitter {...}`, `const Cart = class {...}`)
+JS_INSTANCES = (("lexical_declaration", "object"), ("variable_declaration", "object"),
+                ("lexical_declaration", "class_body"), ("variable_declaration", "class_body"),
+                ("expression_statement", "object"), ("expression_statement", "class_body"))
 JS_CONTAINERS = ("export_statement", "class_body", "interface_body", "object_type", "internal_module",
                  "module", "statement_block", "ambient_declaration", "expression_statement")
 JS_IMPORTS = ("import_statement",)
@@ -41,7 +45,8 @@ TSX = Grammar("tree-sitter-typescript", "tree_sitter_typescript", "language_tsx"
 
 _JS_CALLS = (("call_expression", "function"),)
 _JS_NEW = (("new_expression", "constructor"),)
-_JS_BASES = ("extends_clause", "implements_clause", "extends_type_clause")
+# JavaScript's `class A extends B` has its base in the class_heritage itself; TypeScript's in clauses inside it
+_JS_BASES = ("extends_clause", "implements_clause", "extends_type_clause", "class_heritage")
 _JS_BUILTINS = ("console", "Math", "JSON", "Object", "Array", "Promise", "Reflect", "Symbol", "Number", "String",
                 "Date", "window", "document", "process", "Buffer", "globalThis", "Error", "Map", "Set")
 JS_METHODS = ("toString", "valueOf", "hasOwnProperty", "then", "catch", "finally", "map", "filter", "forEach",
