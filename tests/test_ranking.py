@@ -519,18 +519,24 @@ def test_a_name_the_index_only_re_exports_puts_that_statement_first() -> None:
 
 def test_a_property_s_getter_and_setter_sink_below_the_code_that_does_the_work() -> None:
     """got's `Options.followRedirect` getter (the option's doc, `return this.#internals.followRedirect`) and its
-    setter filled "how are redirects followed"; Python's `@property` is left alone (it often computes)."""
+    setter filled "how are redirects followed"; Python's `@property` is left alone (it often computes), and so
+    is an accessor that computes (koa's `set body` choosing the content type)."""
     from codelens.search.ranking_order import AccessorsBelow
 
-    def method(chunk_id: str, signature: str, decorators: tuple[str, ...] = ()) -> Chunk:
+    def method(chunk_id: str, signature: str, decorators: tuple[str, ...] = (), body: str = "") -> Chunk:
         path, symbol = chunk_id.split("::")
         return Chunk(chunk_id=chunk_id, path=path, symbol=symbol, kind="method", start_line=1, end_line=3,
-                     code=signature + " {}", signature=signature, parent=symbol.split(".")[0], decorators=decorators)
+                     code=f"/** The doc. */\n{signature} {{\n{body}}}", signature=signature,
+                     parent=symbol.split(".")[0], decorators=decorators)
+
+    setter = "    assert.boolean(value);\n    this.#internals.followRedirect = value;\n"
+    choosing = "".join(f"    if (typeof val === '{t}') this.type = '{t}';\n" for t in ("string", "object", "blob"))
 
     chunks = {c.chunk_id: c for c in [
         method("source/options.ts::Options.followRedirect", "get followRedirect(): boolean"),
-        method("source/options.ts::Options.followRedirect#2", "set followRedirect(value: boolean)"),
+        method("source/options.ts::Options.followRedirect#2", "set followRedirect(value: boolean)", body=setter),
         method("source/index.ts::Request._onResponse", "async _onResponse(response: Response)"),
+        method("lib/response.js::response.body#2", "set body (val)", body=choosing + "    this._body = val\n"),
         method("pkg/client.py::Client.timeout", "def timeout(self)", decorators=("property",)),
     ]}
     stage = AccessorsBelow(chunks)
@@ -540,7 +546,7 @@ def test_a_property_s_getter_and_setter_sink_below_the_code_that_does_the_work()
         return {f.chunk_id for f in stage(Query.from_text(question), items) if f.score == 1.0}
 
     assert kept("how are redirects followed") == {"source/index.ts::Request._onResponse",
-                                                  "pkg/client.py::Client.timeout"}
+                                                  "pkg/client.py::Client.timeout", "lib/response.js::response.body#2"}
     assert "source/options.ts::Options.followRedirect" in kept("what does followRedirect default to")  # written
 
 

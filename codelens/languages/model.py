@@ -123,13 +123,22 @@ class Conventions:
     describing: tuple[str, ...] = ()
     comparing: tuple[str, ...] = ()
     # the signature of a property's getter or setter, marked so by the language (`get timeout()`, `set x(v)`):
-    # it returns or stores a field, and its doc is the option's (the search's `accessors-below`)
+    # one that returns or stores a field carries the option's doc, not the mechanism (the search's
+    # `accessors-below`); one with more lines than `ACCESSOR_LINES` computes (koa's `set body` picks the
+    # content type, its `get ips` reads the proxy's headers) and is code like any other
     accessor: str = ""
 
     def constant_name(self, line: str) -> str | None:
         """The constant a source line declares, None when it declares none (or the language has no form)."""
         match = re.match(self.constant, line) if self.constant else None
         return match.group("name") if match else None
+
+    def plain_accessor(self, signature: str, code: str) -> bool:
+        """A getter or setter (`accessor`) that only returns or stores: at most ACCESSOR_LINES lines of code
+        between its signature and its closing brace."""
+        if not self.accessor or re.match(self.accessor, signature.strip()) is None:
+            return False
+        return sum(1 for _ in _code_lines(code)) <= ACCESSOR_LINES + 2  # its signature's line and its `}`
 
     def declares_only(self, kind: str, code: str) -> bool:
         """A definition of `kind` (FUNCTION, a method, or CLASS) that declares and does nothing: a bodiless
@@ -145,6 +154,8 @@ class Conventions:
         code = code.rstrip()
         return code.endswith(";") or "=" not in code  # Kotlin's abstract `fun size(): Int`
 
+
+ACCESSOR_LINES = 3  # got's `set followRedirect(value) { assert.boolean(value); this._internals.x = value; }`
 
 # lines that are not code: blank, line comments (`// x`, PHP's `# x`: not JavaScript's `#private()`),
 # annotations (`@Override`), C#'s and PHP's attributes (`[Obsolete]`, `#[Pure]`)

@@ -314,10 +314,11 @@ def _object_method(chunk: Chunk, written: set[str], describes: bool, compares: b
 @dataclass(frozen=True)
 class AccessorsBelow:
     """A property's getter or setter, where its language marks them (JavaScript's and TypeScript's `get x()`,
-    `set x(v)`: Conventions.accessor), keeps `factor` of its score unless the question writes its name in code
-    form: it returns or stores a field, and carries the option's doc: got's `Options.followRedirect` getters and
-    setters filled "how are redirects followed" above the code that follows them. Python's `@property` often
-    computes what it returns, and sinking it lost (bench/RESULTS.md, session 32)."""
+    `set x(v)`: Conventions.accessor), that only returns or stores a field (a few lines: Conventions.plain_accessor)
+    keeps `factor` of its score unless the question writes its name in code form: it carries the option's doc:
+    got's `Options.followRedirect` getters and setters filled "how are redirects followed" above the code that
+    follows them. One that computes (koa's `set body` choosing the content type) is code like any other.
+    Python's `@property` often computes what it returns, and sinking it lost (bench/RESULTS.md, session 32)."""
 
     chunks: Mapping[str, Chunk]
     factor: float = 0.7
@@ -333,8 +334,7 @@ class AccessorsBelow:
 
 def _accessor(chunk: Chunk) -> bool:
     conventions = _conventions(chunk)
-    return conventions is not None and bool(conventions.accessor) and \
-        re.match(conventions.accessor, chunk.signature.strip()) is not None
+    return conventions is not None and conventions.plain_accessor(chunk.signature, chunk.code)
 
 
 def declares_only(chunk: Chunk) -> bool:
