@@ -76,6 +76,9 @@ def test_a_question_word_reaches_the_short_form_the_code_writes_and_back() -> No
     assert [c.chunk_id for c in short_word.candidates] == ["app/database.py::open_database"]
     weighted, _ = retriever.query_terms(Query.from_text("proxy from environment variables"))
     assert weighted["env"] == 1.0 and "environ" not in weighted  # the long word is no term of this code
+    both = LexicalRetriever(LexicalIndex.from_chunks([*chunks, make_chunk("app/api.py::users", "def users(db):\n")]))
+    weighted, _ = both.query_terms(Query.from_text("open the database"))
+    assert weighted["databas"] == 1.0 and weighted["db"] == 0.5  # the code writes the word too: a second spelling
 
 
 def test_convex_fusion_normalises_each_leg_and_keeps_leg_scores() -> None:

@@ -1,8 +1,8 @@
 """The short forms code writes for long words, both ways: a question says "environment variables" where
 the code says `proxy_from_env`, or "DB settings" where it says `database`. The keyword leg adds a
-question word's other forms at the word's own weight (a short form is the same word), so the name
-matches without the model's help. Russian questions get the same through the English words the word
-bridge and the glossary give them. The whole-file words (`file-words`) take none: measured, no gain.
+question word's other forms (a short form is the same word), so the name matches without the model's
+help. Russian questions get the same through the English words the word bridge and the glossary give
+them. The whole-file words (`file-words`) take none: measured, no gain.
 
 Each group is one meaning; every word in it reaches the others. Only forms whose meaning in code is
 settled are listed (`res` is a response in every web framework; `re` is not listed: a regular expression
@@ -14,6 +14,8 @@ from collections.abc import Collection, Iterable, Mapping
 from functools import cache
 
 from codelens.search.terms import index_term
+
+KNOWN_WEIGHT = 0.5  # a form's weight beside its word when the code writes the word too (bench/RESULTS.md)
 
 _GROUPS = (
     "environment env", "configuration config cfg conf", "database db", "directory dir",
@@ -52,11 +54,13 @@ def other_forms(term: str) -> tuple[str, ...]:
 def with_other_forms(weighted: Mapping[str, float], terms: Iterable[str],
                      vocabulary: Collection[str]) -> dict[str, float]:
     """`weighted` (query terms -> weights) with the other forms the index knows of each of them and of
-    `terms` (the question's own terms, known to the index or not: "environment" reaches `env` where the
-    code never writes the long word), each at its word's weight."""
+    `terms` (the question's own terms, known to the index or not): at the word's weight where the code never
+    writes the word itself ("environment" reaching `env`), at KNOWN_WEIGHT of it where it does (the form
+    is a second spelling beside a word that already matched: a FastAPI app's `db` in every endpoint)."""
     out = dict(weighted)
     for term, weight in [*((t, 1.0) for t in terms), *weighted.items()]:
+        share = weight * KNOWN_WEIGHT if term in vocabulary else weight
         for form in other_forms(term):
             if form in vocabulary:
-                out[form] = max(out.get(form, 0.0), weight)
+                out[form] = max(out.get(form, 0.0), share)
     return out
