@@ -386,8 +386,9 @@ def test_a_legacy_version_s_code_sinks_unless_the_question_names_it() -> None:
     from codelens.search.ranking_symbols import legacy_folders
 
     assert legacy_folders(["src/v3/types.ts", "src/v4/core/schemas.ts", "src/v4-mini/index.ts", "lib/legacy/io.py",
-                           "api/v1/users.go", "api/v2/users.go", "api/v10/users.go", "exposed/v1/core/Op.kt"]) == {
-        "src/v3/", "lib/legacy/", "api/v1/", "api/v2/"}  # a lone v1 is the current one
+                           "api/v1/users.go", "api/v2/users.go", "api/v10/users.go", "exposed/v1/core/Op.kt",
+                           "manual/v1.7/manual.yml", "manual/v1.10/manual.yml", "manual/dev/manual.yml"]) == {
+        "src/v3/", "lib/legacy/", "api/v1/", "api/v2/", "manual/v1.7/"}  # a lone v1 is the current one
     chunks = {c.chunk_id: c for c in [chunk("src/v3/types.ts::ZodType", "class"),
                                       chunk("src/v4/classic/schemas.ts::ZodType", "class"),
                                       chunk("src/v4/core/schemas.ts::$ZodType", "class"),

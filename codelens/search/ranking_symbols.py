@@ -113,14 +113,15 @@ def _folded(name: str) -> str:
     return name.replace("_", "").replace("-", "").lower()
 
 
-_VERSION = re.compile(r"v(\d+)", re.IGNORECASE)
+_VERSION = re.compile(r"v(\d+(?:\.\d+)*)", re.IGNORECASE)  # `v3`, `v1.7`: jq's manual per release
 _LEGACY_NAMES = frozenset({"legacy", "deprecated"})
 
 
 def legacy_folders(paths: Iterable[str]) -> frozenset[str]:
     """Folders of code kept for an older version: `src/v3/` where the same folder holds `v4/`
-    (zod's v3 beside v4, an API's `v1/` beside `v2/`), and folders named `legacy` or `deprecated`."""
-    versions: dict[str, dict[int, str]] = {}  # parent folder -> version -> the folder
+    (zod's v3 beside v4, an API's `v1/` beside `v2/`, jq's `manual/v1.7/` beside `v1.8/`), and folders
+    named `legacy` or `deprecated`."""
+    versions: dict[str, dict[tuple[int, ...], str]] = {}  # parent folder -> version -> the folder
     legacy: set[str] = set()
     for path in paths:
         parts = path.split("/")[:-1]
@@ -129,7 +130,8 @@ def legacy_folders(paths: Iterable[str]) -> frozenset[str]:
             if part.lower() in _LEGACY_NAMES:
                 legacy.add(folder)
             elif match := _VERSION.fullmatch(part):
-                versions.setdefault("/".join(parts[:i]), {})[int(match.group(1))] = folder
+                number = tuple(int(n) for n in match.group(1).split("."))
+                versions.setdefault("/".join(parts[:i]), {})[number] = folder
     for by_number in versions.values():
         newest = max(by_number)
         legacy.update(folder for number, folder in by_number.items() if number < newest)
