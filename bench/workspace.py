@@ -161,7 +161,7 @@ VARIANTS: dict[str, tuple[tuple[str, ...] | None, int | None]] = {
     "shipped": (None, None),
     "depth 50": (None, 50),  # before issue 30's depth per repository: 50 candidates per leg in any workspace
     "depth 250": (None, 250),
-    "copies last": ((*SHIPPED_RANKING, "repo-copies"), None),
+    "copies twice": ((*SHIPPED_RANKING, "copies"), None),  # the Searcher lists one copy last anyway
     "vote first": (("repo-vote", *SHIPPED_RANKING), None),
     "vote soft": (("repo-vote-soft", *SHIPPED_RANKING), None),
     "vote head 10": (("repo-vote-10", *SHIPPED_RANKING), None),

@@ -111,23 +111,23 @@ def test_in_a_workspace_each_repository_defining_the_name_gets_a_pin_first() -> 
     assert order(in_workspace, "Request", items)[:2] == ["client/a/_api.py::Request", "web/web/requests.py::Request"]
 
 
-def test_in_a_workspace_a_copy_of_better_code_from_another_repository_goes_below_the_head() -> None:
-    from codelens.search.ranking_order import RepositoryCopies
+def test_a_copy_of_better_code_in_another_file_goes_below_the_head() -> None:
+    """A fork's copy in a workspace, and a module's copy in one repository (sttp's akka and pekko
+    compressors): the list shows the code once. A few characters alike are no copy."""
+    from codelens.search.ranking_order import Copies
 
     def piece(chunk_id: str, code: str) -> Chunk:
         path, symbol = chunk_id.split("::")
         return Chunk(chunk_id=chunk_id, path=path, symbol=symbol, kind="function", start_line=1, end_line=1, code=code)
 
-    chunks = {c.chunk_id: c for c in [piece("fork/a.py::send", "def send(): pass"),
-                                      piece("main/a.py::send", "def send(): pass"),
-                                      piece("main/b.py::send", "def send(): pass"),  # same repository: kept
-                                      piece("fork/c.py::other", "def other(): pass")]}
+    send = "def send(request):\n    return transport.send(request)\n"
+    chunks = {c.chunk_id: c for c in [piece("fork/a.py::send", send), piece("main/a.py::send", send),
+                                      piece("main/b.py::send", send), piece("fork/c.py::other", "def other(): pass"),
+                                      piece("main/d.py::other", "def other(): pass")]}
     items = fused(("main/a.py::send", 0.9), ("fork/a.py::send", 0.9), ("main/b.py::send", 0.8),
-                  ("fork/c.py::other", 0.5))
-    stage = RepositoryCopies(chunks, lambda path: path.split("/")[0])
-    assert order(stage, "send", items) == ["main/a.py::send", "main/b.py::send", "fork/c.py::other",
-                                           "fork/a.py::send"]
-    assert order(RepositoryCopies(chunks, None), "send", items) == [f.chunk_id for f in items]
+                  ("fork/c.py::other", 0.5), ("main/d.py::other", 0.4))
+    assert order(Copies(chunks), "send", items) == ["main/a.py::send", "fork/c.py::other", "main/d.py::other",
+                                                   "fork/a.py::send", "main/b.py::send"]
 
 
 def test_identifier_shapes() -> None:

@@ -64,7 +64,7 @@ fusion found; results stay chunks.
 The stages live by job: ranking_symbols.py (`symbol` and the definitions it looks up),
 ranking_files.py (what a chunk gains from its file: `graph-files`, `file-words`, `file-meaning`,
 `path`, `named-file`, `hub-files`), ranking_order.py (the list reordered chunk by chunk: `kind-prior`,
-`tests-below`, `legacy-below`, `declarations-below`, `diverse-close`, `repo-copies`, and `rescore`; file_roles.py
+`tests-below`, `legacy-below`, `declarations-below`, `diverse-close`, `copies`, and `rescore`; file_roles.py
 tells the tests, examples, benchmarks, change logs and translations `tests-below` sinks); this module is their
 registry: the names, what a stage is built from (StageContext) and the shipped order.
 
@@ -88,12 +88,12 @@ from codelens.search.ranking_files import CallFiles, FileMeaning, FileWords, Gra
 from codelens.search.ranking_order import (
     AccessorsBelow,
     CodeBeforeTests,
+    Copies,
     DeclarationsBelow,
     FileDiversity,
     KindPrior,
     LegacyBelow,
     ObjectMethodsBelow,
-    RepositoryCopies,
 )
 from codelens.search.ranking_symbols import RankingIndex, SymbolIntent
 
@@ -138,7 +138,7 @@ STAGES: Mapping[str, StageFactory] = {
     "declarations-below": lambda c: DeclarationsBelow(c.index),
     "object-methods-below": lambda c: ObjectMethodsBelow(c.index.chunks),
     "accessors-below": lambda c: AccessorsBelow(c.index.chunks),
-    "repo-copies": lambda c: RepositoryCopies(c.index.chunks, c.repo_of),
+    "copies": lambda c: Copies(c.index.chunks),
 }
 
 

@@ -1,6 +1,6 @@
 """Ranking stages that reorder the list chunk by chunk (codelens/search/ranking.py names them):
 one file's chunks spread out (`diverse-close`), a repository's copy of code listed once
-(`repo-copies`), code before documents (`kind-prior`), code before its tests (`tests-below`),
+(`copies`), code before documents (`kind-prior`), code before its tests (`tests-below`),
 implementations before the declarations they implement (`declarations-below`), the work before every
 object's `toString` (`object-methods-below`) and before a property's getter and setter (`accessors-below`);
 and what every stage uses to rescore.
@@ -9,7 +9,7 @@ and what every stage uses to rescore.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from codelens.chunk import Chunk
@@ -97,29 +97,30 @@ class FileDiversity:
 
 
 @dataclass(frozen=True)
-class RepositoryCopies:
-    """In a workspace, a chunk whose code is the same as a better chunk's of another repository (a
-    fork, a vendored copy, the same project twice) goes below the head: the list shows that code
-    once, and the place goes to another answer. Equal code has equal vectors and scores, so the
-    copies tie; `prefer_repository` (ties.py) has already put the repository you are in first."""
+class Copies:
+    """A chunk whose code is the same as a better chunk's of another file goes below the head: the list
+    shows that code once, and the place goes to another answer. In one repository, code kept once per module
+    or release (sttp's akka and pekko compressors, retrofit's call adapters in three modules, a manual copied
+    per release); in a workspace, a fork, a vendored copy, the same project twice. Equal code has equal
+    vectors and scores, so the copies tie, and the one listed is the better placed: in a workspace
+    `prefer_repository` (ties.py) has already put the repository you are in first. A few characters alike
+    (`return self.name`) are no copy."""
 
     chunks: Mapping[str, Chunk]
-    repo_of: Callable[[str], str] | None
     window: int = 50
+    min_chars: int = 40
 
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
-        if self.repo_of is None:
-            return fused
-        seen: dict[str, str] = {}  # code -> the repository of its best chunk
+        seen: dict[str, str] = {}  # code -> the file of its best chunk
         kept, copies = [], []
         for item in fused[: self.window]:
             chunk = self.chunks.get(item.chunk_id)
-            if chunk is None:
+            code = chunk.code.strip() if chunk is not None else ""
+            if len(code) < self.min_chars:
                 kept.append(item)
                 continue
-            repo = self.repo_of(chunk.path)
-            first = seen.setdefault(chunk.code, repo)
-            (copies if first != repo else kept).append(item)
+            first = seen.setdefault(code, chunk.path)
+            (copies if first != chunk.path else kept).append(item)
         return kept + copies + fused[self.window :] if copies else fused
 
 

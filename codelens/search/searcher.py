@@ -40,7 +40,7 @@ from codelens.search.matched import BOTH, KEYWORDS, MEANING, NAME
 from codelens.search.pipeline import HybridPipeline, overfetch_for, shipped_pipeline
 from codelens.search.query import Fused, Query, Stage
 from codelens.search.ranking import StageContext, stages_by_name
-from codelens.search.ranking_order import RepositoryCopies
+from codelens.search.ranking_order import Copies
 from codelens.search.ranking_symbols import RankingIndex
 from codelens.search.static_leg import STATIC_WEIGHT, StaticDenseRetriever, load_static_vectors
 from codelens.search.ties import PreferRepository
@@ -392,10 +392,9 @@ class Searcher:
                                self.file_words, self._call_files, self.file_hubs,
                                repo_of=None if self.workspace.is_single else self.workspace.repo_of)
         stages = self.ranking(context)
-        if not self.workspace.is_single:  # the repository you are in first on a tie, then one copy of equal code
-            if prefer_repo in self.workspace.names:
-                stages = (*stages, PreferRepository(prefer_repo, self.workspace.repo_of))
-            stages = (*stages, RepositoryCopies(self.chunks, self.workspace.repo_of))
+        if not self.workspace.is_single and prefer_repo in self.workspace.names:  # your repository first on a tie
+            stages = (*stages, PreferRepository(prefer_repo, self.workspace.repo_of))
+        stages = (*stages, Copies(self.chunks))  # then one copy of equal code
         return shipped_pipeline(dense, self.lexical, bridge=self.bridge, accept=accept, english=self._english,
                                 stages=stages, overfetch=self.overfetch(filters), fast=fast)
 
