@@ -1,5 +1,5 @@
 """Ranking stages that reorder the list chunk by chunk (codelens/search/ranking.py names them):
-one file's chunks spread out (`diverse-close`), a repository's copy of code listed once
+one file's chunks spread out (`diverse-close`), equal code in another file listed once
 (`copies`), code before documents (`kind-prior`), code before its tests (`tests-below`),
 implementations before the declarations they implement (`declarations-below`), the work before every
 object's `toString` (`object-methods-below`) and before a property's getter and setter (`accessors-below`);
