@@ -255,6 +255,7 @@ class FileDiversityVariant(FileDiversity):
     free: int = 0  # chunks of one file listed before the decay starts
     by_definition: bool = False  # group by top-level definition (a class and its methods), not by file
     keep: int = 0  # the first `keep` results stay as fused
+    steps: int = 0  # at most this many decays (0: no cap): a file's third chunk keeps decay^steps
 
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
         bar = self.close * fused[0].score if fused else 0.0
@@ -267,7 +268,8 @@ class FileDiversityVariant(FileDiversity):
         return f"{path}::{self.chunks[item.chunk_id].symbol.split('.', 1)[0]}"
 
     def _score(self, item: Fused, per_file: Mapping[str, int]) -> float:
-        return item.score * self.decay ** max(0, per_file.get(self._group(item), 0) - self.free)
+        placed = max(0, per_file.get(self._group(item), 0) - self.free)
+        return item.score * self.decay ** (min(placed, self.steps) if self.steps else placed)
 
 
 @dataclass(frozen=True)
@@ -383,6 +385,9 @@ BENCH_STAGES: dict[str, StageFactory] = {**STAGES, **{
     "diverse-keep3": lambda c: FileDiversityVariant(c.index.chunks, keep=3),
     "diverse-keep5": lambda c: FileDiversityVariant(c.index.chunks, keep=5),  # shipped until session 5
     "diverse-keep4": lambda c: FileDiversityVariant(c.index.chunks, keep=4),
+    "diverse-close-1step": lambda c: FileDiversityVariant(c.index.chunks, close=0.7, guarded=4, steps=1),
+    "diverse-close.6": lambda c: FileDiversityVariant(c.index.chunks, close=0.7, guarded=4, decay=0.6),
+    "diverse-close.7": lambda c: FileDiversityVariant(c.index.chunks, close=0.7, guarded=4, decay=0.7),
     "diverse-close-g2": lambda c: FileDiversity(c.index.chunks, close=0.7, guarded=2),
     "diverse-close-g3": lambda c: FileDiversity(c.index.chunks, close=0.7, guarded=3),
     "diverse-close.5": lambda c: FileDiversity(c.index.chunks, close=0.5, guarded=4),
