@@ -386,8 +386,8 @@ BENCH_STAGES: dict[str, StageFactory] = {**STAGES, **{
     "diverse-keep5": lambda c: FileDiversityVariant(c.index.chunks, keep=5),  # shipped until session 5
     "diverse-keep4": lambda c: FileDiversityVariant(c.index.chunks, keep=4),
     "diverse-close-1step": lambda c: FileDiversityVariant(c.index.chunks, close=0.7, guarded=4, steps=1),
-    "diverse-close.6": lambda c: FileDiversityVariant(c.index.chunks, close=0.7, guarded=4, decay=0.6),
-    "diverse-close.7": lambda c: FileDiversityVariant(c.index.chunks, close=0.7, guarded=4, decay=0.7),
+    "diverse-decay.6": lambda c: FileDiversityVariant(c.index.chunks, close=0.7, guarded=4, decay=0.6),
+    "diverse-decay.7": lambda c: FileDiversityVariant(c.index.chunks, close=0.7, guarded=4, decay=0.7),
     "diverse-close-g2": lambda c: FileDiversity(c.index.chunks, close=0.7, guarded=2),
     "diverse-close-g3": lambda c: FileDiversity(c.index.chunks, close=0.7, guarded=3),
     "diverse-close.5": lambda c: FileDiversity(c.index.chunks, close=0.5, guarded=4),
