@@ -13,10 +13,6 @@ CODE_KINDS = ("function", "method", "class", "module")  # code in any language (
 FILE_KINDS = ("doc", "config", "text")
 KINDS = CODE_KINDS + FILE_KINDS
 MODULE_SYMBOL = "<module>"
-# Raise when a change to the chunkers changes the chunks of a file whose text did not change (a definition
-# found where it was not, a name spelled otherwise): an index chunked by an older version is rechunked in full
-# at its next run (its unchanged texts' vectors come from the embedding cache), not kept file by file.
-CHUNKING_VERSION = 1  # 1: JavaScript's assigned objects and classes (`module.exports = {...}`), session 33
 
 
 @dataclass(frozen=True)

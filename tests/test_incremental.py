@@ -20,7 +20,6 @@ import numpy as np
 import pytest
 
 from codelens import models
-from codelens.chunk import CHUNKING_VERSION
 from codelens.index import stages as stages_module
 from codelens.index.build import build_index
 from codelens.index.health import sidecar_checksums
@@ -281,22 +280,6 @@ def test_full_flag_rebuilds_everything_from_the_cache(project: Path, tmp_path: P
     stats = build_index(project, settings, embedder=embedder, full=True)
     assert stats.run == {"mode": "full", "upserted": 10, "deleted": 0, "unchanged": 0, "embedded": 0}
     assert VectorStore(settings.db_path, COLLECTION_NAME).count() == 10
-
-
-def test_an_index_of_older_chunkers_is_rechunked_in_full_from_the_cache(project: Path, tmp_path: Path,
-                                                                          embedder) -> None:
-    """A file whose text did not change keeps its chunks from run to run; when the chunkers themselves
-    changed (CHUNKING_VERSION), every file is chunked again, and nothing is embedded twice."""
-    settings = settings_for(tmp_path / "db")
-    build_index(project, settings, embedder=embedder)
-    metadata = settings.db_path / "index_metadata.json"
-    raw = json.loads(metadata.read_text())
-    assert raw["chunking_version"] == CHUNKING_VERSION
-    raw.pop("chunking_version")  # what an index from before the version looks like
-    metadata.write_text(json.dumps(raw))
-    stats = build_index(project, settings, embedder=embedder)
-    assert stats.run == {"mode": "full", "upserted": 10, "deleted": 0, "unchanged": 0, "embedded": 0}
-    assert build_index(project, settings, embedder=embedder).run["mode"] == "unchanged"
 
 
 # ------------------------------------------------------------ kill -9

@@ -32,7 +32,6 @@ class IndexStats:
     run: dict = field(default_factory=dict)  # what the last run did: mode, embedded, deleted, ...
     secrets_masked: dict[str, int] = field(default_factory=dict)  # masks per kind, see redaction.py
     redaction_version: int = 0  # masking rules the stored text went through; 0: none (older index)
-    chunking_version: int = 0  # the chunkers' version (codelens/chunk.py CHUNKING_VERSION); 0: older index
     dense_coverage: float = 1.0  # share of chunks with a dense vector; below 1: a progressive run's partial index
     # share of test chunks with their vectors (e5 and the English model's); below 1: a complete
     # index whose test vectors follow (index/test_vectors.py; default searches leave tests out)

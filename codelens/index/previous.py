@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from codelens.chunk import CHUNKING_VERSION
 from codelens.errors import DatabaseError
 from codelens.index.delta import Delta, read_delta
 from codelens.index.health import sidecars_unlike_written, vectors_damaged
@@ -61,6 +60,4 @@ def _may_build_on(stats: IndexStats, manifest: Manifest | None, model_id: str, c
         return False  # the vectors cannot be copied forward: rebuild them (from the embedding cache)
     if stats.redaction_version != REDACTION_VERSION:
         return False  # stored under older masking rules: rebuild in full so no old text survives
-    if stats.chunking_version != CHUNKING_VERSION:
-        return False  # chunked by older chunkers: every file again, not only the changed ones
     return stats.chroma_url == chroma_url

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from codelens.chunk import CHUNKING_VERSION, CODE_KINDS, FILE_KINDS, Chunk
+from codelens.chunk import CODE_KINDS, FILE_KINDS, Chunk
 from codelens.index.collector import collector_paused
 from codelens.index.embed_cache import embed_with_cache, finish_run, open_cache
 from codelens.index.embedding import embed_through_cache
@@ -324,7 +324,6 @@ def run_stats(run: Run, **fields: object) -> IndexStats:
         "duration_s": 0.0, "warnings": chunked.warnings, "collection": COLLECTION_NAME,
         "text_budget": run.settings.embed_code_chars, "run": run.counts,
         "secrets_masked": dict(sorted(chunked.secrets_masked.items())), "redaction_version": REDACTION_VERSION,
-        "chunking_version": CHUNKING_VERSION,
         "repositories": stamp_updates(chunked.repositories, recorded, run.chunked.touched, at),
         **fields,
     })

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from codelens.chunk import CHUNKING_VERSION, Chunk
+from codelens.chunk import Chunk
 from codelens.errors import DatabaseError
 from codelens.index.delta import Delta, load_delta, save_delta
 from codelens.index.embed_cache import choose_cache, finish_run, text_hash
@@ -129,8 +129,7 @@ def _read_state(layout: IndexLayout, settings: Settings) -> _State | None:
         return None
     manifest = Manifest.load(index_dir)
     if (manifest is None or stats.dense_coverage < 1.0 or stats.chroma_url or settings.chroma_url
-            or stats.redaction_version != REDACTION_VERSION or stats.chunking_version != CHUNKING_VERSION
-            or stats.text_budget != settings.embed_code_chars
+            or stats.redaction_version != REDACTION_VERSION or stats.text_budget != settings.embed_code_chars
             or manifest.model != stats.model or (settings.english_model and
                                                  settings.english_model != recorded_english_key(layout))):
         return None
