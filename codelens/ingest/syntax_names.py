@@ -295,12 +295,17 @@ class DefinitionNames:
             return None
         if right.type not in _FUNCTION_VALUES:
             return self._assigned_instance(node, left, right)
-        target = self.text(left).replace(".prototype", "")
-        name, owner = _split_owner(target, "")
-        if owner in ("", "module", "exports", "module.exports"):  # what the module exports: by its own name
-            own = right.child_by_field_name("name")
-            return (self.text(own) if own is not None and name == "exports" else name), ""
+        name, owner = self._assigned_to(left)
+        own = right.child_by_field_name("name")
+        if (name, owner) == ("exports", "") and own is not None:  # what the module exports: by its own name
+            return self.text(own), ""
         return name, owner
+
+    def _assigned_to(self, left) -> tuple[str, str]:
+        """(name, owner) of what a JavaScript assignment sets: `Foo.prototype.bar` -> (bar, Foo), `exports.bar`
+        and `module.exports.bar` -> (bar, ""): the module's own; `module.exports` and `exports` -> (exports, "")."""
+        name, owner = _split_owner(self.text(left).replace(".prototype", ""), "")
+        return name, "" if owner in ("module", "exports", "module.exports") else owner
 
     def _assigned_instance(self, node, left, right) -> tuple[str, str] | None:
         """`module.exports = class Application extends Emitter {...}`, `module.exports = { get host() {...} }`,
@@ -311,11 +316,8 @@ class DefinitionNames:
         own = right.child_by_field_name("name") if right.type == "class" else None
         if own is not None:
             return self.text(own), ""
-        target = self.text(left).replace(".prototype", "")
-        if target in ("module.exports", "exports"):
-            return self.component or "exports", ""
-        name, owner = _split_owner(target, "")
-        return (name, "") if owner in ("exports", "module.exports") else (name, owner)
+        name, owner = self._assigned_to(left)
+        return (self.component or name, "") if (name, owner) == ("exports", "") else (name, owner)
 
     def _default_function(self, node) -> tuple[str, str] | None:
         """`export default function (config) {...}`, `export default supported && function httpAdapter(config)
