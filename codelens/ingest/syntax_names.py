@@ -359,13 +359,16 @@ class DefinitionNames:
         current = node
         for _ in range(16):
             inner = current.child_by_field_name("declarator")
+            if inner is None and current.type == "reference_declarator" and current.named_child_count:
+                inner = current.named_children[-1]  # C++'s `T &f()`: the grammar gives `&`'s declarator no field
             if inner is None:
                 break
             current = inner
         if current.type not in ("identifier", "field_identifier", "qualified_identifier", "destructor_name",
                                 "operator_name", "type_identifier", "template_function"):  # `find<char>`
             return None
-        return _split_owner(_strip_templates(self.text(current)), "")
+        # one line, single spaces: a chunk id never holds a line break (`operator new`, a macro left in)
+        return _split_owner(" ".join(_strip_templates(self.text(current)).split()), "")
 
     def _receiver_type(self, node, name) -> str:
         """Kotlin's `fun Foo.bar()`: the type named before the function's name."""

@@ -101,6 +101,8 @@ C_RULE = GraphRule("c", (("call_expression", "function"),), (("new_expression", 
 C_CONSTANT = r"^\s*(?:#define\s+|(?:static\s+)?const(?:expr)?\s+[\w:<>]+\s+)(?P<name>[A-Za-z_]\w*)(?=[ \t]+\S)"
 
 _BARE_MACRO = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]{2,}[ \t]*$", re.M)
+# a macro that opens a block: `SPDLOG_TRY {` (a `try` where exceptions are on)
+_BLOCK_MACRO = re.compile(rb"^[ \t]*[A-Z][A-Z0-9]*_[A-Z0-9_]*(?=[ \t]*\{)", re.M)
 # `FMT_EXPORT template <...>`, `UV_EXTERN int uv_run(...)`, `FMT_CONSTEXPR auto f()`: macros before a declaration
 _IF_MACRO = re.compile(rb"(?<=\bif )[ \t]*[A-Z][A-Z0-9]*_[A-Z0-9_]*(?=[ \t]*\()")  # `if FMT_CONSTEXPR20 (...)`
 _PREFIX_MACROS = re.compile(rb"^[ \t]*((?:[A-Z][A-Z0-9]*_[A-Z0-9_]*[ \t]+)+)(?=[A-Za-z_~])", re.M)
@@ -117,6 +119,15 @@ _SUFFIX_MACROS = re.compile(
 _CLASS_MACROS = re.compile(
     rb"\b(?:class|struct|union)((?:[ \t]+[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\([^()\r\n]*\))?){1,4})"
     rb"(?=[ \t]+[A-Za-z_]\w*[ \t]*(?:final\b|:(?!:)|\{|\r?$))", re.M)
+# an export macro between a definition's return type and its name: `void SPDLOG_INLINE thread_pool::worker_loop_()`,
+# `std::string SPDLOG_INLINE getenv(...)`, `int ZEXPORT deflate(...)`; the grammar reads the macro as the name.
+# A line's first 300 bytes are looked at, so a long line costs no more than a short one
+_INFIX_MACRO = re.compile(rb"^([^\r\n]{1,300}?[ \t])([A-Z][A-Z0-9]*_[A-Z0-9_]*)"
+                          rb"(?=(?:[ \t]+|[ \t]*\r?\n[ \t]*)[*&]*[~A-Za-z_][\w:~<>,]*[ \t]*\()", re.M)
+_TYPE_WORD = re.compile(rb"[\w:<>,*&]+")
+# words before a type that are no type: before them alone, the capitals are the type (`static YYPTRDIFF_T yystrlen(`)
+_STORAGE_WORDS = frozenset((b"static", b"inline", b"extern", b"const", b"volatile", b"register", b"virtual",
+                            b"constexpr", b"consteval", b"explicit", b"friend", b"unsigned", b"signed", b"__inline"))
 _NO_DECLARATOR = (b"return", b"case", b"else", b"goto", b"throw", b"sizeof", b"co_return", b"co_yield", b"delete",
                   b"typedef", b"struct", b"enum", b"union", b"class")
 
@@ -186,17 +197,29 @@ def _blank_call(match: re.Match[bytes]) -> bytes:
     return text
 
 
+def _blank_infix(match: re.Match[bytes]) -> bytes:
+    """The macro blanked where the words before it are a type (`void`, `const std::string &`), not a statement."""
+    words = match.group(1).split()
+    if (not words or words[0] in _NO_DECLARATOR or not all(_TYPE_WORD.fullmatch(w) for w in words)
+            or all(w in _STORAGE_WORDS for w in words)):
+        return match.group(0)
+    return match.group(1) + spaces(match.group(2))
+
+
 def without_bare_macros(source: bytes) -> bytes:
     """C and C++: a line that is only a macro's name (`FMT_BEGIN_NAMESPACE`, `FMT_END_EXPORT`) or a macro
     called with no `;` (`FMT_PRAGMA_CLANG(...)`) reads to the grammar as the start of a declaration and
     swallows what follows; blanked, the definitions after it parse. So are macros that open a
-    declaration's line, and a class's export macro (`class SPDLOG_API sink {`)."""
+    declaration's line or a block (`SPDLOG_TRY {`), a class's export macro (`class SPDLOG_API sink {`) and one
+    between a definition's type and its name (`void SPDLOG_INLINE thread_pool::post_log(`)."""
     source = _BARE_MACRO.sub(blank, source)
+    source = _BLOCK_MACRO.sub(blank, source)
     source = _CALL_MACRO.sub(_blank_call, source)
     source = _IF_MACRO.sub(blank, source)
     source = _SUFFIX_MACROS.sub(_blank_suffix, source)
     source = _CLASS_MACROS.sub(_blank_macros_of_class, source)
-    return _PREFIX_MACROS.sub(blank, source)
+    source = _PREFIX_MACROS.sub(blank, source)
+    return _INFIX_MACRO.sub(_blank_infix, source)
 
 
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b", re.M)
@@ -208,8 +231,10 @@ def first_branches_in_bodies(source: bytes) -> bytes:
     of statements, lost the whole function to `<module>` text). The first branch stands for them all; the
     others stay in the function's chunk, read from the file. Outside function bodies (the top level, a
     namespace's or a class's braces) every branch is kept: a platform's own definition is a chunk there.
+    A body's directive lines are blanked too: an `#ifdef` inside a condition (zlib's `if (\n#ifdef GUNZIP\n
+    ... ||\n#endif\n ...) {`) lost `inflate()` and twelve functions after it.
     C's, C++'s and Objective-C's `recover_bytes`: the chunker's second reading of a file with errors."""
-    if b"#el" not in source:
+    if _DIRECTIVE.search(source) is None:
         return source
     out = bytearray(source)
     braces: list[bool] = []  # the braces open at this point: each a body's (after `)`) or one's inside it
@@ -225,12 +250,14 @@ def first_branches_in_bodies(source: bytes) -> bytes:
             inside.append(bool(braces) and braces[-1])
         elif not inside:
             continue
-        elif word == b"endif":
+        if inside[-1] and blanking_from < 0:  # the directive's own line: `#ifdef` in an expression's midst
+            _blank_span(out, match.start(), position)
+        if word == b"endif":
             inside.pop()
             if blanking_from >= 0 and len(inside) == blanking_level:
                 _blank_span(out, blanking_from, match.start())
                 blanking_from = -1
-        elif blanking_from < 0 and inside[-1]:  # the first #elif or #else of a conditional inside a body
+        elif word.startswith(b"el") and blanking_from < 0 and inside[-1]:  # a body's conditional's first #elif/#else
             blanking_from, blanking_level = match.start(), len(inside) - 1
     return bytes(out)
 
