@@ -39,15 +39,24 @@ _ACCESSOR_ANNOTATION = re.compile(
 _KEYWORD_NAMED = re.compile(rb"^[ \t]*([ \t])(?:where\b(?!\s+@?\w+\s*:)|[gs]et(?=[ \t]*(?:=[^=]|[+\-*/]=|\.|\?\.|\[))"
                             rb"|get(?=[ \t]*\((?![ \t]*\)))|set(?=[ \t]*\((?![ \t]*\w+[ \t]*[):]))|(?:in|as)\d)", re.M)
 
+# a line of annotations at the top level (`@Serializable`, `@OptIn(X::class) @Dsl`): above `data class`, `enum
+# class`, `expect object`, a marked constructor or another annotated class further down, the grammar reads the
+# class as an expression and loses it whole, with no error. Blanked, every class is read; the lines stay the
+# definition's (LANGUAGE's lead_prefixes), so a KDoc above them is still its doc
+_ANNOTATION = rb"@[\w.:]+(?:\((?:[^()\r\n]|\((?:[^()\r\n]|\([^()\r\n]*\))*\))*\))?"
+_TOP_LEVEL_ANNOTATIONS = re.compile(rb"^" + _ANNOTATION + rb"(?:[ \t]+" + _ANNOTATION + rb")*[ \t]*\r?$", re.M)
+
 
 def readable_bytes(source: bytes) -> bytes:
-    """The bytes the grammar parses: when guards and accessors' annotations blanked, a `;` before a
-    statement that starts with a name the grammar reads as a keyword (`where`, `get`, `set`, `in1`):
-    the same length, every name kept."""
+    """The bytes the grammar parses: when guards, accessors' annotations and the top level's lines of annotations
+    blanked, a `;` before a statement that starts with a name the grammar reads as a keyword (`where`, `get`,
+    `set`, `in1`): the same length, every name kept."""
     if b"if" in source and b"->" in source:
         source = _without_guards(source)
     if b"et" in source and b"@" in source:
         source = _ACCESSOR_ANNOTATION.sub(blank, source)
+    if b"\n@" in source or source.startswith(b"@"):
+        source = _TOP_LEVEL_ANNOTATIONS.sub(blank, source)
     return semicolons_before(source, _KEYWORD_NAMED, NAME_OR_CLOSE)  # where the line above ends a statement
 
 
@@ -94,7 +103,7 @@ LANGUAGE = LanguageRow(
                  ("property_declaration", FUNCTION)),
     instance_bodies=(("property_declaration", "class_body"),), lambda_values=("property_declaration",),
     containers=("class_body", "enum_class_body"),
-    preamble=("package_header",), comments=("line_comment", "block_comment"),
+    preamble=("package_header",), comments=("line_comment", "block_comment"), lead_prefixes=("@",),
     doc_prefixes=C_STYLE_DOCS, test_suffixes=("Test.kt", "Tests.kt", "Spec.kt"),
     imports=("import", "import_header"), receiver_before_name=True, keyword_named=("secondary_constructor",),
     standard_libraries=(*JVM_STANDARD, "kotlin", "kotlinx"), reversed_domains=True, graph=RULE,
