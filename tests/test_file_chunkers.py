@@ -8,7 +8,7 @@ import pytest
 
 from codelens.ingest.chunker import chunk_file
 from codelens.ingest.codebase import chunk_codebase
-from codelens.ingest.formats import chunk_other_file, file_format, looks_generated
+from codelens.ingest.formats import chunk_other_file, file_format, looks_generated, looks_like_table
 from codelens.ingest.pieces import MAX_PIECE_CHARS
 
 
@@ -214,6 +214,23 @@ def test_generated_files_are_recognised() -> None:
     assert looks_generated("x" * 5000)  # one minified line
     assert not looks_generated("disable=" + "a," * 2000 + "\n" + "key = value\n" * 300)  # one long list is fine
     assert not looks_generated("short = 1\n")
+
+
+def test_a_table_of_numbers_is_data_not_code(tmp_path: Path) -> None:
+    """zlib's `crc32.h` ("Generated automatically by crc32.c"): 9,000 lines of hex, 259 chunks no question
+    is answered by. Skipped with its reason; the code beside it is indexed."""
+    rows = "\n".join(f"    0x{n:08x}UL, 0x{n * 7:08x}UL, 0x{n * 13:08x}UL, 0x{n * 31:08x}UL," for n in range(200))
+    table = f"/* crc32.h -- tables for rapid CRC calculation */\n\nlocal const z_crc_t crc_table[] = {{\n{rows}\n}};\n"
+    assert looks_like_table(table)
+    code = "\n".join(f"int f{n}(int x) {{ return x * {n} + 0x{n:04x}; }}" for n in range(200))
+    assert not looks_like_table(code) and not looks_like_table("{1, 2, 3},\n")  # code; too small to be data
+    # a long run of digits that is no row (serde's tests hold such lines): read in linear time, not backtracked
+    assert not looks_like_table(("1234567890" * 500 + "x\n") * 4)
+    (tmp_path / "crc32.h").write_text(table)
+    (tmp_path / "crc32.c").write_text("#include \"crc32.h\"\n\nunsigned crc(unsigned c) { return crc_table[c]; }\n")
+    chunked = chunk_codebase(tmp_path, 1_000_000)
+    assert {c.path for c in chunked.chunks} == {"crc32.c"}
+    assert any("crc32.h: skipped, a table of numbers" in w for w in chunked.warnings)
 
 
 def test_python_chunks_unchanged_beside_other_files(tmp_path: Path) -> None:

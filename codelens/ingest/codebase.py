@@ -24,6 +24,7 @@ from codelens.ingest.formats import (
     generated_mark,
     is_code_format,
     looks_generated,
+    looks_like_table,
     max_bytes,
     skipped_file_reason,
 )
@@ -135,6 +136,8 @@ def _unless_generated(rel_path: str, text: str, fmt: str, warning: str | None) -
         reason = skipped_file_reason(rel_path)
         if reason is None and fmt != PYTHON and generated_mark(text):
             reason = "generated (a DO NOT EDIT / @generated mark)"
+        if reason is None and fmt != PYTHON and looks_like_table(text):
+            reason = "a table of numbers (data a program wrote, not code)"
         if reason is not None:
             return None, f"{rel_path}: skipped, {reason}"
     return text, warning
