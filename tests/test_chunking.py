@@ -96,6 +96,15 @@ def test_line_numbers_are_real() -> None:
 @pytest.mark.parametrize(("path", "expected"), [
     ("tests/unit/test_db.py", True), ("pkg/test_x.py", True), ("pkg/x_test.py", True),
     ("tests/conftest.py", True), ("pkg/testing.py", False), ("gymhero/security.py", False),
+    # a `test` package in a main source set is library code (koin-test's, spring-test's); a test source set is not
+    ("koin-test/src/jvmMain/kotlin/org/koin/test/verify/Verification.kt", False),
+    ("spring-test/src/main/java/org/springframework/test/context/TestContext.java", False),
+    ("core/src/test/java/org/acme/CartTest.java", True), ("core/src/commonTest/kotlin/org/acme/Cart.kt", True),
+    ("tests/src/main/kotlin/Helper.kt", True),
+    # Cucumber's steps at a Ruby repository's root, never a `features` folder of the application
+    ("features/steps/env.rb", True), ("features/step_definitions/cart_steps.rb", True),
+    ("app/models/features/flag.rb", False),
+    ("packages/pinia/test-dts/store.test-d.ts", True), ("src/types.test-d.ts", True),
 ])
 def test_is_test_path(path: str, expected: bool) -> None:
     assert is_test_path(path) is expected

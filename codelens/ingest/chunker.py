@@ -16,6 +16,7 @@ from codelens.chunk import MODULE_SYMBOL, Chunk, Definition, ParsedModule
 from codelens.ingest import treesitter
 from codelens.ingest.lines import source_lines
 from codelens.languages import is_language_test_path
+from codelens.languages.model import test_folders
 
 MAX_SIGNATURE_CHARS = 400
 
@@ -42,7 +43,7 @@ def is_test_path(rel_path: str) -> bool:
     language's (`*_test.go`, `*.spec.ts`, `__tests__/`, `*Test.java`: codelens/languages/)."""
     path = PurePosixPath(rel_path)
     name = path.name
-    in_tests = any(part in ("tests", "test") for part in path.parts[:-1])
+    in_tests = any(part in ("tests", "test") for part in test_folders(path))
     python_rules = in_tests or name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
     return python_rules or is_language_test_path(rel_path)
 

@@ -177,6 +177,19 @@ def _code_lines(code: str) -> Iterator[str]:
 
 
 _TEST_SOURCE_SET = re.compile(r"[a-z][a-zA-Z]*Tests?$")  # `commonTest`, `androidUnitTest`: never `Tests` alone
+_MAIN_SOURCE_SET = re.compile(r"main|[a-z][a-zA-Z]*Main$")  # `src/main/`, `src/jvmMain/`, `src/commonMain/`
+
+
+def test_folders(path: PurePosixPath) -> list[str]:
+    """The folders of a path that may make it test code, lower-cased: all of them but those inside Maven's and
+    Gradle's main source set (`src/main/`, `src/jvmMain/`), where a `test` folder is a package of library code
+    (koin-test's `src/jvmMain/kotlin/org/koin/test/verify/`, spring-test's `src/main/java/.../test/`)."""
+    parts = path.parts[:-1]
+    for i in range(len(parts) - 1, 0, -1):
+        if parts[i - 1] == "src" and _MAIN_SOURCE_SET.fullmatch(parts[i]):
+            parts = parts[:i - 1]
+            break
+    return [part.lower() for part in parts]
 
 
 @dataclass(frozen=True)
@@ -216,6 +229,7 @@ class LanguageRow:
     # test code: file names ending so (case-sensitive), folders named so (lower-case, any depth)
     test_suffixes: tuple[str, ...] = ()
     test_dirs: tuple[str, ...] = ()
+    test_roots: tuple[str, ...] = ()  # folders of tests at the repository's root only (Ruby's Cucumber `features/`)
     generated_suffixes: tuple[str, ...] = ()  # `.pb.go`: written by a tool, never read
     imports: tuple[str, ...] = ()  # node types of imports (never a <module> statement)
     # an import with a child of one of these types re-exports what it names: the module's own public
@@ -279,13 +293,16 @@ class LanguageRow:
     def is_test_path(self, rel_path: str) -> bool:
         """Test code by the language's conventions (`*_test.go`, `*.spec.ts`, `__tests__/`, `*Test.java`), a
         file named `test` (hiredis's `test.c`), or a test source set's folder (Gradle's and Kotlin
-        Multiplatform's `commonTest/`, `jvmTest/`, `integrationTest/`)."""
+        Multiplatform's `commonTest/`, `jvmTest/`, `integrationTest/`); never a package folder named `test` in a
+        main source set."""
         path = PurePosixPath(rel_path)
         if path.name.endswith(self.test_suffixes) or path.stem.lower() in ("test", "tests"):
             return True
         if any(_TEST_SOURCE_SET.match(part) for part in path.parts[:-1]):
             return True
-        folders = [part.lower() for part in path.parts[:-1]]
+        folders = test_folders(path)
+        if folders and folders[0] in self.test_roots:
+            return True
         # C#'s `Dapper.Tests/` and Swift's `Tests/`: a test project's folder
         return any(part in self.test_dirs or part in ("test", "tests") or part.endswith((".tests", ".test"))
                    for part in folders)

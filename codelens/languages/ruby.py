@@ -32,7 +32,7 @@ LANGUAGE = LanguageRow(
     # `included do ... end`, `class_methods do ... end` (a Rails concern): a call's block holds methods too
     containers=("body_statement", "singleton_class", "call", "do_block"), doc_prefixes=("#",),
     test_suffixes=("_spec.rb", "_test.rb"),
-    test_dirs=("spec",), imports=(), graph=RULE,
+    test_dirs=("spec", "step_definitions"), test_roots=("features",), imports=(), graph=RULE,  # RSpec's, Cucumber's
     # a constant is a name that starts upper-case, assigned
     conventions=Conventions(test_id=test_id, throws=("raise", "fail"),
                             constant=r"^\s*(?P<name>[A-Z][A-Z0-9_]*)\s*=(?!=)",

@@ -12,9 +12,10 @@ C_STYLE_DOCS = ("/**", "/*!", "///", "*", "*/")  # Javadoc, JSDoc, KDoc, Doxygen
 LINE_DOCS = ("//",)  # Go, C, C++: a `//` run above a definition documents it
 
 # ------------------------------------------------------------------ JavaScript and its kin
+# `.test-d.ts`: a type test (tsd's, vitest's expectTypeOf), in `test-d/` or pinia's `test-dts/`
 JS_TESTS = (".test.ts", ".spec.ts", ".test.tsx", ".spec.tsx", ".test.js", ".spec.js", ".test.jsx",
-            ".spec.jsx", ".test.mjs", ".spec.mjs", ".test.cjs", ".spec.cjs", ".e2e.ts")
-JS_TEST_DIRS = ("__tests__", "__mocks__", "spec", "e2e", "cypress")
+            ".spec.jsx", ".test.mjs", ".spec.mjs", ".test.cjs", ".spec.cjs", ".e2e.ts", ".test-d.ts", ".test-d.tsx")
+JS_TEST_DIRS = ("__tests__", "__mocks__", "spec", "e2e", "cypress", "test-d", "test-dts")
 JS_CLASSES = (("class_declaration", CLASS), ("abstract_class_declaration", CLASS),
               ("interface_declaration", CLASS), ("enum_declaration", CLASS),
               # `type Options = {...}` over several lines is an interface by another syntax (the chunker checks)
