@@ -363,6 +363,9 @@ def test_a_change_log_sinks_unless_the_question_asks_about_changes_or_releases()
         assert order(stage, asks, items)[0] == "CHANGELOG.md::v2.0.0 > Changed"
     assert all(map(is_history_path, ("CHANGES.rst", "docs/HISTORY.md", "changes/1234.feature.md", "NEWS")))
     assert not any(map(is_history_path, ("src/changes.py", "lib/history/store.rb", "docs/news_feed.md")))
+    # a named part of one (jsoup's `change-archive.txt`, `CHANGES-2.x.md`); never code named so
+    assert all(map(is_history_path, ("change-archive.txt", "CHANGES-2.x.md", "changelog_old.rst")))
+    assert not any(map(is_history_path, ("history_test.go", "changes_view.rb", "bin/history-cleanup")))
 
 
 def test_benchmark_programs_sink_as_examples_do_unless_the_question_asks_for_a_benchmark() -> None:

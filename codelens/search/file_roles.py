@@ -36,8 +36,11 @@ _ASKS = {
 _EXAMPLE_DIRS = frozenset({"example", "examples", "_examples", "sample", "samples", "demo", "demos",
                            "bench", "benchmark", "benchmarks", "benches", "playground", "playgrounds",
                            "snippet", "snippets"})
-_HISTORY_FILE = re.compile(r"^(?:change_?log|changes|history|news|releases?|release[_-]notes|whatsnew)"
-                           r"(?:\.(?:md|markdown|rst|txt|adoc|org))?$", re.IGNORECASE)
+# `CHANGELOG.md`, `HISTORY.rst`; also a named part of one, a document (`change-archive.txt`, `CHANGES-2.x.md`)
+_HISTORY_FILE = re.compile(r"^(?:(?:change_?log|changes|history|news|releases?|release[_-]notes|whatsnew)"
+                           r"(?:\.(?:md|markdown|rst|txt|adoc|org))?"
+                           r"|(?:change_?log|changes?|history|release[_-]?notes)[-_][\w.-]+\.(?:md|markdown|rst|txt|adoc|org))$",
+                           re.IGNORECASE)
 _HISTORY_DIRS = frozenset({"changelog", "changes", "changelog.d"})
 # Spring's `messages_ru.properties`, `locales/ru.json`, `ru/LC_MESSAGES/app.po`, Laravel's `lang/ru/`,
 # Android's `values-ru/strings.xml`, .NET's `Resources.ru.resx`
