@@ -196,6 +196,12 @@ def test_glossary_gives_the_usual_english_words_of_programming_russian() -> None
     assert glossary_words("вывести") == ("print", "output") and "folder" in glossary_words("каталога")
     assert glossary_words("находится") == () and glossary_words("собственно") == ()  # «где находится»: where is
     assert glossary_words("настраивается")[0] == "config"  # «где настраивается ...», not only «настроить»
+    # text layout and a store's life, which e5 crossed as `adopt`, `probe`, `sending` (jsoup, pinia, Polly)
+    assert glossary_words("отступом")[0] == "indent" and glossary_words("пробелы")[0] == "whitespace"
+    assert glossary_words("сбрасывается") == ("reset", "flush") and glossary_words("стора") == ("store",)
+    assert glossary_words("сторонний") == ("external", "third")  # not a store
+    assert glossary_words("повторяющиеся")[0] == "duplicate" and glossary_words("повторно")[0] == "retry"
+    assert glossary_words("скользящем") == ("sliding", "rolling") and glossary_words("запасной")[0] == "fallback"
 
 
 def test_a_compound_crosses_as_one_thing() -> None:
@@ -205,6 +211,7 @@ def test_a_compound_crosses_as_one_thing() -> None:
     assert compound_at(["база", "кода"], 0) is None and compound_at(["база"], 0) is None
     assert compound_at(["сборка", "мусора"], 0)[1][0] == "gc"  # not a build
     assert compound_at(["ленивая", "загрузка"], 0)[1] == ("lazy", "load")  # not an upload
+    assert compound_at(["из", "буфера", "обмена"], 1)[1] == ("clipboard",)  # not a buffer
     embed = _FakeWordEmbedder()
     words = ["database", "data", "base", "user", "settings"]
     crossed = WordBridge(words, embed(words), embed, floor=0.8).cross(Query.from_text("где настроена база данных"))

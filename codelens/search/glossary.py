@@ -164,7 +164,7 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "отправител": ("sender",), "профил": ("profile",), "профилир": ("profiling", "profile"),
     "аккаунт": ("account",), "админ": ("admin",), "администр": ("admin", "administrator"),
     "суперпользовател": ("superuser",), "подтвержд": ("confirm", "confirmation", "verify"),
-    "активац": ("activate", "activation"), "приглаш": ("invite", "invitation"), "сброс": ("reset",),
+    "активац": ("activate", "activation"), "приглаш": ("invite", "invitation"), "сброс": ("reset", "flush"),
     "восстановл": ("restore", "recover", "reset"), "вход": ("login", "signin"), "входн": ("input",),
     "входящ": ("incoming", "inbound"), "выход": ("logout", "exit"), "выходн": ("output",),
     "исходящ": ("outgoing", "outbound"), "ввод": ("input",), "вывод": ("output", "print"), "печат": ("print",),
@@ -214,7 +214,7 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "процент": ("percent",),
     "конвейер": ("pipeline",), "столбц": ("column",), "столбец": ("column",), "колонк": ("column",),
     "триггер": ("trigger",), "процедур": ("procedure",), "первичн": ("primary",), "агрегат": ("aggregate",),
-    "встав": ("insert",), "структур": ("struct", "structure"), "макрос": ("macro",), "паник": ("panic",),
+    "встав": ("insert", "paste"), "структур": ("struct", "structure"), "макрос": ("macro",), "паник": ("panic",),
     "лексер": ("lexer",), "граммат": ("grammar",), "оператор": ("operator",), "констант": ("constant",),
     "трейт": ("trait",), "типаж": ("trait",), "монад": ("monad",), "функтор": ("functor",),
     "аппликатив": ("applicative",), "эффект": ("effect",), "эффективн": ("efficient", "performance"),
@@ -242,6 +242,20 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "подкаталог": ("subdirectory", "subdir", "directory"), "поддерев": ("subtree", "tree"),
     "подграф": ("subgraph", "graph"), "подтип": ("subtype", "type"), "подсистем": ("subsystem", "system"),
     "подмнож": ("subset", "set"),
+    # text and its layout, state and its life (the words a new engineer asks pinia, jsoup, spdlog and koin in)
+    "отступ": ("indent", "indentation", "padding"), "пробел": ("whitespace", "space", "blank"),
+    "табуляц": ("tab",), "выравнив": ("align", "alignment"), "красив": ("pretty",),
+    "перенос": ("wrap", "newline", "break"), "переносим": ("portable", "portability"), "схлоп": ("collapse",),
+    "повторяющ": ("duplicate", "repeated", "repeat"), "периодич": ("periodic", "period", "interval"),
+    "сбрас": ("reset", "flush"), "начальн": ("initial", "default", "start"), "исходн": ("source", "original"),
+    "стор": ("store",), "сторон": ("side",), "сторонн": ("external", "third"),
+    "подмен": ("replace", "override", "mock", "stub"), "недостающ": ("missing",), "переполн": ("overflow", "full"),
+    "уничтож": ("destroy",), "активит": ("activity",), "глубин": ("depth",), "глубок": ("deep", "depth"),
+    "форматтер": ("formatter", "format"), "форматир": ("format", "formatting"),
+    "доля": ("ratio", "share", "fraction"), "доли": ("ratio", "share", "fraction"), "скользящ": ("sliding", "rolling"),
+    "упал": ("fail", "crash"), "упад": ("fail", "crash"), "падени": ("crash", "failure"), "пада": ("fail", "crash"),
+    "запасн": ("fallback", "backup"), "вернут": ("return",), "вернет": ("return",), "вернё": ("return",),
+    "переиспольз": ("reuse", "pool"), "выделя": ("allocate",), "устойчив": ("resilience", "resilient"),
     # everyday words that begin like a key above but mean something else: no translation
     "именно": (), "типичн": (), "данный": (), "данная": (), "данное": (), "данного": (), "данном": (), "данной": (),
     "исключительн": (), "собственно": (), "путем": (), "путём": (), "очередн": (), "входит": (), "выходит": (),
@@ -258,7 +272,7 @@ COMPOUNDS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("сборк", "мусор"): ("gc", "garbage", "collect"), ("сборщик", "мусор"): ("gc", "garbage", "collector"),
     ("ленив", "загруз"): ("lazy", "load"), ("модульн", "тест"): ("unit", "test"),
     ("внешн", "ключ"): ("foreign", "key"), ("регулярн", "выражен"): ("regex", "pattern", "re"),
-    ("программн", "обеспечен"): ("software",),
+    ("программн", "обеспечен"): ("software",), ("буфер", "обмен"): ("clipboard",),
 }
 
 
