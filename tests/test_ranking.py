@@ -554,6 +554,40 @@ def test_a_property_s_getter_and_setter_sink_below_the_code_that_does_the_work()
     assert "source/options.ts::Options.followRedirect" in kept("what does followRedirect default to")  # written
 
 
+def test_a_constructor_that_only_stores_its_arguments_sinks_below_the_code_that_uses_them() -> None:
+    """Polly's `AdvancedCircuitBehavior(failureRatio, minimumThroughput, ...)`, six lines of `_x = x;`, came
+    above the `OnActionFailure` that trips the circuit on them. A constructor that does work stays, and so does
+    Python's `__init__` (never sunk) and one the question names."""
+    from codelens.search.ranking_order import ConstructorsBelow
+
+    def method(chunk_id: str, body: str) -> Chunk:
+        path, symbol = chunk_id.split("::")
+        owner, name = symbol.rsplit(".", 1)
+        return Chunk(chunk_id=chunk_id, path=path, symbol=symbol, kind="method", start_line=1, end_line=9,
+                     code=f"/// <summary>The doc.</summary>\npublic {name}(double failureRatio, int throughput)\n"
+                          f"{{\n{body}}}", parent=owner)
+
+    storing = "    _failureRatio = failureRatio;\n    _minimumThroughput = minimumThroughput ?? 10;\n"
+    chunks = {c.chunk_id: c for c in [
+        method("src/Advanced.cs::AdvancedCircuitBehavior.AdvancedCircuitBehavior", storing),
+        method("src/Advanced.cs::AdvancedCircuitBehavior.OnActionFailure", "    if (_failureRatio > 0.5) Break();\n"),
+        method("src/Policy.cs::Policy.Policy", "    : base(options)\n    _strategies = Build(options).ToList();\n"
+                                                "    foreach (var s in _strategies) s.Attach(this);\n"),
+        method("src/Cart.ts::Cart.constructor", "    super(items);\n    this.items = items;\n"),
+        method("pkg/client.py::Client.__init__", "    self.ratio = ratio\n"),
+    ]}
+    stage = ConstructorsBelow(chunks)
+    items = fused(*((chunk_id, 1.0) for chunk_id in chunks))
+
+    def kept(question: str) -> set[str]:
+        return {f.chunk_id for f in stage(Query.from_text(question), items) if f.score == 1.0}
+
+    assert kept("how does the circuit trip on the failure ratio") == {
+        "src/Advanced.cs::AdvancedCircuitBehavior.OnActionFailure", "src/Policy.cs::Policy.Policy",
+        "pkg/client.py::Client.__init__"}
+    assert "src/Cart.ts::Cart.constructor" in kept("what does `Cart.constructor` do")  # written in code form
+
+
 def test_a_schema_s_definitions_are_code_and_the_statements_between_them_sink() -> None:
     from codelens.search.ranking_order import KindPrior
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from codelens.languages.c import CPP_GRAMMAR
-from codelens.languages.model import CLASS, Conventions, LanguageRow
+from codelens.languages.model import CLASS, CLASS_NAMED, Conventions, LanguageRow
 from codelens.languages.shared import (
     C_CONSTANT,
     C_CONTAINERS,
@@ -35,5 +35,6 @@ LANGUAGE = LanguageRow(
     graph=C_RULE,
     conventions=Conventions(test_id=test_id, throws=("throw",), constant=C_CONSTANT, describing=("operator<<",),
                             comparing=("operator==", "operator!=", "operator<", "operator<=", "operator>", "operator>=",
-                                       "operator<=>", "operator=")),
+                                       "operator<=>", "operator="),
+                            constructors=(CLASS_NAMED,)),
 )

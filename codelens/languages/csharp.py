@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from codelens.languages.model import CLASS, FUNCTION, Conventions, Grammar, GraphRule, LanguageRow, class_and_method
+from codelens.languages.model import (
+    CLASS,
+    CLASS_NAMED,
+    FUNCTION,
+    Conventions,
+    Grammar,
+    GraphRule,
+    LanguageRow,
+    class_and_method,
+)
 from codelens.languages.shared import C_STYLE_DOCS
 
 RULE = GraphRule(
@@ -36,5 +45,6 @@ LANGUAGE = LanguageRow(
                             constant=r"^\s*(?:(?:public|private|protected|internal)\s+)?const\s+\w+\s+(?P<name>\w+)",
                             bodiless=True,
                             contract=r"\s*(?:(?:public|protected|private|internal|partial|unsafe|new)\s+)*interface\s",
-                            describing=("ToString",), comparing=("Equals", "GetHashCode", "CompareTo", "Clone")),
+                            describing=("ToString",), comparing=("Equals", "GetHashCode", "CompareTo", "Clone"),
+                            constructors=(CLASS_NAMED,)),
 )

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from codelens.languages.model import CLASS, FUNCTION, Conventions, Grammar, GraphRule, LanguageRow, class_and_method
+from codelens.languages.model import (
+    CLASS,
+    CLASS_NAMED,
+    FUNCTION,
+    Conventions,
+    Grammar,
+    GraphRule,
+    LanguageRow,
+    class_and_method,
+)
 from codelens.languages.shared import C_STYLE_DOCS, JVM_BUILTINS, JVM_METHODS
 
 JVM_STANDARD = ("java", "javax")
@@ -39,5 +48,6 @@ LANGUAGE = LanguageRow(
     conventions=Conventions(test_id=class_and_method("#"), throws=("throw",), constant=JVM_CONSTANT, bodiless=True,
                             contract=r"\s*(?:(?:public|protected|private|abstract|static|sealed|non-sealed|strictfp)\s+)*"
                                      r"@?interface\s",
-                            describing=("toString",), comparing=("equals", "hashCode", "compareTo", "clone")),
+                            describing=("toString",), comparing=("equals", "hashCode", "compareTo", "clone"),
+                            constructors=(CLASS_NAMED,)),
 )

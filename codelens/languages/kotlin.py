@@ -112,5 +112,6 @@ LANGUAGE = LanguageRow(
                             constant=r"^\s*(?:(?:private|internal|public)\s+)?const\s+val\s+(?P<name>\w+)",
                             bodiless=True,
                             contract=r"\s*(?:(?:public|private|internal|protected|sealed|expect|actual|fun)\s+)*interface\s",
-                            describing=("toString",), comparing=("equals", "hashCode", "compareTo")),
+                            describing=("toString",), comparing=("equals", "hashCode", "compareTo"),
+                            constructors=("constructor",)),
 )

@@ -127,6 +127,9 @@ class Conventions:
     # `accessors-below`); one with more lines than `ACCESSOR_LINES` computes (koa's `set body` picks the
     # content type, its `get ips` reads the proxy's headers) and is code like any other
     accessor: str = ""
+    # a constructor's names (CLASS_NAMED: the class's own, Java's and C#'s): one that only stores its arguments
+    # carries their docs, not the mechanism, and sinks below the code that uses them (`constructors-below`)
+    constructors: tuple[str, ...] = ()
 
     def constant_name(self, line: str) -> str | None:
         """The constant a source line declares, None when it declares none (or the language has no form)."""
@@ -139,6 +142,16 @@ class Conventions:
         if not self.accessor or re.match(self.accessor, signature.strip()) is None:
             return False
         return sum(1 for _ in _code_lines(code)) <= ACCESSOR_LINES + 2  # its signature's line and its `}`
+
+    def plain_constructor(self, name: str, owner: str, code: str) -> bool:
+        """A constructor that only stores its arguments (Polly's `AdvancedCircuitBehavior(failureRatio, ...)`:
+        `_failureRatio = failureRatio;`) or hands them to its base: at most CONSTRUCTOR_LINES such lines."""
+        if not self.constructors or (name not in self.constructors and not (
+                CLASS_NAMED in self.constructors and name == owner.rsplit(".", 1)[-1])):
+            return False
+        body = [line.strip() for line in _code_lines(code)][1:]
+        body = [line for line in body if line not in ("{", "}", "};", "{}")]
+        return len(body) <= CONSTRUCTOR_LINES and all(_STORING.match(line) for line in body)
 
     def declares_only(self, kind: str, code: str) -> bool:
         """A definition of `kind` (FUNCTION, a method, or CLASS) that declares and does nothing: a bodiless
@@ -155,6 +168,13 @@ class Conventions:
         return code.endswith(";") or "=" not in code  # Kotlin's abstract `fun size(): Int`
 
 
+CLASS_NAMED = "<class>"  # in Conventions.constructors: a method named as its class
+CONSTRUCTOR_LINES = 8
+# a line that stores an argument (`this.ratio = ratio;`, `_ratio = ratio ?? throw ...;`, `@ratio = ratio`) or hands
+# arguments on (`super(a, b);`, `: base(options)`, `Guard.NotNull(x);`): what a plain constructor's body holds
+_STORING = re.compile(r"^(?:(?:this|self)\.|@|\$this->)?[\w.]+\s*(?:=(?!=)|\?\?=)[^;{}]*;?$"
+                      r"|^(?::\s*)?(?:super|base|this|parent::__construct)\s*\(.*\)\s*;?\s*\{?$"
+                      r"|^[\w.]+\.(?:ThrowIfNull|NotNull|requireNonNull|checkNotNull)\(.*\);$")
 ACCESSOR_LINES = 3  # got's `set followRedirect(value) { assert.boolean(value); this._internals.x = value; }`
 
 # lines that are not code: blank, line comments (`// x`, PHP's `# x`: not JavaScript's `#private()`),

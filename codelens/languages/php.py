@@ -27,5 +27,6 @@ LANGUAGE = LanguageRow(
     # `CartTest::testAddsItem` (PHPUnit's --filter)
     conventions=Conventions(test_id=class_and_method("::"), throws=("throw",),
                             constant=r"^\s*(?:(?:public|private|protected|final)\s+)*const\s+(?:\w+\s+)?(?P<name>[A-Z]\w*)\s*=",
-                            bodiless=True, contract=r"\s*interface\s", describing=("__toString",)),
+                            bodiless=True, contract=r"\s*interface\s", describing=("__toString",),
+                            constructors=("__construct",)),
 )

@@ -36,5 +36,6 @@ LANGUAGE = LanguageRow(
     # a constant is a name that starts upper-case, assigned
     conventions=Conventions(test_id=test_id, throws=("raise", "fail"),
                             constant=r"^\s*(?P<name>[A-Z][A-Z0-9_]*)\s*=(?!=)",
-                            describing=("to_s", "inspect"), comparing=("==", "eql?", "hash", "<=>")),
+                            describing=("to_s", "inspect"), comparing=("==", "eql?", "hash", "<=>"),
+                            constructors=("initialize",)),
 )

@@ -80,7 +80,8 @@ JS_CONVENTIONS = Conventions(test_id=jest_style, throws=("throw",),
                              bodiless=True,  # TypeScript's overload signatures and abstract methods
                              contract=r"\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:type\s+\w+[^=]*=|interface\s+\w+)",
                              describing=("toString", "toJSON"),
-                             accessor=r"(?:(?:public|private|protected|static|override)\s+)*(?:get|set)\s+[\w#$]")
+                             accessor=r"(?:(?:public|private|protected|static|override)\s+)*(?:get|set)\s+[\w#$]",
+                             constructors=("constructor",))
 
 # ------------------------------------------------------------------ C and its kin
 C_DEFINITIONS = (("function_definition", FUNCTION), ("struct_specifier", CLASS), ("union_specifier", CLASS),

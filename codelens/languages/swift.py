@@ -35,5 +35,6 @@ LANGUAGE = LanguageRow(
     graph=RULE,
     conventions=Conventions(test_id=test_id, throws=("throw", "fatalError"),
                             constant=r"^\s*(?:(?:public|private|internal|fileprivate|static)\s+)*let\s+(?P<name>\w+)",
-                            describing=("description", "debugDescription"), comparing=("==", "hash")),
+                            describing=("description", "debugDescription"), comparing=("==", "hash"),
+                            constructors=("init",)),
 )

@@ -46,6 +46,10 @@ fusion found; results stay chunks.
 - `accessors-below`: a property's getter or setter, where its language marks one (JavaScript's and TypeScript's
   `get x()`, `set x(v)`), keeps 0.7 of its score unless the question writes its name in code form: it returns
   or stores a field and carries the option's doc, not the mechanism.
+- `constructors-below`: a constructor that only stores its arguments or hands them to its base (its language's
+  conventions name its constructors: `constructor`, `__construct`, `initialize`, `init`, or the class's own name
+  in Java, C# and C++) keeps 0.7 of its score unless the question writes its name: its parameters repeat the
+  question's words, the code that uses them is elsewhere. Never Python's `__init__`, which often does the work.
 - `diverse-close`: a chunk's score is multiplied by `decay` for every better chunk of the same
   file already listed, so one class and its methods cannot fill the list; in the first four
   places only a chunk close to the top score (70% of it) may be lifted that way (without that
@@ -64,7 +68,8 @@ fusion found; results stay chunks.
 The stages live by job: ranking_symbols.py (`symbol` and the definitions it looks up),
 ranking_files.py (what a chunk gains from its file: `graph-files`, `file-words`, `file-meaning`,
 `path`, `named-file`, `hub-files`), ranking_order.py (the list reordered chunk by chunk: `kind-prior`,
-`tests-below`, `legacy-below`, `declarations-below`, `diverse-close`, `copies`, and `rescore`; file_roles.py
+`tests-below`, `legacy-below`, `declarations-below`, `object-methods-below`, `accessors-below`,
+`constructors-below`, `diverse-close`, `copies`, and `rescore`; file_roles.py
 tells the tests, examples, benchmarks, change logs and translations `tests-below` sinks); this module is their
 registry: the names, what a stage is built from (StageContext) and the shipped order.
 
@@ -88,6 +93,7 @@ from codelens.search.ranking_files import CallFiles, FileMeaning, FileWords, Gra
 from codelens.search.ranking_order import (
     AccessorsBelow,
     CodeBeforeTests,
+    ConstructorsBelow,
     Copies,
     DeclarationsBelow,
     FileDiversity,
@@ -100,7 +106,8 @@ from codelens.search.ranking_symbols import RankingIndex, SymbolIntent
 # Measured on semble_py_dev and semble_langs_dev (bench/RESULTS.md): each of these lifts them.
 SHIPPED_RANKING: tuple[str, ...] = ("graph-files", "file-words", "file-meaning", "path", "named-file", "kind-prior",
                                     "tests-below", "legacy-below", "hub-files", "declarations-below",
-                                    "object-methods-below", "accessors-below", "diverse-close", "symbol")
+                                    "object-methods-below", "accessors-below", "constructors-below", "diverse-close",
+                                    "symbol")
 
 
 @dataclass(frozen=True)
@@ -138,6 +145,7 @@ STAGES: Mapping[str, StageFactory] = {
     "declarations-below": lambda c: DeclarationsBelow(c.index),
     "object-methods-below": lambda c: ObjectMethodsBelow(c.index.chunks),
     "accessors-below": lambda c: AccessorsBelow(c.index.chunks),
+    "constructors-below": lambda c: ConstructorsBelow(c.index.chunks),
     "copies": lambda c: Copies(c.index.chunks),
 }
 

@@ -333,6 +333,32 @@ class AccessorsBelow:
                     self.factor)
 
 
+@dataclass(frozen=True)
+class ConstructorsBelow:
+    """A constructor that only stores its arguments or hands them to its base (Conventions.plain_constructor)
+    keeps `factor` of its score unless the question writes its name in code form: its parameters repeat the
+    question's words (Polly's `AdvancedCircuitBehavior(failureRatio, minimumThroughput, ...)` above the
+    `OnActionFailure` that trips the circuit on them), its code does nothing with them. Not Python's
+    `__init__`, which often does the work (the Python floors are tuned with it as it is)."""
+
+    chunks: Mapping[str, Chunk]
+    factor: float = 0.7
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        if query.identifier:
+            return fused
+        written = {name.rsplit(".", 1)[-1] for name in query.code_identifiers}
+        return sink(fused, {f.chunk_id for f in fused if (c := self.chunks.get(f.chunk_id)) is not None
+                            and c.kind == "method" and c.name.split("#", 1)[0] not in written
+                            and _plain_constructor(c)}, self.factor)
+
+
+def _plain_constructor(chunk: Chunk) -> bool:
+    conventions = _conventions(chunk)
+    return conventions is not None and conventions.plain_constructor(chunk.name.split("#", 1)[0], chunk.parent,
+                                                                     chunk.code)
+
+
 def _accessor(chunk: Chunk) -> bool:
     conventions = _conventions(chunk)
     return conventions is not None and conventions.plain_accessor(chunk.signature, chunk.code)
