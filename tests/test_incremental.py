@@ -196,6 +196,22 @@ def test_an_index_without_recorded_sidecar_files_is_checked_once_by_loading(
     assert build_index(mini_project, settings, embedder=embedder).run["mode"] == "unchanged"
 
 
+def test_a_chunker_change_that_changes_no_chunk_is_recorded_once(
+        mini_index, mini_project: Path, tmp_path: Path, embedder, monkeypatch) -> None:
+    """After a change to the chunking code (its key in the manifest differs), the next run chunks every file;
+    when every chunk comes out the same it records the new key, so the run after it chunks nothing again
+    (before, the old key stayed and every later run chunked the whole source)."""
+    settings = copy_index(mini_index, tmp_path / "db")
+    manifest_path = IndexLayout(settings.index_dir).manifest
+    raw = json.loads(manifest_path.read_text(encoding="utf-8"))
+    current, raw["chunking"] = raw["chunking"], "written-by-other-chunking-code"
+    manifest_path.write_text(json.dumps(raw), encoding="utf-8")
+    assert build_index(mini_project, settings, embedder=embedder).run["mode"] == "unchanged"
+    assert Manifest.load(settings.index_dir).chunking == current
+    monkeypatch.setattr(stages_module, "chunk_source", _no_chunking)
+    assert build_index(mini_project, settings, embedder=embedder).run["mode"] == "unchanged"
+
+
 def test_editing_one_function_re_embeds_only_that_chunk(project: Path, tmp_path: Path, embedder) -> None:
     settings = settings_for(tmp_path / "db")
     build_index(project, settings, embedder=embedder)

@@ -294,11 +294,13 @@ def record_unchanged(run: Run) -> IndexStats:
     """Nothing to change but the record: when and from where (the same files in another folder,
     a moved checkout: the watcher, `reindex` and freshness follow the folder this run read)."""
     manifest, layout = run.previous.builds_on, run.layout
-    if manifest.sidecar_files is None or not manifest.chunking:
-        # An index written before these were recorded, found whole just now (chunked, every
-        # sidecar loaded): recorded, so that the next unchanged run needs neither.
+    chunking = run.chunking or manifest.chunking
+    if manifest.sidecar_files is None or manifest.chunking != chunking:
+        # An index written before these were recorded, or by other chunking code, found whole just now
+        # (chunked, every sidecar loaded, every chunk the same): recorded, so that the next unchanged run
+        # needs neither (before, a chunker change made every later run chunk every file again).
         replace(manifest, sidecar_files=manifest.sidecar_files or layout_checksums(layout),
-                chunking=manifest.chunking or run.chunking).save(layout.root)
+                chunking=chunking).save(layout.root)
     stats = replace(run.previous.stats, source=str(run.source), indexed_at=now(),
                     run={**run.counts, "mode": "unchanged"}, duration_s=round(time.perf_counter() - run.started, 2),
                     timings_s={})
