@@ -313,13 +313,9 @@ def _object_method(chunk: Chunk, written: set[str], describes: bool, compares: b
 
 
 @dataclass(frozen=True)
-class AccessorsBelow:
-    """A property's getter or setter, where its language marks them (JavaScript's and TypeScript's `get x()`,
-    `set x(v)`: Conventions.accessor), that only returns or stores a field (a few lines: Conventions.plain_accessor)
-    keeps `factor` of its score unless the question writes its name in code form: it carries the option's doc:
-    got's `Options.followRedirect` getters and setters filled "how are redirects followed" above the code that
-    follows them. One that computes (koa's `set body` choosing the content type) is code like any other.
-    Python's `@property` often computes what it returns, and sinking it lost (bench/RESULTS.md, session 32)."""
+class _PlainMethodsBelow:
+    """A method that `plain` finds keeps `factor` of its score unless the question writes its name in code form
+    (or is an identifier): it carries the docs of what it stores, the mechanism is elsewhere."""
 
     chunks: Mapping[str, Chunk]
     factor: float = 0.7
@@ -329,28 +325,35 @@ class AccessorsBelow:
             return fused
         written = {name.rsplit(".", 1)[-1] for name in query.code_identifiers}
         return sink(fused, {f.chunk_id for f in fused if (c := self.chunks.get(f.chunk_id)) is not None
-                            and c.kind == "method" and _accessor(c) and c.name.split("#", 1)[0] not in written},
+                            and c.kind == "method" and c.name.split("#", 1)[0] not in written and self.plain(c)},
                     self.factor)
+
+    def plain(self, chunk: Chunk) -> bool:
+        raise NotImplementedError
 
 
 @dataclass(frozen=True)
-class ConstructorsBelow:
-    """A constructor that only stores its arguments or hands them to its base (Conventions.plain_constructor)
-    keeps `factor` of its score unless the question writes its name in code form: its parameters repeat the
-    question's words (Polly's `AdvancedCircuitBehavior(failureRatio, minimumThroughput, ...)` above the
-    `OnActionFailure` that trips the circuit on them), its code does nothing with them. Not Python's
+class AccessorsBelow(_PlainMethodsBelow):
+    """A property's getter or setter, where its language marks them (JavaScript's and TypeScript's `get x()`,
+    `set x(v)`: Conventions.accessor), that only returns or stores a field (a few lines: Conventions.plain_accessor):
+    it carries the option's doc: got's `Options.followRedirect` getters and setters filled "how are redirects
+    followed" above the code that follows them. One that computes (koa's `set body` choosing the content type) is
+    code like any other. Python's `@property` often computes what it returns, and sinking it lost (bench/RESULTS.md,
+    session 32)."""
+
+    def plain(self, chunk: Chunk) -> bool:
+        return _accessor(chunk)
+
+
+@dataclass(frozen=True)
+class ConstructorsBelow(_PlainMethodsBelow):
+    """A constructor that only stores its arguments or hands them to its base (Conventions.plain_constructor): its
+    parameters repeat the question's words (Polly's `AdvancedCircuitBehavior(failureRatio, minimumThroughput, ...)`
+    above the `OnActionFailure` that trips the circuit on them), its code does nothing with them. Not Python's
     `__init__`, which often does the work (the Python floors are tuned with it as it is)."""
 
-    chunks: Mapping[str, Chunk]
-    factor: float = 0.7
-
-    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
-        if query.identifier:
-            return fused
-        written = {name.rsplit(".", 1)[-1] for name in query.code_identifiers}
-        return sink(fused, {f.chunk_id for f in fused if (c := self.chunks.get(f.chunk_id)) is not None
-                            and c.kind == "method" and c.name.split("#", 1)[0] not in written
-                            and _plain_constructor(c)}, self.factor)
+    def plain(self, chunk: Chunk) -> bool:
+        return _plain_constructor(chunk)
 
 
 def _plain_constructor(chunk: Chunk) -> bool:
