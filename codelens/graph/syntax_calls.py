@@ -151,7 +151,8 @@ def base_sites(node: SyntaxNode) -> list[Site]:
 def _base_names(node: SyntaxNode, depth: int) -> list[SyntaxNode]:
     names: list[SyntaxNode] = []
     for child in node.named_children:
-        if _is_arguments(child) or depth > _MAX_DEPTH or child.type == "access_specifier":
+        # C++'s `public`; PHP's `{ B::x insteadof C; }` after a trait's `use B, C` (names of methods, not bases)
+        if _is_arguments(child) or depth > _MAX_DEPTH or child.type in ("access_specifier", "use_list"):
             continue
         if child.type in IDENTIFIERS:
             qualifier = child.next_sibling is not None and child.next_sibling.type == "."  # Dart's `util.Base`

@@ -8,7 +8,7 @@ from codelens.languages.shared import C_STYLE_DOCS
 RULE = GraphRule(
     "php", (("function_call_expression", "function"), ("member_call_expression", ""),
             ("scoped_call_expression", ""), ("nullsafe_member_call_expression", "")),
-    (("object_creation_expression", "first"),), ("base_clause", "class_interface_clause"), "php",
+    (("object_creation_expression", "first"),), ("base_clause", "class_interface_clause", "use_declaration"), "php",
     self_words=("$this", "self", "static"), package_scope=True, packages=("namespace_definition",),
     typed=(("simple_parameter", "name", "type"), ("property_promotion_parameter", "name", "type"),
            ("property_declaration", "", "type")),
