@@ -31,7 +31,6 @@ _TAG = re.compile(r"</?[a-zA-Z][^>]*>")  # C#'s `/// <summary>` XML doc tags
 _DOC_MARKERS = ("/**", "/*!", "/*", "*/", "///", "//!", "//", "-- |", "-- ^", "---", "--", "#", "*", "(*", "{")
 _DOC_CLOSERS = {"(*": "*)", "{": "}"}
 _INNER_DOC = "//!"  # Rust's doc of the file it is in
-_INNER_ATTRIBUTE = "inner_attribute_item"  # Rust's `#![...]`: the file's compile settings
 _LICENSE = re.compile(r"(?i)\bcopyright\b|\blicen[cs]e[ds]?\b|spdx-license")
 
 
@@ -72,9 +71,9 @@ class DefinitionWalk:
         # a definition's type that is none (Lua's `local M = {}`) leaves it the file's
         if any(d.start_line <= start <= d.end_line for d in definitions):
             return None
-        # Rust's `#![deny(missing_docs)]` lines say how the file compiles: its `//!` run may come after them
+        # the row's preamble (Rust's `#![deny(missing_docs)]`: how the file compiles) may come before its `//!` run
         body = next((c for c in root.named_children if c.type not in self.row.comments
-                     and c.type != _INNER_ATTRIBUTE), first)
+                     and c.type not in self.row.preamble), first)
         inner = [i + 1 for i in range(_lines_of(body)[0] - 1) if self.lines[i].lstrip().startswith(_INNER_DOC)]
         if inner:  # Rust's `//!` run, a blank line or attributes below it
             end = next((n for n in inner if n + 1 not in inner), inner[0])
