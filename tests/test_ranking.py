@@ -588,6 +588,47 @@ def test_a_constructor_that_only_stores_its_arguments_sinks_below_the_code_that_
     assert "src/Cart.ts::Cart.constructor" in kept("what does `Cart.constructor` do")  # written in code form
 
 
+def test_a_function_that_only_calls_its_namesake_goes_below_it() -> None:
+    """viper's package-level `SetEnvPrefix(in)` is `{ v.SetEnvPrefix(in) }` under the method's doc word for word,
+    and a Java overload hands its arguments to the full one: each namesake takes its forwarder's place and the
+    forwarder goes below it; one calling a namesake of another file keeps its place (httpx's `HTTPTransport.close`
+    calls its pool's). Chunked by the real grammars."""
+    from codelens.ingest.syntax import chunk_code_file
+    from codelens.search.ranking_order import ForwardersBelow
+
+    go = ("package viper\n\n// SetEnvPrefix defines a prefix that environment variables will use.\n"
+          "func SetEnvPrefix(in string) { v.SetEnvPrefix(in) }\n\n"
+          "// SetEnvPrefix defines a prefix that environment variables will use.\n"
+          "func (v *Viper) SetEnvPrefix(in string) {\n\tif in != \"\" {\n\t\tv.envPrefix = in\n\t}\n}\n\n"
+          "func (v *Viper) mergeWithEnvPrefix(in string) string {\n\treturn v.envPrefix + \"_\" + in\n}\n")
+    java = ("class Strings {\n    /** Joins the elements with a separator. */\n"
+            "    static String join(Object[] a, char sep) {\n        return join(a, sep, 0, a.length);\n    }\n\n"
+            "    static String join(Object[] a, char sep, int from, int to) {\n"
+            "        StringBuilder b = new StringBuilder();\n        for (int i = from; i < to; i++) b.append(a[i]);\n"
+            "        return b.toString();\n    }\n}\n")
+    kotlin = "class Wrapper(val inner: Strings) {\n    fun join(a: Array<Any>, sep: Char) = inner.join(a, sep)\n}\n"
+    chunks = {c.chunk_id: c for path, text in (("viper.go", go), ("Strings.java", java), ("Wrapper.kt", kotlin))
+              for c in chunk_code_file(path, text)[0]}
+    stage = ForwardersBelow(chunks)
+    items = fused(("viper.go::SetEnvPrefix", 2.0), ("Strings.java::Strings.join", 1.8),
+                  ("Wrapper.kt::Wrapper.join", 1.6), ("viper.go::Viper.SetEnvPrefix", 1.5),
+                  ("Strings.java::Strings.join#2", 1.2), ("viper.go::Viper.mergeWithEnvPrefix", 1.0))
+    ranked = stage(Query.from_text("how is the environment variable prefix set"), items)
+    assert [f.chunk_id for f in ranked] == [
+        "viper.go::Viper.SetEnvPrefix", "Strings.java::Strings.join#2", "Wrapper.kt::Wrapper.join",
+        "viper.go::SetEnvPrefix", "Strings.java::Strings.join", "viper.go::Viper.mergeWithEnvPrefix"]
+    assert [f.score for f in ranked[:4]] == [2.0, 1.8, 1.6, pytest.approx(2.0 * 0.7)]
+    # two statements (Kotlin writes them without `;`), or a call of another name, forward nothing
+    from codelens.languages.model import forwards_to_namesake
+    assert not forwards_to_namesake("onCreate", "override fun onCreate(state: Bundle?)",
+                                    "override fun onCreate(state: Bundle?) {\n    super.onCreate(state)\n    load()\n}")
+    assert not forwards_to_namesake("get", "def get(url)", "def get(url)\n  request(:get, url)\nend")
+    assert forwards_to_namesake("get", "def get(url)", "def get(url)\n  Basement.get(url)\nend")
+    # without a namesake that does the work among the results, nothing moves
+    alone = fused(("viper.go::SetEnvPrefix", 2.0), ("viper.go::Viper.mergeWithEnvPrefix", 1.0))
+    assert stage(Query.from_text("environment prefix"), alone) == alone
+
+
 def test_a_schema_s_definitions_are_code_and_the_statements_between_them_sink() -> None:
     from codelens.search.ranking_order import KindPrior
 

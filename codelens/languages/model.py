@@ -143,11 +143,14 @@ class Conventions:
             return False
         return sum(1 for _ in _code_lines(code)) <= ACCESSOR_LINES + 2  # its signature's line and its `}`
 
+    def is_constructor(self, name: str, owner: str) -> bool:
+        """A method named as the language names constructors (`init`, `constructor`, or its class's name)."""
+        return name in self.constructors or (CLASS_NAMED in self.constructors and name == owner.rsplit(".", 1)[-1])
+
     def plain_constructor(self, name: str, owner: str, code: str) -> bool:
         """A constructor that only stores its arguments (Polly's `AdvancedCircuitBehavior(failureRatio, ...)`:
         `_failureRatio = failureRatio;`) or hands them to its base: at most CONSTRUCTOR_LINES such lines."""
-        if not self.constructors or (name not in self.constructors and not (
-                CLASS_NAMED in self.constructors and name == owner.rsplit(".", 1)[-1])):
+        if not self.is_constructor(name, owner):
             return False
         body = [line.strip() for line in _code_lines(code)][1:]
         body = [line for line in body if line not in ("{", "}", "};", "{}")]
@@ -166,6 +169,50 @@ class Conventions:
                 return False
         code = code.rstrip()
         return code.endswith(";") or "=" not in code  # Kotlin's abstract `fun size(): Int`
+
+
+def forwards_to_namesake(name: str, signature: str, code: str) -> bool:
+    """A function or method whose whole body is one call of a function or method of its own name, handing its
+    arguments on: viper's package-level `func GetString(key string) string { return v.GetString(key) }` over the
+    method that reads the value, a Java overload `join(array, sep)` that calls the full `join(array, sep, 0, n)`.
+    Any language whose signature the chunk keeps as its code writes it; False when the code does not start so."""
+    text = "\n".join(" ".join(line.split()) for line in _statements(_code_lines(code)))
+    signature = " ".join(signature.split())
+    if not name or not signature or not text.startswith(signature):
+        return False
+    body = _BODY_CLOSE.sub("", _BODY_OPEN.sub("", text[len(signature):], count=1)).strip()
+    if "\n" in body or ";" in body.rstrip(";"):
+        return False
+    call = _FORWARDING.match(body.rstrip(";").strip())
+    return (call is not None and call.group("callee") == name
+            and call.group("args").count("(") == call.group("args").count(")"))
+
+
+def _statements(lines: Iterator[str]) -> list[str]:
+    """The lines joined where a statement goes on (a line ending in `(`, `,` or `.`, or starting with `.`, `)`,
+    `,`): a second statement stays on a line of its own, as Kotlin and Swift write one without a `;`."""
+    joined: list[str] = []
+    for line in lines:
+        stripped = line.strip()
+        if joined and (joined[-1].endswith(_GOES_ON) or stripped.startswith((".", ")", ",", "?."))):
+            joined[-1] += " " + stripped
+        else:
+            joined.append(stripped)
+    return joined
+
+
+_GOES_ON = ("(", ",", ".", "->", "=>", "=")
+
+
+# what a body opens and closes with once its signature is cut off: a return type or `throws` list left on the
+# signature's line (`: string`, `-> Self`, `throws IOException`), then `{`, `=>`, `=` or Python's `:`;
+# `}` or Ruby's `end`
+_BODY_OPEN = re.compile(r"^[^{=:]*?(?:\{|=>|=|:)\s*")
+_BODY_CLOSE = re.compile(r"\s*(?:\}\s*;?|\bend)\s*$")
+# one call of the namesake, maybe through a receiver (`v.`, `this.`, `self::`, `$this->`, `Foo.`), returned,
+# awaited or tried
+_FORWARDING = re.compile(r"^(?:return\s+|await\s+|try\s+)*(?:[\w$]+(?:\(\))?\s*(?:\.|::|->|\?\.)\s*)*"
+                         r"(?P<callee>[\w$]+)(?:<[^()]*>)?\s*\((?P<args>.*)\)$")
 
 
 CLASS_NAMED = "<class>"  # in Conventions.constructors: a method named as its class

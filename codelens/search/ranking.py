@@ -50,6 +50,10 @@ fusion found; results stay chunks.
   conventions name its constructors: `constructor`, `__construct`, `initialize`, `init`, or the class's own name
   in Java, C# and C++) keeps 0.7 of its score unless the question writes its name: its parameters repeat the
   question's words, the code that uses them is elsewhere. Never Python's `__init__`, which often does the work.
+- `forwarders-below`: a function or method whose body only calls a namesake (viper's package-level
+  `GetString(key)` calling `v.GetString(key)`, an overload calling the full one), beside a definition of that
+  name in its file that does more: that one takes the forwarder's place and the forwarder keeps 0.7 of its score
+  below it, so the name answers once, with its code.
 - `diverse-close`: a chunk's score is multiplied by `decay` for every better chunk of the same
   file already listed, so one class and its methods cannot fill the list; in the first four
   places only a chunk close to the top score (70% of it) may be lifted that way (without that
@@ -69,7 +73,7 @@ The stages live by job: ranking_symbols.py (`symbol` and the definitions it look
 ranking_files.py (what a chunk gains from its file: `graph-files`, `file-words`, `file-meaning`,
 `path`, `named-file`, `hub-files`), ranking_order.py (the list reordered chunk by chunk: `kind-prior`,
 `tests-below`, `legacy-below`, `declarations-below`, `object-methods-below`, `accessors-below`,
-`constructors-below`, `diverse-close`, `copies`, and `rescore`; file_roles.py
+`constructors-below`, `forwarders-below`, `diverse-close`, `copies`, and `rescore`; file_roles.py
 tells the tests, examples, benchmarks, change logs and translations `tests-below` sinks); this module is their
 registry: the names, what a stage is built from (StageContext) and the shipped order.
 
@@ -97,6 +101,7 @@ from codelens.search.ranking_order import (
     Copies,
     DeclarationsBelow,
     FileDiversity,
+    ForwardersBelow,
     KindPrior,
     LegacyBelow,
     ObjectMethodsBelow,
@@ -106,8 +111,8 @@ from codelens.search.ranking_symbols import RankingIndex, SymbolIntent
 # Measured on semble_py_dev and semble_langs_dev (bench/RESULTS.md): each of these lifts them.
 SHIPPED_RANKING: tuple[str, ...] = ("graph-files", "file-words", "file-meaning", "path", "named-file", "kind-prior",
                                     "tests-below", "legacy-below", "hub-files", "declarations-below",
-                                    "object-methods-below", "accessors-below", "constructors-below", "diverse-close",
-                                    "symbol")
+                                    "object-methods-below", "accessors-below", "constructors-below", "forwarders-below",
+                                    "diverse-close", "symbol")
 
 
 @dataclass(frozen=True)
@@ -146,6 +151,7 @@ STAGES: Mapping[str, StageFactory] = {
     "object-methods-below": lambda c: ObjectMethodsBelow(c.index.chunks),
     "accessors-below": lambda c: AccessorsBelow(c.index.chunks),
     "constructors-below": lambda c: ConstructorsBelow(c.index.chunks),
+    "forwarders-below": lambda c: ForwardersBelow(c.index.chunks),
     "copies": lambda c: Copies(c.index.chunks),
 }
 

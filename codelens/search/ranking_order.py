@@ -2,8 +2,9 @@
 one file's chunks spread out (`diverse-close`), equal code in another file listed once
 (`copies`), code before documents (`kind-prior`), code before its tests (`tests-below`),
 implementations before the declarations they implement (`declarations-below`), the work before every
-object's `toString` (`object-methods-below`) and before a property's getter and setter (`accessors-below`);
-and what every stage uses to rescore.
+object's `toString` (`object-methods-below`), before a property's getter and setter (`accessors-below`),
+before a constructor that only stores (`constructors-below`) and before a function that only calls its
+namesake (`forwarders-below`); and what every stage uses to rescore.
 """
 
 from __future__ import annotations
@@ -11,10 +12,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from codelens.chunk import Chunk
 from codelens.ingest.sql import is_sql_definition, is_sql_statements
 from codelens.languages import CLASS, FUNCTION, Conventions, row_named
+from codelens.languages.model import forwards_to_namesake
 from codelens.search.file_roles import (
     EXAMPLES,
     HISTORY,
@@ -354,6 +357,57 @@ class ConstructorsBelow(_PlainMethodsBelow):
 
     def plain(self, chunk: Chunk) -> bool:
         return _plain_constructor(chunk)
+
+
+@dataclass(frozen=True)
+class ForwardersBelow:
+    """A function or method whose body only calls a namesake (languages/model.py's forwards_to_namesake), beside
+    a definition of that name in its file that does more: that one takes the forwarder's place (the forwarder
+    carries its doc) and the forwarder keeps `factor` of its score below it. viper's package-level
+    `SetEnvPrefix(in)` is `{ v.SetEnvPrefix(in) }` under the method's doc word for word and filled the first
+    places twice over; a Java or C# overload that calls the full one (Polly's `Bulkhead(maxParallelization)`)
+    repeats its parameters. A namesake in another file may be anything of that name (httpx's
+    `HTTPTransport.close` calls its pool's `close`, not `Response.close`): the forwarder keeps its place. Not a
+    constructor (Swift's `init(argument:)` calling `self.init(argument)`)."""
+
+    chunks: Mapping[str, Chunk]
+    factor: float = 0.7
+
+    def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
+        listed = [(f, c) for f in fused if (c := self.chunks.get(f.chunk_id)) is not None
+                  and c.is_code and c.kind in (FUNCTION, "method")]
+        forwarding = {f.chunk_id for f, c in listed if _forwards(_bare(c), c.signature, c.code) and not _constructor(c)}
+        beside: dict[tuple[str, str], Fused] = {}  # a name's best definition that does more, by file
+        for f, c in listed:
+            if f.chunk_id not in forwarding and ((best := beside.get((c.path, _bare(c)))) is None
+                                                 or f.score > best.score):
+                beside[(c.path, _bare(c))] = f
+        paired = [(f, namesake) for f, c in listed
+                  if f.chunk_id in forwarding and (namesake := beside.get((c.path, _bare(c)))) is not None]
+        if not paired:
+            return fused
+        scores = {f.chunk_id: f.score for f in fused}
+        for f, namesake in paired:
+            scores[namesake.chunk_id] = max(scores[namesake.chunk_id], f.score)
+            scores[f.chunk_id] = min(f.score * self.factor, scores[namesake.chunk_id] * 0.99)
+        return rescore(fused, scores)
+
+
+@lru_cache(maxsize=1 << 16)
+def _forwards(name: str, signature: str, code: str) -> bool:
+    """forwards_to_namesake, once per definition in a process (a server asks of the same candidates again); a
+    call of the name twice in the code, its signature's and its body's, first."""
+    return code.count(name) >= 2 and forwards_to_namesake(name, signature, code)
+
+
+def _constructor(chunk: Chunk) -> bool:
+    """A constructor, whose namesakes are every other type's: one calling `self.init(...)` forwards to none."""
+    conventions = _conventions(chunk)
+    return conventions is not None and conventions.is_constructor(_bare(chunk), chunk.parent)
+
+
+def _bare(chunk: Chunk) -> str:
+    return chunk.name.split("#", 1)[0]
 
 
 def _plain_constructor(chunk: Chunk) -> bool:
