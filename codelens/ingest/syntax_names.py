@@ -118,6 +118,14 @@ class DefinitionNames:
                     shape.end_point[0] == shape.start_point[0]):
                 return None
             return _strip_templates(self.text(name)), ""
+        if kind in ("property_declaration", "indexer_declaration") and (
+                node.child_by_field_name("accessors") is not None or _arrow_valued(node)):  # C#
+            return self._computed_property(node)
+        if kind == "operator_declaration" and node.child_by_field_name("operator") is not None:  # C#, as C++ names
+            return "operator" + self.text(node.child_by_field_name("operator")), ""  # `operator+`
+        if kind == "conversion_operator_declaration":  # C#: `implicit operator JToken(bool value)`
+            shape = node.child_by_field_name("type")
+            return ("operator " + self.text(shape) if shape is not None else "operator"), ""
         if kind == "method_declaration" and node.child_by_field_name("receiver") is not None:
             return self._go_method(node)
         if kind in self.instances:
@@ -346,6 +354,20 @@ class DefinitionNames:
         named = [n for n in named if n is not None]
         return (self.text(named[0]), "") if len(named) == 1 else None
 
+    def _computed_property(self, node) -> tuple[str, str] | None:
+        """A C# property or indexer that computes over lines (a `get` or `set` with a body, `=>` and an expression
+        below): a function of its class, an indexer named `this[]`. An auto-property (`{ get; set; }`, maybe
+        `= 3`) is a field of it, and so is a one-line `public string[] FieldNames => fieldNames;` (Dapper's
+        took a top-3 place from the code that maps the columns)."""
+        accessors = node.child_by_field_name("accessors")
+        bodies = [a for a in (accessors.named_children if accessors else ()) if a.child_by_field_name("body")]
+        if node.start_point[0] == node.end_point[0] or not (bodies or _arrow_valued(node)):
+            return None
+        if node.type == "indexer_declaration":
+            return "this[]", ""
+        name = node.child_by_field_name("name")
+        return (self.text(name), "") if name is not None else None
+
     def _go_method(self, node) -> tuple[str, str] | None:
         receiver = node.child_by_field_name("receiver")
         name = node.child_by_field_name("name")
@@ -394,6 +416,11 @@ class DefinitionNames:
         if shape is None:
             return ""
         return _strip_templates(self.text(shape)).split("::")[-1].strip()
+
+
+def _arrow_valued(node) -> bool:
+    value = node.child_by_field_name("value")
+    return value is not None and value.type == "arrow_expression_clause"
 
 
 def is_attribute(node, operator: str) -> bool:

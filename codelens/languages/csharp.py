@@ -35,7 +35,9 @@ LANGUAGE = LanguageRow(
                  ("enum_declaration", CLASS), ("record_declaration", CLASS),
                  ("method_declaration", FUNCTION), ("constructor_declaration", FUNCTION),
                  ("destructor_declaration", FUNCTION), ("operator_declaration", FUNCTION),
-                 ("local_function_statement", FUNCTION)),
+                 ("conversion_operator_declaration", FUNCTION), ("local_function_statement", FUNCTION),
+                 # a property or indexer that computes (an auto-property is a field of its class)
+                 ("property_declaration", FUNCTION), ("indexer_declaration", FUNCTION)),
     containers=("namespace_declaration", "declaration_list",
                 "preproc_if", "preproc_else", "preproc_elif"),  # `#if NET5_0` around members
     # `namespace MediatR.Internal;` names the file's package, as Java's `package`: no piece of its own (MediatR: 101

@@ -9,6 +9,36 @@ namespace Acme.Shop
     {
         private const int MaxItems = 10;
         private readonly List<double> prices = new List<double>();
+        private double discount;
+
+        /// <summary>How many prices it holds (a field of the cart: no chunk).</summary>
+        public int Count => prices.Count;
+
+        public string Owner { get; set; } = "";
+
+        /// <summary>The share taken off the total, between 0 and 1.</summary>
+        public double Discount
+        {
+            get => discount;
+            set
+            {
+                if (value < 0 || value > 1) throw new ArgumentOutOfRangeException(nameof(value));
+                discount = value;
+            }
+        }
+
+        public double this[int index]
+        {
+            get { return prices[index]; }
+        }
+
+        public static Cart operator +(Cart a, Cart b)
+        {
+            var merged = new Cart();
+            merged.prices.AddRange(a.prices);
+            merged.prices.AddRange(b.prices);
+            return merged;
+        }
 
         public void Add(double price)
         {
