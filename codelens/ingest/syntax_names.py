@@ -211,6 +211,8 @@ class DefinitionNames:
             return body if body is not None and body.type == "function_body" else node
         if self.row.clauses and dict(self.row.defining_calls).get(self.called_word(node)) == FUNCTION:
             return self._last_clause(node)
+        if node.type in self.row.overloads:
+            return self._last_overload(node)
         if node.type in self.row.equations:
             name, last = self._haskell_name(node), node
             sibling = node.next_named_sibling
@@ -220,6 +222,30 @@ class DefinitionNames:
                     last = sibling
                 sibling = sibling.next_named_sibling
             return last
+        return node
+
+    def _last_overload(self, node):
+        """TypeScript: the implementation after a run of overload signatures of its name (siblings, or each the
+        declaration of an `export` sibling), past the comments between them; the node itself when none follows
+        (an interface's or a `.d.ts` file's signatures declare)."""
+        name = node.child_by_field_name("name")
+        if name is None:
+            return node
+        wrapped = node.parent is not None and node.parent.type == "export_statement"
+        sibling, run = (node.parent if wrapped else node).next_named_sibling, []
+        while sibling is not None:
+            if sibling.type in self.row.comments:
+                sibling = sibling.next_named_sibling
+                continue
+            inner = sibling.child_by_field_name("declaration") if wrapped and sibling.type == "export_statement" \
+                else None if wrapped else sibling
+            other = inner.child_by_field_name("name") if inner is not None else None
+            if other is None or self.text(other) != self.text(name) or self.row.kind_of(inner.type) is None:
+                return node
+            run.append(inner)
+            if inner.type not in self.row.overloads:
+                return inner  # the implementation
+            sibling = sibling.next_named_sibling
         return node
 
     def _haskell_name(self, node) -> str:

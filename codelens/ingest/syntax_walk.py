@@ -131,6 +131,9 @@ class DefinitionWalk:
                 wrapper = kind in _WRAPPERS
                 self._members(child, definitions, inner_spans, imports, depth + 1, child if wrapper else None, owner,
                               test)
+                if wrapper:  # `export function f(a): A` over `export function f(a) {...}`: one definition
+                    taken_until = max([taken_until] + [self.names.last_part(inner).end_byte
+                                                       for inner in child.named_children])
                 if len(definitions) == before:
                     if kind not in self.skipped:  # PHP's `namespace X;`: a preamble, no statement
                         spans.append(_lines_of(child))

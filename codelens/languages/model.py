@@ -319,6 +319,10 @@ class LanguageRow:
     body_beside: tuple[str, ...] = ()  # a signature whose body is its next sibling, `function_body` (Dart)
     # a signature followed by its equations, siblings of the same name (Haskell's `size [] = 0`)
     equations: tuple[str, ...] = ()
+    # overload signatures: a run of them and the implementation after them, siblings of one name (or each in an
+    # `export`), are one definition, the doc above the first its doc (TypeScript's `function current<T>(v:
+    # Draft<T>): T` over `function current(v: any): any {...}`)
+    overloads: tuple[str, ...] = ()
     # consecutive definitions of one name are one function, its clauses (Elixir's `def f(:a)`, `def f(_)`)
     clauses: bool = False
     receiver_before_name: bool = False  # `fun Foo.bar()`: the type named before the function's (Kotlin)

@@ -50,4 +50,5 @@ LANGUAGE = LanguageRow(
     instance_bodies=JS_INSTANCES,
     test_suffixes=JS_TESTS, test_dirs=JS_TEST_DIRS, imports=JS_IMPORTS, is_standard_import=is_node_builtin,
     graph=JS_RULE, conventions=JS_CONVENTIONS, parser_bytes=readable_bytes,
+    overloads=("function_signature", "method_signature"),
 )

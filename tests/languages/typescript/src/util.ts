@@ -12,3 +12,24 @@ export const prices = {
   },
   free: (amount: number): boolean => amount === 0,
 } as const;
+
+/** A price rounded to cents, or each of a list: one function, its overloads above its body. */
+export function rounded(amount: number): number;
+export function rounded(amounts: number[]): number[];
+export function rounded(value: number | number[]): number | number[] {
+  return Array.isArray(value) ? value.map((v) => Math.round(v * 100) / 100) : Math.round(value * 100) / 100;
+}
+
+export class Till {
+  /** Opens the till with a float, or with none. */
+  open(float: number): void;
+  open(): void;
+  open(float = 0): void {
+    this.float = float;
+  }
+
+  float = 0;
+}
+
+export declare function audit(amount: number): void;
+export declare function audit(amounts: number[]): void;
