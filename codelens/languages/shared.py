@@ -155,12 +155,30 @@ def semicolons_before(source: bytes, lines: re.Pattern[bytes], ends: frozenset[i
     statement above for a grammar that would read the line as its continuation; the same length."""
     out = bytearray(source)
     for match in lines.finditer(source):
-        before = match.start() - 1
-        while before >= 0 and source[before] in b" \t\r\n":
-            before -= 1
+        before = _code_before(source, match.start())
         if before >= 0 and source[before] in ends and not source.endswith(not_after, 0, before + 1):
             out[match.start(1)] = 0x3B  # ;
     return bytes(out)
+
+
+def _code_before(source: bytes, start: int) -> int:
+    """The offset of the last byte before `start` that is code: past spaces, line breaks, `/* ... */` blocks and
+    `//` comments (a member's doc between it and the line: immer's `): Curried` above `/** ... */` above
+    `<Recipe extends AnyFunc>(`); -1 at the file's start."""
+    before = start - 1
+    while before >= 0:
+        while before >= 0 and source[before] in b" \t\r\n":
+            before -= 1
+        if source.endswith(b"*/", 0, before + 1) and (opening := source.rfind(b"/*", 0, before - 1)) >= 0:
+            before = opening - 1
+            continue
+        line_start = source.rfind(b"\n", 0, before + 1) + 1
+        comment = source.find(b"//", line_start, before + 1)
+        if comment >= 0 and (comment == line_start or source[comment - 1] in b" \t"):
+            before = comment - 1
+            continue
+        return before
+    return before
 
 
 # `FMT_PRAGMA_CLANG(diagnostic error "-Wreturn-stack-address")`: a macro called on a line of its own, no `;`

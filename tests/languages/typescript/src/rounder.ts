@@ -12,3 +12,16 @@ export abstract class Money {
 		return 100;
 	}
 }
+
+/** Rounds by a rule: a call signature per shape, each with its doc. */
+export interface Rounding {
+  /** Rounds one amount. */
+  <Amount extends number>(amount: Amount): number
+
+  /** Rounds each amount. */
+  <Amount extends number>(amounts: Amount[]): number[]
+}
+
+export function roundAll(amounts: number[]): number[] {
+  return amounts.map((a) => Math.round(a));
+}
