@@ -256,6 +256,10 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "упал": ("fail", "crash"), "упад": ("fail", "crash"), "падени": ("crash", "failure"), "пада": ("fail", "crash"),
     "запасн": ("fallback", "backup"), "вернут": ("return",), "вернет": ("return",), "вернё": ("return",),
     "переиспольз": ("reuse", "pool"), "выделя": ("allocate",), "устойчив": ("resilience", "resilient"),
+    # assigning, freezing, polling, what a page shows (immer's and swr's questions)
+    "присв": ("assign", "set"), "присваив": ("assign", "set"), "замороз": ("freeze", "frozen"),
+    "заморож": ("freeze", "frozen"), "черновик": ("draft",), "опрос": ("poll", "polling"), "вкладк": ("tab",),
+    "скрыт": ("hidden", "hide"), "видимост": ("visibility", "visible"),
     # everyday words that begin like a key above but mean something else: no translation
     "именно": (), "типичн": (), "данный": (), "данная": (), "данное": (), "данного": (), "данном": (), "данной": (),
     "исключительн": (), "собственно": (), "путем": (), "путём": (), "очередн": (), "входит": (), "выходит": (),
