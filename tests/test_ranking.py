@@ -524,7 +524,8 @@ def test_a_name_the_index_only_re_exports_puts_that_statement_first() -> None:
 def test_a_property_s_getter_and_setter_sink_below_the_code_that_does_the_work() -> None:
     """got's `Options.followRedirect` getter (the option's doc, `return this.#internals.followRedirect`) and its
     setter filled "how are redirects followed"; Python's `@property` is left alone (it often computes), and so
-    is an accessor that computes (koa's `set body` choosing the content type)."""
+    is an accessor that computes (koa's `set body` choosing the content type). Java's `getMaxCount()` returning
+    its field is an accessor by its name (commons-io's filled "how is the number of bytes read limited")."""
     from codelens.search.ranking_order import AccessorsBelow
 
     def method(chunk_id: str, signature: str, decorators: tuple[str, ...] = (), body: str = "") -> Chunk:
@@ -542,6 +543,10 @@ def test_a_property_s_getter_and_setter_sink_below_the_code_that_does_the_work()
         method("source/index.ts::Request._onResponse", "async _onResponse(response: Response)"),
         method("lib/response.js::response.body#2", "set body (val)", body=choosing + "    this._body = val\n"),
         method("pkg/client.py::Client.timeout", "def timeout(self)", decorators=("property",)),
+        # Java names its accessors: one that returns its field sinks, one that computes is code
+        method("src/Bounded.java::Bounded.getMaxCount", "public long getMaxCount()", body="    return maxCount;\n"),
+        method("src/Bounded.java::Bounded.getRemaining", "public long getRemaining()",
+               body="    if (count >= maxCount) return 0;\n    return maxCount - count;\n"),
     ]}
     stage = AccessorsBelow(chunks)
     items = fused(*((chunk_id, 1.0) for chunk_id in chunks))
@@ -550,7 +555,8 @@ def test_a_property_s_getter_and_setter_sink_below_the_code_that_does_the_work()
         return {f.chunk_id for f in stage(Query.from_text(question), items) if f.score == 1.0}
 
     assert kept("how are redirects followed") == {"source/index.ts::Request._onResponse",
-                                                  "pkg/client.py::Client.timeout", "lib/response.js::response.body#2"}
+                                                  "pkg/client.py::Client.timeout", "lib/response.js::response.body#2",
+                                                  "src/Bounded.java::Bounded.getRemaining"}
     assert "source/options.ts::Options.followRedirect" in kept("what does followRedirect default to")  # written
 
 

@@ -6,6 +6,7 @@ from codelens.languages.model import (
     CLASS,
     CLASS_NAMED,
     FUNCTION,
+    GETTER_NAMES,
     Conventions,
     Grammar,
     GraphRule,
@@ -46,7 +47,7 @@ LANGUAGE = LanguageRow(
     doc_prefixes=("///", *C_STYLE_DOCS), test_suffixes=("Tests.cs", "Test.cs"),
     imports=("using_directive",), standard_libraries=("System", "Microsoft"), graph=RULE,
     # `CartTests.AddsItem` (dotnet test --filter)
-    conventions=Conventions(test_id=class_and_method("."), throws=("throw",),
+    conventions=Conventions(getter=GETTER_NAMES, test_id=class_and_method("."), throws=("throw",),
                             constant=r"^\s*(?:(?:public|private|protected|internal)\s+)?const\s+\w+\s+(?P<name>\w+)",
                             bodiless=True,
                             contract=r"\s*(?:(?:public|protected|private|internal|partial|unsafe|new)\s+)*interface\s",

@@ -6,6 +6,7 @@ from codelens.languages.model import (
     CLASS,
     CLASS_NAMED,
     FUNCTION,
+    GETTER_NAMES,
     Conventions,
     Grammar,
     GraphRule,
@@ -45,7 +46,8 @@ LANGUAGE = LanguageRow(
     doc_prefixes=C_STYLE_DOCS, test_suffixes=("Test.java", "Tests.java", "IT.java", "TestCase.java"),
     imports=("import_declaration",), standard_libraries=JVM_STANDARD, reversed_domains=True, graph=RULE,
     # `CartTest#addsItem` (JUnit, `mvn -Dtest=CartTest#addsItem`)
-    conventions=Conventions(test_id=class_and_method("#"), throws=("throw",), constant=JVM_CONSTANT, bodiless=True,
+    conventions=Conventions(getter=GETTER_NAMES, test_id=class_and_method("#"), throws=("throw",),
+                            constant=JVM_CONSTANT, bodiless=True,
                             contract=r"\s*(?:(?:public|protected|private|abstract|static|sealed|non-sealed|strictfp)\s+)*"
                                      r"@?interface\s",
                             describing=("toString",), comparing=("equals", "hashCode", "compareTo", "clone"),

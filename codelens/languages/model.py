@@ -127,6 +127,10 @@ class Conventions:
     # `accessors-below`); one with more lines than `ACCESSOR_LINES` computes (koa's `set body` picks the
     # content type, its `get ips` reads the proxy's headers) and is code like any other
     accessor: str = ""
+    # the name of a getter or setter by the language's naming habit, where the syntax marks none (Java's and
+    # PHP's `getMaxCount()`, `isClosed()`, `setMaxCount(n)`): one whose body only returns or stores a field is
+    # a plain accessor as well
+    getter: str = ""
     # a constructor's names (CLASS_NAMED: the class's own, Java's and C#'s): one that only stores its arguments
     # carries their docs, not the mechanism, and sinks below the code that uses them (`constructors-below`)
     constructors: tuple[str, ...] = ()
@@ -136,9 +140,15 @@ class Conventions:
         match = re.match(self.constant, line) if self.constant else None
         return match.group("name") if match else None
 
-    def plain_accessor(self, signature: str, code: str) -> bool:
+    def plain_accessor(self, signature: str, code: str, name: str = "") -> bool:
         """A getter or setter (`accessor`) that only returns or stores: at most ACCESSOR_LINES lines of code
-        between its signature and its closing brace."""
+        between its signature and its closing brace; or a method named as one (`getter`) whose body is a line
+        that returns a field (`return this.maxCount;`) or stores its argument (`this.maxCount = maxCount;`)."""
+        if self.getter and name and re.match(self.getter, name):
+            lines = [line.strip() for line in _code_lines(code)]
+            body = lines[1:] if len(lines) > 1 else lines[0].split("{", 1)[1:]  # `int getX() { return x; }`
+            body = [line.strip() for line in body if line.strip() not in ("{", "}", "};", "{}")]
+            return len(body) == 1 and (_RETURNING.match(body[0]) is not None or _STORING.match(body[0]) is not None)
         if not self.accessor or re.match(self.accessor, signature.strip()) is None:
             return False
         return sum(1 for _ in _code_lines(code)) <= ACCESSOR_LINES + 2  # its signature's line and its `}`
@@ -222,6 +232,9 @@ CONSTRUCTOR_LINES = 8
 _STORING = re.compile(r"^(?:(?:this|self)\.|@|\$this->)?[\w.]+\s*(?:=(?!=)|\?\?=)[^;{}]*;?$"
                       r"|^(?::\s*)?(?:super|base|this|parent::__construct)\s*\(.*\)\s*;?\s*\{?$"
                       r"|^[\w.]+\.(?:ThrowIfNull|NotNull|requireNonNull|checkNotNull)\(.*\);$")
+GETTER_NAMES = r"(?:get|is|has|set)[A-Z_]"  # Java's, PHP's and C#'s habit: `getMaxCount`, `isClosed`, `setLevel`
+# a line that returns a field as it is (`return this.maxCount;`, `return $this->level;`, `return closed;`)
+_RETURNING = re.compile(r"^(?:return\s+)(?:this\.|\$this->|self\.)?[\w$]+\s*;?\s*\}?$")
 ACCESSOR_LINES = 3  # got's `set followRedirect(value) { assert.boolean(value); this._internals.x = value; }`
 
 # lines that are not code: blank, line comments (`// x`, PHP's `# x`: not JavaScript's `#private()`),

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from codelens.languages.model import CLASS, FUNCTION, Conventions, Grammar, GraphRule, LanguageRow, class_and_method
+from codelens.languages.model import (
+    CLASS,
+    FUNCTION,
+    GETTER_NAMES,
+    Conventions,
+    Grammar,
+    GraphRule,
+    LanguageRow,
+    class_and_method,
+)
 from codelens.languages.shared import C_STYLE_DOCS
 
 RULE = GraphRule(
@@ -25,7 +34,7 @@ LANGUAGE = LanguageRow(
     doc_prefixes=(*C_STYLE_DOCS, "//", "#"), test_suffixes=("Test.php",),
     imports=("namespace_use_declaration",), graph=RULE,
     # `CartTest::testAddsItem` (PHPUnit's --filter)
-    conventions=Conventions(test_id=class_and_method("::"), throws=("throw",),
+    conventions=Conventions(getter=GETTER_NAMES, test_id=class_and_method("::"), throws=("throw",),
                             constant=r"^\s*(?:(?:public|private|protected|final)\s+)*const\s+(?:\w+\s+)?(?P<name>[A-Z]\w*)\s*=",
                             bodiless=True, contract=r"\s*interface\s", describing=("__toString",),
                             constructors=("__construct",)),

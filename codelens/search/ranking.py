@@ -44,8 +44,9 @@ fusion found; results stay chunks.
   the question writes its name or asks how things read as text, compare, hash or copy, so a class's small
   overrides do not answer for the code that does the work ("how are enums converted to JSON strings").
 - `accessors-below`: a property's getter or setter, where its language marks one (JavaScript's and TypeScript's
-  `get x()`, `set x(v)`), keeps 0.7 of its score unless the question writes its name in code form: it returns
-  or stores a field and carries the option's doc, not the mechanism.
+  `get x()`, `set x(v)`) or names one (Java's, PHP's and C#'s `getMaxCount()` whose body only returns or stores
+  a field), keeps 0.7 of its score unless the question writes its name in code form: it returns or stores a
+  field and carries the option's doc, not the mechanism.
 - `constructors-below`: a constructor that only stores its arguments or hands them to its base (its language's
   conventions name its constructors: `constructor`, `__construct`, `initialize`, `init`, or the class's own name
   in Java, C# and C++) keeps 0.7 of its score unless the question writes its name: its parameters repeat the

@@ -418,7 +418,8 @@ def _plain_constructor(chunk: Chunk) -> bool:
 
 def _accessor(chunk: Chunk) -> bool:
     conventions = _conventions(chunk)
-    return conventions is not None and conventions.plain_accessor(chunk.signature, chunk.code)
+    return conventions is not None and conventions.plain_accessor(chunk.signature, chunk.code,
+                                                                  chunk.name.split("#", 1)[0])
 
 
 def declares_only(chunk: Chunk) -> bool:
