@@ -489,6 +489,8 @@ def _strip_templates(text: str) -> str:
     """`Wrapper<T>` -> `Wrapper`; `formatter<T, Char>::parse` -> `formatter::parse`."""
     if "operator" in text:  # `operator<`, `Foo::operator[]`: the brackets are the name
         return text.strip()
+    if "#" in text:  # a directive inside a specialization's arguments (`#if FMT_MSC_VERSION >= 1910`)
+        text = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
     out, depth = [], 0
     for char in text:
         if char in "<[":

@@ -115,11 +115,16 @@ _PREFIX_MACROS = re.compile(rb"^[ \t]*((?:[A-Z][A-Z0-9]*_[A-Z0-9_]*[ \t]+)+)(?=[
 # thousands of them (untrusted input) costs linear time, not quadratic (each place a match may start reads on)
 _SUFFIX_MACROS = re.compile(
     rb"(?<=[)\w\]])(?:[ \t]+[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\((?:[^()\r\n]|\((?:[^()\r\n]|\([^()\r\n]*\))*\))*\))?){1,8}"
-    rb"(?=[ \t]*(?:;|\{|\r?\n[ \t]*\{))")
+    rb"(?=[ \t]*(?:;|\{|\r?\n[ \t]*\{))"
+    # or on a line of their own, the body's `{` after them: leveldb's `void DeleteFileInternal(...)\n
+    # EXCLUSIVE_LOCKS_REQUIRED(mutex_) {` (a thread-safety annotation); never before a `;`, where the line may be
+    # the statement after an `if (x)`
+    rb"|(?<=\))[ \t]*\r?\n[ \t]*[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\((?:[^()\r\n]|\([^()\r\n]*\))*\))?(?=[ \t]*\{)")
 # an export macro between `class`/`struct`/`union` and the name of a definition: `class SPDLOG_API sink {`,
-# `class FMT_API file final : public base`; the grammar reads the macro as the name and the rest as a function
+# `class FMT_API file final : public base`, leveldb's `class LOCKABLE Mutex {` (capitals there, a name after them,
+# are a macro); the grammar reads the macro as the name and the rest as a function
 _CLASS_MACROS = re.compile(
-    rb"\b(?:class|struct|union)((?:[ \t]+[A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\([^()\r\n]*\))?){1,4})"
+    rb"\b(?:class|struct|union)((?:[ \t]+[A-Z][A-Z0-9_]{2,}(?:\([^()\r\n]*\))?){1,4})"
     rb"(?=[ \t]+[A-Za-z_]\w*[ \t]*(?:final\b|:(?!:)|\{|\r?$))", re.M)
 # an export macro between a definition's return type and its name: `void SPDLOG_INLINE thread_pool::worker_loop_()`,
 # `std::string SPDLOG_INLINE getenv(...)`, `int ZEXPORT deflate(...)`; the grammar reads the macro as the name.
@@ -252,13 +257,16 @@ def first_branches_in_bodies(source: bytes) -> bytes:
     others stay in the function's chunk, read from the file. Outside function bodies (the top level, a
     namespace's or a class's braces) every branch is kept: a platform's own definition is a chunk there.
     A body's directive lines are blanked too: an `#ifdef` inside a condition (zlib's `if (\n#ifdef GUNZIP\n
-    ... ||\n#endif\n ...) {`) lost `inflate()` and twelve functions after it.
+    ... ||\n#endif\n ...) {`) lost `inflate()` and twelve functions after it; and so are a conditional's
+    lines in the midst of a statement anywhere (after a `:` or `,`, not after a `;` or a brace: leveldb's
+    `Limiter(int n)\n  :\n#if !defined(NDEBUG)\n  max_(n),\n#endif\n  allowed_(n) {` lost every class of
+    its file after it), each branch kept.
     C's, C++'s and Objective-C's `recover_bytes`: the chunker's second reading of a file with errors."""
     if _DIRECTIVE.search(source) is None:
         return source
     out = bytearray(source)
     braces: list[bool] = []  # the braces open at this point: each a body's (after `)`) or one's inside it
-    inside: list[bool] = []  # each open conditional: opened inside a body
+    inside: list[int] = []  # each open conditional: _IN_BODY, _MID_STATEMENT or 0
     blanking_from, blanking_level, position = -1, 0, 0
     for match in _DIRECTIVE.finditer(source):
         if blanking_from < 0:
@@ -267,7 +275,8 @@ def first_branches_in_bodies(source: bytes) -> bytes:
         position = len(source) if line_end < 0 else line_end
         word = match.group(1)
         if word.startswith(b"if"):
-            inside.append(bool(braces) and braces[-1])
+            inside.append(_IN_BODY if braces and braces[-1] else
+                          _MID_STATEMENT if _mid_statement(source, match.start()) else 0)
         elif not inside:
             continue
         if inside[-1] and blanking_from < 0:  # the directive's own line: `#ifdef` in an expression's midst
@@ -277,9 +286,32 @@ def first_branches_in_bodies(source: bytes) -> bytes:
             if blanking_from >= 0 and len(inside) == blanking_level:
                 _blank_span(out, blanking_from, match.start())
                 blanking_from = -1
-        elif word.startswith(b"el") and blanking_from < 0 and inside[-1]:  # a body's conditional's first #elif/#else
+        elif word.startswith(b"el") and blanking_from < 0 and inside[-1] == _IN_BODY:  # its first #elif/#else
             blanking_from, blanking_level = match.start(), len(inside) - 1
     return bytes(out)
+
+
+_IN_BODY, _MID_STATEMENT = 2, 1
+
+
+def _mid_statement(source: bytes, start: int) -> bool:
+    """The code before the line at `start` (past blank lines, comments and other directives) goes on: it ends
+    in none of `;`, `{`, `}` (a constructor's initializer list, an argument list, a condition)."""
+    end = start
+    while end > 0:
+        begin = source.rfind(b"\n", 0, end - 1) + 1
+        line = source[begin:end].strip()
+        end = begin
+        if line.endswith(b"*/") and b"/*" not in line:  # the last line of a block comment: on to its start
+            opening = source.rfind(b"/*", 0, begin)
+            end = source.rfind(b"\n", 0, opening) + 1 if opening >= 0 else 0
+            continue
+        comment = line.find(b"//")
+        line = (line[:comment] if comment >= 0 else line).strip()
+        if not line or line.startswith(b"#") or (line.startswith(b"/*") and line.endswith(b"*/")):
+            continue
+        return line[-1:] not in (b";", b"{", b"}", b"")
+    return False
 
 
 def _braces(source: bytes, start: int, end: int, braces: list[bool]) -> None:

@@ -1,0 +1,46 @@
+#include <atomic>
+
+namespace shop {
+
+// A capitals macro between `class` and the name (leveldb's `class LOCKABLE Mutex`).
+class LOCKABLE Till {
+ public:
+  void Open() { open_ = true; }
+
+ private:
+  bool open_ = false;
+};
+
+// A conditional inside a constructor's initializer list: every class after it is read.
+class Limiter {
+ public:
+  explicit Limiter(int max_acquires)
+      :
+#if !defined(NDEBUG)
+        max_acquires_(max_acquires),
+#endif
+        allowed_(max_acquires) {
+  }
+
+  // A thread-safety annotation on a line of its own, before the body.
+  bool Acquire()
+      EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+    return allowed_.fetch_sub(1) > 0;
+  }
+
+ private:
+#if !defined(NDEBUG)
+  const int max_acquires_;
+#endif
+  std::atomic<int> allowed_;
+};
+
+class Queue {
+ public:
+  void Push(int value) { last_ = value; }
+
+ private:
+  int last_ = 0;
+};
+
+}  // namespace shop
