@@ -144,7 +144,8 @@ class DefinitionNames:
         if name is None:
             name = _first_of(node, _IDENTIFIER_TYPES)
         if name is None and kind in self.row.keyword_named and node.children:
-            return node.children[0].type, ""  # `constructor(...)`, `deinit {...}`
+            # `constructor(...)`, `deinit {...}`: the keyword, past modifiers (`protected constructor()`)
+            return next((c.type for c in node.children if not c.is_named), node.children[0].type), ""
         if name is None:
             return None
         return _split_owner(self.text(name), self._receiver_type(node, name))

@@ -47,16 +47,33 @@ _ANNOTATION = rb"@[\w.:]+(?:\((?:[^()\r\n]|\((?:[^()\r\n]|\([^()\r\n]*\))*\))*\)
 _TOP_LEVEL_ANNOTATIONS = re.compile(rb"^" + _ANNOTATION + rb"(?:[ \t]+" + _ANNOTATION + rb")*[ \t]*\r?$", re.M)
 
 
+# a class's primary constructor marked on the line below its name (ktfmt's layout: `public class Options\n
+# private constructor(` in moshi's JsonReader, `class Repo\n@Inject constructor(`): the grammar lost the whole
+# enclosing class to one ERROR
+_HEADER = re.compile(rb"(\bclass[ \t]+[A-Za-z_]\w*(?:<[^>\r\n]*>)?)(\r?\n)([ \t]+)((?:" + _ANNOTATION
+                     + rb"[ \t]+|(?:private|protected|internal|public)[ \t]+)*constructor[ \t]*\()")
+
+
+def _constructor_on_header(match: re.Match[bytes]) -> bytes:
+    """`class Options\n  private constructor(` -> `class Options private constructor(\n ` : the marked constructor
+    moved up to its class's line, the line break after its `(`; the same length and lines."""
+    header, newline, indent, constructor = match.groups()
+    return header + b" " + constructor + newline + indent[1:]
+
+
 def readable_bytes(source: bytes) -> bytes:
     """The bytes the grammar parses: when guards, accessors' annotations and the top level's lines of annotations
-    blanked, a `;` before a statement that starts with a name the grammar reads as a keyword (`where`, `get`,
-    `set`, `in1`): the same length, every name kept."""
+    blanked, a primary constructor marked below its class's name moved up to it, a `;` before a statement that
+    starts with a name the grammar reads as a keyword (`where`, `get`, `set`, `in1`): the same length and lines,
+    every name kept."""
     if b"if" in source and b"->" in source:
         source = _without_guards(source)
     if b"et" in source and b"@" in source:
         source = _ACCESSOR_ANNOTATION.sub(blank, source)
     if b"\n@" in source or source.startswith(b"@"):
         source = _TOP_LEVEL_ANNOTATIONS.sub(blank, source)
+    if b"constructor" in source:
+        source = _HEADER.sub(_constructor_on_header, source)
     return semicolons_before(source, _KEYWORD_NAMED, NAME_OR_CLOSE)  # where the line above ends a statement
 
 
