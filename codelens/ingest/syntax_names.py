@@ -80,6 +80,12 @@ class DefinitionNames:
             value = node.child_by_field_name("value")
             name = node.child_by_field_name("name") or node.child_by_field_name("property")
             return (self.text(name), "") if value is not None and value.type in _FUNCTION_VALUES and name else None
+        if kind == "var_declaration":  # Go: `var notFoundHandler = func(c Context) error {...}`
+            spec = node.named_children[0] if len(node.named_children) == 1 else None
+            value = spec.child_by_field_name("value") if spec is not None and spec.type == "var_spec" else None
+            functions = [c for c in value.named_children if c.type == "func_literal"] if value is not None else []
+            name = spec.child_by_field_name("name") if functions and len(value.named_children) == 1 else None
+            return (self.text(name), "") if name is not None else None
         if kind == "type_declaration":  # Go: a struct or an interface, one per declaration
             specs = [c for c in node.named_children if c.type == "type_spec"]
             shape = specs[0].child_by_field_name("type") if len(specs) == 1 else None

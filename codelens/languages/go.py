@@ -39,9 +39,12 @@ def test_id(path: str, owner: str, name: str) -> str:
 LANGUAGE = LanguageRow(
     "go", (".go",), Grammar("tree-sitter-go", "tree_sitter_go"),
     # a `type` declaration is a class when it declares a struct or an interface (the chunker checks)
+    # and a `var` declaration is a function when it declares one name with a function literal (echo's
+    # `var methodNotAllowedHandler = func(c Context) error {...}`)
     definitions=(("function_declaration", FUNCTION), ("method_declaration", FUNCTION),
-                 ("type_declaration", CLASS)),
-    preamble=("package_clause",), doc_prefixes=LINE_DOCS, test_suffixes=("_test.go",),
+                 ("type_declaration", CLASS), ("var_declaration", FUNCTION)),
+    # a `/* ... */` block directly above a definition is its doc as well (echo's `RateLimiterWithConfig`)
+    preamble=("package_clause",), doc_prefixes=(*LINE_DOCS, "/*"), test_suffixes=("_test.go",),
     test_dirs=("testdata",), generated_suffixes=(".pb.go", ".pb.gw.go", "_gen.go", "_string.go"),
     imports=("import_declaration",), is_standard_import=_standard, graph=RULE,
     conventions=Conventions(test_id=test_id, throws=("panic",),
