@@ -221,6 +221,23 @@ def test_a_typescript_object_type_is_a_class_and_a_one_line_alias_a_statement() 
         ("RouterOptions.onError", "method", 5, 5, "")]
 
 
+def test_a_long_javascript_closure_holds_chunks_of_its_own_and_a_short_one_does_not() -> None:
+    """immer's 400-line `enablePatches` plugin hid `applyPatches_` and a dozen helpers in one chunk; a short
+    function's inner helper stays its text."""
+    filler = "".join(f"  const step{n} = {n};\n" for n in range(160))
+    text = ("export function enablePatches() {\n" + filler
+            + "  /** Applies the patches to a draft. */\n  function applyPatches_(draft, patches) {\n"
+              "    return patches.length;\n  }\n  class PatchList {\n    size() { return 0; }\n  }\n"
+              "  const getPath = (state) => state.path;\n  loadPlugin(applyPatches_);\n}\n\n"
+              "export function short() {\n  function helper() {\n    return 1;\n  }\n  return helper();\n}\n")
+    chunks, warnings = chunk_code_file("src/patches.ts", text)
+    assert warnings == [] and [(c.symbol, c.kind, c.docstring) for c in chunks] == [
+        ("enablePatches", "function", ""),
+        ("enablePatches.applyPatches_", "function", "Applies the patches to a draft."),
+        ("enablePatches.PatchList", "class", ""), ("enablePatches.PatchList.size", "method", ""),
+        ("enablePatches.getPath", "function", ""), ("short", "function", "")]
+
+
 def test_a_long_module_is_cut_into_parts_each_embedded_whole() -> None:
     cases = "".join(f'it("case {n}", () => {{\n  expect(parse("{n}")).toBe({n});\n}});\n\n' for n in range(200))
     chunks, _ = chunk_code_file("src/parse.test.ts", cases)

@@ -14,7 +14,7 @@ import textwrap
 
 from codelens.chunk import Definition
 from codelens.ingest.syntax_names import DefinitionNames
-from codelens.languages import CLASS, LanguageRow
+from codelens.languages import CLASS, FUNCTION, LanguageRow
 
 _MAX_DEPTH = 64  # nesting of containers and classes walked (a deeper one is the enclosing chunk's code)
 # Where a definition's body starts: its signature is what comes before
@@ -161,6 +161,10 @@ class DefinitionWalk:
         children: list[Definition] = []
         if kind == CLASS and depth < _MAX_DEPTH and node.type != "type_definition":
             self._members(self.names.instance_body(node) or node, children, [], [], depth + 1, None, "", in_test)
+        elif (kind == FUNCTION and depth < _MAX_DEPTH and self.row.inner_definitions_over
+              and node.end_point[0] - node.start_point[0] > self.row.inner_definitions_over
+              and (block := _statement_block(node)) is not None):
+            self._members(block, children, [], [], depth + 1, None, "", in_test)
         end = self._last_line(self.names.last_part(node))
         start = _lines_of(outer)[0]
         # a member on its class's line (`class A { m() {} }`) has no comment of its own above it
@@ -323,3 +327,15 @@ def _lines_of(node) -> tuple[int, int]:
     if end_column == 0 and end_row > node.start_point[0]:
         end_row -= 1
     return node.start_point[0] + 1, end_row + 1
+
+
+def _statement_block(node, depth: int = 0):
+    """A function's body block (`function f() {...}`, `const f = () => {...}`), its nearest `statement_block`."""
+    for child in node.named_children:
+        if child.type == "statement_block":
+            return child
+        if depth < 3 and child.type not in ("formal_parameters", "type_annotation", "type_parameters"):
+            found = _statement_block(child, depth + 1)
+            if found is not None:
+                return found
+    return None

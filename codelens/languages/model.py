@@ -332,6 +332,10 @@ class LanguageRow:
     body_beside: tuple[str, ...] = ()  # a signature whose body is its next sibling, `function_body` (Dart)
     # a signature followed by its equations, siblings of the same name (Haskell's `size [] = 0`)
     equations: tuple[str, ...] = ()
+    # a function longer than this many lines holds definitions of its own (its inner functions and classes),
+    # chunks under its name (immer's 400-line `enablePatches` plugin, swr's 850-line `useSWRHandler` hook); 0:
+    # a function's body is its own
+    inner_definitions_over: int = 0
     # overload signatures: a run of them and the implementation after them, siblings of one name (or each in an
     # `export`), are one definition, the doc above the first its doc (TypeScript's `function current<T>(v:
     # Draft<T>): T` over `function current(v: any): any {...}`)

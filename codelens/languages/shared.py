@@ -41,6 +41,9 @@ JS_INSTANCES = (("lexical_declaration", "object"), ("variable_declaration", "obj
 JS_CONTAINERS = ("export_statement", "class_body", "interface_body", "object_type", "internal_module",
                  "module", "statement_block", "ambient_declaration", "expression_statement")
 JS_IMPORTS = ("import_statement",)
+# a JavaScript or TypeScript function longer than this holds chunks of its own: a plugin or a hook written as one
+# closure (immer's `enablePatches`, swr's `useSWRHandler`); a shorter one's inner helpers are its own text
+INNER_DEFINITIONS_OVER = 150
 TS = Grammar("tree-sitter-typescript", "tree_sitter_typescript", "language_typescript")
 TSX = Grammar("tree-sitter-typescript", "tree_sitter_typescript", "language_tsx")
 

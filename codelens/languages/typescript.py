@@ -7,6 +7,7 @@ import re
 from codelens.languages.model import LanguageRow
 from codelens.languages.shared import (
     C_STYLE_DOCS,
+    INNER_DEFINITIONS_OVER,
     JS_CLASSES,
     JS_CONTAINERS,
     JS_CONVENTIONS,
@@ -47,6 +48,7 @@ def readable_bytes(source: bytes) -> bytes:
 LANGUAGE = LanguageRow(
     "typescript", (".ts", ".mts", ".cts", ".tsx"), TS, grammar_by_suffix=((".tsx", TSX),),
     definitions=JS_CLASSES + JS_FUNCTIONS, containers=JS_CONTAINERS, doc_prefixes=C_STYLE_DOCS,
+    inner_definitions_over=INNER_DEFINITIONS_OVER,
     instance_bodies=JS_INSTANCES,
     test_suffixes=JS_TESTS, test_dirs=JS_TEST_DIRS, imports=JS_IMPORTS, is_standard_import=is_node_builtin,
     graph=JS_RULE, conventions=JS_CONVENTIONS, parser_bytes=readable_bytes,
