@@ -29,6 +29,7 @@ _INSTANCE_PATH = frozenset({"variable_declarator", "variable_declaration", "obje
                             "method_invocation", "instance_expression", "indented_block", "object_literal",
                             "as_expression", "satisfies_expression", "parenthesized_expression",
                             "assignment_statement", "expression_list"})  # Lua's `local M = {...}`
+_NO_BODY = frozenset({"default_method_clause", "delete_method_clause"})
 _VALUE_WRAPPERS = frozenset({"as_expression", "satisfies_expression", "parenthesized_expression",
                              "non_null_expression", "await_expression"})
 
@@ -145,6 +146,8 @@ class DefinitionNames:
             name = _first_of(node, _IDENTIFIER_TYPES)
             return (self.text(name) if name else "Companion"), ""
         name = node.child_by_field_name("name")
+        if kind == "function_definition" and any(c.type in _NO_BODY for c in node.children):
+            return None  # C++'s `WriteOptions() = default;`, `= delete;`: no code, a line of its class
         if name is None and node.child_by_field_name("declarator") is not None:
             return self._declarator_name(node)
         if name is None:

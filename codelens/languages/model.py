@@ -166,15 +166,20 @@ class Conventions:
         body = [line for line in body if line not in ("{", "}", "};", "{}")]
         return len(body) <= CONSTRUCTOR_LINES and all(_STORING.match(line) for line in body)
 
-    def declares_only(self, kind: str, code: str) -> bool:
+    def declares_only(self, kind: str, code: str, constructor: bool = False) -> bool:
         """A definition of `kind` (FUNCTION, a method, or CLASS) that declares and does nothing: a bodiless
-        method, or a contract type. Its comments, doc blocks, annotations and attributes are not its code."""
+        method, one whose body is empty (commons-io's `TailerListenerAdapter.fileRotated() { // noop }` above the
+        `Tailer.run` that rotates), or a contract type. Its comments, doc blocks, annotations and attributes are
+        not its code. A constructor with an empty body is no no-op (PHP's `__construct(private float $total) {}`
+        declares its fields)."""
         if kind == CLASS:
             return bool(self.contract) and re.match(self.contract, next(_code_lines(code), "")) is not None
         if not self.bodiless:
             return False
         if "{" in code or "=>" in code:  # a body, or braces in its doc comment (`{@link X}`)
-            code = " ".join(_code_lines(code))
+            code = _BLOCK_COMMENT.sub(" ", " ".join(_code_lines(code)))
+            if not constructor and code.count("{") == 1 and _EMPTY_BODY.search(code):  # a no-op (`{ // noop }`)
+                return True
             if "{" in code or "=>" in code:
                 return False
         code = code.rstrip()
@@ -224,6 +229,9 @@ _BODY_CLOSE = re.compile(r"\s*(?:\}\s*;?|\bend)\s*$")
 _FORWARDING = re.compile(r"^(?:return\s+|await\s+|try\s+)*(?:[\w$]+(?:\(\))?\s*(?:\.|::|->|\?\.)\s*)*"
                          r"(?P<callee>[\w$]+)(?:<[^()]*>)?\s*\((?P<args>.*)\)$")
 
+
+_BLOCK_COMMENT = re.compile(r"/\*.*?\*/")
+_EMPTY_BODY = re.compile(r"\{\s*\}\s*$")
 
 CLASS_NAMED = "<class>"  # in Conventions.constructors: a method named as its class
 CONSTRUCTOR_LINES = 8

@@ -427,7 +427,7 @@ def declares_only(chunk: Chunk) -> bool:
     if not chunk.is_code or chunk.kind not in (CLASS, FUNCTION, "method"):
         return False
     conventions = _conventions(chunk)
-    return conventions is not None and conventions.declares_only(chunk.kind, chunk.code)
+    return conventions is not None and conventions.declares_only(chunk.kind, chunk.code, _constructor(chunk))
 
 
 def _conventions(chunk: Chunk) -> Conventions | None:

@@ -37,6 +37,8 @@ class Limiter {
 
 class Queue {
  public:
+  Queue() = default;  // no code: no chunk
+  Queue(const Queue&) = delete;
   void Push(int value) { last_ = value; }
 
  private:
