@@ -30,7 +30,8 @@ LANGUAGE = LanguageRow(
     definitions=(("class", CLASS), ("module", CLASS), ("method", FUNCTION), ("singleton_method", FUNCTION)),
     # `class << self ... end` names nothing: its methods are the enclosing class's own
     # `included do ... end`, `class_methods do ... end` (a Rails concern): a call's block holds methods too
-    containers=("body_statement", "singleton_class", "call", "do_block"), doc_prefixes=("#",),
+    # `begin ... rescue LoadError ... end` around a gem's optional part (sidekiq's ActiveJob adapter)
+    containers=("body_statement", "singleton_class", "call", "do_block", "begin"), doc_prefixes=("#",),
     test_suffixes=("_spec.rb", "_test.rb"),
     test_dirs=("spec", "step_definitions"), test_roots=("features",), imports=(), graph=RULE,  # RSpec's, Cucumber's
     # a constant is a name that starts upper-case, assigned

@@ -35,11 +35,16 @@ _ASKS = {
 # samples: Polly's `src/Snippets/Docs/Retry.cs`)
 _EXAMPLE_DIRS = frozenset({"example", "examples", "_examples", "sample", "samples", "demo", "demos",
                            "bench", "benchmark", "benchmarks", "benches", "playground", "playgrounds",
-                           "snippet", "snippets"})
+                           "snippet", "snippets",
+                           "docs_src"})  # the FastAPI family's tutorial programs (fastapi, typer, sqlmodel)
+# a benchmark program by its name, wherever it is: sidekiq's `bin/multi_queue_bench`, leveldb's `db_bench.cc`
+_BENCH_FILE = re.compile(r"(?:^|[_.-])bench(?:mark)?s?(?:[_.-]|$)", re.IGNORECASE)
 # `CHANGELOG.md`, `HISTORY.rst`; also a named part of one, a document (`change-archive.txt`, `CHANGES-2.x.md`)
 _HISTORY_FILE = re.compile(r"^(?:(?:change_?log|changes|history|news|releases?|release[_-]notes|whatsnew)"
                            r"(?:\.(?:md|markdown|rst|txt|adoc|org))?"
-                           r"|(?:change_?log|changes?|history|release[_-]?notes)[-_][\w.-]+\.(?:md|markdown|rst|txt|adoc|org))$",
+                           r"|(?:change_?log|changes?|history|release[_-]?notes)[-_][\w.-]+\.(?:md|markdown|rst|txt|adoc|org)"
+                           # an edition's own log: sidekiq's `Ent-Changes.md`, `Pro-Changes.md`
+                           r"|\w+[-_](?:change_?log|changes|history)\.(?:md|markdown|rst|txt|adoc|org))$",
                            re.IGNORECASE)
 _HISTORY_DIRS = frozenset({"changelog", "changes", "changelog.d"})
 # Spring's `messages_ru.properties`, `locales/ru.json`, `ru/LC_MESSAGES/app.po`, Laravel's `lang/ru/`,
@@ -57,8 +62,10 @@ def asks_for(role: str, question: str) -> bool:
 
 
 def is_example_path(path: str) -> bool:
-    """A file under an examples or benchmarks folder (`_examples/`, `samples/`, `benches/`), at any depth."""
-    return any(part.lower() in _EXAMPLE_DIRS for part in path.split("/")[:-1])
+    """A file under an examples or benchmarks folder (`_examples/`, `samples/`, `benches/`), at any depth, or a
+    benchmark program by its name (`db_bench.cc`, `bin/multi_queue_bench`)."""
+    parts = path.split("/")
+    return any(part.lower() in _EXAMPLE_DIRS for part in parts[:-1]) or _BENCH_FILE.search(parts[-1]) is not None
 
 
 def is_history_path(path: str) -> bool:

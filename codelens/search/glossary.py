@@ -260,6 +260,9 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "присв": ("assign", "set"), "присваив": ("assign", "set"), "замороз": ("freeze", "frozen"),
     "заморож": ("freeze", "frozen"), "черновик": ("draft",), "опрос": ("poll", "polling"), "вкладк": ("tab",),
     "скрыт": ("hidden", "hide"), "видимост": ("visibility", "visible"),
+    # running out, asking the user, declaring (typer's and sidekiq's questions)
+    "законч": ("exhausted", "finish", "end"), "исчерп": ("exhausted",), "объявил": ("declare", "define"),
+    "объявля": ("declare", "define"), "запрашиваетс": ("prompt", "request"),
     # everyday words that begin like a key above but mean something else: no translation
     "именно": (), "типичн": (), "данный": (), "данная": (), "данное": (), "данного": (), "данном": (), "данной": (),
     "исключительн": (), "собственно": (), "путем": (), "путём": (), "очередн": (), "входит": (), "выходит": (),
