@@ -37,8 +37,9 @@ _EXAMPLE_DIRS = frozenset({"example", "examples", "_examples", "sample", "sample
                            "bench", "benchmark", "benchmarks", "benches", "playground", "playgrounds",
                            "snippet", "snippets",
                            "docs_src"})  # the FastAPI family's tutorial programs (fastapi, typer, sqlmodel)
-# a benchmark program by its name, wherever it is: sidekiq's `bin/multi_queue_bench`, leveldb's `db_bench.cc`
-_BENCH_FILE = re.compile(r"(?:^|[_.-])bench(?:mark)?s?(?:[_.-]|$)", re.IGNORECASE)
+# a benchmark program by its name, wherever it is: sidekiq's `bin/multi_queue_bench`, leveldb's `db_bench.cc`,
+# `bench_parse.py`; never a module named for what it provides (`src/benchmark.rs`)
+_BENCH_FILE = re.compile(r"[_-]bench(?:mark)?s?(?:[_.-]|$)|^bench(?:mark)?s?[_-]", re.IGNORECASE)
 # `CHANGELOG.md`, `HISTORY.rst`; also a named part of one, a document (`change-archive.txt`, `CHANGES-2.x.md`)
 _HISTORY_FILE = re.compile(r"^(?:(?:change_?log|changes|history|news|releases?|release[_-]notes|whatsnew)"
                            r"(?:\.(?:md|markdown|rst|txt|adoc|org))?"
