@@ -206,6 +206,21 @@ def test_file_diversity_lifts_only_close_runners_up_into_the_first_places() -> N
     assert (type(shipped), shipped.close, shipped.guarded, shipped.decay) == (FileDiversity, 0.7, 4, 0.5)
 
 
+def test_file_diversity_decays_a_chunk_close_to_the_top_once_at_most() -> None:
+    """hyper's `Bdp.calculate` (75% of the top score) sat below its file's module doc and struct: decayed
+    twice (x 0.25) it fell under other files' weaker chunks; decayed once it stays above them."""
+    items = fused(("ping.rs::<module>", 1.0), ("ping.rs::Bdp", 0.95), ("ping.rs::Bdp.calculate", 0.8),
+                  ("http2.rs::Builder.adaptive_window", 0.38), ("io.rs::ReadBuf.remaining", 0.3))
+    chunks = {f.chunk_id: chunk(f.chunk_id) for f in items}
+    assert order(FileDiversity(chunks), "q", items)[2:] == [
+        "http2.rs::Builder.adaptive_window", "io.rs::ReadBuf.remaining", "ping.rs::Bdp.calculate"]
+    assert order(FileDiversity(chunks, strong=0.75), "q", items) == [
+        "ping.rs::<module>", "ping.rs::Bdp", "ping.rs::Bdp.calculate", "http2.rs::Builder.adaptive_window",
+        "io.rs::ReadBuf.remaining"]
+    (shipped,) = ranking_stages(INDEX, ["diverse-close"])
+    assert shipped.strong == 0.75
+
+
 def test_file_diversity_never_groups_pathless_snippets() -> None:
     snippets = {c: Chunk(chunk_id=c, path="", symbol="f", kind="function", start_line=1, end_line=1, code="")
                 for c in ["d1", "d2", "d3"]}

@@ -58,7 +58,8 @@ fusion found; results stay chunks.
 - `diverse-close`: a chunk's score is multiplied by `decay` for every better chunk of the same
   file already listed, so one class and its methods cannot fill the list; in the first four
   places only a chunk close to the top score (70% of it) may be lifted that way (without that
-  guard semble's file-level benchmarks gain and the chunk-level floors lose: bench/RESULTS.md).
+  guard semble's file-level benchmarks gain and the chunk-level floors lose: bench/RESULTS.md); a chunk
+  within 75% of the top score is multiplied once at most, however many of its file's are above it.
 - `symbol`: a question that is an identifier (`Response`, `Session.send`, `Sinatra::Helpers`) puts
   that name's definitions first (exact case before any case, classes before functions before methods;
   a qualifier is the enclosing definitions, the module, or the folder: a package or namespace);
@@ -137,7 +138,7 @@ StageFactory = Callable[[StageContext], Stage]
 # with these and the variants it compares.
 STAGES: Mapping[str, StageFactory] = {
     "symbol": lambda c: SymbolIntent(c.index, c.accept, c.repo_of),
-    "diverse-close": lambda c: FileDiversity(c.index.chunks, close=0.7, guarded=4),
+    "diverse-close": lambda c: FileDiversity(c.index.chunks, close=0.7, guarded=4, strong=0.75),
     "tests-below": lambda c: CodeBeforeTests(c.index.chunks),
     "path": lambda c: PathSignal(c.index.chunks, bridge=c.bridge),
     "named-file": lambda c: NamedFile(c.index, c.accept),
