@@ -388,11 +388,14 @@ class LanguageRow:
 
     def is_test_path(self, rel_path: str) -> bool:
         """Test code by the language's conventions (`*_test.go`, `*.spec.ts`, `__tests__/`, `*Test.java`), a
-        file named `test` (hiredis's `test.c`), or a test source set's folder (Gradle's and Kotlin
+        file named `test` in lower case (hiredis's `test.c`), or a test source set's folder (Gradle's and Kotlin
         Multiplatform's `commonTest/`, `jvmTest/`, `integrationTest/`); never a package folder named `test` in a
         main source set."""
         path = PurePosixPath(rel_path)
-        if path.name.endswith(self.test_suffixes) or path.stem.lower() in ("test", "tests"):
+        # a suffix after a name (`CartTest.php`): Carbon's `Traits/Test.php` is its trait named Test, and so is
+        # a file named `Test` in capitals; `test.c` is a test program
+        if any(path.name.endswith(s) and len(path.name) > len(s) for s in self.test_suffixes) or (
+                path.stem in ("test", "tests")):
             return True
         if any(_TEST_SOURCE_SET.match(part) for part in path.parts[:-1]):
             return True
