@@ -562,6 +562,9 @@ def test_a_property_s_getter_and_setter_sink_below_the_code_that_does_the_work()
         method("src/Bounded.java::Bounded.getMaxCount", "public long getMaxCount()", body="    return maxCount;\n"),
         method("src/Bounded.java::Bounded.getRemaining", "public long getRemaining()",
                body="    if (count >= maxCount) return 0;\n    return maxCount - count;\n"),
+        Chunk(chunk_id="src/Bounded.java::Bounded.getLimit", path="src/Bounded.java", symbol="Bounded.getLimit",
+              kind="method", start_line=1, end_line=1, code="@Override public long getLimit() { return limit; }",
+              signature="public long getLimit()", parent="Bounded"),
     ]}
     stage = AccessorsBelow(chunks)
     items = fused(*((chunk_id, 1.0) for chunk_id in chunks))
@@ -571,7 +574,8 @@ def test_a_property_s_getter_and_setter_sink_below_the_code_that_does_the_work()
 
     assert kept("how are redirects followed") == {"source/index.ts::Request._onResponse",
                                                   "pkg/client.py::Client.timeout", "lib/response.js::response.body#2",
-                                                  "src/Bounded.java::Bounded.getRemaining"}
+                                                  "src/Bounded.java::Bounded.getRemaining",
+                                                  "src/Bounded.java::Bounded.getLimit"}
     assert "source/options.ts::Options.followRedirect" in kept("what does followRedirect default to")  # written
 
 

@@ -146,6 +146,8 @@ class Conventions:
         that returns a field (`return this.maxCount;`) or stores its argument (`this.maxCount = maxCount;`)."""
         if self.getter and name and re.match(self.getter, name):
             lines = [line.strip() for line in _code_lines(code)]
+            if not lines:  # `@Override public int getX() { return x; }`: an annotation's line, read as none
+                return False
             body = lines[1:] if len(lines) > 1 else lines[0].split("{", 1)[1:]  # `int getX() { return x; }`
             body = [line.strip() for line in body if line.strip() not in ("{", "}", "};", "{}")]
             return len(body) == 1 and (_RETURNING.match(body[0]) is not None or _STORING.match(body[0]) is not None)
