@@ -613,11 +613,11 @@ def test_a_constructor_that_only_stores_its_arguments_sinks_below_the_code_that_
     assert "src/Cart.ts::Cart.constructor" in kept("what does `Cart.constructor` do")  # written in code form
 
 
-def test_a_function_that_only_calls_its_namesake_goes_below_it() -> None:
+def test_a_function_that_only_calls_another_of_its_file_goes_below_it() -> None:
     """viper's package-level `SetEnvPrefix(in)` is `{ v.SetEnvPrefix(in) }` under the method's doc word for word,
-    and a Java overload hands its arguments to the full one: each namesake takes its forwarder's place and the
-    forwarder goes below it; one calling a namesake of another file keeps its place (httpx's `HTTPTransport.close`
-    calls its pool's). Chunked by the real grammars."""
+    a Java overload hands its arguments to the full one, Carbon's `ago()` returns `diffForHumans()`: each callee
+    takes its forwarder's place and the forwarder goes below it; one calling a name of another file keeps its
+    place (httpx's `HTTPTransport.close` calls its pool's). Chunked by the real grammars."""
     from codelens.ingest.syntax import chunk_code_file
     from codelens.search.ranking_order import ForwardersBelow
 
@@ -632,7 +632,12 @@ def test_a_function_that_only_calls_its_namesake_goes_below_it() -> None:
             "        StringBuilder b = new StringBuilder();\n        for (int i = from; i < to; i++) b.append(a[i]);\n"
             "        return b.toString();\n    }\n}\n")
     kotlin = "class Wrapper(val inner: Strings) {\n    fun join(a: Array<Any>, sep: Char) = inner.join(a, sep)\n}\n"
-    chunks = {c.chunk_id: c for path, text in (("viper.go", go), ("Strings.java", java), ("Wrapper.kt", kotlin))
+    php = ("<?php\ntrait Difference\n{\n    /** A relative difference for humans: \"3 days ago\". */\n"
+           "    public function ago($other = null)\n    {\n        return $this->diffForHumans($other);\n    }\n\n"
+           "    public function diffForHumans($other = null)\n    {\n        $parts = $this->diff($other);\n"
+           "        return implode(' ', $parts) . ' ago';\n    }\n}\n")
+    chunks = {c.chunk_id: c for path, text in (("viper.go", go), ("Strings.java", java), ("Wrapper.kt", kotlin),
+                                               ("Difference.php", php))
               for c in chunk_code_file(path, text)[0]}
     stage = ForwardersBelow(chunks)
     items = fused(("viper.go::SetEnvPrefix", 2.0), ("Strings.java::Strings.join", 1.8),
@@ -643,13 +648,16 @@ def test_a_function_that_only_calls_its_namesake_goes_below_it() -> None:
         "viper.go::Viper.SetEnvPrefix", "Strings.java::Strings.join#2", "Wrapper.kt::Wrapper.join",
         "viper.go::SetEnvPrefix", "Strings.java::Strings.join", "viper.go::Viper.mergeWithEnvPrefix"]
     assert [f.score for f in ranked[:4]] == [2.0, 1.8, 1.6, pytest.approx(2.0 * 0.7)]
-    # two statements (Kotlin writes them without `;`), or a call of another name, forward nothing
-    from codelens.languages.model import forwards_to_namesake
-    assert not forwards_to_namesake("onCreate", "override fun onCreate(state: Bundle?)",
-                                    "override fun onCreate(state: Bundle?) {\n    super.onCreate(state)\n    load()\n}")
-    assert not forwards_to_namesake("get", "def get(url)", "def get(url)\n  request(:get, url)\nend")
-    assert forwards_to_namesake("get", "def get(url)", "def get(url)\n  Basement.get(url)\nend")
-    # without a namesake that does the work among the results, nothing moves
+    aliases = fused(("Difference.php::Difference.ago", 1.5), ("Difference.php::Difference.diffForHumans", 0.9))
+    assert [(f.chunk_id, f.score) for f in stage(Query.from_text("3 days ago"), aliases)] == [
+        ("Difference.php::Difference.diffForHumans", 1.5), ("Difference.php::Difference.ago", pytest.approx(1.05))]
+    # two statements (Kotlin writes them without `;`) forward nothing; one call is the name it forwards to
+    from codelens.languages.model import forwarded_call
+    assert forwarded_call("override fun onCreate(state: Bundle?)",
+                          "override fun onCreate(state: Bundle?) {\n    super.onCreate(state)\n    load()\n}") is None
+    assert forwarded_call("def get(url)", "def get(url)\n  request(:get, url)\nend") == "request"
+    assert forwarded_call("def get(url)", "def get(url)\n  Basement.get(url).body\nend") is None
+    # without the callee among the results, nothing moves
     alone = fused(("viper.go::SetEnvPrefix", 2.0), ("viper.go::Viper.mergeWithEnvPrefix", 1.0))
     assert stage(Query.from_text("environment prefix"), alone) == alone
 

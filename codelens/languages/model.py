@@ -188,21 +188,23 @@ class Conventions:
         return code.endswith(";") or "=" not in code  # Kotlin's abstract `fun size(): Int`
 
 
-def forwards_to_namesake(name: str, signature: str, code: str) -> bool:
-    """A function or method whose whole body is one call of a function or method of its own name, handing its
-    arguments on: viper's package-level `func GetString(key string) string { return v.GetString(key) }` over the
-    method that reads the value, a Java overload `join(array, sep)` that calls the full `join(array, sep, 0, n)`.
-    Any language whose signature the chunk keeps as its code writes it; False when the code does not start so."""
+def forwarded_call(signature: str, code: str) -> str | None:
+    """The name a function or method hands its arguments to when its whole body is one call: viper's
+    package-level `func GetString(key string) string { return v.GetString(key) }` (`GetString`, the method
+    that reads the value), a Java overload `join(array, sep)` calling the full `join(array, sep, 0, n)`, Carbon's
+    `ago()` returning `$this->diffForHumans(...)`. None for a body that does more, or code that does not start
+    with its signature."""
     text = "\n".join(" ".join(line.split()) for line in _statements(_code_lines(code)))
     signature = " ".join(signature.split())
-    if not name or not signature or not text.startswith(signature):
-        return False
+    if not signature or not text.startswith(signature):
+        return None
     body = _BODY_CLOSE.sub("", _BODY_OPEN.sub("", text[len(signature):], count=1)).strip()
     if "\n" in body or ";" in body.rstrip(";"):
-        return False
+        return None
     call = _FORWARDING.match(body.rstrip(";").strip())
-    return (call is not None and call.group("callee") == name
-            and call.group("args").count("(") == call.group("args").count(")"))
+    if call is None or call.group("args").count("(") != call.group("args").count(")"):
+        return None
+    return call.group("callee")
 
 
 def _statements(lines: Iterator[str]) -> list[str]:
@@ -224,10 +226,9 @@ _GOES_ON = ("(", ",", ".", "->", "=>", "=")
 # what a body opens and closes with once its signature is cut off: a return type or `throws` list left on the
 # signature's line (`: string`, `-> Self`, `throws IOException`), then `{`, `=>`, `=` or Python's `:`;
 # `}` or Ruby's `end`
-_BODY_OPEN = re.compile(r"^[^{=:]*?(?:\{|=>|=|:)\s*")
+_BODY_OPEN = re.compile(r"^\s*[^{=:\n(]*?(?:\{|=>|=|:)\s*")  # never past a `(`: Ruby's body opens with none
 _BODY_CLOSE = re.compile(r"\s*(?:\}\s*;?|\bend)\s*$")
-# one call of the namesake, maybe through a receiver (`v.`, `this.`, `self::`, `$this->`, `Foo.`), returned,
-# awaited or tried
+# one call, maybe through a receiver (`v.`, `this.`, `self::`, `$this->`, `Foo.`), returned, awaited or tried
 _FORWARDING = re.compile(r"^(?:return\s+|await\s+|try\s+)*(?:[\w$]+(?:\(\))?\s*(?:\.|::|->|\?\.)\s*)*"
                          r"(?P<callee>[\w$]+)(?:<[^()]*>)?\s*\((?P<args>.*)\)$")
 

@@ -51,10 +51,10 @@ fusion found; results stay chunks.
   conventions name its constructors: `constructor`, `__construct`, `initialize`, `init`, or the class's own name
   in Java, C# and C++) keeps 0.7 of its score unless the question writes its name: its parameters repeat the
   question's words, the code that uses them is elsewhere. Never Python's `__init__`, which often does the work.
-- `forwarders-below`: a function or method whose body only calls a namesake (viper's package-level
-  `GetString(key)` calling `v.GetString(key)`, an overload calling the full one), beside a definition of that
-  name in its file that does more: that one takes the forwarder's place and the forwarder keeps 0.7 of its score
-  below it, so the name answers once, with its code.
+- `forwarders-below`: a function or method whose body only calls another definition of its file (viper's
+  package-level `GetString(key)` calling `v.GetString(key)`, an overload calling the full one, Carbon's `ago()`
+  calling `diffForHumans()`), that one among the results: it takes the forwarder's place and the forwarder
+  keeps 0.7 of its score below it, so the code answers, once.
 - `diverse-close`: a chunk's score is multiplied by `decay` for every better chunk of the same
   file already listed, so one class and its methods cannot fill the list; in the first four
   places only a chunk close to the top score (70% of it) may be lifted that way (without that

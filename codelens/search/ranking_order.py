@@ -3,8 +3,8 @@ one file's chunks spread out (`diverse-close`), equal code in another file liste
 (`copies`), code before documents (`kind-prior`), code before its tests (`tests-below`),
 implementations before the declarations they implement (`declarations-below`), the work before every
 object's `toString` (`object-methods-below`), before a property's getter and setter (`accessors-below`),
-before a constructor that only stores (`constructors-below`) and before a function that only calls its
-namesake (`forwarders-below`); and what every stage uses to rescore.
+before a constructor that only stores (`constructors-below`) and before a function that only calls another of
+its file (`forwarders-below`); and what every stage uses to rescore.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from functools import lru_cache
 from codelens.chunk import Chunk
 from codelens.ingest.sql import is_sql_definition, is_sql_statements
 from codelens.languages import CLASS, FUNCTION, Conventions, row_named
-from codelens.languages.model import forwards_to_namesake
+from codelens.languages.model import forwarded_call
 from codelens.search.file_roles import (
     EXAMPLES,
     HISTORY,
@@ -370,14 +370,15 @@ class ConstructorsBelow(_PlainMethodsBelow):
 
 @dataclass(frozen=True)
 class ForwardersBelow:
-    """A function or method whose body only calls a namesake (languages/model.py's forwards_to_namesake), beside
-    a definition of that name in its file that does more: that one takes the forwarder's place (the forwarder
-    carries its doc) and the forwarder keeps `factor` of its score below it. viper's package-level
+    """A function or method whose body only calls another definition of its file (languages/model.py's
+    forwarded_call), that one among the results: the callee takes the forwarder's place (the forwarder carries its
+    doc, the callee the code) and the forwarder keeps `factor` of its score below it. viper's package-level
     `SetEnvPrefix(in)` is `{ v.SetEnvPrefix(in) }` under the method's doc word for word and filled the first
     places twice over; a Java or C# overload that calls the full one (Polly's `Bulkhead(maxParallelization)`)
-    repeats its parameters. A namesake in another file may be anything of that name (httpx's
-    `HTTPTransport.close` calls its pool's `close`, not `Response.close`): the forwarder keeps its place. Not a
-    constructor (Swift's `init(argument:)` calling `self.init(argument)`)."""
+    repeats its parameters; Carbon's `ago()` and `since()` copy the docblock of the `diffForHumans` they call.
+    A callee in another file may be anything of that name (httpx's `HTTPTransport.close` calls its pool's
+    `close`, not `Response.close`): the forwarder keeps its place. Not a constructor (Swift's `init(argument:)`
+    calling `self.init(argument)`): every type has one of that name."""
 
     chunks: Mapping[str, Chunk]
     factor: float = 0.7
@@ -385,28 +386,28 @@ class ForwardersBelow:
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
         listed = [(f, c) for f in fused if (c := self.chunks.get(f.chunk_id)) is not None
                   and c.is_code and c.kind in (FUNCTION, "method")]
-        forwarding = {f.chunk_id for f, c in listed if _forwards(_bare(c), c.signature, c.code) and not _constructor(c)}
+        calls = {f.chunk_id: callee for f, c in listed
+                 if (callee := _forwarded(c.signature, c.code)) is not None and not _constructor(c)}
         beside: dict[tuple[str, str], Fused] = {}  # a name's best definition that does more, by file
         for f, c in listed:
-            if f.chunk_id not in forwarding and ((best := beside.get((c.path, _bare(c)))) is None
-                                                 or f.score > best.score):
+            if f.chunk_id not in calls and ((best := beside.get((c.path, _bare(c)))) is None
+                                             or f.score > best.score):
                 beside[(c.path, _bare(c))] = f
-        paired = [(f, namesake) for f, c in listed
-                  if f.chunk_id in forwarding and (namesake := beside.get((c.path, _bare(c)))) is not None]
+        paired = [(f, callee) for f, c in listed
+                  if f.chunk_id in calls and (callee := beside.get((c.path, calls[f.chunk_id]))) is not None]
         if not paired:
             return fused
         scores = {f.chunk_id: f.score for f in fused}
-        for f, namesake in paired:
-            scores[namesake.chunk_id] = max(scores[namesake.chunk_id], f.score)
-            scores[f.chunk_id] = min(f.score * self.factor, scores[namesake.chunk_id] * 0.99)
+        for f, callee in paired:
+            scores[callee.chunk_id] = max(scores[callee.chunk_id], f.score)
+            scores[f.chunk_id] = min(f.score * self.factor, scores[callee.chunk_id] * 0.99)
         return rescore(fused, scores)
 
 
 @lru_cache(maxsize=1 << 16)
-def _forwards(name: str, signature: str, code: str) -> bool:
-    """forwards_to_namesake, once per definition in a process (a server asks of the same candidates again); a
-    call of the name twice in the code, its signature's and its body's, first."""
-    return code.count(name) >= 2 and forwards_to_namesake(name, signature, code)
+def _forwarded(signature: str, code: str) -> str | None:
+    """forwarded_call, once per definition in a process (a server asks of the same candidates again)."""
+    return forwarded_call(signature, code)
 
 
 def _constructor(chunk: Chunk) -> bool:
