@@ -263,6 +263,10 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     # running out, asking the user, declaring (typer's and sidekiq's questions)
     "законч": ("exhausted", "finish", "end"), "исчерп": ("exhausted",), "объявил": ("declare", "define"),
     "объявля": ("declare", "define"), "запрашиваетс": ("prompt", "request"),
+    # what arrived broken, and colours (uvicorn's questions)
+    "некорректн": ("invalid", "malformed", "bad"), "неверн": ("invalid", "wrong"), "невалидн": ("invalid",),
+    "прислал": ("send", "sent"), "присыла": ("send", "sent"), "присла": ("send", "sent"),
+    "раскраш": ("color", "colour", "colorize"), "цвет": ("color", "colour"), "подсвет": ("highlight", "color"),
     # everyday words that begin like a key above but mean something else: no translation
     "именно": (), "типичн": (), "данный": (), "данная": (), "данное": (), "данного": (), "данном": (), "данной": (),
     "исключительн": (), "собственно": (), "путем": (), "путём": (), "очередн": (), "входит": (), "выходит": (),
