@@ -145,3 +145,17 @@ def test_demo_file_paths_are_posix(tmp_path: Path) -> None:
 
     result = chunk_codebase(tmp_path, 1_000_000)
     assert [c.chunk_id for c in result.chunks] == ["a/b/m.py::f"]
+
+
+def test_overload_stubs_and_their_implementation_are_one_function_by_either_parser() -> None:
+    """typer's sixty-line `@overload` stubs of `Option` stood above the one that does the work; pydantic's
+    `computed_field` the same. Stubs with no implementation after them stay functions of their own."""
+    text = ('from typing import overload\n\n@overload\ndef read(x: int) -> int: ...\n@overload\n'
+            'def read(x: str) -> str:\n    """Reads a value."""\ndef read(x):\n    return x\n\n'
+            'class Store:\n    @typing.overload\n    def get(self) -> None: ...\n    def get(self, key=None):\n'
+            '        return key\n\n@overload\ndef stub_only(x: int) -> int: ...\n')
+    expected = [("m.py::read", 3, 9, "Reads a value."), ("m.py::Store", 11, 15, ""), ("m.py::Store.get", 12, 15, ""),
+                ("m.py::stub_only", 17, 18, "")]
+    for parsed in (parse_with_ast(text), parse_with_tree_sitter(text)):
+        chunks = [c for c in chunks_from_parsed("m.py", text, parsed) if c.kind != "module"]
+        assert [(c.chunk_id, c.start_line, c.end_line, c.docstring) for c in chunks] == expected

@@ -8,7 +8,9 @@ chunks with the same ids (`path::Qualified.name`, see chunk.py), so all paths gi
 from __future__ import annotations
 
 import ast
+import re
 import warnings
+from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import NamedTuple
 
@@ -212,9 +214,36 @@ def chunks_from_parsed(rel_path: str, text: str, parsed: ParsedModule) -> list[C
     if module_chunk is not None:
         used_ids[MODULE_SYMBOL] = 1
         chunks.append(module_chunk)
-    for definition in parsed.definitions:
+    for definition in with_overloads(parsed.definitions):
         visit(definition, "", "")
     return chunks
+
+
+def with_overloads(definitions: list[Definition]) -> list[Definition]:
+    """Each function with the `@overload` stubs of its name directly before it as one function (typing's
+    overloads: typer's sixty-line `Option` stubs above the one that does the work, pydantic's
+    `computed_field`), from the first stub's line, its doc the implementation's or a stub's; as TypeScript's
+    overloads and body are one. Stubs with nothing after them (a `.pyi`-style module) stay functions."""
+    merged: list[Definition] = []
+    stubs: list[Definition] = []
+    for definition in definitions:
+        definition = replace(definition, children=with_overloads(definition.children)) \
+            if definition.children else definition
+        if stubs and (definition.name != stubs[0].name or definition.kind != "function"):
+            merged.extend(stubs)
+            stubs = []
+        if definition.kind == "function" and any(_OVERLOAD.fullmatch(d) for d in definition.decorators):
+            stubs.append(definition)
+            continue
+        if stubs:
+            definition = replace(definition, start_line=stubs[0].start_line, docstring=definition.docstring or next(
+                (stub.docstring for stub in stubs if stub.docstring), ""))
+        merged.append(definition)
+        stubs = []
+    return merged + stubs
+
+
+_OVERLOAD = re.compile(r"(?:[\w.]+\.)?overload")
 
 
 def _module_chunk(rel_path: str, lines: list[str], parsed: ParsedModule, is_test: bool) -> Chunk | None:
