@@ -266,7 +266,7 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     # what arrived broken, and colours (uvicorn's questions)
     "некорректн": ("invalid", "malformed", "bad"), "неверн": ("invalid", "wrong"), "невалидн": ("invalid",),
     "прислал": ("send", "sent"), "присыла": ("send", "sent"), "присла": ("send", "sent"),
-    "раскраш": ("color", "colour", "colorize"), "цвет": ("color", "colour"), "подсвет": ("highlight", "color"),
+    "раскраш": ("color", "colour", "colorize"), "цвет": ("color", "colour"),
     # everyday words that begin like a key above but mean something else: no translation
     "именно": (), "типичн": (), "данный": (), "данная": (), "данное": (), "данного": (), "данном": (), "данной": (),
     "исключительн": (), "собственно": (), "путем": (), "путём": (), "очередн": (), "входит": (), "выходит": (),
