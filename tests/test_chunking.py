@@ -105,6 +105,9 @@ def test_line_numbers_are_real() -> None:
     ("features/steps/env.rb", True), ("features/step_definitions/cart_steps.rb", True),
     ("app/models/features/flag.rb", False),
     ("packages/pinia/test-dts/store.test-d.ts", True), ("src/types.test-d.ts", True),
+    # Go's test inputs in any language (urfave/cli's godoc dump); a capitalised `Test` file is a class's
+    ("testdata/godoc-v3.x.txt", True), ("internal/testdata/golden.json", True),
+    ("src/Carbon/Traits/Test.php", False), ("hiredis/test.c", True),
 ])
 def test_is_test_path(path: str, expected: bool) -> None:
     assert is_test_path(path) is expected
