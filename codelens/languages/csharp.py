@@ -13,7 +13,7 @@ from codelens.languages.model import (
     LanguageRow,
     class_and_method,
 )
-from codelens.languages.shared import C_STYLE_DOCS
+from codelens.languages.shared import C_STYLE_DOCS, first_branches
 
 RULE = GraphRule(
     "csharp", (("invocation_expression", "function"),), (("object_creation_expression", "type"),), ("base_list",),
@@ -44,6 +44,9 @@ LANGUAGE = LanguageRow(
     # `namespace MediatR.Internal;` names the file's package, as Java's `package`: no piece of its own (MediatR: 101
     # of its 104 module pieces were that one line, and one took a top-5 place)
     preamble=("file_scoped_namespace_declaration",),
+    # a file the grammar cannot read whole is read again with every conditional at its first branch (serilog's
+    # `#if FEATURE_DEFAULT_INTERFACE` default bodies in ILogger, `#if FEATURE_SPAN` signatures over one body)
+    recover_bytes=first_branches,
     doc_prefixes=("///", *C_STYLE_DOCS), test_suffixes=("Tests.cs", "Test.cs"),
     imports=("using_directive",), standard_libraries=("System", "Microsoft"), graph=RULE,
     # `CartTests.AddsItem` (dotnet test --filter)

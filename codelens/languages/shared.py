@@ -265,6 +265,20 @@ def first_branches_in_bodies(source: bytes) -> bytes:
     `Limiter(int n)\n  :\n#if !defined(NDEBUG)\n  max_(n),\n#endif\n  allowed_(n) {` lost every class of
     its file after it), each branch kept.
     C's, C++'s and Objective-C's `recover_bytes`: the chunker's second reading of a file with errors."""
+    return _first_branches(source, everywhere=False)
+
+
+def first_branches(source: bytes) -> bytes:
+    """Every conditional at its first branch, its directive lines blanked: C#'s `recover_bytes`, where a
+    conditional splits a declaration (serilog's `ILogger ForContext(...)\n#if FEATURE_DEFAULT_INTERFACE\n{ ... }\n
+    #else\n;\n#endif`, a default body where the runtime has them; two signatures over one body in
+    PropertyBinder) and the grammar lost the whole interface or class. A second reading only, kept where fewer
+    lines fall under ERROR: a platform's own definition in an `#else` is a chunk wherever the file parses."""
+    return _first_branches(source, everywhere=True)
+
+
+def _first_branches(source: bytes, everywhere: bool) -> bytes:
+    """Both readings; `everywhere`: every conditional keeps its first branch only, not those in bodies alone."""
     if _DIRECTIVE.search(source) is None:
         return source
     out = bytearray(source)
@@ -278,7 +292,7 @@ def first_branches_in_bodies(source: bytes) -> bytes:
         position = len(source) if line_end < 0 else line_end
         word = match.group(1)
         if word.startswith(b"if"):
-            inside.append(_IN_BODY if braces and braces[-1] else
+            inside.append(_IN_BODY if everywhere or (braces and braces[-1]) else
                           _MID_STATEMENT if _mid_statement(source, match.start()) else 0)
         elif not inside:
             continue
@@ -287,7 +301,7 @@ def first_branches_in_bodies(source: bytes) -> bytes:
         if word == b"endif":
             inside.pop()
             if blanking_from >= 0 and len(inside) == blanking_level:
-                _blank_span(out, blanking_from, match.start())
+                _blank_span(out, blanking_from, position)  # the other branches and the `#endif` line
                 blanking_from = -1
         elif word.startswith(b"el") and blanking_from < 0 and inside[-1] == _IN_BODY:  # its first #elif/#else
             blanking_from, blanking_level = match.start(), len(inside) - 1

@@ -267,6 +267,7 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "некорректн": ("invalid", "malformed", "bad"), "неверн": ("invalid", "wrong"), "невалидн": ("invalid",),
     "прислал": ("send", "sent"), "присыла": ("send", "sent"), "присла": ("send", "sent"),
     "раскраш": ("color", "colour", "colorize"), "цвет": ("color", "colour"),
+    "отрицани": ("negation", "negate", "inverse"), "инверс": ("inverse", "invert"),
     # everyday words that begin like a key above but mean something else: no translation
     "именно": (), "типичн": (), "данный": (), "данная": (), "данное": (), "данного": (), "данном": (), "данной": (),
     "исключительн": (), "собственно": (), "путем": (), "путём": (), "очередн": (), "входит": (), "выходит": (),

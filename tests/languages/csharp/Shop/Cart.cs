@@ -32,6 +32,16 @@ namespace Acme.Shop
             get { return prices[index]; }
         }
 
+        /// <summary>The prices from a span where the runtime has spans: two signatures over one body.</summary>
+#if FEATURE_SPAN
+        public void AddAll(ReadOnlySpan<double> more)
+#else
+        public void AddAll(double[] more)
+#endif
+        {
+            foreach (var p in more) Add(p);
+        }
+
         public static Cart operator +(Cart a, Cart b)
         {
             var merged = new Cart();
