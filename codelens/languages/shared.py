@@ -169,10 +169,10 @@ def semicolons_before(source: bytes, lines: re.Pattern[bytes], ends: frozenset[i
     return bytes(out)
 
 
-def _code_before(source: bytes, start: int) -> int:
+def _code_before(source: bytes, start: int, directives: bool = False) -> int:
     """The offset of the last byte before `start` that is code: past spaces, line breaks, `/* ... */` blocks and
     `//` comments (a member's doc between it and the line: immer's `): Curried` above `/** ... */` above
-    `<Recipe extends AnyFunc>(`); -1 at the file's start."""
+    `<Recipe extends AnyFunc>(`), and, with `directives`, past C's preprocessor lines; -1 at the file's start."""
     before = start - 1
     while before >= 0:
         while before >= 0 and source[before] in b" \t\r\n":
@@ -184,6 +184,9 @@ def _code_before(source: bytes, start: int) -> int:
         comment = source.find(b"//", line_start, before + 1)
         if comment >= 0 and (comment == line_start or source[comment - 1] in b" \t"):
             before = comment - 1
+            continue
+        if directives and source[line_start:before + 1].lstrip().startswith(b"#"):
+            before = line_start - 1
             continue
         return before
     return before
@@ -314,21 +317,8 @@ _IN_BODY, _MID_STATEMENT = 2, 1
 def _mid_statement(source: bytes, start: int) -> bool:
     """The code before the line at `start` (past blank lines, comments and other directives) goes on: it ends
     in none of `;`, `{`, `}` (a constructor's initializer list, an argument list, a condition)."""
-    end = start
-    while end > 0:
-        begin = source.rfind(b"\n", 0, end - 1) + 1
-        line = source[begin:end].strip()
-        end = begin
-        if line.endswith(b"*/") and b"/*" not in line:  # the last line of a block comment: on to its start
-            opening = source.rfind(b"/*", 0, begin)
-            end = source.rfind(b"\n", 0, opening) + 1 if opening >= 0 else 0
-            continue
-        comment = line.find(b"//")
-        line = (line[:comment] if comment >= 0 else line).strip()
-        if not line or line.startswith(b"#") or (line.startswith(b"/*") and line.endswith(b"*/")):
-            continue
-        return line[-1:] not in (b";", b"{", b"}", b"")
-    return False
+    before = _code_before(source, start, directives=True)
+    return before >= 0 and source[before] not in b";{}"
 
 
 def _braces(source: bytes, start: int, end: int, braces: list[bool]) -> None:
