@@ -242,7 +242,7 @@ class DefinitionNames:
         if name is None:
             return node
         wrapped = node.parent is not None and node.parent.type == "export_statement"
-        sibling, run = (node.parent if wrapped else node).next_named_sibling, []
+        sibling = (node.parent if wrapped else node).next_named_sibling
         while sibling is not None:
             if sibling.type in self.row.comments:
                 sibling = sibling.next_named_sibling
@@ -252,7 +252,6 @@ class DefinitionNames:
             other = inner.child_by_field_name("name") if inner is not None else None
             if other is None or self.text(other) != self.text(name) or self.row.kind_of(inner.type) is None:
                 return node
-            run.append(inner)
             if inner.type not in self.row.overloads:
                 return inner  # the implementation
             sibling = sibling.next_named_sibling

@@ -318,7 +318,7 @@ class ObjectMethodsBelow:
 
 def _object_method(chunk: Chunk, written: set[str], describes: bool, compares: bool) -> bool:
     conventions = _conventions(chunk)
-    name = chunk.name.split("#", 1)[0]
+    name = _bare(chunk)
     if conventions is None or name in written:
         return False
     return (name in conventions.describing and not describes) or (name in conventions.comparing and not compares)
@@ -337,7 +337,7 @@ class _PlainMethodsBelow:
             return fused
         written = {name.rsplit(".", 1)[-1] for name in query.code_identifiers}
         return sink(fused, {f.chunk_id for f in fused if (c := self.chunks.get(f.chunk_id)) is not None
-                            and c.kind == "method" and c.name.split("#", 1)[0] not in written and self.plain(c)},
+                            and c.kind == "method" and _bare(c) not in written and self.plain(c)},
                     self.factor)
 
     def plain(self, chunk: Chunk) -> bool:
@@ -422,14 +422,13 @@ def _bare(chunk: Chunk) -> str:
 
 def _plain_constructor(chunk: Chunk) -> bool:
     conventions = _conventions(chunk)
-    return conventions is not None and conventions.plain_constructor(chunk.name.split("#", 1)[0], chunk.parent,
+    return conventions is not None and conventions.plain_constructor(_bare(chunk), chunk.parent,
                                                                      chunk.code)
 
 
 def _accessor(chunk: Chunk) -> bool:
     conventions = _conventions(chunk)
-    return conventions is not None and conventions.plain_accessor(chunk.signature, chunk.code,
-                                                                  chunk.name.split("#", 1)[0])
+    return conventions is not None and conventions.plain_accessor(chunk.signature, chunk.code, _bare(chunk))
 
 
 def declares_only(chunk: Chunk) -> bool:
@@ -437,7 +436,8 @@ def declares_only(chunk: Chunk) -> bool:
     if not chunk.is_code or chunk.kind not in (CLASS, FUNCTION, "method"):
         return False
     conventions = _conventions(chunk)
-    return conventions is not None and conventions.declares_only(chunk.kind, chunk.code, _constructor(chunk))
+    return conventions is not None and conventions.declares_only(
+        chunk.kind, chunk.code, conventions.is_constructor(_bare(chunk), chunk.parent))
 
 
 def _conventions(chunk: Chunk) -> Conventions | None:
