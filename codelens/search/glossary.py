@@ -109,6 +109,7 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "логир": ("logging", "log"), "журнал": ("log", "journal"), "отладк": ("debug",),
     "трассир": ("trace", "traceback"),
     "стек": ("stack",), "исправ": ("fix",), "устаревш": ("deprecated",), "депрекейт": ("deprecated",),
+    "устарел": ("outdated", "stale"),
     # testing and tooling
     "тест": ("test",), "тестир": ("test", "testing"), "мок": ("mock",), "заглушк": ("stub", "mock"),
     "фикстур": ("fixture",), "утвержден": ("assert", "assertion"), "покрыт": ("coverage",),
@@ -117,6 +118,7 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "импорт": ("import",), "экспорт": ("export",), "зависим": ("dependency", "depends"),
     "внедрен": ("injection", "inject"),
     "инъекц": ("injection", "inject"), "сборк": ("build",), "развертыв": ("deploy", "deployment"),
+    "пересбор": ("rebuild",), "пересобр": ("rebuild",),
     "развёртыв": ("deploy", "deployment"), "версия": ("version",), "верси": ("version",),
     "совместим": ("compat", "compatibility"),
     # general verbs and nouns of code
