@@ -328,6 +328,7 @@ def test_generated_and_vendored_code_is_skipped_with_one_warning_per_folder(tmp_
         "bin/tool.py": "def main():\n    return 0\n",  # a Python repository's scripts: kept
         "api_pb2_grpc.py": "class GreeterStub:\n    pass\n",  # protoc's, without a DO NOT EDIT mark
         "web/bundle.js": "var a=1;" * 2000 + "\n",
+        "zip/shaded_org_apache_zip/Zip.java": "class Zip { }\n",  # a shaded copy of another library
     })
     result = chunk_source(project, 1_000_000)
     assert sorted({c.path for c in result.chunks}) == ["add.go", "bin/tool.py", "flag_string.go"]
@@ -341,6 +342,7 @@ def test_generated_and_vendored_code_is_skipped_with_one_warning_per_folder(tmp_
         "target/: skipped, vendored or build output (other people's or generated code)",
         "vendor/: skipped, vendored or build output (other people's or generated code)",
         "web/bundle.js: skipped, minified or generated (lines too long to be written by hand)",
+        "zip/shaded_org_apache_zip/: skipped, vendored or build output (other people's or generated code)",
     ]
 
 

@@ -43,11 +43,12 @@ SKIP_DIRS = frozenset({
 
 # Other people's code and build output, skipped with a warning (one per folder): vendored
 # dependencies (Go's vendor/, third_party/ and its spellings, CocoaPods' Pods/, C and C++ projects' deps/,
-# a library's bundled/ copy: spdlog's fmt) and build folders (Rust's and Maven's target/, .NET's bin/ and
-# obj/). A bin/ that holds scripts (`.py`, `.sh`, or a `#!` line of a language read: `bin/rails`,
-# `bin/asdf`) is the repository's own: kept.
+# a library's bundled/ copy: spdlog's fmt; a shaded copy, `shaded_org_apache_tools_zip/`) and build
+# folders (Rust's and Maven's target/, .NET's bin/ and obj/). A bin/ that holds scripts (`.py`, `.sh`, or
+# a `#!` line of a language read: `bin/rails`, `bin/asdf`) is the repository's own: kept.
 VENDORED_DIRS = frozenset({"vendor", "third_party", "third-party", "thirdparty", "3rdparty", "deps", "bundled", "Pods",
                            "target", "bin", "obj"})
+_SHADED = "shaded_"  # another library's package copied under a new name (os-lib's `shaded_org_apache_tools_zip`)
 _KEPT_WITH_SCRIPTS = frozenset({"bin"})
 _SCRIPT_SUFFIXES = (".py", ".sh", ".bash")
 
@@ -276,6 +277,8 @@ def iter_source_files(root: Path, python_only: bool = False, vendored: list[str]
 def is_vendored(folder: Path) -> bool:
     """Whether a folder is vendored code or build output (VENDORED_DIRS), by its name (and, for bin/,
     whether it holds scripts: a repository's scripts are its own code)."""
+    if folder.name.startswith(_SHADED):
+        return True
     if folder.name not in VENDORED_DIRS:
         return False
     if folder.name in _KEPT_WITH_SCRIPTS:
