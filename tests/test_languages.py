@@ -138,9 +138,9 @@ EXPECTED: dict[str, list[tuple[str, str, int, int, str, str]]] = {
         ("Container", "class", 16, 18, "", ""),
         ("Container.empty", "method", 17, 17, "Container", ""),
         ("Container.insert", "method", 18, 18, "Container", ""),
-        ("Container#2", "class", 20, 22, "", ""),
-        ("Container.empty#2", "method", 21, 21, "Container", ""),  # an instance's values: `empty = Stack []`
-        ("Container.insert#2", "method", 22, 22, "Container", ""),
+        # an instance's values are its type's, as a Rust impl's functions are: `empty = Stack []`
+        ("Stack.empty", "method", 21, 21, "Stack", ""),
+        ("Stack.insert", "method", 22, 22, "Stack", ""),
     ],
     "util.lua": [
         ("<module>", "module", 1, 12, "", ""),
@@ -354,6 +354,30 @@ def test_a_net_bin_folder_without_python_is_build_output(tmp_path: Path) -> None
 def test_a_bin_folder_of_shell_scripts_is_the_repositorys_own(tmp_path: Path) -> None:
     project = _write(tmp_path / "repo", {"lib/util.bash": "util() { :; }\n", "bin/deploy.sh": "deploy() { util; }\n"})
     assert [f.rel_path for f in list_source_files(project)] == ["bin/deploy.sh", "lib/util.bash"]
+
+
+def test_a_doc_comment_loses_its_markup_and_keeps_its_placeholders_and_types() -> None:
+    """C#'s `<summary>` and Javadoc's `<p>` are markup; a usage line's `<command>` and a `List<String>` are
+    words of the doc (rbenv's "Usage: rbenv exec <command>" lost "command")."""
+    text = ("class Runner {\n    /**\n     * Runs <command> with its arguments.<p>\n"
+            "     * @return a List<String> of lines\n     */\n    List<String> run(String c) { return null; }\n}\n")
+    chunks, _ = chunk_code_file("src/Runner.java", text)
+    doc = next(c.docstring for c in chunks if c.symbol == "Runner.run")
+    assert doc == "Runs <command> with its arguments.\n@return a List<String> of lines"
+    text = ("class A {\n    /// <summary>Runs the <paramref name=\"job\"/> now.</summary>\n"
+            "    void Run(int job) { }\n}\n")
+    chunks, _ = chunk_code_file("A.cs", text)
+    assert next(c.docstring for c in chunks if c.symbol == "A.Run") == "Runs the  now."
+
+
+def test_a_file_of_comments_alone_is_its_module_chunk() -> None:
+    """conform.nvim's `types.lua` is 118 lines of `---@class` and `---@field` annotations, the options every
+    formatter takes: no statement, and it was no chunk at all."""
+    text = "---@class conform.FormatterInfo\n---@field name string\n---@field available boolean\n"
+    chunks, warnings = chunk_code_file("lua/conform/types.lua", text)
+    assert [(c.symbol, c.start_line, c.end_line) for c in chunks] == [("<module>", 1, 3)]
+    assert "---@field available boolean" in chunks[0].code and warnings == []
+    assert chunk_code_file("lua/empty.lua", "\n\n")[0] == []
 
 
 def test_a_file_the_grammar_cannot_fully_parse_keeps_what_it_recovers() -> None:

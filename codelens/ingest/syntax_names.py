@@ -68,10 +68,14 @@ class DefinitionNames:
             inner = node.named_children[0] if node.named_children else None
             name = inner.child_by_field_name("name") if inner is not None else None
             return (self.text(name), "") if name is not None else None
+        if kind in self.row.equations:  # Haskell: a signature, an equation (an operator's infix one too)
+            return (self._haskell_name(node), "") if self._haskell_name(node) else None
         if kind in ("lexical_declaration", "variable_declaration"):
             return self._function_variable(node)
         if kind == "assignment_statement":  # Lua: `M.find_files = function(opts) ... end`
             return self._assigned_function(node)
+        if kind == "return_statement":  # Lua: the module's table of functions, `return { format = function ...}`
+            return (self.component, "") if self.component and self.instance_body(node) is not None else None
         if kind == "type_alias_declaration":  # TypeScript: a one-line alias is a <module> statement
             name = node.child_by_field_name("name")
             return (self.text(name), "") if name is not None and node.end_point[0] - node.start_point[0] >= 2 else None
@@ -226,9 +230,10 @@ class DefinitionNames:
         if node.type in self.row.equations:
             name, last = self._haskell_name(node), node
             sibling = node.next_named_sibling
-            while sibling is not None and (sibling.type in ("haddock", "pragma") or (
+            while sibling is not None and (sibling.type in ("haddock", "pragma", "comment", "cpp") or (
                     sibling.type in _EQUATIONS and self._haskell_name(sibling) == name)):
-                if sibling.type in _EQUATIONS:
+                if sibling.type in _EQUATIONS or (sibling.type == "cpp" and re.search(
+                        rf"^{re.escape(name)}\s", self.text(sibling), re.M)):  # `#else` and its other equations
                     last = sibling
                 sibling = sibling.next_named_sibling
             return last
@@ -258,8 +263,16 @@ class DefinitionNames:
         return node
 
     def _haskell_name(self, node) -> str:
+        """A signature's or an equation's name; an operator's in parentheses, as its signature writes it:
+        `Cart [] .+. other = other` is `(.+.)`'s equation, ``a `divides` b = ...`` is `divides`'s."""
         name = node.child_by_field_name("name")
-        return self.text(name) if name is not None else ""
+        if name is not None:
+            return self.text(name)
+        infix = _first_of(node, frozenset({"infix"}))
+        operator = infix.child_by_field_name("operator") if infix is not None else None
+        if operator is None:
+            return ""
+        return f"({self.text(operator)})" if operator.type == "operator" else self.text(operator).strip("`")
 
     def _last_clause(self, node):
         """Elixir: the last of a function's clauses (`def handle_info({:timeout, ...}, s)`, `def handle_info(:stop,
@@ -326,7 +339,8 @@ class DefinitionNames:
 
     def _function_statement(self, node) -> tuple[str, str] | None:
         """JavaScript's `res.status = function status(code) {...}`, `Foo.prototype.bar = () => ...`,
-        `module.exports = function createApplication() {...}`: a function (of its object); a call handed
+        `module.exports = function createApplication() {...}`, `req.get = req.header = function header(name)
+        {...}`: a function (of its object); a call handed
         one named function (`_function_argument`) defines that."""
         assignment = node.named_children[0] if node.named_children else None
         if assignment is not None and assignment.type == "call_expression":
@@ -334,6 +348,8 @@ class DefinitionNames:
         if assignment is None or assignment.type != "assignment_expression":
             return None
         left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+        while right is not None and right.type == "assignment_expression":  # `req.get = req.header = function`
+            right = right.child_by_field_name("right")  # one function by its first name, the one it is used by
         if left is None or right is None:
             return None
         if right.type not in _FUNCTION_VALUES:
@@ -445,6 +461,10 @@ class DefinitionNames:
         return node.type == "class_declaration" and node.child_count > 0 and node.children[0].type == "extension"
 
     def owner_name(self, node) -> str:
+        patterns = node.child_by_field_name("patterns") if node.type == "instance" else None
+        named = next((n for n in _descendants(patterns, 4) if n.type == "name"), None) if patterns else None
+        if named is not None:
+            return self.text(named)  # Haskell: `instance ToJSON a => ToJSON (Maybe a)` is Maybe's
         shape = (node.child_by_field_name("type") or node.child_by_field_name("name") or _receiver_type(node)
                  or _first_of(node, frozenset({"user_type", "type_identifier"}))
                  or _first_of(node, frozenset({"identifier"})))  # Objective-C's `@implementation Cart`
@@ -486,7 +506,10 @@ def _is_function_value(value) -> bool:
 
 
 def _split_owner(name: str, owner: str) -> tuple[str, str]:
-    """`Foo::bar` -> (bar, Foo); `Foo.bar` (Lua, Kotlin) likewise; a plain name keeps its owner."""
+    """`Foo::bar` -> (bar, Foo); `Foo.bar` (Lua, Kotlin) likewise; a plain name keeps its owner, and so does
+    an operator (Haskell's `(.&&.)`)."""
+    if name.startswith("(") and name.endswith(")"):
+        return name, owner
     for separator in ("::", ":", "."):
         if separator in name:
             head, _, tail = name.rpartition(separator)

@@ -26,7 +26,11 @@ _BODY_TYPES = frozenset({
 })
 # `export`, `template <...>`: a wrapper whose definition starts where the wrapper does
 _WRAPPERS = frozenset({"export_statement", "template_declaration", "ambient_declaration"})
-_TAG = re.compile(r"</?[a-zA-Z][^>]*>")  # C#'s `/// <summary>` XML doc tags
+# C#'s `/// <summary>` XML doc tags and Javadoc's HTML; not a usage line's `<command>` nor a type's `<String>`
+_TAG = re.compile(r"</?(?:summary|remarks|param|typeparam|paramref|typeparamref|returns|value|exception|see|seealso"
+                  r"|inheritdoc|include|example|code|c|para|list|listheader|item|term|description|p|br|hr|pre|tt"
+                  r"|b|i|u|em|strong|a|ul|ol|li|dl|dt|dd|h[1-6]|table|tr|td|th|blockquote|span|div|img|sup|sub)"
+                  r"\b[^<>]*>", re.I)
 # `-- |`: Haddock; `---`: LuaDoc; Pascal's `{ ... }` and `(* ... *)`
 _DOC_MARKERS = ("/**", "/*!", "/*", "*/", "///", "//!", "//", "-- |", "-- ^", "---", "--", "#", "*", "(*", "{")
 _DOC_CLOSERS = {"(*": "*)", "{": "}"}
@@ -54,7 +58,9 @@ class DefinitionWalk:
         definitions: list[Definition] = []
         spans: list[tuple[int, int]] = []
         imports: list[tuple[int, int]] = []
-        self._members(root, definitions, spans, imports, depth=0, outer=None)
+        as_type = any(c.type in self.row.file_type_members for c in root.named_children)
+        self._members(root, definitions, spans, imports, depth=0, outer=None,
+                      owner=self.names.component if as_type else "")
         return definitions, spans, imports
 
     def module_doc(self, root, definitions: list[Definition]) -> tuple[tuple[int, int], str] | None:
@@ -125,7 +131,8 @@ class DefinitionWalk:
             if found is not None:
                 definitions.append(found)
                 taken_until = self.names.last_part(child).end_byte
-            elif depth < _MAX_DEPTH and (kind in self.row.containers or kind == "ERROR"):
+            elif depth < _MAX_DEPTH and (kind in self.row.containers or kind == "ERROR" or (
+                    self.row.conditional_calls and self.names.called_word(child) in self.row.conditional_calls)):
                 before = len(definitions)
                 inner_spans: list[tuple[int, int]] = []
                 wrapper = kind in _WRAPPERS
@@ -175,7 +182,9 @@ class DefinitionWalk:
         return Definition(
             kind=kind, name=name, start_line=doc_start, end_line=end,
             signature=self._signature(node, outer), docstring=docstring, children=children,
-            owner=own or owner, is_test=in_test or node.type in self.row.inline_tests,
+            # a file's top-level test is the file's, not the type the file is (Zig's `test "parse"` in Conn.zig)
+            owner=own or ("" if depth == 0 and node.type in self.row.inline_tests else owner),
+            is_test=in_test or node.type in self.row.inline_tests,
         )
 
     # ------------------------------------------------------------ names

@@ -34,7 +34,8 @@ def test_id(path: str, owner: str, name: str) -> str:
 LANGUAGE = LanguageRow(
     "elixir", (".ex", ".exs"), Grammar("tree-sitter-elixir", "tree_sitter_elixir"), interpreters=("elixir",),
     # `defmodule`, `def` are calls: the chunker reads the called name (DEFINING_CALLS)
-    definitions=(("call", FUNCTION),), containers=("do_block",), doc_prefixes=("#",),
+    definitions=(("call", FUNCTION),), containers=("do_block", "else_block"), conditional_calls=("if", "unless"),
+    doc_prefixes=("#",),
     doc_attributes=("doc", "typedoc"), class_doc_attribute="moduledoc", clauses=True,
     test_suffixes=("_test.exs",), defining_calls=DEFINING_CALLS, graph=RULE,
     # a module attribute (`@timeout 5_000`) is Elixir's compile-time constant

@@ -28,8 +28,11 @@ LANGUAGE = LanguageRow(
     # a function is its type signature and its equations, siblings the chunker joins
     # (a value, `rate = 0.2`, is a `bind`)
     definitions=(("signature", FUNCTION), ("function", FUNCTION), ("bind", FUNCTION), ("data_type", CLASS),
-                 ("newtype", CLASS), ("class", CLASS), ("instance", CLASS)),
+                 ("newtype", CLASS), ("class", CLASS)),
     containers=("declarations", "class_declarations", "instance_declarations"),
+    # `instance Show Identifier where show i = ...`: its equations are the type's (`Identifier.show`), as a
+    # Rust impl's functions are; the class it implements is in their code
+    owners=("instance",),
     preamble=("header",), comments=("comment", "haddock"), doc_prefixes=("--",), doc_marks=("-- |",),
     test_suffixes=("Spec.hs", "Test.hs"), imports=("imports",), equations=("signature", "function", "bind"),
     graph=RULE,

@@ -16,9 +16,11 @@ LANGUAGE = LanguageRow(
     "lua", (".lua",), Grammar("tree-sitter-lua", "tree_sitter_lua"), interpreters=("lua", "luajit"),
     # `M.find_files = function(opts) ... end` and `local run = function(cmd) ... end` are functions too
     definitions=(("function_declaration", FUNCTION), ("assignment_statement", FUNCTION),
-                 ("variable_declaration", FUNCTION), ("field", FUNCTION)),
-    # `local conditions = { hidden = function() ... end }`: a table of functions is a class of them
-    instance_bodies=(("variable_declaration", "table_constructor"), ("assignment_statement", "table_constructor")),
+                 ("variable_declaration", FUNCTION), ("field", FUNCTION), ("return_statement", FUNCTION)),
+    # `local conditions = { hidden = function() ... end }`: a table of functions is a class of them; so is
+    # the one a module returns (`return { format = function(self, ctx) ... end }`), by the file's name
+    instance_bodies=(("variable_declaration", "table_constructor"), ("assignment_statement", "table_constructor"),
+                     ("return_statement", "table_constructor")),
     doc_prefixes=("--",), head_doc=True, test_suffixes=("_spec.lua", "_test.lua"), graph=RULE,
     # busted's `describe`/`it` names, as Jest's; Lua has no constants but its `<const>` locals (5.4)
     conventions=Conventions(test_id=jest_style, throws=("error",),

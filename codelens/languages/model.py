@@ -339,6 +339,12 @@ class LanguageRow:
     # naming quirks, read by `ingest/syntax_names.py` and `ingest/syntax_walk.py`:
     # definitions that are calls of a defining word (Elixir's `def`, `defmodule`): word -> FUNCTION or CLASS
     defining_calls: tuple[tuple[str, str], ...] = ()
+    # node types that, at a file's top level, make the file a type of its name, its functions that type's
+    # (Zig's fields: `Conn.zig` with `tag: []const u8,` is the struct `Conn`, its `parse` is `Conn.parse`)
+    file_type_members: tuple[str, ...] = ()
+    # calls whose blocks hold definitions as if they stood around them (Elixir's `if Code.ensure_loaded?(Finch)
+    # do defmodule ... end`, a module compiled only when its optional dependency is there)
+    conditional_calls: tuple[str, ...] = ()
     named_inside: tuple[str, ...] = ()  # a definition whose name is in its first child (Dart's method_signature)
     body_beside: tuple[str, ...] = ()  # a signature whose body is its next sibling, `function_body` (Dart)
     # a signature followed by its equations, siblings of the same name (Haskell's `size [] = 0`)

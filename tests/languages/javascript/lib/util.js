@@ -19,4 +19,9 @@ process.on("exit", function sayFree() {
   prices.shown(0);
 });
 
+/** Rounds an amount to cents; aliased as `prices.round`. */
+prices.cents = prices.round = function cents(amount) {
+  return Math.round(amount * 100) / 100;
+};
+
 module.exports = { withTax, prices };

@@ -47,3 +47,9 @@ test "a cart totals its prices with tax" {
     try cart.add(10);
     try std.testing.expectEqual(@as(u32, 12), cart.total());
 }
+
+const Receipt = @import("Receipt.zig");
+
+pub fn checkout(price: u32) Receipt {
+    return Receipt.of(price);
+}

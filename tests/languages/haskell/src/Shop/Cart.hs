@@ -15,3 +15,12 @@ total (Cart prices) = withTax (sum prices)
 
 count (Cart []) = 0
 count (Cart (_ : rest)) = 1 + count (Cart rest)
+
+-- | A cart shows its total: the instance's equations are the cart's.
+instance Show Cart where
+  show cart = "total " ++ show (total cart)
+
+-- | Carts joined: every price of both.
+(.+.) :: Cart -> Cart -> Cart
+Cart [] .+. other = other  -- nothing to add
+Cart (p : ps) .+. other = add p (Cart ps .+. other)

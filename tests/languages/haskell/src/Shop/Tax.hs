@@ -8,3 +8,11 @@ rate = 0.2
 withTax :: Double -> Double
 {-# INLINE withTax #-}
 withTax amount = amount * (1 + rate)
+
+-- | Rounded to cents, unless the build keeps every digit (CPP).
+rounded :: Double -> Double
+#ifdef EXACT
+rounded x = x
+#else
+rounded x = fromIntegral (round (x * 100)) / 100
+#endif
