@@ -54,6 +54,11 @@ _HEADER = re.compile(rb"(\bclass[ \t]+[A-Za-z_]\w*(?:<[^>\r\n]*>)?)(\r?\n)([ \t]
                      + rb"[ \t]+|(?:private|protected|internal|public)[ \t]+)*constructor[ \t]*\()")
 
 
+# Kotlin 2.2's multi-dollar string (`$$"ImageRequest$Builder"`, a `$` in it no template): its dollars blanked,
+# an ordinary string is left
+_MULTI_DOLLAR = re.compile(rb'(?<![\w$])\$\$+(?=")')
+
+
 def _constructor_on_header(match: re.Match[bytes]) -> bytes:
     """`class Options\n  private constructor(` -> `class Options private constructor(\n ` : the marked constructor
     moved up to its class's line, the line break after its `(`; the same length and lines."""
@@ -62,8 +67,8 @@ def _constructor_on_header(match: re.Match[bytes]) -> bytes:
 
 
 def readable_bytes(source: bytes) -> bytes:
-    """The bytes the grammar parses: when guards, accessors' annotations and the top level's lines of annotations
-    blanked, a primary constructor marked below its class's name moved up to it, a `;` before a statement that
+    """The bytes the grammar parses: when guards, accessors' annotations, the top level's lines of annotations and
+    multi-dollar strings' dollars blanked, a primary constructor marked below its class's name moved up to it, a `;` before a statement that
     starts with a name the grammar reads as a keyword (`where`, `get`, `set`, `in1`): the same length and lines,
     every name kept."""
     if b"if" in source and b"->" in source:
@@ -74,6 +79,8 @@ def readable_bytes(source: bytes) -> bytes:
         source = _TOP_LEVEL_ANNOTATIONS.sub(blank, source)
     if b"constructor" in source:
         source = _HEADER.sub(_constructor_on_header, source)
+    if b'$$"' in source:
+        source = _MULTI_DOLLAR.sub(blank, source)
     return semicolons_before(source, _KEYWORD_NAMED, NAME_OR_CLOSE)  # where the line above ends a statement
 
 

@@ -5,6 +5,9 @@ package com.acme.shop
 @ShopDsl
 open class Checkout protected constructor() {
     fun pay(cart: Cart): Double = cart.total()
+
+    /** The receipt's line: a multi-dollar string, whose `$` is no template (Kotlin 2.2). */
+    fun receipt(cart: Cart): String = $$"paid $${cart.total()} in $EUR"
 }
 
 /** The time of a checkout, one per platform. */
