@@ -68,9 +68,9 @@ def _constructor_on_header(match: re.Match[bytes]) -> bytes:
 
 def readable_bytes(source: bytes) -> bytes:
     """The bytes the grammar parses: when guards, accessors' annotations, the top level's lines of annotations and
-    multi-dollar strings' dollars blanked, a primary constructor marked below its class's name moved up to it, a `;` before a statement that
-    starts with a name the grammar reads as a keyword (`where`, `get`, `set`, `in1`): the same length and lines,
-    every name kept."""
+    multi-dollar strings' dollars blanked, a primary constructor marked below its class's name moved up to it, a
+    `;` before a statement that starts with a name the grammar reads as a keyword (`where`, `get`, `set`, `in1`):
+    the same length and lines, every name kept."""
     if b"if" in source and b"->" in source:
         source = _without_guards(source)
     if b"et" in source and b"@" in source:
