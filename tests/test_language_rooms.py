@@ -266,11 +266,15 @@ def test_elixir_documents_with_attributes() -> None:
 
 def test_a_haskell_function_is_its_signature_its_equations_and_its_haddock() -> None:
     """A value's binding (`rate = 0.2`) and the equations past a pragma (`{-# INLINE withTax #-}`) join their
-    signature; a `-- |` comment documents the definition below it across a blank line."""
-    chunks = {c.symbol: c for c in chunk_codebase(ROOMS / "haskell", MAX_FILE_BYTES).chunks}
-    assert (chunks["rate"].start_line, chunks["rate"].end_line) == (3, 4)
-    with_tax = chunks["withTax"]
-    assert (with_tax.start_line, with_tax.end_line, with_tax.docstring) == (6, 10, "The amount with its tax.")
+    signature; a `-- |` comment documents the definition below it across a blank line, and the module's Haddock
+    above its header, past a `-----` rule and the `{-# LANGUAGE CPP #-}` lines, is the file's doc."""
+    chunks = {c.chunk_id: c for c in chunk_codebase(ROOMS / "haskell", MAX_FILE_BYTES).chunks}
+    rate = chunks["src/Shop/Tax.hs::rate"]
+    assert (rate.start_line, rate.end_line) == (7, 8)
+    with_tax = chunks["src/Shop/Tax.hs::withTax"]
+    assert (with_tax.start_line, with_tax.end_line, with_tax.docstring) == (10, 14, "The amount with its tax.")
+    module_doc = chunks["src/Shop/Tax.hs::<module>"].docstring
+    assert module_doc == "Tax rules of the shop: the rate, and how amounts are rounded."
 
 
 def test_a_files_head_comment_is_its_modules_doc_above_a_statement_of_a_definitions_type() -> None:

@@ -238,6 +238,22 @@ def test_a_long_javascript_closure_holds_chunks_of_its_own_and_a_short_one_does_
         ("enablePatches.getPath", "function", ""), ("short", "function", "")]
 
 
+def test_a_lua_module_that_returns_its_factory_holds_the_functions_defined_in_it() -> None:
+    """busted's core.lua is `return function(busted) ... end`: every `busted.*` function was in <module> windows
+    cut mid-function; the factory is the module's function, and a long one holds chunks of its own."""
+    filler = "".join(f"  local step{n} = {n}\n" for n in range(160))
+    text = ("local util = require('busted.utils')\n\nreturn function(busted)\n" + filler
+            + "  -- The trace of an error, trimmed to the test file.\n  function busted.getTrace(info, level)\n"
+              "    return util.trim(info, level)\n  end\n\n  busted.fail = function(msg)\n    error(msg)\n  end\n\n"
+              "  return busted\nend\n")
+    chunks, warnings = chunk_code_file("busted/core.lua", text)
+    assert warnings == [] and [(c.symbol, c.kind, c.docstring) for c in chunks] == [
+        ("<module>", "module", ""), ("core", "function", ""),
+        ("core.getTrace", "function", "The trace of an error, trimmed to the test file."),
+        ("core.fail", "function", "")]
+    assert is_test_path("spec/cl_failing_support.lua") and not is_test_path("lua/spec.lua")
+
+
 def test_a_long_module_is_cut_into_parts_each_embedded_whole() -> None:
     cases = "".join(f'it("case {n}", () => {{\n  expect(parse("{n}")).toBe({n});\n}});\n\n' for n in range(200))
     chunks, _ = chunk_code_file("src/parse.test.ts", cases)

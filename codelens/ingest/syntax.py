@@ -74,12 +74,12 @@ def _read(row: LanguageRow, grammar: Grammar, source: bytes, lines: list[str], c
     parser = load_parser(grammar)
     readable = parser_bytes(row, source)
     root = parser.parse(readable).root_node
-    walk = DefinitionWalk(row, source, lines, component=component)
+    walk = DefinitionWalk(row, source, lines, component=component, parsed=readable)
     found = walk.top_level(root)
     if not root.has_error or row.recover_bytes is None or (second := row.recover_bytes(readable)) == readable:
         return root, walk, found
     other = parser.parse(second).root_node
-    other_walk = DefinitionWalk(row, source, lines, component=component)
+    other_walk = DefinitionWalk(row, source, lines, component=component, parsed=second)
     other_found = other_walk.top_level(other)
     if (error_lines(other), -_count(other_found[0])) < (error_lines(root), -_count(found[0])):
         return other, other_walk, other_found

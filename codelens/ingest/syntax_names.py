@@ -74,8 +74,13 @@ class DefinitionNames:
             return self._function_variable(node)
         if kind == "assignment_statement":  # Lua: `M.find_files = function(opts) ... end`
             return self._assigned_function(node)
-        if kind == "return_statement":  # Lua: the module's table of functions, `return { format = function ...}`
-            return (self.component, "") if self.component and self.instance_body(node) is not None else None
+        if kind == "return_statement":  # Lua: the module's table of functions, `return { format = function ...}`,
+            # or the one function it is (busted's `return function(busted) ... end`, a factory of what it defines)
+            returned = _first_of(node, frozenset({"expression_list"}))
+            function = returned is not None and len(returned.named_children) == 1 and (
+                returned.named_children[0].type == "function_definition")
+            return (self.component, "") if self.component and (function or self.instance_body(node) is not None) \
+                else None
         if kind == "type_alias_declaration":  # TypeScript: a one-line alias is a <module> statement
             name = node.child_by_field_name("name")
             return (self.text(name), "") if name is not None and node.end_point[0] - node.start_point[0] >= 2 else None
@@ -309,7 +314,20 @@ class DefinitionNames:
             head = head.child_by_field_name("target")
         if head is None or head.type not in ("identifier", "alias"):
             return None
+        if self.called_word(node) == "defimpl":  # `defimpl String.Chars, for: Postgrex.Query`: the module
+            return self._implementation_name(arguments, self.text(head)), ""  # Elixir makes of the pair
         return self.text(head), ""
+
+    def _implementation_name(self, arguments, protocol: str) -> str:
+        """`String.Chars.Postgrex.Query`, as Elixir names a protocol's implementation for a type; the protocol
+        alone where `for:` is left to the module around it (four `DBConnection.Query` in postgrex were one name)."""
+        keywords = _first_of(arguments, frozenset({"keywords"}))
+        for pair in keywords.named_children if keywords is not None else ():
+            key, value = pair.child_by_field_name("key"), pair.child_by_field_name("value")
+            if key is not None and value is not None and self.text(key).rstrip(": ") == "for" and (
+                    value.type == "alias"):
+                return f"{protocol}.{self.text(value)}"
+        return protocol
 
     def _function_variable(self, node) -> tuple[str, str] | None:
         """`const fetchUser = async (id) => ...`: a function by another syntax."""
@@ -455,12 +473,22 @@ class DefinitionNames:
         return ""
 
     def is_owner(self, node) -> bool:
-        if node.type in self.row.owners:
+        if node.type in self.row.owners or self._extension_block(node):
             return True
         # Swift: `extension Foo { ... }` is a class_declaration that starts with `extension`
         return node.type == "class_declaration" and node.child_count > 0 and node.children[0].type == "extension"
 
+    def _extension_block(self, node) -> bool:
+        """C# 14's `extension(IRestClient client) { ... }`, which the grammar reads as a constructor named
+        `extension`: its members are its static class's (RestSharp's `BuildUri` was one chunk `extension`)."""
+        if node.type != "constructor_declaration":
+            return False
+        name = node.child_by_field_name("name")
+        return name is not None and self.text(name) == "extension"
+
     def owner_name(self, node) -> str:
+        if self._extension_block(node):
+            return ""
         patterns = node.child_by_field_name("patterns") if node.type == "instance" else None
         named = next((n for n in _descendants(patterns, 4) if n.type == "name"), None) if patterns else None
         if named is not None:

@@ -41,9 +41,11 @@ _LICENSE = re.compile(r"(?i)\bcopyright\b|\blicen[cs]e[ds]?\b|spdx-license")
 class DefinitionWalk:
     """One file's walk: the row, the source bytes and lines every rule reads, its definitions' names."""
 
-    def __init__(self, row: LanguageRow, source: bytes, lines: list[str], component: str = "") -> None:
+    def __init__(self, row: LanguageRow, source: bytes, lines: list[str], component: str = "",
+                 parsed: bytes | None = None) -> None:
         self.row = row
         self.source = source
+        self.parsed = parsed if parsed is not None else source  # what the grammar read: macros blanked
         self.lines = lines
         self.kinds = dict(row.definitions)
         self.defining_calls = dict(row.defining_calls)
@@ -86,6 +88,9 @@ class DefinitionWalk:
             doc_start, doc_end = inner[0], end
             docstring = _clean_doc(self.lines[doc_start - 1:doc_end], self.row.lead_prefixes)
         elif first.type in self.row.preamble:
+            above = first.prev_named_sibling  # past Haskell's `{-# LANGUAGE CPP #-}` lines between doc and header
+            while above is not None and above.type == "pragma":
+                start, above = _lines_of(above)[0], above.prev_named_sibling
             (doc_start, docstring), doc_end = self._doc_comment(start), start - 1
         elif self.row.head_doc:
             doc_start, doc_end = self._head_comment(start)
@@ -174,8 +179,11 @@ class DefinitionWalk:
             self._members(block, children, [], [], depth + 1, None, "", in_test)
         end = self._last_line(self.names.last_part(node))
         start = _lines_of(outer)[0]
-        # a member on its class's line (`class A { m() {} }`) has no comment of its own above it
-        starts_line = not self.lines[start - 1][: outer.start_point[1]].strip()
+        # a member on its class's line (`class A { m() {} }`) has no comment of its own above it; a macro the
+        # grammar did not read (`FMT_API void f()`, `CJSON_PUBLIC(cJSON *) f(`) is no code before it
+        line_start = self.parsed.rfind(b"\n", 0, outer.start_byte) + 1
+        starts_line = not self.lines[start - 1][: outer.start_point[1]].strip() or (
+            not self.parsed[line_start:outer.start_byte].strip())
         doc_start, docstring = self._doc_comment(start) if starts_line else (start, "")
         if not docstring and (self.row.doc_attributes or self.row.class_doc_attribute):
             doc_start, docstring = self._doc_attribute(outer, kind, doc_start)
@@ -307,8 +315,13 @@ class DefinitionWalk:
         top = index
         while top >= 0 and self.lines[top].lstrip().startswith(self.line_docs):
             top -= 1
+        while top + 1 < index and _RULE_LINE.match(self.lines[top + 1]):  # hakyll's `-----` above each doc
+            top += 1
         opening = self.lines[top + 1].lstrip() if top < index else ""
         return top + 2 if opening.startswith(self.row.doc_marks) else start_line
+
+
+_RULE_LINE = re.compile(r"^\s*-{4,}\s*$")  # a line that only separates: no comment's first line
 
 
 def _clean_doc(lines: list[str], lead_prefixes: tuple[str, ...] = ()) -> str:
@@ -339,9 +352,10 @@ def _lines_of(node) -> tuple[int, int]:
 
 
 def _statement_block(node, depth: int = 0):
-    """A function's body block (`function f() {...}`, `const f = () => {...}`), its nearest `statement_block`."""
+    """A function's body block (`function f() {...}`, `const f = () => {...}`, Lua's `function(b) ... end`), its
+    nearest `statement_block` (Lua's `block`)."""
     for child in node.named_children:
-        if child.type == "statement_block":
+        if child.type in ("statement_block", "block"):
             return child
         if depth < 3 and child.type not in ("formal_parameters", "type_annotation", "type_parameters"):
             found = _statement_block(child, depth + 1)

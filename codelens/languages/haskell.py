@@ -33,7 +33,8 @@ LANGUAGE = LanguageRow(
     # `instance Show Identifier where show i = ...`: its equations are the type's (`Identifier.show`), as a
     # Rust impl's functions are; the class it implements is in their code
     owners=("instance",),
-    preamble=("header",), comments=("comment", "haddock"), doc_prefixes=("--",), doc_marks=("-- |",),
+    # a `{-# LANGUAGE CPP #-}` pragma is no statement: the module's Haddock above its header is its doc
+    preamble=("header",), comments=("comment", "haddock", "pragma"), doc_prefixes=("--",), doc_marks=("-- |",),
     test_suffixes=("Spec.hs", "Test.hs"), imports=("imports",), equations=("signature", "function", "bind"),
     graph=RULE,
     # a top-level binding is a constant by nature; the convention that says so is an upper-case-free name

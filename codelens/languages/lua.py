@@ -4,7 +4,7 @@ modules by `require`."""
 from __future__ import annotations
 
 from codelens.languages.model import FUNCTION, Conventions, Grammar, GraphRule, LanguageRow
-from codelens.languages.shared import jest_style
+from codelens.languages.shared import INNER_DEFINITIONS_OVER, jest_style
 
 RULE = GraphRule(
     "lua", (("function_call", "name"),), (), (), "lua", self_words=("self",),
@@ -22,6 +22,10 @@ LANGUAGE = LanguageRow(
     instance_bodies=(("variable_declaration", "table_constructor"), ("assignment_statement", "table_constructor"),
                      ("return_statement", "table_constructor")),
     doc_prefixes=("--",), head_doc=True, test_suffixes=("_spec.lua", "_test.lua"), graph=RULE,
+    test_dirs=("spec",),  # busted's default root, helpers and fixtures too (`spec/cl_failing_support.lua`)
+    # a long function holds chunks of its own: a module that returns its factory (busted's `return
+    # function(busted) ... end`, every `busted.*` function inside)
+    inner_definitions_over=INNER_DEFINITIONS_OVER,
     # busted's `describe`/`it` names, as Jest's; Lua has no constants but its `<const>` locals (5.4)
     conventions=Conventions(test_id=jest_style, throws=("error",),
                             constant=r"^\s*local\s+(?P<name>\w+)\s*<const>"),

@@ -111,6 +111,10 @@ _BLOCK_MACRO = re.compile(rb"^[ \t]*[A-Z][A-Z0-9]*_[A-Z0-9_]*(?=[ \t]*\{)", re.M
 # `FMT_EXPORT template <...>`, `UV_EXTERN int uv_run(...)`, `FMT_CONSTEXPR auto f()`: macros before a declaration
 _IF_MACRO = re.compile(rb"(?<=\bif )[ \t]*[A-Z][A-Z0-9]*_[A-Z0-9_]*(?=[ \t]*\()")  # `if FMT_CONSTEXPR20 (...)`
 _PREFIX_MACROS = re.compile(rb"^[ \t]*((?:[A-Z][A-Z0-9]*_[A-Z0-9_]*[ \t]+)+)(?=[A-Za-z_~])", re.M)
+# an export macro that wraps a definition's return type: `CJSON_PUBLIC(cJSON *) cJSON_Parse(const char *v)`,
+# `LUALIB_API(int) luaL_ref(...)`: the grammar reads a call and loses the definition; the type is kept
+_TYPE_MACRO = re.compile(rb"^((?:[ \t]*(?:static|extern|inline)[ \t]+)*[ \t]*)"
+                         rb"([A-Z][A-Z0-9]*_[A-Z0-9_]*\()([^()\r\n]+)\)(?=[ \t]+[*&]*[ \t]*[A-Za-z_]\w*[ \t]*\()", re.M)
 
 
 # attribute macros after a declarator, before its `;` or body: `- (void)f:(id)x AF_API_AVAILABLE(ios(10), macosx(10));`,
@@ -241,8 +245,10 @@ def without_bare_macros(source: bytes) -> bytes:
     """C and C++: a line that is only a macro's name (`FMT_BEGIN_NAMESPACE`, `FMT_END_EXPORT`) or a macro
     called with no `;` (`FMT_PRAGMA_CLANG(...)`) reads to the grammar as the start of a declaration and
     swallows what follows; blanked, the definitions after it parse. So are macros that open a
-    declaration's line or a block (`SPDLOG_TRY {`), a class's export macro (`class SPDLOG_API sink {`) and one
-    between a definition's type and its name (`void SPDLOG_INLINE thread_pool::post_log(`)."""
+    declaration's line or a block (`SPDLOG_TRY {`), a class's export macro (`class SPDLOG_API sink {`), one
+    between a definition's type and its name (`void SPDLOG_INLINE thread_pool::post_log(`) and one wrapping its
+    type (`CJSON_PUBLIC(cJSON *) cJSON_Parse(`)."""
+    source = _TYPE_MACRO.sub(_unwrapped_type, source)  # before a call on a line of its own is read in it
     source = _BARE_MACRO.sub(blank, source)
     source = _BLOCK_MACRO.sub(blank, source)
     source = _CALL_MACRO.sub(_blank_call, source)
@@ -251,6 +257,11 @@ def without_bare_macros(source: bytes) -> bytes:
     source = _CLASS_MACROS.sub(_blank_macros_of_class, source)
     source = _PREFIX_MACROS.sub(blank, source)
     return _INFIX_MACRO.sub(_blank_infix, source)
+
+
+def _unwrapped_type(match: re.Match[bytes]) -> bytes:
+    """`CJSON_PUBLIC(cJSON *) name(` -> `             cJSON *  name(`: the type the macro wraps, the same length."""
+    return match.group(1) + spaces(match.group(2)) + match.group(3) + b" "
 
 
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b", re.M)

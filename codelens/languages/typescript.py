@@ -32,12 +32,16 @@ _GENERIC_SIGNATURE = re.compile(
 # a type parameter's variance (TypeScript 4.7: zod's `$ZodTypeInternals<out O = unknown, out I = unknown>`)
 _VARIANCE = re.compile(rb"(?<=[<,])(\s*)((?:in\s+)?out|in)(?=\s+[A-Za-z_$][\w$]*\s*(?:[,>=]|extends\b))")
 _MEMBER_ENDS = NAME_OR_CLOSE | frozenset(b">$")  # a name, a bracket, a generic's `>` (never `=>`)
+# a types-only re-export (TypeScript 5.0: got's `export type * from './types.js'`): the grammar lost the file
+_TYPE_STAR = re.compile(rb"^([ \t]*export[ \t]+)(type)(?=[ \t]+\*)", re.M)
 
 
 def readable_bytes(source: bytes) -> bytes:
     """The bytes the grammar parses: a type parameter's `in`/`out` blanked, and a `;` in the indentation
     of a generic call signature whose line above ends a member (a name, a bracket; never `=>`, `=`, `,`
-    or an operator that goes on): the same length."""
+    or an operator that goes on), the `type` of `export type * from` blanked: the same length."""
+    if b"export type" in source:
+        source = _TYPE_STAR.sub(lambda m: m.group(1) + b"    ", source)
     if b"<" not in source:
         return source
     if b"out " in source or b"in " in source:

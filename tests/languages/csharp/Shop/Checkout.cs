@@ -5,3 +5,13 @@ public class Checkout
 {
     public double Pay(Cart cart) => cart.Total();
 }
+
+/// <summary>C# 14's extension block: its members are the static class's.</summary>
+public static class CartExtensions
+{
+    extension(Cart cart)
+    {
+        /// <summary>The total a receipt shows.</summary>
+        public string Receipt() => $"total {cart.Total()}";
+    }
+}

@@ -1,3 +1,8 @@
 defmodule Shop.Format do
   def money(amount), do: "$#{amount}"
 end
+
+# a protocol's implementation for a type: Elixir names its module after both
+defimpl String.Chars, for: Shop.Format do
+  def to_string(_format), do: Shop.Format.money(0)
+end

@@ -1,3 +1,7 @@
+--------------------------------------------------------------------------------
+-- | Tax rules of the shop: the rate, and how amounts are rounded.
+
+{-# LANGUAGE CPP #-}
 module Shop.Tax (withTax) where
 
 rate :: Double
