@@ -1,5 +1,8 @@
 export const TAX_RATE = 0.2;
 
+// the rounder's types, re-exported as types only (TypeScript 5.0): the grammar lost the whole file
+export type * from "./rounder";
+
 /** The amount with its tax. */
 export function withTax(amount: number): number {
   return amount * (1 + TAX_RATE);
