@@ -221,6 +221,16 @@ def test_a_typescript_object_type_is_a_class_and_a_one_line_alias_a_statement() 
         ("RouterOptions.onError", "method", 5, 5, "")]
 
 
+def test_a_method_named_by_a_computed_key_keeps_the_key_whole() -> None:
+    """got's `[Symbol.for('nodejs.util.inspect.custom')](depth)` was `Options.custom')]`: the dots in the key are
+    no owner's."""
+    text = ("export class Options {\n  [Symbol.for('nodejs.util.inspect.custom')](depth: number) {\n"
+            "    return depth;\n  }\n}\n")
+    chunks, _ = chunk_code_file("source/core/options.ts", text)
+    assert [(c.symbol, c.parent) for c in chunks] == [
+        ("Options", ""), ("Options.[Symbol.for('nodejs.util.inspect.custom')]", "Options")]
+
+
 def test_a_long_javascript_closure_holds_chunks_of_its_own_and_a_short_one_does_not() -> None:
     """immer's 400-line `enablePatches` plugin hid `applyPatches_` and a dozen helpers in one chunk; a short
     function's inner helper stays its text."""
@@ -302,6 +312,8 @@ def test_documents_and_configuration_keep_their_embedded_text() -> None:
     ("koin-core/src/commonTest/kotlin/org/koin/ScopeAPI.kt", True), ("app/src/androidUnitTest/kotlin/A.kt", True),
     ("koin-core/src/commonMain/kotlin/org/koin/Scope.kt", False), ("test.c", True), ("latest.c", False),
     ("src/Tests/a.kt", True), ("src/abtests/Flag.kt", False),
+    # a fuzzer's harnesses (cJSON's `fuzzing/afl.c`, cargo-fuzz's `fuzz/fuzz_targets/`); `fuzzy.c` is code
+    ("fuzzing/afl.c", True), ("fuzz/fuzz_targets/parse.rs", True), ("src/fuzzy.c", False),
     # Python's answers are what they were
     ("tests/test_a.py", True), ("pkg/a_test.py", True), ("pkg/spec/a.py", False), ("pkg/a.py", False),
 ])

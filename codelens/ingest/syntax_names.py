@@ -534,9 +534,9 @@ def _is_function_value(value) -> bool:
 
 
 def _split_owner(name: str, owner: str) -> tuple[str, str]:
-    """`Foo::bar` -> (bar, Foo); `Foo.bar` (Lua, Kotlin) likewise; a plain name keeps its owner, and so does
-    an operator (Haskell's `(.&&.)`)."""
-    if name.startswith("(") and name.endswith(")"):
+    """`Foo::bar` -> (bar, Foo); `Foo.bar` (Lua, Kotlin) likewise; a plain name keeps its owner, and so do an
+    operator (Haskell's `(.&&.)`) and a computed key (`[Symbol.iterator]`, got's `[Symbol.for('...custom')]`)."""
+    if (name.startswith("(") and name.endswith(")")) or (name.startswith("[") and name.endswith("]")):
         return name, owner
     for separator in ("::", ":", "."):
         if separator in name:

@@ -283,6 +283,9 @@ def test_folders(path: PurePosixPath) -> list[str]:
     return [part.lower() for part in parts]
 
 
+_TEST_FOLDERS = frozenset({"test", "tests", "fuzz", "fuzzing"})
+
+
 @dataclass(frozen=True)
 class LanguageRow:
     """One language: how its files are recognised, what its syntax tree's node types mean, what the
@@ -411,6 +414,7 @@ class LanguageRow:
         folders = test_folders(path)
         if folders and folders[0] in self.test_roots:
             return True
-        # C#'s `Dapper.Tests/` and Swift's `Tests/`: a test project's folder
-        return any(part in self.test_dirs or part in ("test", "tests") or part.endswith((".tests", ".test"))
+        # C#'s `Dapper.Tests/` and Swift's `Tests/`: a test project's folder; a fuzzer's harnesses (cJSON's
+        # `fuzzing/afl.c::main`, `LLVMFuzzerTestOneInput` in ten of sixteen top tens) are test tooling too
+        return any(part in self.test_dirs or part in _TEST_FOLDERS or part.endswith((".tests", ".test"))
                    for part in folders)
