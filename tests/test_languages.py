@@ -221,6 +221,17 @@ def test_a_typescript_object_type_is_a_class_and_a_one_line_alias_a_statement() 
         ("RouterOptions.onError", "method", 5, 5, "")]
 
 
+def test_a_kotlin_constructor_marked_on_the_line_below_its_class_at_no_indent_keeps_the_class() -> None:
+    """okio's `actual open class ByteString\ninternal actual constructor(` lost ByteString's every method on three
+    platforms to <module> windows."""
+    text = ("package okio\n\nactual open class ByteString\ninternal actual constructor(\n"
+            "  internal val data: ByteArray,\n) {\n  /** The bytes as hex. */\n"
+            "  actual open fun hex(): String = data.toString()\n}\n")
+    chunks, warnings = chunk_code_file("okio/src/jvmMain/kotlin/okio/ByteString.kt", text)
+    assert warnings == [] and [(c.symbol, c.start_line, c.end_line) for c in chunks] == [
+        ("ByteString", 3, 9), ("ByteString.hex", 7, 8)]
+
+
 def test_a_method_named_by_a_computed_key_keeps_the_key_whole() -> None:
     """got's `[Symbol.for('nodejs.util.inspect.custom')](depth)` was `Options.custom')]`: the dots in the key are
     no owner's."""

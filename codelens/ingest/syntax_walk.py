@@ -179,11 +179,9 @@ class DefinitionWalk:
             self._members(block, children, [], [], depth + 1, None, "", in_test)
         end = self._last_line(self.names.last_part(node))
         start = _lines_of(outer)[0]
-        # a member on its class's line (`class A { m() {} }`) has no comment of its own above it; a macro the
-        # grammar did not read (`FMT_API void f()`, `CJSON_PUBLIC(cJSON *) f(`) is no code before it
-        line_start = self.parsed.rfind(b"\n", 0, outer.start_byte) + 1
-        starts_line = not self.lines[start - 1][: outer.start_point[1]].strip() or (
-            not self.parsed[line_start:outer.start_byte].strip())
+        # a member on its class's line (`class A { m() {} }`) has no comment of its own above it
+        starts_line = not self.lines[start - 1][: outer.start_point[1]].strip() or self._line_begin(outer) != (
+            outer.start_byte)
         doc_start, docstring = self._doc_comment(start) if starts_line else (start, "")
         if not docstring and (self.row.doc_attributes or self.row.class_doc_attribute):
             doc_start, docstring = self._doc_attribute(outer, kind, doc_start)
@@ -219,6 +217,16 @@ class DefinitionWalk:
             return body
         return next((c for c in node.named_children if c.type in _BODY_TYPES), None)
 
+    def _line_begin(self, outer) -> int:
+        """Where a definition's text begins: its first token, or its line's start where only a macro the grammar
+        did not read stands before it (`FMT_API void f()`, `CJSON_PUBLIC(cJSON *) f(`: blanked for the grammar,
+        the definition's own words)."""
+        line_start = self.parsed.rfind(b"\n", 0, outer.start_byte) + 1
+        if line_start < outer.start_byte and self.source[line_start:outer.start_byte].strip() and (
+                not self.parsed[line_start:outer.start_byte].strip()):
+            return line_start
+        return outer.start_byte
+
     def _signature(self, node, outer) -> str:
         """From the definition's first token (its `export`, `template <...>`) up to its body."""
         # a function's own body, not the type it returns (Zig's generic `fn List(T: type) type {...}`)
@@ -229,7 +237,7 @@ class DefinitionWalk:
         # Ruby: a comment between the header and the body is no part of the signature
         end = min([end] + [c.start_byte for c in node.named_children
                            if c.type in self.row.comments and c.start_byte > outer.start_byte])
-        header = self.source[outer.start_byte:end].decode("utf-8", errors="replace")
+        header = self.source[self._line_begin(outer):end].decode("utf-8", errors="replace")
         if body is None:
             header = header.split("\n", 1)[0]
         return " ".join(header.split()).rstrip("{ =").strip()
@@ -290,7 +298,10 @@ class DefinitionWalk:
             stripped = self.lines[index].strip()
             if self.block_docs and stripped.endswith("*/"):
                 top = index
-                while top >= 0 and "/*" not in self.lines[top]:
+                # up to the line the comment opens on; a `"/static/*"` quoted in its text (mux's package doc) opens
+                # nothing, one after code (`x = 1; /* ...`) is no doc (below)
+                while top >= 0 and not self.lines[top].lstrip().startswith("/*") and (
+                        "/*" not in self.lines[top] or '"' in self.lines[top]):
                     top -= 1
                 if top < 0 or not self.lines[top].strip().startswith("/*"):
                     break

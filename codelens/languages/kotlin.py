@@ -50,8 +50,8 @@ _TOP_LEVEL_ANNOTATIONS = re.compile(rb"^" + _ANNOTATION + rb"(?:[ \t]+" + _ANNOT
 # a class's primary constructor marked on the line below its name (ktfmt's layout: `public class Options\n
 # private constructor(` in moshi's JsonReader, `class Repo\n@Inject constructor(`): the grammar lost the whole
 # enclosing class to one ERROR
-_HEADER = re.compile(rb"(\bclass[ \t]+[A-Za-z_]\w*(?:<[^>\r\n]*>)?)(\r?\n)([ \t]+)((?:" + _ANNOTATION
-                     + rb"[ \t]+|(?:private|protected|internal|public)[ \t]+)*constructor[ \t]*\()")
+_HEADER = re.compile(rb"(\bclass[ \t]+[A-Za-z_]\w*(?:<[^>\r\n]*>)?)(\r?\n)([ \t]*)((?:" + _ANNOTATION
+                     + rb"[ \t]+|(?:private|protected|internal|public|actual|expect)[ \t]+)*constructor[ \t]*\()")
 
 
 # Kotlin 2.2's multi-dollar string (`$$"ImageRequest$Builder"`, a `$` in it no template): its dollars blanked,
@@ -60,10 +60,14 @@ _MULTI_DOLLAR = re.compile(rb'(?<![\w$])\$\$+(?=")')
 
 
 def _constructor_on_header(match: re.Match[bytes]) -> bytes:
-    """`class Options\n  private constructor(` -> `class Options private constructor(\n ` : the marked constructor
-    moved up to its class's line, the line break after its `(`; the same length and lines."""
+    """`class Options\n  private constructor(` -> `class Options constructor(\n` and spaces: the constructor moved up
+    to its class's line (its modifiers and annotations dropped, the class's alone matter), the line break after
+    its `(`; the same length and lines, whatever the indentation (okio's `actual open class ByteString\ninternal
+    actual constructor(` has none)."""
     header, newline, indent, constructor = match.groups()
-    return header + b" " + constructor + newline + indent[1:]
+    moved = b" constructor("
+    room = len(indent) + len(constructor) - len(moved)
+    return header + moved + newline + b" " * room if room >= 0 else match.group(0)
 
 
 def readable_bytes(source: bytes) -> bytes:

@@ -196,8 +196,11 @@ def forwarded_call(signature: str, code: str) -> str | None:
     with its signature."""
     text = "\n".join(" ".join(line.split()) for line in _statements(_code_lines(code)))
     signature = " ".join(signature.split())
-    if not signature or not text.startswith(signature):
+    # a macro before the signature the grammar never read (cJSON's `CJSON_PUBLIC(cJSON *) cJSONUtils_GetPointer(`)
+    start = text.find(signature) if signature else -1
+    if start < 0 or any(mark in text[:start] for mark in ("{", ";", "\n")):
         return None
+    text = text[start:]
     body = _BODY_CLOSE.sub("", _BODY_OPEN.sub("", text[len(signature):], count=1)).strip()
     if "\n" in body or ";" in body.rstrip(";"):
         return None

@@ -108,6 +108,7 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "отказ": ("failure", "reject"), "предупрежд": ("warning", "warn"), "лог": ("log", "logger", "logging"),
     "логир": ("logging", "log"), "журнал": ("log", "journal"), "отладк": ("debug",),
     "трассир": ("trace", "traceback"),
+    "стектрейс": ("backtrace", "stacktrace", "trace"), "стэктрейс": ("backtrace", "stacktrace", "trace"),
     "стек": ("stack",), "исправ": ("fix",), "устаревш": ("deprecated",), "депрекейт": ("deprecated",),
     "устарел": ("outdated", "stale"),
     # testing and tooling
@@ -123,6 +124,9 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "совместим": ("compat", "compatibility"),
     # general verbs and nouns of code
     "созда": ("create", "make", "build"), "создан": ("create", "creation"), "удал": ("delete", "remove"),
+    "убира": ("remove", "strip"), "убран": ("remove", "strip"), "кавычк": ("quote", "quotes"),
+    "одинаков": ("same", "equal", "duplicate"), "удвоен": ("doubled", "double"), "обрыв": ("disconnect", "drop"),
+    "системн": ("system",),
     "удаленн": ("remote",), "удалённ": ("remote",),
     "обнов": ("update", "refresh"), "измен": ("change", "modify", "update"), "добав": ("add", "append"),
     "регистр": ("register", "registry"), "регистрац": ("registration", "register"),
