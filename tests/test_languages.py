@@ -232,6 +232,16 @@ def test_a_kotlin_constructor_marked_on_the_line_below_its_class_at_no_indent_ke
         ("ByteString", 3, 9), ("ByteString.hex", 7, 8)]
 
 
+def test_a_package_doc_quoting_a_comment_opener_is_still_the_files_doc() -> None:
+    """mux's doc.go is a 300-line `/* ... */` package doc that quotes `"/static/*"`: the scan up for its opening
+    stopped there, and the file (no statement but `package mux`) was no chunk at all."""
+    text = ('/*\nPackage mux routes requests.\n\n\tr.PathPrefix("/static/").Handler("/static/*")\n\n'
+            "Subrouters group routes.\n*/\npackage mux\n")
+    chunks, _ = chunk_code_file("doc.go", text)
+    assert [(c.symbol, c.start_line, c.end_line) for c in chunks] == [("<module>", 1, 7)]
+    assert chunks[0].docstring.startswith("Package mux routes requests.") and "Subrouters" in chunks[0].docstring
+
+
 def test_a_method_named_by_a_computed_key_keeps_the_key_whole() -> None:
     """got's `[Symbol.for('nodejs.util.inspect.custom')](depth)` was `Options.custom')]`: the dots in the key are
     no owner's."""
