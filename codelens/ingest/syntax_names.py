@@ -478,6 +478,19 @@ class DefinitionNames:
         # Swift: `extension Foo { ... }` is a class_declaration that starts with `extension`
         return node.type == "class_declaration" and node.child_count > 0 and node.children[0].type == "extension"
 
+    def namespace(self, node) -> str | None:
+        """The name of a namespace that defines nothing but types and constants (`module Rack::Auth` around `class
+        Basic`), `Rack.Auth`; None for a node that is none, or a module with methods or statements of its own."""
+        if node.type not in self.row.namespaces:
+            return None
+        name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
+        members = [c for c in body.named_children if c.type not in self.row.comments] if body is not None else []
+        if name is None or not any(self.row.kind_of(c.type) == CLASS for c in members) or not all(
+                c.type in self.row.namespaces or self.row.kind_of(c.type) == CLASS or _constant_set(c)
+                for c in members):
+            return None
+        return self.text(name).replace("::", ".")
+
     def _extension_block(self, node) -> bool:
         """C# 14's `extension(IRestClient client) { ... }`, which the grammar reads as a constructor named
         `extension`: its members are its static class's (RestSharp's `BuildUri` was one chunk `extension`)."""
@@ -531,6 +544,12 @@ def _is_function_value(value) -> bool:
         return True
     arguments = value.child_by_field_name("arguments") if value.type == "call_expression" else None
     return arguments is not None and any(a.type in _FUNCTION_VALUES for a in arguments.named_children)
+
+
+def _constant_set(node) -> bool:
+    """Ruby's `CommandLineOptionError = Class.new(StandardError)`: a constant a namespace holds."""
+    left = node.child_by_field_name("left") if node.type == "assignment" else None
+    return left is not None and left.type == "constant"
 
 
 def _split_owner(name: str, owner: str) -> tuple[str, str]:

@@ -126,6 +126,11 @@ class DefinitionWalk:
                     if any(c.type in self.row.reexport_marks for c in child.children):  # `pub use a::B;`
                         spans.append(_lines_of(child))
                 continue
+            if depth < _MAX_DEPTH and (namespace := self.names.namespace(child)) is not None:
+                body = child.child_by_field_name("body")
+                self._members(body, definitions, spans, imports, depth + 1, None,
+                              f"{owner}.{namespace}" if owner else namespace, test)
+                continue
             if depth < _MAX_DEPTH and self.names.is_owner(child):
                 body = self._body(child)
                 if body is None or body.type in self.kinds:  # Scala 3's `extension`: each method is a `body`

@@ -348,6 +348,10 @@ class LanguageRow:
     # node types that, at a file's top level, make the file a type of its name, its functions that type's
     # (Zig's fields: `Conn.zig` with `tag: []const u8,` is the struct `Conn`, its `parse` is `Conn.parse`)
     file_type_members: tuple[str, ...] = ()
+    # node types that are a namespace, no chunk, where they define nothing but types: Ruby's `module Rack ...
+    # end` around a file's one class (a chunk of the whole file beside the class's own); their name is the
+    # types' owner
+    namespaces: tuple[str, ...] = ()
     # calls whose blocks hold definitions as if they stood around them (Elixir's `if Code.ensure_loaded?(Finch)
     # do defmodule ... end`, a module compiled only when its optional dependency is there)
     conditional_calls: tuple[str, ...] = ()

@@ -32,6 +32,7 @@ LANGUAGE = LanguageRow(
     # `included do ... end`, `class_methods do ... end` (a Rails concern): a call's block holds methods too
     # `begin ... rescue LoadError ... end` around a gem's optional part (sidekiq's ActiveJob adapter)
     containers=("body_statement", "singleton_class", "call", "do_block", "begin"), doc_prefixes=("#",),
+    namespaces=("module",),
     test_suffixes=("_spec.rb", "_test.rb"),
     test_dirs=("spec", "step_definitions"), test_roots=("features",), imports=(), graph=RULE,  # RSpec's, Cucumber's
     # a constant is a name that starts upper-case, assigned

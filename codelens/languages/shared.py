@@ -110,7 +110,10 @@ _BARE_MACRO = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]{2,}[ \t]*$", re.M)
 _BLOCK_MACRO = re.compile(rb"^[ \t]*[A-Z][A-Z0-9]*_[A-Z0-9_]*(?=[ \t]*\{)", re.M)
 # `FMT_EXPORT template <...>`, `UV_EXTERN int uv_run(...)`, `FMT_CONSTEXPR auto f()`: macros before a declaration
 _IF_MACRO = re.compile(rb"(?<=\bif )[ \t]*[A-Z][A-Z0-9]*_[A-Z0-9_]*(?=[ \t]*\()")  # `if FMT_CONSTEXPR20 (...)`
-_PREFIX_MACROS = re.compile(rb"^[ \t]*((?:[A-Z][A-Z0-9]*_[A-Z0-9_]*[ \t]+)+)(?=[A-Za-z_~])", re.M)
+# a declaration's leading macros, after its template header on the same line too (CLI11's `template <class CharT>
+# CLI11_INLINE void App::parse_char_t(`)
+_PREFIX_MACROS = re.compile(rb"^([ \t]*(?:template[ \t]*<[^<>\r\n]*>[ \t]*)?)((?:[A-Z][A-Z0-9]*_[A-Z0-9_]*[ \t]+)+)"
+                            rb"(?=[A-Za-z_~])", re.M)
 # an export macro that wraps a definition's return type: `CJSON_PUBLIC(cJSON *) cJSON_Parse(const char *v)`,
 # `LUALIB_API(int) luaL_ref(...)`: the grammar reads a call and loses the definition; the type is kept
 _TYPE_MACRO = re.compile(rb"^((?:[ \t]*(?:static|extern|inline)[ \t]+)*[ \t]*)"
@@ -255,7 +258,7 @@ def without_bare_macros(source: bytes) -> bytes:
     source = _IF_MACRO.sub(blank, source)
     source = _SUFFIX_MACROS.sub(_blank_suffix, source)
     source = _CLASS_MACROS.sub(_blank_macros_of_class, source)
-    source = _PREFIX_MACROS.sub(blank, source)
+    source = _PREFIX_MACROS.sub(lambda m: m.group(1) + spaces(m.group(2)), source)
     return _INFIX_MACRO.sub(_blank_infix, source)
 
 

@@ -11,4 +11,7 @@ double rounded(double amount) {
                   SHOP_CENTS(2));
 }
 
+// a template's header, then its export macro on the same line (CLI11's `template <class CharT> CLI11_INLINE`)
+template <class T> SHOP_INLINE T taxed(T amount) { return with_tax(amount); }
+
 }  // namespace shop
