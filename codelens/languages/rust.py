@@ -24,7 +24,8 @@ RULE = GraphRule(
 
 
 # `cfg_rt! {` alone on a line: a macro called with a body, at the level of items
-_ITEM_MACRO = re.compile(rb"^([ \t]*)([A-Za-z_][A-Za-z0-9_]*)![ \t]*(\{)[ \t]*\r?$", re.M)
+# its name maybe by its crate's path (tower's `pin_project_lite::pin_project! {`)
+_ITEM_MACRO = re.compile(rb"^([ \t]*)((?:[A-Za-z_][A-Za-z0-9_]*::)*[A-Za-z_][A-Za-z0-9_]*)![ \t]*(\{)[ \t]*\r?$", re.M)
 # what an item starts with, past its attributes and doc comments, whole (possessive: never a word inside a
 # comment, "This impl requires..."), never `static ref` or `<'a, T> Serialize for &'a T`
 _ITEM_START = re.compile(

@@ -20,6 +20,14 @@ cfg_vat! {
     }
 }
 
+// the macro by its crate's path (tower's `pin_project_lite::pin_project! {`)
+pin_project_lite::pin_project! {
+    /// A receipt being written.
+    pub struct Receipt {
+        total: f64,
+    }
+}
+
 /// Rounded to cents, outside the tests.
 #[cfg(not(test))]
 pub fn rounded(amount: f64) -> f64 {
