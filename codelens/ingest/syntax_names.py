@@ -151,6 +151,8 @@ class DefinitionNames:
             # Scala 3's anonymous `given Ordering[Price] with {...}`: the name the compiler gives it
             shape = node.child_by_field_name("return_type")
             return ("given_" + "_".join(re.findall(r"\w+", self.text(shape))), "") if shape is not None else None
+        if kind == "subscript_declaration":  # Swift: `subscript(key: String) -> JSON` is no `JSON`
+            return "subscript", ""
         if kind == "companion_object":
             name = _first_of(node, _IDENTIFIER_TYPES)
             return (self.text(name) if name else "Companion"), ""
@@ -511,7 +513,8 @@ class DefinitionNames:
                  or _first_of(node, frozenset({"identifier"})))  # Objective-C's `@implementation Cart`
         if shape is None:
             return ""
-        return _strip_templates(self.text(shape)).split("::")[-1].strip()
+        # Scala 3's `extension [T](parse0: => P[T])`: a by-name receiver is its type's
+        return _strip_templates(self.text(shape)).split("::")[-1].strip().removeprefix("=>").strip()
 
 
 def _arrow_valued(node) -> bool:
@@ -554,8 +557,10 @@ def _constant_set(node) -> bool:
 
 def _split_owner(name: str, owner: str) -> tuple[str, str]:
     """`Foo::bar` -> (bar, Foo); `Foo.bar` (Lua, Kotlin) likewise; a plain name keeps its owner, and so do an
-    operator (Haskell's `(.&&.)`) and a computed key (`[Symbol.iterator]`, got's `[Symbol.for('...custom')]`)."""
-    if (name.startswith("(") and name.endswith(")")) or (name.startswith("[") and name.endswith("]")):
+    operator (Haskell's `(.&&.)`, Scala's `:::`) and a computed key (`[Symbol.iterator]`, got's
+    `[Symbol.for('...custom')]`)."""
+    if (name.startswith("(") and name.endswith(")")) or (name.startswith("[") and name.endswith("]")) or (
+            not re.search(r"\w", name)):  # Scala's `:::` and `::`, operators of colons
         return name, owner
     for separator in ("::", ":", "."):
         if separator in name:

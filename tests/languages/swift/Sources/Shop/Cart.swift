@@ -21,6 +21,11 @@ public class Cart {
         return withTax(prices.reduce(0, +))
     }
 
+    /// The price at a position: a subscript, named so, not after the type it returns.
+    public subscript(position: Int) -> Double {
+        return prices[position]
+    }
+
     /// Forgets every price.
     deinit {
         prices.removeAll()
