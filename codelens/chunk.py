@@ -107,3 +107,6 @@ class ParsedModule:
     # (start_line, end_line) of module-level imports (and `__all__`): the <module> chunk of a file that has
     # nothing else (a re-export or import-only file), so such a file can still be found
     import_spans: list[tuple[int, int]] = field(default_factory=list)
+    # a file of comments alone: a Go package's doc.go, a Lua file of type annotations; its <module> chunk is a
+    # document (read as the README is: below the code, by meaning), not code
+    documentation: bool = False

@@ -258,7 +258,7 @@ def _module_chunk(rel_path: str, lines: list[str], parsed: ParsedModule, is_test
         return None
     return Chunk(
         chunk_id=f"{rel_path}::{MODULE_SYMBOL}", path=rel_path, symbol=MODULE_SYMBOL,
-        kind="module", start_line=spans[0][0], end_line=spans[-1][1], code=code,
+        kind="doc" if parsed.documentation else "module", start_line=spans[0][0], end_line=spans[-1][1], code=code,
         docstring=parsed.docstring, is_test=is_test, line_spans=tuple(spans) if len(spans) > 1 else (),
     )
 

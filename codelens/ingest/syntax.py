@@ -51,14 +51,15 @@ def parse_with_grammar(rel_path: str, text: str, row: LanguageRow, grammar: Gram
     component = PurePosixPath(rel_path).stem
     root, walk, (definitions, spans, imports) = _read(row, grammar, source, lines, component)
     doc = walk.module_doc(root, definitions)
+    comments_only = not (definitions or spans or imports)
     if doc is not None:  # the file's doc comment: its <module> chunk's, a file of docs alone has one
         spans.append(doc[0])
     last = max(1, len(source_lines(text.rstrip("\r\n"))))
-    if not (definitions or spans or imports) and text.strip():  # comments alone: a Lua types file of
-        spans.append((1, last))  # `---@class` annotations, a header of docs; the file's text, not nothing
+    if comments_only and not spans and text.strip():  # comments alone: a Lua types file of `---@class`
+        spans.append((1, last))  # annotations, a header of docs; the file's text, not nothing
     parsed = ParsedModule(definitions=[definition_within(d, last) for d in definitions],
                           module_spans=spans_within(spans, last), import_spans=spans_within(imports, last),
-                          docstring=doc[1] if doc is not None else "")
+                          docstring=doc[1] if doc is not None else "", documentation=comments_only and bool(spans))
     warning = None
     if root.has_error:
         count = _count(parsed.definitions)

@@ -128,6 +128,7 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "одинаков": ("same", "equal", "duplicate"), "удвоен": ("doubled", "double"), "обрыв": ("disconnect", "drop"),
     "системн": ("system",), "регидрат": ("rehydrate", "hydrate"), "регидрац": ("rehydrate", "hydration"),
     "гидрат": ("hydrate",), "гидратац": ("hydration", "hydrate"), "одновремен": ("concurrent", "simultaneous"),
+    "бэкенд": ("backend",), "бекенд": ("backend",), "фронтенд": ("frontend",),
     "удаленн": ("remote",), "удалённ": ("remote",),
     "обнов": ("update", "refresh"), "измен": ("change", "modify", "update"), "добав": ("add", "append"),
     "регистр": ("register", "registry"), "регистрац": ("registration", "register"),
