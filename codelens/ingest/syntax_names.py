@@ -66,8 +66,7 @@ class DefinitionNames:
             return self._declared_name(node) if self.instance_body(node) is not None else None
         if kind in self.row.named_inside:  # Dart's method_signature: the name is in the signature inside
             inner = node.named_children[0] if node.named_children else None
-            name = inner.child_by_field_name("name") if inner is not None else None
-            return (self.text(name), "") if name is not None else None
+            return self._dart_name(inner) if inner is not None else None
         if kind in self.row.equations:  # Haskell: a signature, an equation (an operator's infix one too)
             return (self._haskell_name(node), "") if self._haskell_name(node) else None
         if kind in ("lexical_declaration", "variable_declaration"):
@@ -268,6 +267,21 @@ class DefinitionNames:
                 return inner  # the implementation
             sibling = sibling.next_named_sibling
         return node
+
+    def _dart_name(self, signature) -> tuple[str, str] | None:
+        """A Dart member by its signature: a named or factory constructor by its own name (`factory
+        MediaType.parse(...)` is `parse`, `IOWebSocket._(...)` is `_`; an unnamed one by its class's), an
+        operator as `operator==` (dart-lang/http's factories and `==` were no chunks, its named constructors
+        all the class's name)."""
+        if signature.type == "operator_signature":
+            operator = _first_of(signature, frozenset({"binary_operator"}))
+            return ("operator" + self.text(operator) if operator is not None else "operator"), ""
+        if signature.type in ("constructor_signature", "factory_constructor_signature",
+                              "constant_constructor_signature", "redirecting_factory_constructor_signature"):
+            names = [c for c in signature.named_children if c.type == "identifier"]
+            return (self.text(names[-1]), "") if names else None
+        name = signature.child_by_field_name("name")
+        return (self.text(name), "") if name is not None else None
 
     def _haskell_name(self, node) -> str:
         """A signature's or an equation's name; an operator's in parentheses, as its signature writes it:
