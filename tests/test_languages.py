@@ -335,6 +335,9 @@ def test_documents_and_configuration_keep_their_embedded_text() -> None:
     ("src/Tests/a.kt", True), ("src/abtests/Flag.kt", False),
     # a fuzzer's harnesses (cJSON's `fuzzing/afl.c`, cargo-fuzz's `fuzz/fuzz_targets/`); `fuzzy.c` is code
     ("fuzzing/afl.c", True), ("fuzz/fuzz_targets/parse.rs", True), ("src/fuzzy.c", False),
+    # .NET's test projects by their folders' names (AutoMapper's `src/UnitTests/`); a contest is no test
+    ("src/UnitTests/InterfaceMapping.cs", True), ("src/IntegrationTests/Db.cs", True),
+    ("src/Contest/Entry.cs", False),
     # Python's answers are what they were
     ("tests/test_a.py", True), ("pkg/a_test.py", True), ("pkg/spec/a.py", False), ("pkg/a.py", False),
 ])

@@ -270,7 +270,9 @@ def _code_lines(code: str) -> Iterator[str]:
             yield line
 
 
-_TEST_SOURCE_SET = re.compile(r"[a-z][a-zA-Z]*Tests?$")  # `commonTest`, `androidUnitTest`: never `Tests` alone
+# `commonTest`, `androidUnitTest`, .NET's `UnitTests/` and `IntegrationTests/` (AutoMapper's 400 test files): never
+# `Tests` alone (a folder of that name is tests by `_TEST_FOLDERS`'s rule), nor `Contest`
+_TEST_SOURCE_SET = re.compile(r"[a-zA-Z][a-zA-Z]*[a-z]Tests?$")
 _MAIN_SOURCE_SET = re.compile(r"main|[a-z][a-zA-Z]*Main$")  # `src/main/`, `src/jvmMain/`, `src/commonMain/`
 
 
