@@ -39,6 +39,6 @@ LANGUAGE = LanguageRow(
     doc_attributes=("doc", "typedoc"), class_doc_attribute="moduledoc", clauses=True,
     test_suffixes=("_test.exs",), defining_calls=DEFINING_CALLS, graph=RULE,
     # a module attribute (`@timeout 5_000`) is Elixir's compile-time constant
-    conventions=Conventions(test_id=test_id, throws=("raise", "throw", "exit"),
+    conventions=Conventions(test_id=test_id, throws=("raise", "throw", "exit"), delegating=r"\s*defdelegate\b",
                             constant=r"^\s*@(?!doc\b|moduledoc\b|spec\b|impl\b|callback\b|type\b)(?P<name>[a-z_]\w*)\s+\S"),
 )

@@ -134,6 +134,9 @@ class Conventions:
     # a constructor's names (CLASS_NAMED: the class's own, Java's and C#'s): one that only stores its arguments
     # carries their docs, not the mechanism, and sinks below the code that uses them (`constructors-below`)
     constructors: tuple[str, ...] = ()
+    # the first code line of a function that hands its call to another module's and does nothing else, by the
+    # language's own word for it (Elixir's `defdelegate beginning_of_week(date, day), to: Timex`): it declares
+    delegating: str = ""
 
     def constant_name(self, line: str) -> str | None:
         """The constant a source line declares, None when it declares none (or the language has no form)."""
@@ -176,6 +179,8 @@ class Conventions:
         declares its fields)."""
         if kind == CLASS:
             return bool(self.contract) and re.match(self.contract, next(_code_lines(code), "")) is not None
+        if self.delegating and re.match(self.delegating, next(_code_lines(code), "")) is not None:
+            return True
         if not self.bodiless:
             return False
         if "{" in code or "=>" in code:  # a body, or braces in its doc comment (`{@link X}`)
