@@ -68,7 +68,7 @@ class DefinitionNames:
             inner = node.named_children[0] if node.named_children else None
             return self._dart_name(inner) if inner is not None else None
         if kind in self.row.equations:  # Haskell: a signature, an equation (an operator's infix one too)
-            return (self._haskell_name(node), "") if self._haskell_name(node) else None
+            return (equation, "") if (equation := self._haskell_name(node)) else None
         if kind in ("lexical_declaration", "variable_declaration"):
             return self._function_variable(node)
         if kind == "assignment_statement":  # Lua: `M.find_files = function(opts) ... end`
