@@ -129,6 +129,8 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "системн": ("system",), "регидрат": ("rehydrate", "hydrate"), "регидрац": ("rehydrate", "hydration"),
     "гидрат": ("hydrate",), "гидратац": ("hydration", "hydrate"), "одновремен": ("concurrent", "simultaneous"),
     "бэкенд": ("backend",), "бекенд": ("backend",), "фронтенд": ("frontend",),
+    "сжим": ("compress",), "неожидан": ("unexpected",), "штатн": ("normal", "graceful"),
+    "переключ": ("switch", "toggle"), "нарушен": ("violation", "invalid"),
     "зависит": ("depends", "dependency"), "зависят": ("depend", "dependency"), "зависе": ("depend", "dependency"),
     "удаленн": ("remote",), "удалённ": ("remote",),
     "обнов": ("update", "refresh"), "измен": ("change", "modify", "update"), "добав": ("add", "append"),
