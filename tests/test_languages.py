@@ -338,6 +338,9 @@ def test_documents_and_configuration_keep_their_embedded_text() -> None:
     # .NET's test projects by their folders' names (AutoMapper's `src/UnitTests/`); a contest is no test
     ("src/UnitTests/InterfaceMapping.cs", True), ("src/IntegrationTests/Db.cs", True),
     ("src/Contest/Entry.cs", False),
+    # a suffix never in a main source set: kotlinpoet's FunSpec.kt is the library (Kotest's specs are in src/test/)
+    ("kotlinpoet/src/jvmMain/kotlin/com/squareup/kotlinpoet/FunSpec.kt", False),
+    ("src/test/kotlin/acme/CartSpec.kt", True), ("lib/CartSpec.kt", True),
     # Python's answers are what they were
     ("tests/test_a.py", True), ("pkg/a_test.py", True), ("pkg/spec/a.py", False), ("pkg/a.py", False),
 ])

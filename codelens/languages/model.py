@@ -296,6 +296,12 @@ def test_folders(path: PurePosixPath) -> list[str]:
 _TEST_FOLDERS = frozenset({"test", "tests", "fuzz", "fuzzing"})
 
 
+def _in_main_source_set(path: PurePosixPath) -> bool:
+    """Under Maven's or Gradle's main source set (`src/main/`, `src/jvmMain/`, `src/commonMain/`)."""
+    parts = path.parts[:-1]
+    return any(parts[i - 1] == "src" and _MAIN_SOURCE_SET.fullmatch(parts[i]) for i in range(1, len(parts)))
+
+
 @dataclass(frozen=True)
 class LanguageRow:
     """One language: how its files are recognised, what its syntax tree's node types mean, what the
@@ -419,9 +425,10 @@ class LanguageRow:
         main source set."""
         path = PurePosixPath(rel_path)
         # a suffix after a name (`CartTest.php`): Carbon's `Traits/Test.php` is its trait named Test, and so is
-        # a file named `Test` in capitals; `test.c` is a test program
-        if any(path.name.endswith(s) and len(path.name) > len(s) for s in self.test_suffixes) or (
-                path.stem in ("test", "tests")):
+        # a file named `Test` in capitals; `test.c` is a test program. Never in a main source set: kotlinpoet's
+        # `src/jvmMain/.../FunSpec.kt` is the library's, as Kotest's `FooSpec.kt` in `src/test/` is a test
+        suffixed = any(path.name.endswith(s) and len(path.name) > len(s) for s in self.test_suffixes)
+        if (suffixed and not _in_main_source_set(path)) or path.stem in ("test", "tests"):
             return True
         if any(_TEST_SOURCE_SET.match(part) for part in path.parts[:-1]):
             return True
