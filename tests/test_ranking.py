@@ -383,6 +383,25 @@ def test_a_change_log_sinks_unless_the_question_asks_about_changes_or_releases()
     assert not any(map(is_history_path, ("history_test.go", "changes_view.rb", "bin/history-cleanup")))
 
 
+def test_a_licence_sinks_unless_the_question_asks_about_licensing() -> None:
+    """petclinic's LICENSE.txt ("Source form", "Object form", "submitted") ranked first for "how is a pet type
+    converted from the text submitted in a form"; a module named license is code."""
+    from codelens.search.file_roles import is_legal_path
+    from codelens.search.ranking_order import CodeBeforeTests
+
+    licence = Chunk(chunk_id="LICENSE.txt::<file> (2)", path="LICENSE.txt", symbol="<file> (2)", kind="text",
+                    start_line=1, end_line=9, code='"Source" form shall mean the preferred form for making changes')
+    chunks = {c.chunk_id: c for c in [licence, chunk("src/owner/PetTypeFormatter.java::PetTypeFormatter.parse")]}
+    items = fused(("LICENSE.txt::<file> (2)", 1.0), ("src/owner/PetTypeFormatter.java::PetTypeFormatter.parse", 0.7))
+    stage = CodeBeforeTests(chunks)
+    assert order(stage, "how is a pet type converted from the text submitted in a form", items)[0] == (
+        "src/owner/PetTypeFormatter.java::PetTypeFormatter.parse")
+    for asks in ("under which license is this project", "какая лицензия у проекта"):
+        assert order(stage, asks, items)[0] == "LICENSE.txt::<file> (2)"
+    assert all(map(is_legal_path, ("LICENSE", "LICENSE.txt", "docs/LICENSE-MIT", "COPYING", "NOTICE.md")))
+    assert not any(map(is_legal_path, ("src/license.rs", "notice.py", "LicenseManager.java")))
+
+
 def test_benchmark_programs_sink_as_examples_do_unless_the_question_asks_for_a_benchmark() -> None:
     """Hono's `benchmarks/routers/src/tool.mts::Route` ranked third for "how are route parameters parsed"."""
     from codelens.search.file_roles import is_example_path

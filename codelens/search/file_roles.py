@@ -2,7 +2,8 @@
 question that asks for such a file.
 
 Tests exercise a mechanism and examples and benchmarks use it: they repeat its words and names. A change
-log names what each release touched, in the words of every question about it. The UI's texts in some
+log names what each release touched, in the words of every question about it; a licence has the words of plain
+English ("source", "form", "copy", "submitted"). The UI's texts in some
 language hold every word of a question in that language (a Russian question meets `messages_ru.properties`
 first). Each ranks below the code unless the question asks for it (`ranking_order.CodeBeforeTests`).
 """
@@ -13,7 +14,7 @@ import re
 
 from codelens.ingest.formats import file_format
 
-TESTS, EXAMPLES, HISTORY, TRANSLATIONS = "tests", "examples", "history", "translations"
+TESTS, EXAMPLES, HISTORY, TRANSLATIONS, LEGAL = "tests", "examples", "history", "translations", "legal"
 
 _ASKS = {
     # "tests for the router", «как тестируется сессия»
@@ -28,7 +29,15 @@ _ASKS = {
     # "the translation of the login form", «перевод», «текст ошибки»
     TRANSLATIONS: re.compile(r"\b(?:translat\w*|i18n|l10n|locali[sz]\w*|locales?|messages?|wording|перевод\w*|"
                              r"переведен\w*|локализ\w*|сообщени\w*|надпис\w*|текст\w*)\b", re.IGNORECASE),
+    # "under which license", «какая лицензия», "who holds the copyright"
+    LEGAL: re.compile(r"\b(?:licen[cs]\w*|copyright\w*|notice|warrant\w*|лиценз\w*|копирайт\w*|авторск\w*|"
+                      r"прав\w* на)\b", re.IGNORECASE),
 }
+
+# the project's licence and notices: petclinic's LICENSE.txt ("Source form", "Object form", "submitted") ranked
+# first for three questions about code; `LICENSE-MIT`, `COPYING`, `NOTICE`, `LICENSE.md`
+_LEGAL_FILE = re.compile(r"^(?:licen[cs]e|copying|copyright|notice|unlicense)(?:[-_][\w-]*)?"
+                         r"(?:\.(?:txt|md|markdown|rst|adoc))?$", re.IGNORECASE)  # never `license.rs`
 
 # Folders of programs that use the code rather than implement it (chi's `_examples/rest/main.go`, Hono's
 # `benchmarks/routers/`, Rust's `benches/`, pinia's and Nuxt's `playground/`, the documentation's compiled code
@@ -82,6 +91,11 @@ _DOC_LANGUAGES = "zh|ja|ko|es|fr|de|pt|tr|fa|pl|nl|ar|vi|uk|cn|tw|jp|kr"
 _DOC_LANGUAGE_DIR = re.compile(rf"^(?:{_DOC_LANGUAGES})(?:[_-][a-z]{{2,4}})?$")
 _TRANSLATED_README = re.compile(rf"^readme[._-](?:{_DOC_LANGUAGES})(?:[_-][a-z]{{2,4}})?\.")
 _DOCUMENT_FORMATS = frozenset({"markdown", "rst", "text"})  # formats.file_format's documents
+
+
+def is_legal_path(path: str) -> bool:
+    """The project's licence or notice (`LICENSE`, `LICENSE.txt`, `LICENSE-MIT`, `COPYING`, `NOTICE`)."""
+    return _LEGAL_FILE.match(path.rsplit("/", 1)[-1]) is not None
 
 
 def is_translation_path(path: str) -> bool:

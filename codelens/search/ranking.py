@@ -29,7 +29,8 @@ fusion found; results stay chunks.
   question about running, building, configuring or deploying the project ("which port does the test
   database listen on", «как запустить тесты») lets every piece keep its score.
 - `tests-below`: a chunk of a test file, of an example or benchmark program (`examples/`, `_examples/`,
-  `samples/`, `demo/`, `playground/`, `benches/`) or of a change log keeps 0.3 of its score, one of the UI's
+  `samples/`, `demo/`, `playground/`, `benches/`), of a change log or of the licence (`LICENSE.txt`, `NOTICE`)
+  keeps 0.3 of its score, one of the UI's
   texts or the documentation in some language (`messages_ru.properties`, `locales/`, `docs/zh/`) 0.1, unless
   the question asks about them, so the code comes before the tests, examples and texts that repeat its words.
 - `legacy-below`: a chunk under a folder kept for an older version (`src/v3/` beside `src/v4/`,
@@ -76,8 +77,8 @@ ranking_files.py (what a chunk gains from its file: `graph-files`, `file-words`,
 `path`, `named-file`, `hub-files`), ranking_order.py (the list reordered chunk by chunk: `kind-prior`,
 `tests-below`, `legacy-below`, `declarations-below`, `object-methods-below`, `accessors-below`,
 `constructors-below`, `forwarders-below`, `diverse-close`, `copies`, and `rescore`; file_roles.py
-tells the tests, examples, benchmarks, change logs and translations `tests-below` sinks); this module is their
-registry: the names, what a stage is built from (StageContext) and the shipped order.
+tells the tests, examples, benchmarks, change logs, licences and translations `tests-below` sinks); this module
+is their registry: the names, what a stage is built from (StageContext) and the shipped order.
 
 Only what the Searcher runs lives in these modules. The other settings of these stages that were measured
 (other weights, a file's first chunks let through, grouping by top-level definition, a head

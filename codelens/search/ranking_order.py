@@ -21,11 +21,13 @@ from codelens.languages.model import forwarded_call
 from codelens.search.file_roles import (
     EXAMPLES,
     HISTORY,
+    LEGAL,
     TESTS,
     TRANSLATIONS,
     asks_for,
     is_example_path,
     is_history_path,
+    is_legal_path,
     is_translation_path,
 )
 from codelens.search.query import Fused, Query
@@ -224,9 +226,10 @@ class CodeBeforeTests:
         examples = self.examples and not asks_for(EXAMPLES, query.text)
         translations = self.translations and not asks_for(TRANSLATIONS, query.text)
         history = self.history and not asks_for(HISTORY, query.text)
+        legal = not asks_for(LEGAL, query.text)
         below = {f.chunk_id for f in fused if (c := self.chunks.get(f.chunk_id)) is not None
                  and ((tests and c.is_test) or (examples and is_example_path(c.path))
-                      or (history and is_history_path(c.path)))}
+                      or (history and is_history_path(c.path)) or (legal and is_legal_path(c.path)))}
         texts = {f.chunk_id for f in fused if translations and (c := self.chunks.get(f.chunk_id)) is not None
                  and is_translation_path(c.path)}
         return sink(sink(fused, below - texts, self.factor), texts, self.translations_factor)
