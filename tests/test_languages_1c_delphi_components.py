@@ -251,7 +251,9 @@ def test_an_english_question_crosses_to_the_code_s_russian_words() -> None:
 
     locale = chunk_file("locales/ru.py", 'def error_message(issue):\n    return "Неверный ввод: ожидалось число"\n')
     assert russian_vocabulary(locale.chunks) == []
-    assert russian_beginnings("dependencies") == ("зависим",) and russian_beginnings("зависимость") == ()
+    # the noun's stem and the verb's («зависит», «зависеть»): every beginning the glossary gives the word
+    assert russian_beginnings("dependencies")[0] == "зависим" and "зависит" in russian_beginnings("dependencies")
+    assert russian_beginnings("зависимость") == ()
     # e5's vectors are not what this is about: orthogonal ones cross nothing, the glossary read backwards does
     vectors = np.eye(len(words) + 8, dtype=np.float32)
     bridge = WordBridge(["query"], vectors[:1], lambda asked: vectors[-len(asked):],
