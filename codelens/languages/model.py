@@ -286,20 +286,19 @@ def test_folders(path: PurePosixPath) -> list[str]:
     Gradle's main source set (`src/main/`, `src/jvmMain/`), where a `test` folder is a package of library code
     (koin-test's `src/jvmMain/kotlin/org/koin/test/verify/`, spring-test's `src/main/java/.../test/`)."""
     parts = path.parts[:-1]
-    for i in range(len(parts) - 1, 0, -1):
-        if parts[i - 1] == "src" and _MAIN_SOURCE_SET.fullmatch(parts[i]):
-            parts = parts[:i - 1]
-            break
-    return [part.lower() for part in parts]
+    main = _main_source_set(path)
+    return [part.lower() for part in (parts[:main] if main is not None else parts)]
+
+
+def _main_source_set(path: PurePosixPath) -> int | None:
+    """Where a path's innermost main source set begins (the index of its `src` folder), None outside one."""
+    parts = path.parts[:-1]
+    return next((i - 1 for i in range(len(parts) - 1, 0, -1)
+                 if parts[i - 1] == "src" and _MAIN_SOURCE_SET.fullmatch(parts[i])), None)
 
 
 _TEST_FOLDERS = frozenset({"test", "tests", "fuzz", "fuzzing"})
 
-
-def _in_main_source_set(path: PurePosixPath) -> bool:
-    """Under Maven's or Gradle's main source set (`src/main/`, `src/jvmMain/`, `src/commonMain/`)."""
-    parts = path.parts[:-1]
-    return any(parts[i - 1] == "src" and _MAIN_SOURCE_SET.fullmatch(parts[i]) for i in range(1, len(parts)))
 
 
 @dataclass(frozen=True)
@@ -428,7 +427,7 @@ class LanguageRow:
         # a file named `Test` in capitals; `test.c` is a test program. Never in a main source set: kotlinpoet's
         # `src/jvmMain/.../FunSpec.kt` is the library's, as Kotest's `FooSpec.kt` in `src/test/` is a test
         suffixed = any(path.name.endswith(s) and len(path.name) > len(s) for s in self.test_suffixes)
-        if (suffixed and not _in_main_source_set(path)) or path.stem in ("test", "tests"):
+        if (suffixed and _main_source_set(path) is None) or path.stem in ("test", "tests"):
             return True
         if any(_TEST_SOURCE_SET.match(part) for part in path.parts[:-1]):
             return True
