@@ -28,7 +28,8 @@ _INSTANCE_PATH = frozenset({"variable_declarator", "variable_declaration", "obje
                             "assignment_expression", "class",  # `module.exports = class App {...}`
                             "method_invocation", "instance_expression", "indented_block", "object_literal",
                             "as_expression", "satisfies_expression", "parenthesized_expression",
-                            "assignment_statement", "expression_list"})  # Lua's `local M = {...}`
+                            "assignment_statement", "expression_list",  # Lua's `local M = {...}`
+                            "call", "do_block", "block"})  # Ruby's `Point = Struct.new(:x) do ... end`
 _NO_BODY = frozenset({"default_method_clause", "delete_method_clause"})
 _VALUE_WRAPPERS = frozenset({"as_expression", "satisfies_expression", "parenthesized_expression",
                              "non_null_expression", "await_expression"})

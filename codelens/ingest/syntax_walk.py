@@ -127,9 +127,12 @@ class DefinitionWalk:
                         spans.append(_lines_of(child))
                 continue
             if depth < _MAX_DEPTH and (namespace := self.names.namespace(child)) is not None:
-                body = child.child_by_field_name("body")
-                self._members(body, definitions, spans, imports, depth + 1, None,
-                              f"{owner}.{namespace}" if owner else namespace, test)
+                # its types are named through it, in a type too (`class Thor; module Shell; class Basic`)
+                before = len(definitions)
+                self._members(child.child_by_field_name("body"), definitions, spans, imports, depth + 1, None, owner,
+                              test)
+                for inner in definitions[before:]:
+                    inner.name = f"{namespace}.{inner.name}"
                 continue
             if depth < _MAX_DEPTH and self.names.is_owner(child):
                 body = self._body(child)

@@ -27,7 +27,11 @@ def test_id(path: str, owner: str, name: str) -> str:
 LANGUAGE = LanguageRow(
     "ruby", (".rb", ".rake", ".gemspec"), Grammar("tree-sitter-ruby", "tree_sitter_ruby"),
     file_names=("rakefile", "gemfile"), interpreters=("ruby",),
-    definitions=(("class", CLASS), ("module", CLASS), ("method", FUNCTION), ("singleton_method", FUNCTION)),
+    definitions=(("class", CLASS), ("module", CLASS), ("method", FUNCTION), ("singleton_method", FUNCTION),
+                 ("assignment", CLASS)),
+    # `Correctable = Module.new do def to_s ... end`, `Point = Struct.new(:x, :y) { def dist ... }`: a type built
+    # by a call's block, named by its constant (`Err = Class.new(StandardError)` defines nothing: a statement)
+    instance_bodies=(("assignment", "body_statement"), ("assignment", "block_body")),
     # `class << self ... end` names nothing: its methods are the enclosing class's own
     # `included do ... end`, `class_methods do ... end` (a Rails concern): a call's block holds methods too
     # `begin ... rescue LoadError ... end` around a gem's optional part (sidekiq's ActiveJob adapter)

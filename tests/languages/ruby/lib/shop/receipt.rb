@@ -1,0 +1,20 @@
+class Shop
+  # Namespaces inside a type: `Shop::Printing::Receipt`.
+  module Printing
+    # A printed receipt.
+    class Receipt
+      def print(cart)
+        Line.new(cart.total, "total").to_s
+      end
+    end
+
+    # A line of a receipt: a type a call's block builds.
+    Line = Struct.new(:amount, :label) do
+      def to_s
+        "#{label}: #{amount}"
+      end
+    end
+
+    PrintError = Class.new(StandardError)
+  end
+end
