@@ -96,8 +96,11 @@ class DefinitionNames:
             functions = [c for c in value.named_children if c.type == "func_literal"] if value is not None else []
             name = spec.child_by_field_name("name") if functions and len(value.named_children) == 1 else None
             return (self.text(name), "") if name is not None else None
-        if kind == "type_declaration":  # Go: a struct or an interface, one per declaration
-            specs = [c for c in node.named_children if c.type == "type_spec"]
+        if kind in ("type_declaration", "type_spec"):  # Go: a struct or an interface, one per declaration or
+            # each of a grouped `type ( A struct {...}; B interface {...} )` (a container then)
+            specs = [c for c in (node.parent if kind == "type_spec" else node).named_children if c.type == "type_spec"]
+            if kind == "type_spec":  # one spec is its declaration's
+                specs = [node] if len(specs) > 1 else []
             shape = specs[0].child_by_field_name("type") if len(specs) == 1 else None
             if shape is None or shape.type not in ("struct_type", "interface_type"):
                 return None

@@ -42,7 +42,8 @@ LANGUAGE = LanguageRow(
     # and a `var` declaration is a function when it declares one name with a function literal (echo's
     # `var methodNotAllowedHandler = func(c Context) error {...}`)
     definitions=(("function_declaration", FUNCTION), ("method_declaration", FUNCTION),
-                 ("type_declaration", CLASS), ("var_declaration", FUNCTION)),
+                 ("type_declaration", CLASS), ("type_spec", CLASS), ("var_declaration", FUNCTION)),
+    containers=("type_declaration",),  # a grouped `type ( ... )`: each struct or interface in it
     # a `/* ... */` block directly above a definition is its doc as well (echo's `RateLimiterWithConfig`)
     preamble=("package_clause",), doc_prefixes=(*LINE_DOCS, "/*"), test_suffixes=("_test.go",),
     # stringer's `kind_string.go` carries its DO NOT EDIT mark; a hand-written `flag_string.go` (urfave/cli) is code
@@ -50,6 +51,6 @@ LANGUAGE = LanguageRow(
     imports=("import_declaration",), is_standard_import=_standard, graph=RULE,
     conventions=Conventions(test_id=test_id, throws=("panic",),
                             constant=r"^\s*const\s+(?P<name>\w+)",
-                            bodiless=True, contract=r"\s*type\s+\w+(?:\[[^\]]*\])?\s+interface\b",
+                            bodiless=True, contract=r"\s*(?:type\s+)?\w+(?:\[[^\]]*\])?\s+interface\b",
                             describing=("String", "GoString", "Error", "Format")),
 )
