@@ -12,6 +12,7 @@ import errno
 import functools
 import io
 import os
+import re
 import stat
 import tokenize
 import zipfile
@@ -50,6 +51,7 @@ VENDORED_DIRS = frozenset({"vendor", "third_party", "third-party", "thirdparty",
                            "target", "bin", "obj"})
 _SHADED = "shaded_"  # another library's package copied under a new name (os-lib's `shaded_org_apache_tools_zip`)
 _KEPT_WITH_SCRIPTS = frozenset({"bin"})
+_PACKAGE_TREE = re.compile(r"(?:^|/)src/[a-z][a-zA-Z]*/(?:java|kotlin|scala|groovy)/.+/")  # folders are packages
 _SCRIPT_SUFFIXES = (".py", ".sh", ".bash")
 
 MAX_ZIP_TOTAL_BYTES = 2_000_000_000
@@ -265,7 +267,7 @@ def iter_source_files(root: Path, python_only: bool = False, vendored: list[str]
                 path = Path(entry.path)
                 if entry.name in SKIP_DIRS or _ignored_by(ignores, rel + "/") or _is_index(path):
                     continue
-                if is_vendored(path):
+                if is_vendored(path, rel + "/"):
                     if vendored is not None:
                         vendored.append(rel + "/")
                     continue
@@ -274,12 +276,14 @@ def iter_source_files(root: Path, python_only: bool = False, vendored: list[str]
                 yield SourceFile(rel_path=rel, abs_path=Path(entry.path))
 
 
-def is_vendored(folder: Path) -> bool:
+def is_vendored(folder: Path, rel: str = "") -> bool:
     """Whether a folder is vendored code or build output (VENDORED_DIRS), by its name (and, for bin/,
-    whether it holds scripts: a repository's scripts are its own code)."""
+    whether it holds scripts: a repository's scripts are its own code). `rel`, its path below the root: a
+    folder inside a JVM source set's package tree is a package of that name (javalin's
+    `src/main/java/io/javalin/plugin/bundled/`, its own plugins)."""
     if folder.name.startswith(_SHADED):
         return True
-    if folder.name not in VENDORED_DIRS:
+    if folder.name not in VENDORED_DIRS or _PACKAGE_TREE.search(rel):
         return False
     if folder.name in _KEPT_WITH_SCRIPTS:
         try:
@@ -365,7 +369,7 @@ def indexed_path_filter(root: Path) -> Callable[[Path], bool]:
         ignores = top
         for depth in range(1, len(rel.parts)):
             folder = "/".join(rel.parts[:depth]) + "/"
-            if _ignored_by(ignores, folder) or _is_index(root / folder) or is_vendored(root / folder):
+            if _ignored_by(ignores, folder) or _is_index(root / folder) or is_vendored(root / folder, folder):
                 return False
             ignores = _with_gitignore(ignores, root / folder, folder)
         return not _ignored_by(ignores, str(rel))
