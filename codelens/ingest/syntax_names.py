@@ -30,6 +30,7 @@ _INSTANCE_PATH = frozenset({"variable_declarator", "variable_declaration", "obje
                             "as_expression", "satisfies_expression", "parenthesized_expression",
                             "assignment_statement", "expression_list",  # Lua's `local M = {...}`
                             "call", "do_block", "block"})  # Ruby's `Point = Struct.new(:x) do ... end`
+_GENERIC_CALL = re.compile(r"[\w.]+\s*<[\w\s.,<>?*]*>\s*\{")  # Kotlin's `TaskInitializer<Ctx> {`
 _NO_BODY = frozenset({"default_method_clause", "delete_method_clause"})
 _VALUE_WRAPPERS = frozenset({"as_expression", "satisfies_expression", "parenthesized_expression",
                              "non_null_expression", "await_expression"})
@@ -211,9 +212,15 @@ class DefinitionNames:
         return self.row.kind_of(node.type) == FUNCTION and self.name(node) is not None
 
     def is_lambda_value(self, node) -> bool:
-        """`val plugin = createClientPlugin("X") { ... }` over three lines or more: a function by its name."""
+        """`val plugin = createClientPlugin("X") { ... }` over three lines or more: a function by its name; so is
+        `val HTTP = TaskInitializer<Ctx> { ... }` (the grammar reads `<` and `>` as comparisons around the
+        lambda) and a property computed by a getter's block (`val value: T get() { ... }`)."""
         return node.type in self.row.lambda_values and node.end_point[0] - node.start_point[0] >= 2 and any(
-            child.type == "call_expression" and any(c.type == "annotated_lambda" for c in child.named_children)
+            (child.type == "call_expression" and any(c.type == "annotated_lambda" for c in child.named_children))
+            or (child.type == "binary_expression" and child.named_children
+                and child.named_children[-1].type == "lambda_literal"
+                and _GENERIC_CALL.match(self.text(child)) is not None)
+            or (child.type == "getter" and any(c.type == "block" for c in _descendants(child, 2)))
             for child in node.named_children)
 
     def _declared_name(self, node) -> tuple[str, str] | None:
