@@ -353,13 +353,17 @@ def test_a_message_bundle_sinks_furthest_unless_the_question_asks_about_texts_or
     assert order(stage, "валидация владельца питомца", items)[0] == "owner/PetValidator.java::PetValidator.validate"
     for asks in ("перевод сообщений об ошибках", "where are the translations of the form"):
         assert order(stage, asks, items)[0] == "resources/messages/messages_ru.properties::<keys>"
+    # «перевод строки» is a line break, no translation
+    assert order(stage, "где удаляются переводы строк", items)[0] == "owner/PetValidator.java::PetValidator.validate"
     for path in ("src/locales/ru.json", "app/locale/ru/LC_MESSAGES/django.po", "res/values-ru/strings.xml",
                  "resources/lang/ru/validation.php", "Properties/Resources.ru.resx", "i18n/en.yaml",
                  # the documentation translated (pinia's Chinese API pages answered a Russian question)
-                 "packages/docs/zh/api/index.md", "docs/pt-BR/guide.md", "README.zh-CN.md", "README_ja.md"):
+                 "packages/docs/zh/api/index.md", "docs/pt-BR/guide.md", "README.zh-CN.md", "README_ja.md",
+                 "language/phpmailer.lang-ru.php", "lang_de.js"):  # PHPMailer's locale files
         assert is_translation_path(path), path
     for path in ("src/messages.py", "app/models/message.rb", "config/application.yml", "src/lang.ts",
-                 "README.md", "docs/ru/guide.md", "docs/en/guide.md", "src/de/acme/App.java", "src/it/README.md"):
+                 "README.md", "docs/ru/guide.md", "docs/en/guide.md", "src/de/acme/App.java", "src/it/README.md",
+                 "src/language/parser.ts", "golang-ru.go"):
         assert not is_translation_path(path), path
 
 

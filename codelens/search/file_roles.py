@@ -27,7 +27,7 @@ _ASKS = {
                         r"изменени\w*|измени\w*|релиз\w*|верси\w*|истори\w*|обновлени\w*|нового|новое)\b",
                         re.IGNORECASE),
     # "the translation of the login form", «перевод», «текст ошибки»
-    TRANSLATIONS: re.compile(r"\b(?:translat\w*|i18n|l10n|locali[sz]\w*|locales?|messages?|wording|перевод\w*|"
+    TRANSLATIONS: re.compile(r"\b(?:translat\w*|i18n|l10n|locali[sz]\w*|locales?|messages?|wording|перевод\w*(?!\s+строк)|"
                              r"переведен\w*|локализ\w*|сообщени\w*|надпис\w*|текст\w*)\b", re.IGNORECASE),
     # "under which license", «какая лицензия», "who holds the copyright"
     LEGAL: re.compile(r"\b(?:licen[cs]\w*|copyright\w*|notice|warrant\w*|лиценз\w*|копирайт\w*|авторск\w*|"
@@ -63,7 +63,8 @@ _TRANSLATION_DIRS = frozenset({"locales", "locale", "i18n", "l10n", "lang", "lan
 _TRANSLATION_FILE = re.compile(
     r"(?:^(?:messages|strings|translations?)(?:[_.-][a-z]{2}(?:[_-][a-z]{2,4})?)?"
     r"|[_.-](?:ru|en|de|fr|es|it|pt|zh|ja|ko|tr|fa|uk|pl|nl|ar)(?:[_-][a-z]{2})?)"
-    r"\.(?:properties|json|ya?ml|po|pot|xml|resx|strings|arb|ftl|xlf|xliff)$", re.IGNORECASE)
+    r"\.(?:properties|json|ya?ml|po|pot|xml|resx|strings|arb|ftl|xlf|xliff)$"
+    r"|(?:^|[_.-])lang[_.-][a-z]{2}(?:[_-][a-z]{2,4})?\.\w+$", re.IGNORECASE)  # PHPMailer's `phpmailer.lang-ru.php`
 
 
 def asks_for(role: str, question: str) -> bool:

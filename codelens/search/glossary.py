@@ -293,7 +293,7 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
 COMPOUNDS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("баз", "данн"): ("database", "db"), ("точк", "вход"): ("entrypoint", "entry", "main"),
     ("обратн", "вызов"): ("callback",), ("жизненн", "цикл"): ("lifecycle", "lifespan"),
-    ("командн", "строк"): ("cli", "command", "argv"), ("конечн", "точк"): ("endpoint",),
+    ("командн", "строк"): ("cli", "command", "argv"), ("перевод", "строк"): ("newline", "linebreak", "crlf"), ("конечн", "точк"): ("endpoint",),
     ("сборк", "мусор"): ("gc", "garbage", "collect"), ("сборщик", "мусор"): ("gc", "garbage", "collector"),
     ("ленив", "загруз"): ("lazy", "load"), ("модульн", "тест"): ("unit", "test"),
     ("внешн", "ключ"): ("foreign", "key"), ("регулярн", "выражен"): ("regex", "pattern", "re"),
