@@ -31,6 +31,7 @@ _INSTANCE_PATH = frozenset({"variable_declarator", "variable_declaration", "obje
                             "assignment_statement", "expression_list",  # Lua's `local M = {...}`
                             "call", "do_block", "block"})  # Ruby's `Point = Struct.new(:x) do ... end`
 _GENERIC_CALL = re.compile(r"[\w.]+\s*<[\w\s.,<>?*]*>\s*\{")  # Kotlin's `TaskInitializer<Ctx> {`
+_GTEST = re.compile(r"TEST|TEST_[FP]|TYPED_TEST(?:_P)?")
 _NO_BODY = frozenset({"default_method_clause", "delete_method_clause"})
 _VALUE_WRAPPERS = frozenset({"as_expression", "satisfies_expression", "parenthesized_expression",
                              "non_null_expression", "await_expression"})
@@ -485,6 +486,12 @@ class DefinitionNames:
         if current.type not in ("identifier", "field_identifier", "qualified_identifier", "destructor_name",
                                 "operator_name", "type_identifier", "template_function"):  # `find<char>`
             return None
+        if _GTEST.fullmatch(self.text(current)) and node.child_by_field_name("type") is None:
+            # GoogleTest's `TEST_F(ServerTest, GetMethod200) {...}`: the test of its suite (--gtest_filter's name)
+            parameters = current.parent.child_by_field_name("parameters") if current.parent is not None else None
+            named = [self.text(p) for p in parameters.named_children] if parameters is not None else []
+            if len(named) == 2 and all(re.fullmatch(r"\w+", n) for n in named):
+                return named[1], named[0]
         # one line, single spaces: a chunk id never holds a line break (`operator new`, a macro left in)
         return _split_owner(" ".join(_strip_templates(self.text(current)).split()), "")
 
