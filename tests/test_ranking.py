@@ -97,6 +97,21 @@ def test_a_sentence_is_left_alone_unless_it_names_code() -> None:
     assert order(bare_only, "where does jar_from_dict read cookies", MEMBERS_FIRST) == unchanged
 
 
+def test_a_name_every_class_overrides_written_in_a_sentence_is_the_concept_not_a_definition() -> None:
+    """slf4j: "what happens if an argument's toString throws" pinned StopWatch's, Level's and Profiler's."""
+    from codelens.search.ranking_symbols import COMMON_NAME_FILES
+
+    overrides = [chunk(f"pkg/m{i}.java::M{i}.toString", "method") for i in range(COMMON_NAME_FILES + 1)]
+    chunks = {c.chunk_id: c for c in [*overrides, chunk("pkg/fmt.java::Fmt.safeAppend", "method")]}
+    stage = SymbolIntent(RankingIndex.build(chunks))
+    items = fused(("pkg/fmt.java::Fmt.safeAppend", 0.9), *((c.chunk_id, 0.5) for c in overrides))
+    assert order(stage, "what happens if an argument's toString throws", items)[0] == "pkg/fmt.java::Fmt.safeAppend"
+    assert order(stage, "toString", items)[0].endswith(".toString")  # the name alone still asks for them
+    few = {c.chunk_id: c for c in [*overrides[:2], chunk("pkg/fmt.java::Fmt.safeAppend", "method")]}
+    assert order(SymbolIntent(RankingIndex.build(few)), "what happens if an argument's toString throws",
+                 items[:3])[0].endswith(".toString")
+
+
 def test_in_a_workspace_each_repository_defining_the_name_gets_a_pin_first() -> None:
     """`Request` defined in two files of `client` and one of `web`: alone, the shortest paths win
     (both client files); in a workspace, web's definition comes before client's second."""

@@ -66,7 +66,8 @@ fusion found; results stay chunks.
   a qualifier is the enclosing definitions, the module, or the folder: a package or namespace);
   a question that contains a code-shaped identifier (`ClientSession`, `model_post_init`), or a
   Russian question's Latin name (`Serialize` in «определения трейта Serialize», in its own case)
-  lifts that name's definitions to the top of the list as well. A name reaches its `$` variant
+  lifts that name's definitions to the top of the list as well, unless more than eight files define it (a
+  sentence's `toString` or `flatMap` is the concept, not one of its overrides). A name reaches its `$` variant
   too (`ZodType` -> `$ZodType`), after the name itself. Definitions of one rank go current version
   before legacy, then file-named-after-them, shallower-path, better-scored order. A code-shaped name the
   index defines nowhere (axum's `IntoResponse`, a dependency's trait) puts first the file statements that

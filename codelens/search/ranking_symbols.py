@@ -17,6 +17,9 @@ SIGIL = "$"
 _KIND_ORDER = {"class": 0, "function": 1, "method": 2}
 # How many definitions of one name a bare-identifier question may pin to the top.
 MAX_PINNED = 3
+# A name a question writes inside a sentence that this many files define (`toString`, `equals`, `parse`) is the
+# concept, not one definition: none of them is pinned.
+COMMON_NAME_FILES = 8
 
 
 @dataclass(frozen=True)
@@ -220,6 +223,8 @@ class SymbolIntent:
                 found = self.index.definitions(name, exact_case=False, scores=scores)
             found = [c for c in found if self.accept is None or self.accept(c)]
             found = _one_per_file(found, self.index.chunks)
+            if not query.identifier and "." not in name and len(found) > COMMON_NAME_FILES:
+                continue  # a name every class overrides (`toString`), written in a sentence, names the concept
             if self.repo_of is not None:
                 found = _each_repository_first(found, self.index.chunks, self.repo_of)
             pinned += [c for c in found[:MAX_PINNED] if c not in pinned]
