@@ -486,7 +486,13 @@ class DefinitionNames:
         if current.type not in ("identifier", "field_identifier", "qualified_identifier", "destructor_name",
                                 "operator_name", "type_identifier", "template_function"):  # `find<char>`
             return None
-        if _GTEST.fullmatch(self.text(current)) and node.child_by_field_name("type") is None:
+        shape = node.child_by_field_name("type")
+        if shape is not None and current.type == "identifier" and (
+                cast := re.fullmatch(r"(.+)::\s*operator", self.text(shape))) is not None:
+            # `Result::operator bool() const {...}` outside its class: the grammar reads `Result::operator` as
+            # the type and `bool` as the name
+            return _split_owner(f"{_strip_templates(cast.group(1))}::operator {self.text(current)}", "")
+        if _GTEST.fullmatch(self.text(current)) and shape is None:
             # GoogleTest's `TEST_F(ServerTest, GetMethod200) {...}`: the test of its suite (--gtest_filter's name)
             parameters = current.parent.child_by_field_name("parameters") if current.parent is not None else None
             named = [self.text(p) for p in parameters.named_children] if parameters is not None else []

@@ -369,9 +369,12 @@ def _blank_span(out: bytearray, start: int, end: int) -> None:
 
 def _blank_suffix(match: re.Match[bytes]) -> bytes:
     """Attribute macros after a declarator; never a value (`return UV_EINVAL;`, `p = (void*) CMSG_DATA(c);`),
-    a type (`typedef NS_ENUM(NSInteger, State) {`) or a directive's text."""
+    a type (`typedef NS_ENUM(NSInteger, State) {`), a directive's text, or a function named in capitals after its
+    type, no parameter list before it on its line (httplib's `inline std::string SHA_256(const std::string &s) {`)."""
     line = match.string[match.string.rfind(b"\n", 0, match.start()) + 1:match.start()]
     if line.lstrip().startswith(b"#") or b"=" in line or line.rstrip().endswith(_NO_DECLARATOR):
+        return match.group(0)
+    if b")" not in line and b"\n" not in match.group(0) and match.group(0).rstrip().endswith(b")"):
         return match.group(0)
     return blank(match)
 

@@ -18,6 +18,7 @@ class Cart {
   }
 
   double total() const;
+  explicit operator bool() const;
 
  private:
   std::vector<double> prices_;
@@ -27,6 +28,14 @@ double Cart::total() const {
   double sum = 0;
   for (double p : prices_) sum += p;
   return with_tax(sum);
+}
+
+// A cart with prices in it is true: a conversion defined outside its class.
+inline Cart::operator bool() const { return !prices_.empty(); }
+
+// The cart's checksum: a function named in capitals after its type is no macro.
+inline std::string SHA_256(const Cart &cart) {
+  return digest(cart.total());
 }
 
 }  // namespace shop
