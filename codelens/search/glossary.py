@@ -210,7 +210,7 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "хук": ("hook",), "колбэк": ("callback",), "коллбэк": ("callback",), "колбек": ("callback",),
     "коллбек": ("callback",), "цепочк": ("chain",), "делегир": ("delegate",),
     # language and data-structure words
-    "регулярн": ("regex", "pattern"), "выражен": ("expression",), "экранир": ("escape",),
+    "регулярн": ("regex", "pattern"), "выражен": ("expression",), "экранир": ("escape",), "выреза": ("strip", "cut", "remove"), "сыр": ("raw",),
     "нормализ": ("normalize",), "слияни": ("merge",), "сравнива": ("compare",),
     "объявлен": ("declare", "declaration"), "определени": ("definition", "define"), "определя": ("define",),
     "наследу": ("inherit",), "дескриптор": ("descriptor",), "метакласс": ("metaclass",),
