@@ -31,6 +31,9 @@ LANGUAGE = LanguageRow(
     containers=("class_body", "protocol_body", "enum_class_body"), keyword_named=("deinit_declaration",),
     doc_prefixes=C_STYLE_DOCS, comments=("comment", "multiline_comment"),
     test_suffixes=("Tests.swift", "Test.swift"), imports=("import_declaration",),
+    # `#if canImport(UIKit)` / `#else` / `#endif` around a file's imports: how it compiles, no statement of its own
+    # (SnapKit's forty `<module>` chunks of those lines alone ranked on vague and Russian questions)
+    preamble=("directive",),
     standard_libraries=("Foundation", "UIKit", "AppKit", "Combine", "Dispatch", "os", "SwiftUI", "XCTest"),
     graph=RULE,
     conventions=Conventions(test_id=test_id, throws=("throw", "fatalError"),

@@ -1,5 +1,10 @@
 import Foundation
 import Tax
+#if canImport(UIKit)
+    import UIKit
+#else
+    import AppKit
+#endif
 
 enum CartError: Error {
     case tooMany
