@@ -54,6 +54,13 @@ _HEADER = re.compile(rb"(\bclass[ \t]+[A-Za-z_]\w*(?:<[^>\r\n]*>)?)(\r?\n)([ \t]
                      + rb"[ \t]+|(?:private|protected|internal|public|actual|expect)[ \t]+)*constructor[ \t]*\()")
 
 
+# a statement that starts with a local named as a modifier (okhttp's `open = isOpen` in Http2Stream): the grammar
+# reads the modifier of a declaration and loses the class from there; its last letter is made `_` for the grammar
+_MODIFIER_NAMED = re.compile(rb"^[ \t]*(?:open|final|sealed|abstract|override|inline|external|dynamic|suspend|"
+                             rb"lateinit|tailrec|infix|vararg|internal)(?=[ \t]*(?:=[^=]|[+\-*/]=|\.(?!\.)|\?\.|\[))",
+                             re.M)
+
+
 # Kotlin 2.2's multi-dollar string (`$$"ImageRequest$Builder"`, a `$` in it no template): its dollars blanked,
 # an ordinary string is left
 _MULTI_DOLLAR = re.compile(rb'(?<![\w$])\$\$+(?=")')
@@ -72,7 +79,8 @@ def _constructor_on_header(match: re.Match[bytes]) -> bytes:
 
 def readable_bytes(source: bytes) -> bytes:
     """The bytes the grammar parses: when guards, accessors' annotations, the top level's lines of annotations and
-    multi-dollar strings' dollars blanked, a primary constructor marked below its class's name moved up to it, a
+    multi-dollar strings' dollars blanked, a primary constructor marked below its class's name moved up to it, a local
+    named as a modifier renamed where a statement starts with it (`open = isOpen`), a
     `;` before a statement that starts with a name the grammar reads as a keyword (`where`, `get`, `set`, `in1`):
     the same length and lines, every name kept."""
     if b"if" in source and b"->" in source:
@@ -85,6 +93,7 @@ def readable_bytes(source: bytes) -> bytes:
         source = _HEADER.sub(_constructor_on_header, source)
     if b'$$"' in source:
         source = _MULTI_DOLLAR.sub(blank, source)
+    source = _MODIFIER_NAMED.sub(lambda m: m.group(0)[:-1] + b"_", source)
     return semicolons_before(source, _KEYWORD_NAMED, NAME_OR_CLOSE)  # where the line above ends a statement
 
 

@@ -15,4 +15,16 @@ object Steps {
         }
 
     val none = 0 < 1
+
+    /** Whether the checkout is still open: a local named as a modifier starts a statement. */
+    fun isOpen(cart: Cart): Boolean {
+        val open: Boolean
+        synchronized(cart) {
+            open = cart.total() > 0
+        }
+        return open
+    }
+
+    /** The step after this one. */
+    fun next(): Step<Cart> = CHARGE
 }
