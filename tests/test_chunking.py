@@ -101,6 +101,9 @@ def test_line_numbers_are_real() -> None:
     ("spring-test/src/main/java/org/springframework/test/context/TestContext.java", False),
     ("core/src/test/java/org/acme/CartTest.java", True), ("core/src/commonTest/kotlin/org/acme/Cart.kt", True),
     ("tests/src/main/kotlin/Helper.kt", True),
+    # a build's test-support module or source set is test code (okhttp's; Gradle's test fixtures)
+    ("okhttp-testing-support/src/main/kotlin/okhttp3/TestValueFactory.kt", True),
+    ("core/src/testFixtures/java/org/acme/Carts.java", True), ("mockwebserver/src/main/kotlin/M.kt", False),
     # Cucumber's steps at a Ruby repository's root, never a `features` folder of the application
     ("features/steps/env.rb", True), ("features/step_definitions/cart_steps.rb", True),
     ("app/models/features/flag.rb", False),
