@@ -578,13 +578,25 @@ def _options_object(export):
 
 def _is_function_value(value) -> bool:
     """`() => ...`, `function () {...}`, and a call handed one: `forwardRef((props) => ...)`,
-    zod's `$constructor("$ZodString", (inst, def) => {...})`: what the constant is, is that function."""
-    while value.type in _VALUE_WRAPPERS and value.named_children:
-        value = value.named_children[0]
+    zod's `$constructor("$ZodString", (inst, def) => {...})`: what the constant is, is that function; or one called
+    at once (mobx's `let globalState = (function () {...})()`): the code that makes the constant."""
+    value = _unwrapped(value)
     if value.type in _FUNCTION_VALUES:
         return True
-    arguments = value.child_by_field_name("arguments") if value.type == "call_expression" else None
-    return arguments is not None and any(a.type in _FUNCTION_VALUES for a in arguments.named_children)
+    if value.type != "call_expression":
+        return False
+    called = value.child_by_field_name("function")
+    if called is not None and _unwrapped(called).type in _FUNCTION_VALUES:  # `(function () {...})()`: what it makes
+        return True
+    arguments = value.child_by_field_name("arguments")
+    return arguments is not None and any(_unwrapped(a).type in _FUNCTION_VALUES for a in arguments.named_children)
+
+
+def _unwrapped(value):
+    """A value past its casts and parentheses (mobx's `assign(function flow(...) {...} as any, annotation)`)."""
+    while value.type in _VALUE_WRAPPERS and value.named_children:
+        value = value.named_children[0]
+    return value
 
 
 def _constant_set(node) -> bool:
