@@ -551,6 +551,8 @@ class DefinitionNames:
                  or _first_of(node, frozenset({"identifier"})))  # Objective-C's `@implementation Cart`
         if shape is None:
             return ""
+        while shape.type in ("reference_type", "pointer_type") and shape.child_by_field_name("type") is not None:
+            shape = shape.child_by_field_name("type")  # Rust's `impl<'a, S: Sink> Sink for &'a mut S`: S's
         # Scala 3's `extension [T](parse0: => P[T])`: a by-name receiver is its type's
         return _strip_templates(self.text(shape)).split("::")[-1].strip().removeprefix("=>").strip()
 

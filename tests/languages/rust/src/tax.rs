@@ -44,3 +44,24 @@ mod tests {
         assert_eq!(rounded(with_tax(1.0)), 1.2);
     }
 }
+
+/// Something that taxes an amount.
+pub trait Taxer {
+    fn tax(&mut self, amount: f64) -> f64;
+}
+
+/// A standard taxer, by rate.
+pub struct Standard;
+
+impl Taxer for Standard {
+    fn tax(&mut self, amount: f64) -> f64 {
+        with_tax(amount)
+    }
+}
+
+// a mutable reference to a taxer taxes as it does: the impl's methods are the referenced type's
+impl<'a, T: Taxer> Taxer for &'a mut T {
+    fn tax(&mut self, amount: f64) -> f64 {
+        (**self).tax(amount)
+    }
+}
