@@ -298,6 +298,7 @@ def _main_source_set(path: PurePosixPath) -> int | None:
 
 
 _TEST_FOLDERS = frozenset({"test", "tests", "fuzz", "fuzzing"})
+# a build's module of what only tests use (okhttp-testing-support), by the end of its name
 _TEST_SUPPORT = ("testing-support", "test-support", "test-utils", "testutils", "test-fixtures", "-testing")
 
 
@@ -435,11 +436,11 @@ class LanguageRow:
         folders = test_folders(path)
         if folders and folders[0] in self.test_roots:
             return True
-        # C#'s `Dapper.Tests/` and Swift's `Tests/`: a test project's folder; a fuzzer's harnesses (cJSON's
-        # `fuzzing/afl.c::main`, `LLVMFuzzerTestOneInput` in ten of sixteen top tens) are test tooling too
         # a build's test-support module or source set (okhttp's `okhttp-testing-support/src/main/`, Gradle's
         # `src/testFixtures/`): code only tests run
         if any(part == "testFixtures" or part.endswith(_TEST_SUPPORT) for part in path.parts[:-1]):
             return True
+        # C#'s `Dapper.Tests/` and Swift's `Tests/`: a test project's folder; a fuzzer's harnesses (cJSON's
+        # `fuzzing/afl.c::main`, `LLVMFuzzerTestOneInput` in ten of sixteen top tens) are test tooling too
         return any(part in self.test_dirs or part in _TEST_FOLDERS or part.endswith((".tests", ".test"))
                    for part in folders)

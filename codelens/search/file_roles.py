@@ -27,8 +27,10 @@ _ASKS = {
                         r"изменени\w*|измени\w*|релиз\w*|верси\w*|истори\w*|обновлени\w*|нового|новое)\b",
                         re.IGNORECASE),
     # "the translation of the login form", «перевод», «текст ошибки»
-    TRANSLATIONS: re.compile(r"\b(?:translat\w*|i18n|l10n|locali[sz]\w*|locales?|messages?|wording|перевод\w*(?!\s+строк)|"
-                             r"переведен\w*|локализ\w*|сообщени\w*|надпис\w*|текст\w*)\b", re.IGNORECASE),
+    # (not «перевод строки», a line break)
+    TRANSLATIONS: re.compile(r"\b(?:translat\w*|i18n|l10n|locali[sz]\w*|locales?|messages?|wording|"
+                             r"перевод\w*(?!\s+строк)|переведен\w*|локализ\w*|сообщени\w*|надпис\w*|текст\w*)\b",
+                             re.IGNORECASE),
     # "under which license", «какая лицензия», "who holds the copyright"
     LEGAL: re.compile(r"\b(?:licen[cs]\w*|copyright\w*|notice|warrant\w*|лиценз\w*|копирайт\w*|авторск\w*|"
                       r"прав\w* на)\b", re.IGNORECASE),

@@ -210,7 +210,8 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "хук": ("hook",), "колбэк": ("callback",), "коллбэк": ("callback",), "колбек": ("callback",),
     "коллбек": ("callback",), "цепочк": ("chain",), "делегир": ("delegate",),
     # language and data-structure words
-    "регулярн": ("regex", "pattern"), "выражен": ("expression",), "экранир": ("escape",), "выреза": ("strip", "cut", "remove"), "сыр": ("raw",),
+    "регулярн": ("regex", "pattern"), "выражен": ("expression",), "экранир": ("escape",),
+    "выреза": ("strip", "cut", "remove"), "сыр": ("raw",),
     "нормализ": ("normalize",), "слияни": ("merge",), "сравнива": ("compare",),
     "объявлен": ("declare", "declaration"), "определени": ("definition", "define"), "определя": ("define",),
     "наследу": ("inherit",), "дескриптор": ("descriptor",), "метакласс": ("metaclass",),
@@ -293,7 +294,8 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
 COMPOUNDS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("баз", "данн"): ("database", "db"), ("точк", "вход"): ("entrypoint", "entry", "main"),
     ("обратн", "вызов"): ("callback",), ("жизненн", "цикл"): ("lifecycle", "lifespan"),
-    ("командн", "строк"): ("cli", "command", "argv"), ("перевод", "строк"): ("newline", "linebreak", "crlf"), ("конечн", "точк"): ("endpoint",),
+    ("командн", "строк"): ("cli", "command", "argv"), ("конечн", "точк"): ("endpoint",),
+    ("перевод", "строк"): ("newline", "linebreak", "crlf"),  # a line break, no translation
     ("сборк", "мусор"): ("gc", "garbage", "collect"), ("сборщик", "мусор"): ("gc", "garbage", "collector"),
     ("ленив", "загруз"): ("lazy", "load"), ("модульн", "тест"): ("unit", "test"),
     ("внешн", "ключ"): ("foreign", "key"), ("регулярн", "выражен"): ("regex", "pattern", "re"),
