@@ -351,6 +351,9 @@ def test_example_programs_sink_below_the_code_unless_the_question_asks_for_examp
     assert is_example_path("docs/Samples/app.cs") and not is_example_path("src/examples.py")
     assert is_example_path("packages/playground/src/stores/cart.ts")
     assert is_example_path("src/Snippets/Docs/Retry.cs") and not is_example_path("src/snippet.ts")
+    # code under the documentation's folder builds or illustrates the docs; the docs themselves answer
+    assert is_example_path("doc/ext/refcounting.py", code=True) and not is_example_path("doc/apiref.rst")
+    assert not is_example_path("src/docs.py", code=True)
 
 
 def test_a_message_bundle_sinks_furthest_unless_the_question_asks_about_texts_or_translations() -> None:

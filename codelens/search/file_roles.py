@@ -48,6 +48,7 @@ _EXAMPLE_DIRS = frozenset({"example", "examples", "_examples", "sample", "sample
                            "bench", "benchmark", "benchmarks", "benches", "playground", "playgrounds",
                            "snippet", "snippets",
                            "docs_src"})  # the FastAPI family's tutorial programs (fastapi, typer, sqlmodel)
+_DOCS_DIRS = frozenset({"doc", "docs"})
 # a benchmark program by its name, wherever it is: sidekiq's `bin/multi_queue_bench`, leveldb's `db_bench.cc`,
 # `bench_parse.py`; never a module named for what it provides (`src/benchmark.rs`)
 _BENCH_FILE = re.compile(r"[_-]bench(?:mark)?s?(?:[_.-]|$)|^bench(?:mark)?s?[_-]", re.IGNORECASE)
@@ -74,11 +75,14 @@ def asks_for(role: str, question: str) -> bool:
     return _ASKS[role].search(question) is not None
 
 
-def is_example_path(path: str) -> bool:
+def is_example_path(path: str, code: bool = False) -> bool:
     """A file under an examples or benchmarks folder (`_examples/`, `samples/`, `benches/`), at any depth, or a
-    benchmark program by its name (`db_bench.cc`, `bin/multi_queue_bench`)."""
+    benchmark program by its name (`db_bench.cc`, `bin/multi_queue_bench`); with `code`, code under the
+    documentation's folder too, which builds or illustrates the docs (jansson's Sphinx extension
+    `doc/ext/refcounting.py` first for "where is the reference count decremented", `doc/github_commits.c`)."""
     parts = path.split("/")
-    return any(part.lower() in _EXAMPLE_DIRS for part in parts[:-1]) or _BENCH_FILE.search(parts[-1]) is not None
+    return any(part.lower() in _EXAMPLE_DIRS or (code and part.lower() in _DOCS_DIRS) for part in parts[:-1]) or (
+        _BENCH_FILE.search(parts[-1]) is not None)
 
 
 def is_history_path(path: str) -> bool:

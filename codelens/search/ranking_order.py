@@ -228,7 +228,7 @@ class CodeBeforeTests:
         history = self.history and not asks_for(HISTORY, query.text)
         legal = not asks_for(LEGAL, query.text)
         below = {f.chunk_id for f in fused if (c := self.chunks.get(f.chunk_id)) is not None
-                 and ((tests and c.is_test) or (examples and is_example_path(c.path))
+                 and ((tests and c.is_test) or (examples and is_example_path(c.path, c.is_code))
                       or (history and is_history_path(c.path)) or (legal and is_legal_path(c.path)))}
         texts = {f.chunk_id for f in fused if translations and (c := self.chunks.get(f.chunk_id)) is not None
                  and is_translation_path(c.path)}
