@@ -207,6 +207,8 @@ class DefinitionNames:
                 return current if any(self._is_function(member) for member in current.named_children) else None
             if current.type in _INSTANCE_PATH:
                 stack.extend(current.named_children)
+            elif current.type == "call_expression":
+                stack.extend(_returned_class_bodies(current))
         return None
 
     def _is_function(self, node) -> bool:
@@ -593,6 +595,17 @@ def _is_function_value(value) -> bool:
         return True
     arguments = value.child_by_field_name("arguments")
     return arguments is not None and any(_unwrapped(a).type in _FUNCTION_VALUES for a in arguments.named_children)
+
+
+def _returned_class_bodies(call) -> list:
+    """The bodies of the classes a function called at once declares (h3's `const H3 = /* @__PURE__ */ (() => {
+    class H3 extends H3Core {...}; return H3 })()`): the constant is that class, its methods its own."""
+    called = call.child_by_field_name("function")
+    function = _unwrapped(called) if called is not None else None
+    body = function.child_by_field_name("body") if function is not None and function.type in _FUNCTION_VALUES \
+        else None
+    classes = [c for c in body.named_children if c.type == "class_declaration"] if body is not None else []
+    return [b for c in classes if (b := c.child_by_field_name("body")) is not None]
 
 
 def _unwrapped(value):
