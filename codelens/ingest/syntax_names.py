@@ -217,14 +217,13 @@ class DefinitionNames:
     def is_lambda_value(self, node) -> bool:
         """`val plugin = createClientPlugin("X") { ... }` over three lines or more: a function by its name; so is
         `val HTTP = TaskInitializer<Ctx> { ... }` (the grammar reads `<` and `>` as comparisons around the
-        lambda) and a property computed by a getter's block or checked by a setter's (`val value: T get() { ... }`,
-        okhttp's `var maxRequestsPerHost = 5 set(value) { require(...) ... }`)."""
+        lambda) and a property computed by a getter's block (`val value: T get() { ... }`)."""
         return node.type in self.row.lambda_values and node.end_point[0] - node.start_point[0] >= 2 and any(
             (child.type == "call_expression" and any(c.type == "annotated_lambda" for c in child.named_children))
             or (child.type == "binary_expression" and child.named_children
                 and child.named_children[-1].type == "lambda_literal"
                 and _GENERIC_CALL.match(self.text(child)) is not None)
-            or (child.type in ("getter", "setter") and any(c.type == "block" for c in _descendants(child, 2)))
+            or (child.type == "getter" and any(c.type == "block" for c in _descendants(child, 2)))
             for child in node.named_children)
 
     def _declared_name(self, node) -> tuple[str, str] | None:

@@ -16,13 +16,6 @@ object Steps {
 
     val none = 0 < 1
 
-    /** How many carts may check out at once: a property its setter checks. */
-    var maxCarts = 5
-        set(value) {
-            require(value >= 1) { "max < 1: $value" }
-            field = value
-        }
-
     /** Whether the checkout is still open: a local named as a modifier starts a statement. */
     fun isOpen(cart: Cart): Boolean {
         val open: Boolean
