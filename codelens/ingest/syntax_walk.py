@@ -106,6 +106,7 @@ class DefinitionWalk:
         """The definitions directly in node (through its containers); the rest as statement spans. `in_test`:
         node is test code (a test attribute marked it or what holds it), and so is every definition in it."""
         own_name = node.child_by_field_name("name")  # a namespace's name is no statement of it
+        condition = node.child_by_field_name("condition")  # nor an `if defined?(X)` container's condition
         taken_until = -1  # a definition that spans its next siblings (Dart's body, Haskell's equations)
         marked = False  # a test attribute stands above the next item
         for child in node.named_children:
@@ -159,8 +160,8 @@ class DefinitionWalk:
                         spans.append(_lines_of(child))
                 elif not wrapper:  # `export class`, `template <...> class`: the definition is the statement
                     spans.extend(inner_spans)
-            elif not (own_name is not None and child.id == own_name.id):  # `var x = 1`: a statement
-                spans.append(_lines_of(child))
+            elif not any(part is not None and child.id == part.id for part in (own_name, condition)):
+                spans.append(_lines_of(child))  # `var x = 1`: a statement
 
     def _test_attribute(self, node) -> bool:
         text = self.source[node.start_byte:node.end_byte].decode("utf-8", errors="replace")

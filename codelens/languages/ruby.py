@@ -35,7 +35,10 @@ LANGUAGE = LanguageRow(
     # `class << self ... end` names nothing: its methods are the enclosing class's own
     # `included do ... end`, `class_methods do ... end` (a Rails concern): a call's block holds methods too
     # `begin ... rescue LoadError ... end` around a gem's optional part (sidekiq's ActiveJob adapter)
-    containers=("body_statement", "singleton_class", "call", "do_block", "begin"), doc_prefixes=("#",),
+    # `if defined?(ActionMailer) ... class Devise::Mailer ... end`: a class defined where its dependency is loaded
+    containers=("body_statement", "singleton_class", "call", "do_block", "begin", "if", "unless", "elsif", "then",
+                "else"),
+    doc_prefixes=("#",),
     namespaces=("module",),
     test_suffixes=("_spec.rb", "_test.rb"),
     test_dirs=("spec", "step_definitions"), test_roots=("features",), imports=(), graph=RULE,  # RSpec's, Cucumber's

@@ -177,6 +177,7 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "отправител": ("sender",), "профил": ("profile",), "профилир": ("profiling", "profile"),
     "аккаунт": ("account",), "админ": ("admin",), "администр": ("admin", "administrator"),
     "суперпользовател": ("superuser",), "подтвержд": ("confirm", "confirmation", "verify"),
+    "подтверд": ("confirm", "confirmed", "verify"), "запрещ": ("forbid", "deny", "prevent"),
     "активац": ("activate", "activation"), "приглаш": ("invite", "invitation"), "сброс": ("reset", "flush"),
     "восстановл": ("restore", "recover", "reset"), "вход": ("login", "signin"), "входн": ("input",),
     "входящ": ("incoming", "inbound"), "выход": ("logout", "exit"), "выходн": ("output",),
@@ -296,6 +297,9 @@ COMPOUNDS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("обратн", "вызов"): ("callback",), ("жизненн", "цикл"): ("lifecycle", "lifespan"),
     ("командн", "строк"): ("cli", "command", "argv"), ("конечн", "точк"): ("endpoint",),
     ("перевод", "строк"): ("newline", "linebreak", "crlf"),  # a line break, no translation
+    # «выходит из системы», «войти в систему»: signing out and in, not an exit or an entry point
+    ("выход", "систем"): ("logout", "signout", "sign_out"), ("выйт", "систем"): ("logout", "signout", "sign_out"),
+    ("вход", "систем"): ("login", "signin", "sign_in"), ("войт", "систем"): ("login", "signin", "sign_in"),
     ("сборк", "мусор"): ("gc", "garbage", "collect"), ("сборщик", "мусор"): ("gc", "garbage", "collector"),
     ("ленив", "загруз"): ("lazy", "load"), ("модульн", "тест"): ("unit", "test"),
     ("внешн", "ключ"): ("foreign", "key"), ("регулярн", "выражен"): ("regex", "pattern", "re"),
