@@ -42,13 +42,20 @@ def load_parser(grammar: Grammar):
     return shared_parser(grammar)
 
 
+def module_name(rel_path: str) -> str:
+    """What an importer calls a file's module: its name, or its folder's for a folder's entry file
+    (`lib/mime-funcs/index.js` is `require('./mime-funcs')`, Lua's `lua/conform/init.lua` is `require('conform')`)."""
+    path = PurePosixPath(rel_path)
+    return path.parent.name if path.stem in ("index", "init") and path.parent.name else path.stem
+
+
 def parse_with_grammar(rel_path: str, text: str, row: LanguageRow, grammar: Grammar) -> SyntaxResult:
     """The definitions and <module> statements of one file; GrammarUnavailable when it cannot be parsed."""
     source = text.encode("utf-8", errors="replace")
     # blanked where the grammar cannot read (syntax_source): same bytes, same offsets, every row is
     # the line it is in the chunks' text
     lines = source_lines(text)
-    component = PurePosixPath(rel_path).stem
+    component = module_name(rel_path)
     root, walk, (definitions, spans, imports) = _read(row, grammar, source, lines, component)
     doc = walk.module_doc(root, definitions)
     comments_only = not (definitions or spans or imports)

@@ -404,8 +404,8 @@ class DefinitionNames:
             return self._assigned_instance(node, left, right)
         name, owner = self._assigned_to(left)
         own = right.child_by_field_name("name")
-        if (name, owner) == ("exports", "") and own is not None:  # what the module exports: by its own name
-            return self.text(own), ""
+        if (name, owner) == ("exports", ""):  # what the module exports: by its own name, else by the module's
+            return (self.text(own) if own is not None else self.component or name), ""
         return name, owner
 
     def _assigned_to(self, left) -> tuple[str, str]:

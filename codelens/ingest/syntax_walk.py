@@ -121,6 +121,8 @@ class DefinitionWalk:
             if kind in self.row.scope_statements and self._body(child) is None:  # Perl's `package Foo;`
                 owner = self.names.owner_name(child)
                 continue
+            if _directive(child):
+                continue
             if kind in self.skipped and kind not in self.row.containers:
                 if kind in self.row.imports:
                     imports.append(_lines_of(child))
@@ -369,6 +371,13 @@ def _lines_of(node) -> tuple[int, int]:
     if end_column == 0 and end_row > node.start_point[0]:
         end_row -= 1
     return node.start_point[0] + 1, end_row + 1
+
+
+def _directive(node) -> bool:
+    """A statement that is a string alone: JavaScript's `'use strict';`, `"use client";` (how the file runs, a
+    `<module>` chunk of that line in every CommonJS file otherwise)."""
+    return node.type == "expression_statement" and node.named_child_count == 1 and (
+        node.named_children[0].type == "string")
 
 
 def _statement_block(node, depth: int = 0):
