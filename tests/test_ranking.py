@@ -354,6 +354,9 @@ def test_example_programs_sink_below_the_code_unless_the_question_asks_for_examp
     # code under the documentation's folder builds or illustrates the docs; the docs themselves answer
     assert is_example_path("doc/ext/refcounting.py", code=True) and not is_example_path("doc/apiref.rst")
     assert not is_example_path("src/docs.py", code=True)
+    # what a generator writes into the user's project (Rails' generator templates, ERB in `.rb`)
+    assert is_example_path("lib/generators/devise/templates/controllers/sessions_controller.rb")
+    assert not is_example_path("lib/devise/generators.rb") and not is_example_path("app/templates/cart.rb")
 
 
 def test_a_message_bundle_sinks_furthest_unless_the_question_asks_about_texts_or_translations() -> None:

@@ -49,6 +49,9 @@ _EXAMPLE_DIRS = frozenset({"example", "examples", "_examples", "sample", "sample
                            "snippet", "snippets",
                            "docs_src"})  # the FastAPI family's tutorial programs (fastapi, typer, sqlmodel)
 _DOCS_DIRS = frozenset({"doc", "docs"})
+# what a generator writes into the user's project (Rails' `lib/generators/devise/templates/controllers/...rb`, ERB
+# the grammar half reads: devise's initializer template was first for two questions about its code)
+_GENERATOR_TEMPLATE = re.compile(r"(?:^|/)generators?/(?:[^/]+/)*templates/")
 # a benchmark program by its name, wherever it is: sidekiq's `bin/multi_queue_bench`, leveldb's `db_bench.cc`,
 # `bench_parse.py`; never a module named for what it provides (`src/benchmark.rs`)
 _BENCH_FILE = re.compile(r"[_-]bench(?:mark)?s?(?:[_.-]|$)|^bench(?:mark)?s?[_-]", re.IGNORECASE)
@@ -79,10 +82,11 @@ def is_example_path(path: str, code: bool = False) -> bool:
     """A file under an examples or benchmarks folder (`_examples/`, `samples/`, `benches/`), at any depth, or a
     benchmark program by its name (`db_bench.cc`, `bin/multi_queue_bench`); with `code`, code under the
     documentation's folder too, which builds or illustrates the docs (jansson's Sphinx extension
-    `doc/ext/refcounting.py` first for "where is the reference count decremented", `doc/github_commits.c`)."""
+    `doc/ext/refcounting.py` first for "where is the reference count decremented", `doc/github_commits.c`); a
+    generator's templates (`lib/generators/devise/templates/`)."""
     parts = path.split("/")
     return any(part.lower() in _EXAMPLE_DIRS or (code and part.lower() in _DOCS_DIRS) for part in parts[:-1]) or (
-        _BENCH_FILE.search(parts[-1]) is not None)
+        _BENCH_FILE.search(parts[-1]) is not None) or _GENERATOR_TEMPLATE.search(path) is not None
 
 
 def is_history_path(path: str) -> bool:
