@@ -237,11 +237,16 @@ def test_a_test_written_beside_the_code_is_a_test() -> None:
 def test_rust_s_unit_tests_beside_the_code_are_tests(tmp_path: Path) -> None:
     """reqwest's 102 unit tests in `#[cfg(test)] mod tests` of its `src/` files were code (`test_redirect_policy_limit`
     answered how redirects are limited); a `#[test]` or `#[tokio::test]` marks a function wherever it is, and
-    `#[cfg(not(test))]` marks nothing. cargo names a unit test by its file's module and `tests`."""
+    `#[cfg(not(test))]` marks nothing; a test module's statements are no code's. cargo names a unit test by its file's
+    module and `tests`."""
     from codelens.answer.impact import runner_test_id
 
     chunks = {c.symbol: c for c in chunk_codebase(ROOMS / "rust", MAX_FILE_BYTES).chunks}
-    assert {s for s, c in chunks.items() if c.is_test} == {"cart_of", "adds_a_price", "rounds_to_cents"}
+    assert {s for s, c in chunks.items() if c.is_test} == {"cart_of", "adds_a_price", "rounds_to_cents", "taxes"}
+    # a test a macro writes (`taxes!(one, 1.0, 1.2);`) is no statement of the code's <module> (ripgrep's `find!`)
+    invocation = (ROOMS / "rust" / "src" / "tax.rs").read_text().splitlines().index("    taxes!(one, 1.0, 1.2);") + 1
+    assert all(c.end_line < invocation for c in chunk_codebase(ROOMS / "rust", MAX_FILE_BYTES).chunks
+               if c.path == "src/tax.rs" and c.symbol == "<module>")
     assert not chunks["rounded"].is_test and runner_test_id(chunks["adds_a_price"]) == "cart::tests::adds_a_price"
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "lib.rs").write_text(

@@ -158,12 +158,14 @@ class DefinitionWalk:
                     taken_until = max([taken_until] + [self.names.last_part(inner).end_byte
                                                        for inner in child.named_children])
                 if len(definitions) == before:
-                    if kind not in self.skipped:  # PHP's `namespace X;`: a preamble, no statement
+                    if kind not in self.skipped and not test:  # PHP's `namespace X;`: a preamble, no statement
                         spans.append(_lines_of(child))
                 elif not wrapper:  # `export class`, `template <...> class`: the definition is the statement
                     spans.extend(inner_spans)
-            elif not any(part is not None and child.id == part.id for part in (own_name, condition)):
-                spans.append(_lines_of(child))  # `var x = 1`: a statement
+            elif not test and not any(part is not None and child.id == part.id for part in (own_name, condition)):
+                # `var x = 1`: a statement; never a test's (Rust's `find!(same, "a", "a");` in a `#[cfg(test)]`
+                # module is no statement of the code's `<module>`)
+                spans.append(_lines_of(child))
 
     def _test_attribute(self, node) -> bool:
         text = self.source[node.start_byte:node.end_byte].decode("utf-8", errors="replace")

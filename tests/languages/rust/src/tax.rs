@@ -43,6 +43,18 @@ mod tests {
     async fn rounds_to_cents() {
         assert_eq!(rounded(with_tax(1.0)), 1.2);
     }
+
+    // tests a macro writes: test code, no statement of the file's <module>
+    macro_rules! taxes {
+        ($name:ident, $amount:expr, $taxed:expr) => {
+            #[test]
+            fn $name() {
+                assert_eq!(with_tax($amount), $taxed);
+            }
+        };
+    }
+
+    taxes!(one, 1.0, 1.2);
 }
 
 /// Something that taxes an amount.
