@@ -100,9 +100,11 @@ class DefinitionNames:
             return (self.text(name), "") if name is not None else None
         if kind in ("type_declaration", "type_spec"):  # Go: a struct or an interface, one per declaration or
             # each of a grouped `type ( A struct {...}; B interface {...} )` (a container then)
-            specs = [c for c in (node.parent if kind == "type_spec" else node).named_children if c.type == "type_spec"]
-            if kind == "type_spec":  # one spec is its declaration's
-                specs = [node] if len(specs) > 1 else []
+            if kind == "type_spec":  # one spec alone is its declaration's
+                grouped = sum(c.type == "type_spec" for c in node.parent.named_children) > 1
+                specs = [node] if grouped else []
+            else:
+                specs = [c for c in node.named_children if c.type == "type_spec"]
             shape = specs[0].child_by_field_name("type") if len(specs) == 1 else None
             if shape is None or shape.type not in ("struct_type", "interface_type"):
                 return None
@@ -589,8 +591,7 @@ def _is_function_value(value) -> bool:
         return True
     if value.type != "call_expression":
         return False
-    called = value.child_by_field_name("function")
-    if called is not None and _unwrapped(called).type in _FUNCTION_VALUES:  # `(function () {...})()`: what it makes
+    if _called_at_once(value) is not None:  # `(function () {...})()`: what it makes
         return True
     arguments = value.child_by_field_name("arguments")
     return arguments is not None and any(_unwrapped(a).type in _FUNCTION_VALUES for a in arguments.named_children)
@@ -599,12 +600,17 @@ def _is_function_value(value) -> bool:
 def _returned_class_bodies(call) -> list:
     """The bodies of the classes a function called at once declares (h3's `const H3 = /* @__PURE__ */ (() => {
     class H3 extends H3Core {...}; return H3 })()`): the constant is that class, its methods its own."""
-    called = call.child_by_field_name("function")
-    function = _unwrapped(called) if called is not None else None
-    body = function.child_by_field_name("body") if function is not None and function.type in _FUNCTION_VALUES \
-        else None
+    function = _called_at_once(call)
+    body = function.child_by_field_name("body") if function is not None else None
     classes = [c for c in body.named_children if c.type == "class_declaration"] if body is not None else []
     return [b for c in classes if (b := c.child_by_field_name("body")) is not None]
+
+
+def _called_at_once(call):
+    """The function a call expression calls where it is written (`(() => {...})()`), else None."""
+    called = call.child_by_field_name("function")
+    function = _unwrapped(called) if called is not None else None
+    return function if function is not None and function.type in _FUNCTION_VALUES else None
 
 
 def _unwrapped(value):
