@@ -98,17 +98,23 @@ class DefinitionNames:
             functions = [c for c in value.named_children if c.type == "func_literal"] if value is not None else []
             name = spec.child_by_field_name("name") if functions and len(value.named_children) == 1 else None
             return (self.text(name), "") if name is not None else None
-        if kind in ("type_declaration", "type_spec"):  # Go: a struct or an interface, one per declaration or
-            # each of a grouped `type ( A struct {...}; B interface {...} )` (a container then)
+        if kind in ("type_declaration", "type_spec"):  # Go: a struct, an interface or a named type (below), one
+            # per declaration or each of a grouped `type ( A struct {...}; B interface {...} )` (a container then)
             if kind == "type_spec":  # one spec alone is its declaration's
                 grouped = sum(c.type == "type_spec" for c in node.parent.named_children) > 1
                 specs = [node] if grouped else []
             else:
                 specs = [c for c in node.named_children if c.type == "type_spec"]
             shape = specs[0].child_by_field_name("type") if len(specs) == 1 else None
-            if shape is None or shape.type not in ("struct_type", "interface_type"):
+            if shape is None:
                 return None
-            return self.text(specs[0].child_by_field_name("name")), ""
+            # any other named type (`type WalkFunc func(...)`, `type HeaderRouter map[...]...`) its doc
+            # comment describes or the file gives methods: their owner, not a line of the file's <module>
+            name = self.text(specs[0].child_by_field_name("name"))
+            if shape.type not in ("struct_type", "interface_type") and not (
+                    _documented(node) or name in self._go_receivers(node)):
+                return None
+            return name, ""
         if kind == "type_definition":  # C: `typedef struct {...} name;`
             shape = node.child_by_field_name("type")
             declarator = node.child_by_field_name("declarator")
@@ -469,6 +475,14 @@ class DefinitionNames:
         name = node.child_by_field_name("name")
         return (self.text(name), "") if name is not None else None
 
+    def _go_receivers(self, node) -> set[str]:
+        """The types the file's methods are declared on."""
+        root = node
+        while root.parent is not None:
+            root = root.parent
+        return {owner for c in root.named_children if c.type == "method_declaration"
+                and (named := self._go_method(c)) is not None and (owner := named[1])}
+
     def _go_method(self, node) -> tuple[str, str] | None:
         receiver = node.child_by_field_name("receiver")
         name = node.child_by_field_name("name")
@@ -559,6 +573,12 @@ class DefinitionNames:
             shape = shape.child_by_field_name("type")  # Rust's `impl<'a, S: Sink> Sink for &'a mut S`: S's
         # Scala 3's `extension [T](parse0: => P[T])`: a by-name receiver is its type's
         return _strip_templates(self.text(shape)).split("::")[-1].strip().removeprefix("=>").strip()
+
+
+def _documented(node) -> bool:
+    """A comment ends on the line above it."""
+    above = node.prev_named_sibling
+    return above is not None and above.type == "comment" and above.end_point[0] == node.start_point[0] - 1
 
 
 def _arrow_valued(node) -> bool:

@@ -1,5 +1,5 @@
-"""Go: functions, methods under their receiver's type, struct and interface types; a package is its
-folder (its files see each other's names), imported by its module path (go.mod)."""
+"""Go: functions, methods under their receiver's type, struct, interface and documented named types; a
+package is its folder (its files see each other's names), imported by its module path (go.mod)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,8 @@ def test_id(path: str, owner: str, name: str) -> str:
 
 LANGUAGE = LanguageRow(
     "go", (".go",), Grammar("tree-sitter-go", "tree_sitter_go"),
-    # a `type` declaration is a class when it declares a struct or an interface (the chunker checks)
+    # a `type` declaration is a class when it declares a struct or an interface, or another type its doc
+    # comment describes or the file gives methods (the chunker checks)
     # and a `var` declaration is a function when it declares one name with a function literal (echo's
     # `var methodNotAllowedHandler = func(c Context) error {...}`)
     definitions=(("function_declaration", FUNCTION), ("method_declaration", FUNCTION),

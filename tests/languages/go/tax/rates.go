@@ -11,9 +11,17 @@ type (
 		Load() (Rates, error)
 	}
 
-	// Percent is a rate in hundredths: a one-line named type stays a statement.
+	// Percent is a rate in hundredths: a named type its comment describes is a chunk of its own.
 	Percent float64
+
+	cents int64
 )
+
+// (no doc below: a named type the file gives methods is their owner's chunk all the same)
+
+type countries []string
+
+func (c countries) Len() int { return len(c) }
 
 // Of is the rate of a country, 0 where none is known.
 func (r Rates) Of(country string) float64 {
