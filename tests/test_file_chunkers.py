@@ -20,8 +20,9 @@ def pieces(path: str, text: str) -> list[tuple[str, str, int, int]]:
 
 
 @pytest.mark.parametrize(("path", "expected"), [
-    ("README.md", "markdown"), ("docs/index.rst", "rst"), ("docker-compose.yaml", "yaml"),
-    (".github/workflows/ci.yml", "yaml"), ("pyproject.toml", "toml"), ("setup.cfg", "ini"),
+    ("README.md", "markdown"), ("docs/intro.mdx", "markdown"), ("docs/index.rst", "rst"),
+    ("docker-compose.yaml", "yaml"), (".github/workflows/ci.yml", "yaml"), ("pyproject.toml", "toml"),
+    ("setup.cfg", "ini"),
     (".coveragerc", "ini"), ("tox.ini", "ini"), ("package.json", "json"), (".env", "env"),
     (".env.test", "env"), ("prod.env", "env"), ("Dockerfile", "dockerfile"), ("Dockerfile.old", "dockerfile"),
     ("Makefile", "makefile"), ("scripts/run.sh", "bash"), ("schema.sql", "sql"), ("data/seed.csv", "csv"),

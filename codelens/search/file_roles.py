@@ -57,10 +57,10 @@ _GENERATOR_TEMPLATE = re.compile(r"(?:^|/)generators?/(?:[^/]+/)*templates/")
 _BENCH_FILE = re.compile(r"[_-]bench(?:mark)?s?(?:[_.-]|$)|^bench(?:mark)?s?[_-]", re.IGNORECASE)
 # `CHANGELOG.md`, `HISTORY.rst`; also a named part of one, a document (`change-archive.txt`, `CHANGES-2.x.md`)
 _HISTORY_FILE = re.compile(r"^(?:(?:change_?log|changes|history|news|releases?|release[_-]notes|whatsnew)"
-                           r"(?:\.(?:md|markdown|rst|txt|adoc|org))?"
-                           r"|(?:change_?log|changes?|history|release[_-]?notes)[-_][\w.-]+\.(?:md|markdown|rst|txt|adoc|org)"
+                           r"(?:\.(?:mdx?|markdown|rst|txt|adoc|org))?"
+                           r"|(?:change_?log|changes?|history|release[_-]?notes)[-_][\w.-]+\.(?:mdx?|markdown|rst|txt|adoc|org)"
                            # an edition's own log: sidekiq's `Ent-Changes.md`, `Pro-Changes.md`
-                           r"|\w+[-_](?:change_?log|changes|history)\.(?:md|markdown|rst|txt|adoc|org))$",
+                           r"|\w+[-_](?:change_?log|changes|history)\.(?:mdx?|markdown|rst|txt|adoc|org))$",
                            re.IGNORECASE)
 _HISTORY_DIRS = frozenset({"changelog", "changes", "changelog.d"})
 # Spring's `messages_ru.properties`, `locales/ru.json`, `ru/LC_MESSAGES/app.po`, Laravel's `lang/ru/`,
