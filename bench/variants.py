@@ -267,8 +267,8 @@ class FileDiversityVariant(FileDiversity):
             return path
         return f"{path}::{self.chunks[item.chunk_id].symbol.split('.', 1)[0]}"
 
-    def _score(self, item: Fused, per_file: Mapping[str, int], spared: float = float("inf")) -> float:
-        placed = max(0, per_file.get(self._group(item), 0) - self.free)
+    def _score(self, item: Fused, per_file: Mapping[str, Sequence[Fused]], spared: float = float("inf")) -> float:
+        placed = max(0, len(self._counted(item, per_file.get(self._group(item), ()))) - self.free)
         return item.score * self.decay ** (min(placed, self.steps) if self.steps else placed)
 
 

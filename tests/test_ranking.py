@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 import sys
 from contextlib import closing
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -200,6 +201,18 @@ def test_file_diversity_interleaves_files() -> None:
     chunks = {c: chunk(c) for c in ["a.py::x", "a.py::y", "a.py::z", "b.py::w"]}
     assert order(FileDiversity(chunks, decay=0.5), "q", items) == ["a.py::x", "b.py::w", "a.py::y", "a.py::z"]
     assert order(FileDiversity(chunks, decay=0.9), "q", items) == ["a.py::x", "a.py::y", "a.py::z", "b.py::w"]
+
+
+def test_file_diversity_does_not_count_a_definition_holding_the_chunk() -> None:
+    """valtio's `proxySet` (262 lines) above its own `add`: the function shown in part, not another answer of
+    the file; a sibling above it counts."""
+    items = fused(("a.ts::proxySet", 1.0), ("a.ts::proxySet.add", 0.9), ("a.ts::other", 0.85), ("b.ts::w", 0.6))
+    chunks = {c: chunk(c) for c in ["a.ts::other", "b.ts::w"]}
+    chunks["a.ts::proxySet"] = replace(chunk("a.ts::proxySet"), start_line=1, end_line=262)
+    chunks["a.ts::proxySet.add"] = replace(chunk("a.ts::proxySet.add", "method"), start_line=40, end_line=52)
+    chunks["a.ts::other"] = replace(chunks["a.ts::other"], start_line=270, end_line=280)
+    assert order(FileDiversity(chunks, decay=0.5), "q", items) == [
+        "a.ts::proxySet", "a.ts::proxySet.add", "b.ts::w", "a.ts::other"]
 
 
 def test_file_diversity_keeps_the_head_as_fused() -> None:

@@ -57,7 +57,8 @@ fusion found; results stay chunks.
   calling `diffForHumans()`), that one among the results: it takes the forwarder's place and the forwarder
   keeps 0.7 of its score below it, so the code answers, once.
 - `diverse-close`: a chunk's score is multiplied by `decay` for every better chunk of the same
-  file already listed, so one class and its methods cannot fill the list; in the first four
+  file already listed (a definition holding it not counted: a class above its method shows it in part),
+  so one class and its methods cannot fill the list; in the first four
   places only a chunk close to the top score (70% of it) may be lifted that way (without that
   guard semble's file-level benchmarks gain and the chunk-level floors lose: bench/RESULTS.md); a chunk
   within 75% of the top score is multiplied once at most, however many of its file's are above it.

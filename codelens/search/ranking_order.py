@@ -54,7 +54,9 @@ def sink(fused: list[Fused], below: set[str], factor: float) -> list[Fused]:
 
 @dataclass(frozen=True)
 class FileDiversity:
-    """Greedy re-ranking: each chunk's score x decay^(chunks of its file already placed above it).
+    """Greedy re-ranking: each chunk's score x decay^(chunks of its file already placed above it), a
+    definition holding it not counted: valtio's `proxySet` (262 lines) above its `add` is the function in
+    part, not another answer from the file (105 asked sets: Hit@5 0.769 -> 0.774; bench/RESULTS.md).
     Chunks without a path (snippet corpora) are never grouped. A chunk close to the top score (`strong`) is
     decayed once at most: hyper's `Bdp.calculate` at 75% of the top, below its file's module doc and struct,
     fell from 3rd to 7th, uvicorn's `StatReload.should_restart` from 8th to 26th.
@@ -83,11 +85,11 @@ class FileDiversity:
         `bar` is the score a chunk needs to be lifted into the first `guarded` places, `spared` the score
         from which a chunk is decayed once at most."""
         placed, head = list(placed), list(head)
-        per_file: dict[str, int] = {}
+        per_file: dict[str, list[Fused]] = {}
         for item in placed:
             path = self._group(item)
             if path:
-                per_file[path] = per_file.get(path, 0) + 1
+                per_file.setdefault(path, []).append(item)
         while head:
             # head stays in fused order: its first item is the best not yet placed
             eligible = range(len(head))
@@ -98,16 +100,31 @@ class FileDiversity:
             placed.append(item)
             path = self._group(item)
             if path:
-                per_file[path] = per_file.get(path, 0) + 1
+                per_file.setdefault(path, []).append(item)
         return placed
 
     def _group(self, item: Fused) -> str:
         """What a chunk's listed neighbours share to count against it: its file ("" for none)."""
         return file_of(self.chunks, item)
 
-    def _score(self, item: Fused, per_file: Mapping[str, int], spared: float = float("inf")) -> float:
-        above = per_file.get(self._group(item), 0)
+    def _score(self, item: Fused, per_file: Mapping[str, Sequence[Fused]], spared: float = float("inf")) -> float:
+        above = len(self._counted(item, per_file.get(self._group(item), ())))
         return item.score * self.decay ** (min(above, 1) if item.score >= spared else above)
+
+    def _counted(self, item: Fused, listed: Sequence[Fused]) -> list[Fused]:
+        """The listed chunks of its file that count against it: not a definition holding it (a class above
+        its method, a function above the one it nests), which shows it in part, not another answer."""
+        inner = self.chunks.get(item.chunk_id)
+        if inner is None:
+            return list(listed)
+        return [other for other in listed if not _holds(self.chunks.get(other.chunk_id), inner)]
+
+
+def _holds(outer: Chunk | None, inner: Chunk) -> bool:
+    """`outer` is a definition whose lines hold `inner`'s, and more."""
+    return (outer is not None and outer.kind != "module" and outer.path == inner.path
+            and outer.start_line <= inner.start_line and inner.end_line <= outer.end_line
+            and outer.end_line - outer.start_line > inner.end_line - inner.start_line)
 
 
 @dataclass(frozen=True)
