@@ -384,6 +384,9 @@ def test_generated_and_vendored_code_is_skipped_with_one_warning_per_folder(tmp_
         "api_pb2_grpc.py": "class GreeterStub:\n    pass\n",  # protoc's, without a DO NOT EDIT mark
         "web/bundle.js": "var a=1;" * 2000 + "\n",
         "zip/shaded_org_apache_zip/Zip.java": "class Zip { }\n",  # a shaded copy of another library
+        # a library's release unpacked below the root (yaml-cpp's googletest); a root folder so named is the project
+        "tests/googletest-1.16.0/gtest.cc": "int RUN_ALL_TESTS() { return 0; }\n",
+        "tool-2.1/main.go": GO_FUNC,
         # a package named as a vendored folder is the project's own (javalin's bundled plugins)
         "app/src/main/java/io/app/bundled/Cors.java": "class Cors { void allow() { } }\n",
         "website/versioned_docs/version-2.0/api.md": "# API\n\nOld docs.\n",  # a release's copy of the docs
@@ -393,7 +396,7 @@ def test_generated_and_vendored_code_is_skipped_with_one_warning_per_folder(tmp_
     })
     result = chunk_source(project, 1_000_000)
     assert sorted({c.path for c in result.chunks}) == [
-        "add.go", "app/src/main/java/io/app/bundled/Cors.java", "bin/tool.py", "flag_string.go"]
+        "add.go", "app/src/main/java/io/app/bundled/Cors.java", "bin/tool.py", "flag_string.go", "tool-2.1/main.go"]
     assert sorted(result.warnings) == [
         "api.pb.go: skipped, generated (by its name)",
         "api_pb2_grpc.py: skipped, generated (by its name)",
@@ -403,6 +406,7 @@ def test_generated_and_vendored_code_is_skipped_with_one_warning_per_folder(tmp_
         "lib/config-validator.js: skipped, generated (a DO NOT EDIT / @generated mark)",
         "mock.go: skipped, generated (a DO NOT EDIT / @generated mark)",
         "target/: skipped, vendored or build output (other people's or generated code)",
+        "tests/googletest-1.16.0/: skipped, vendored or build output (other people's or generated code)",
         "vendor/: skipped, vendored or build output (other people's or generated code)",
         "web/bundle.js: skipped, minified or generated (lines too long to be written by hand)",
         "website/versioned_docs/: skipped, vendored or build output (other people's or generated code)",

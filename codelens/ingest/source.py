@@ -56,6 +56,9 @@ _SHADED = "shaded_"  # another library's package copied under a new name (os-lib
 _KEPT_WITH_SCRIPTS = frozenset({"bin"})
 _PACKAGE_TREE = re.compile(r"(?:^|/)src/[a-z][a-zA-Z]*/(?:java|kotlin|scala|groovy)/.+/")  # folders are packages
 _SCRIPT_SUFFIXES = (".py", ".sh", ".bash")
+# a library's release unpacked into the tree (yaml-cpp's `test/googletest-1.16.0/`, `lib/zlib-1.3.1/`): below
+# the root only, where a whole project's own archive (`yaml-cpp-0.8.0/`) is the one folder
+_RELEASE_COPY = re.compile(r"^[A-Za-z][A-Za-z0-9_.+]*(?:-[A-Za-z][A-Za-z0-9_.+]*)*-v?\d+(?:\.\d+){1,3}$")
 
 MAX_ZIP_TOTAL_BYTES = 2_000_000_000
 MAX_ZIP_FILES = 200_000
@@ -280,11 +283,11 @@ def iter_source_files(root: Path, python_only: bool = False, vendored: list[str]
 
 
 def is_vendored(folder: Path, rel: str = "") -> bool:
-    """Whether a folder is vendored code or build output (VENDORED_DIRS), by its name (and, for bin/,
+    """Whether a folder is vendored code or build output (VENDORED_DIRS, a release copy), by its name (and, for bin/,
     whether it holds scripts: a repository's scripts are its own code). `rel`, its path below the root: a
     folder inside a JVM source set's package tree is a package of that name (javalin's
     `src/main/java/io/javalin/plugin/bundled/`, its own plugins)."""
-    if folder.name.startswith(_SHADED):
+    if folder.name.startswith(_SHADED) or (rel.strip("/").count("/") >= 1 and _RELEASE_COPY.match(folder.name)):
         return True
     if folder.name not in VENDORED_DIRS or _PACKAGE_TREE.search(rel):
         return False
