@@ -39,7 +39,9 @@ LANGUAGE = LanguageRow(
     containers=("body_statement", "singleton_class", "call", "do_block", "begin", "if", "unless", "elsif", "then",
                 "else"),
     doc_prefixes=("#",),
-    namespaces=("module",),
+    # a class whose body holds only types and constants names them (grape's `module Grape; class Router; class
+    # GreedyRoute` in router/greedy_route.rb: `Grape.Router` reopened there, not a second chunk of the file)
+    namespaces=("module", "class"),
     test_suffixes=("_spec.rb", "_test.rb"),
     test_dirs=("spec", "step_definitions"), test_roots=("features",), imports=(), graph=RULE,  # RSpec's, Cucumber's
     # a constant is a name that starts upper-case, assigned

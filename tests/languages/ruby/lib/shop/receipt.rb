@@ -1,3 +1,5 @@
+# A class that holds only types and constants is their namespace, not a chunk of the whole file (grape's
+# `class Router` reopened around `class GreedyRoute` in router/greedy_route.rb).
 class Shop
   # Namespaces inside a type: `Shop::Printing::Receipt`.
   module Printing
