@@ -33,7 +33,9 @@ LANGUAGE = LanguageRow(
     doc_prefixes=C_DOCS, test_suffixes=C_TESTS, imports=("preproc_include", "using_declaration"),
     parser_bytes=without_bare_macros, recover_bytes=first_branches_in_bodies, is_standard_import=_standard,
     graph=C_RULE,
+    # bodiless: an empty body is a no-op (yaml-cpp's `NullEventHandler.OnAlias(...) override {}` above the parser)
     conventions=Conventions(test_id=test_id, throws=("throw",), constant=C_CONSTANT, describing=("operator<<",),
+                            bodiless=True,
                             comparing=("operator==", "operator!=", "operator<", "operator<=", "operator>", "operator>=",
                                        "operator<=>", "operator="),
                             constructors=(CLASS_NAMED,)),

@@ -13,6 +13,12 @@ class SHOP_API Rounder final : public Policy {
   double round(double amount) const { return amount; }
 };
 
+/// Hears of every total; by default hears nothing: an empty body is a no-op, it declares (sinks below code).
+class TotalListener {
+ public:
+  virtual void on_total(double amount) {}
+};
+
 struct SHOP_API Money {
   double value;
 };
