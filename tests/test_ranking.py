@@ -502,16 +502,20 @@ def test_what_only_declares_sinks_below_what_implements_it() -> None:
         code("source/core/Ky.ts::Ky.#retry", "method", "async #retry(fn) {\n\treturn fn();\n}"),
         code("src/de/mod.rs::Visitor.visit_str", "method",
              "fn visit_str<E>(self, v: &str) -> Result<Self::Value, E>;"),
+        # a TypeScript declaration file's class (winston's typings beside its container.js)
+        code("index.d.ts::Container", "class", "declare class Container {\n  add(id: string): Logger;\n}"),
     ]}
     stage = DeclarationsBelow(RankingIndex.build(chunks))
     items = fused(("src/ClientInterface.php::ClientInterface.sendAsync", 1.0),
                   ("source/types/retry.ts::RetryOptions", 0.95), ("src/de/mod.rs::Visitor.visit_str", 0.9),
-                  ("src/Client.php::Client.sendAsync", 0.8), ("source/core/Ky.ts::Ky.#retry", 0.65))
+                  ("src/Client.php::Client.sendAsync", 0.8), ("source/core/Ky.ts::Ky.#retry", 0.65),
+                  ("index.d.ts::Container", 0.6))
     asked = stage(Query.from_text("how is a request sent asynchronously"), items)
     assert {f.chunk_id: round(f.score, 3) for f in asked} == {
         "src/ClientInterface.php::ClientInterface.sendAsync": 0.7, "source/types/retry.ts::RetryOptions": 0.665,
         "src/de/mod.rs::Visitor.visit_str": 0.9, "src/Client.php::Client.sendAsync": 0.8,
-        "source/core/Ky.ts::Ky.#retry": 0.65}  # JavaScript's `#retry` is a private method, no comment
+        "source/core/Ky.ts::Ky.#retry": 0.65,  # JavaScript's `#retry` is a private method, no comment
+        "index.d.ts::Container": 0.42}
     for question in ("ClientInterface", "how do I configure the client"):  # the symbol stage's; the project's setup
         assert order(stage, question, items) == [f.chunk_id for f in items]
 

@@ -285,7 +285,7 @@ class DeclarationsBelow:
     running or configuring the project is left alone. Languages whose traits and protocols are the answer
     (Rust, Scala, Swift) declare no contracts. A TypeScript interface merged with a value of its name in its
     file (zod's `interface ZodString` beside `const ZodString = $constructor(...)`) types that value, its own
-    API: it and its members keep their scores."""
+    API: it and its members keep their scores. A TypeScript declaration file (`.d.ts`) only declares."""
 
     index: RankingIndex
     factor: float = 0.7
@@ -452,12 +452,18 @@ def _accessor(chunk: Chunk) -> bool:
 
 
 def declares_only(chunk: Chunk) -> bool:
-    """A code chunk whose language says it only declares (codelens/languages/model.py's Conventions)."""
+    """A code chunk whose language says it only declares (codelens/languages/model.py's Conventions), or one
+    of a TypeScript declaration file (winston's `index.d.ts` `declare class Container` beside container.js)."""
     if not chunk.is_code or chunk.kind not in (CLASS, FUNCTION, "method"):
         return False
+    if chunk.path.endswith(_DECLARATION_FILES):
+        return True
     conventions = _conventions(chunk)
     return conventions is not None and conventions.declares_only(
         chunk.kind, chunk.code, conventions.is_constructor(_bare(chunk), chunk.parent))
+
+
+_DECLARATION_FILES = (".d.ts", ".d.mts", ".d.cts")
 
 
 def _conventions(chunk: Chunk) -> Conventions | None:
