@@ -39,8 +39,8 @@ fusion found; results stay chunks.
 - `declarations-below`: a definition that only declares what other code implements (an interface's or an
   abstract method, an interface, a TypeScript type alias, a `.d.ts` file's definitions: its language's
   conventions say which) keeps 0.7 of its score for a question that is no identifier, so the implementation
-  answers what code does. Rust,
-  Scala and Swift declare none: their traits and protocols are what a question asks about.
+  answers what code does. Rust, Scala and Swift declare none: their traits and protocols are what a question
+  asks about.
 - `object-methods-below`: a method every object of its language has, overridden (`toString`, `hashCode`,
   `__repr__`, Go's `String`, Rust's `fmt`: its language's conventions list them), keeps 0.5 of its score unless
   the question writes its name or asks how things read as text, compare, hash or copy, so a class's small
