@@ -283,6 +283,15 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "прислал": ("send", "sent"), "присыла": ("send", "sent"), "присла": ("send", "sent"),
     "раскраш": ("color", "colour", "colorize"), "цвет": ("color", "colour"),
     "отрицани": ("negation", "negate", "inverse"), "инверс": ("inverse", "invert"),
+    # sets, paths, events and streams (the words eight more repositories' questions met untranslated)
+    "пересечен": ("intersection", "intersect"), "разност": ("difference", "diff"), "обойт": ("traverse", "walk"),
+    "дозапис": ("append",), "дописыв": ("append",), "отклон": ("reject", "deny", "decline"), "промис": ("promise",),
+    "относительн": ("relative",), "абсолютн": ("absolute",), "вложенност": ("nesting", "depth"),
+    "якор": ("anchor",), "эмиттер": ("emitter",), "отслежива": ("track", "watch"), "отслеж": ("track",),
+    "выбр": ("select", "choose"), "выбира": ("select", "choose"), "выброс": ("throw", "raise"),
+    "выбрасыва": ("throw", "raise"), "брос": ("throw", "raise"), "снимок": ("snapshot",), "снимк": ("snapshot",),
+    "снапшот": ("snapshot",), "слушател": ("listener",), "прослушива": ("listen",), "наблюда": ("watch", "observe"),
+    "наблюдател": ("observer", "watcher"), "потомок": ("child", "descendant"), "потомк": ("child", "descendant"),
     # everyday words that begin like a key above but mean something else: no translation
     "именно": (), "типичн": (), "данный": (), "данная": (), "данное": (), "данного": (), "данном": (), "данной": (),
     "исключительн": (), "собственно": (), "путем": (), "путём": (), "очередн": (), "входит": (), "выходит": (),
