@@ -400,7 +400,7 @@ class DefinitionNames:
         one named function (`_function_argument`) defines that."""
         assignment = node.named_children[0] if node.named_children else None
         if assignment is not None and assignment.type == "call_expression":
-            return self._function_argument(assignment)
+            return self._defined_property(assignment) or self._function_argument(assignment)
         if assignment is None or assignment.type != "assignment_expression":
             return None
         left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
@@ -451,6 +451,23 @@ class DefinitionNames:
             return None
         own = value.child_by_field_name("name")
         return (self.text(own) if own is not None else self.component), ""
+
+    def _defined_property(self, call) -> tuple[str, str] | None:
+        """`Object.defineProperty(winston, 'level', { get() {...}, set(v) {...} })`: a property its functions
+        compute, of the object it is defined on (`Foo.prototype`'s is Foo's)."""
+        function, arguments = call.child_by_field_name("function"), call.child_by_field_name("arguments")
+        if function is None or self.text(function) not in _DEFINE_PROPERTY or arguments is None:
+            return None
+        target, key, descriptor = (list(arguments.named_children) + [None] * 3)[:3]
+        if key is None or key.type != "string" or descriptor is None or descriptor.type != "object":
+            return None
+        if not any(c.type == "method_definition" or (c.type == "pair" and _is_function_value(c.child_by_field_name(
+                "value"))) for c in descriptor.named_children):
+            return None
+        name, owner = self.text(key).strip("'\"`"), self.text(target).replace(".prototype", "")
+        if not _IDENTIFIER.match(name):
+            return None
+        return name, "" if owner in ("module", "exports", "module.exports") else owner
 
     def _function_argument(self, call) -> tuple[str, str] | None:
         """`defineGetter(req, 'host', function host() {...})`, `app.use(function logger(req, res) {...})`:
@@ -573,6 +590,10 @@ class DefinitionNames:
             shape = shape.child_by_field_name("type")  # Rust's `impl<'a, S: Sink> Sink for &'a mut S`: S's
         # Scala 3's `extension [T](parse0: => P[T])`: a by-name receiver is its type's
         return _strip_templates(self.text(shape)).split("::")[-1].strip().removeprefix("=>").strip()
+
+
+_DEFINE_PROPERTY = frozenset({"Object.defineProperty", "Reflect.defineProperty"})
+_IDENTIFIER = re.compile(r"^[A-Za-z_$][\w$]*$")
 
 
 def _documented(node) -> bool:

@@ -20,6 +20,13 @@ class Cart {
   }
 }
 
+/** How many prices: a property its getter computes, defined on the class's prototype (a method of it). */
+Object.defineProperty(Cart.prototype, "size", {
+  get() {
+    return this.prices.length;
+  },
+});
+
 function checkout(cart) {
   return cart.total();
 }
