@@ -41,6 +41,9 @@ LANGUAGE = LanguageRow(
                  ("property_declaration", FUNCTION), ("indexer_declaration", FUNCTION)),
     containers=("namespace_declaration", "declaration_list",
                 "preproc_if", "preproc_else", "preproc_elif"),  # `#if NET5_0` around members
+    # a class that holds only types names them: Dapper's `partial class SqlMapper { public interface ITypeMap
+    # {...} }` in SqlMapper.ITypeMap.cs, one of some twenty files each a whole-file chunk named SqlMapper
+    namespaces=("class_declaration",),
     # `namespace MediatR.Internal;` names the file's package, as Java's `package`: no piece of its own (MediatR: 101
     # of its 104 module pieces were that one line, and one took a top-5 place)
     preamble=("file_scoped_namespace_declaration",),
