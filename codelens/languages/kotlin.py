@@ -79,7 +79,8 @@ def _constructor_on_header(match: re.Match[bytes]) -> bytes:
 
 def readable_bytes(source: bytes) -> bytes:
     """The bytes the grammar parses: when guards, accessors' annotations, the top level's lines of annotations and
-    multi-dollar strings' dollars blanked, a primary constructor marked below its class's name moved up to it, a local
+    multi-dollar strings' dollars blanked, a class's delegation to a name before its body (`Scope by delegate {`)
+    blanked, a primary constructor marked below its class's name moved up to it, a local
     named as a modifier renamed where a statement starts with it (`open = isOpen`), a
     `;` before a statement that starts with a name the grammar reads as a keyword (`where`, `get`, `set`, `in1`):
     the same length and lines, every name kept."""
@@ -93,8 +94,23 @@ def readable_bytes(source: bytes) -> bytes:
         source = _HEADER.sub(_constructor_on_header, source)
     if b'$$"' in source:
         source = _MULTI_DOLLAR.sub(blank, source)
+    if b" by " in source:
+        source = _CLASS_DELEGATION.sub(_without_delegation, source)
     source = _MODIFIER_NAMED.sub(lambda m: m.group(0)[:-1] + b"_", source)
     return semicolons_before(source, _KEYWORD_NAMED, NAME_OR_CLOSE)  # where the line above ends a statement
+
+
+# `) : CoroutineScope by delegate {`: a supertype delegated to a name, then the class's body (the grammar reads
+# `delegate { ... }` as a call with a trailing lambda, and the class's members were lost in it); not a property's
+# `val x by lazy {` (a line that declares a `val` or `var`)
+_CLASS_DELEGATION = re.compile(rb"^(?P<head>[^\n]*:[^\n]*)\bby[ \t]+[A-Za-z_][\w.]*(?=[ \t]*\{)", re.MULTILINE)
+
+
+def _without_delegation(match: re.Match[bytes]) -> bytes:
+    head = match.group("head")
+    if re.search(rb"\b(?:val|var)\b", head):
+        return match.group(0)
+    return head + spaces(match.group(0)[len(head):])
 
 
 def _without_guards(source: bytes) -> bytes:

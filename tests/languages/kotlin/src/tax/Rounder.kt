@@ -6,3 +6,17 @@ interface Rounder {
 
     fun roundAll(amounts: List<Double>): List<Double> = amounts.map { round(it) }
 }
+
+/** Rounds down, the rest delegated: its members are its own chunks (the grammar read `by cents { ... }` as a call). */
+@PublishedApi
+internal class FloorRounder<T>(
+    private val cents: Rounder,
+) : Rounder by cents {
+
+    private val calls = mutableListOf<Double>()
+
+    override fun round(amount: Double): Double {
+        calls.add(amount)
+        return kotlin.math.floor(amount)
+    }
+}
