@@ -251,7 +251,8 @@ class DefinitionNames:
         if node.type in self.row.body_beside:
             body = node.next_named_sibling
             return body if body is not None and body.type == "function_body" else node
-        if self.row.clauses and dict(self.row.defining_calls).get(self.called_word(node)) == FUNCTION:
+        if self.row.clauses and not self.is_attribute(node) and (
+                dict(self.row.defining_calls).get(self.called_word(node)) == FUNCTION):
             return self._last_clause(node)
         if node.type in self.row.overloads:
             return self._last_overload(node)
@@ -338,12 +339,19 @@ class DefinitionNames:
         return is_attribute(node, self.attribute_operator)
 
     def called_word(self, node) -> str:
-        """The word a call calls (Elixir's `def`, `defmodule`): whether it defines, and what."""
+        """The word a call calls (Elixir's `def`, `defmodule`): whether it defines, and what; an attribute's
+        with its `@` (`@callback`)."""
+        if self.is_attribute(node):
+            inner = node.named_children[0] if node.named_children else None
+            return "@" + self.called_word(inner) if inner is not None and inner.type == "call" else ""
         target = node.child_by_field_name("target")
         return self.text(target) if target is not None and target.type == "identifier" else ""
 
     def _elixir_name(self, node) -> tuple[str, str] | None:
-        """`defmodule Plug.Conn do`, `def send(conn, body) do`, `def helper(x) when x > 0, do:`."""
+        """`defmodule Plug.Conn do`, `def send(conn, body) do`, `def helper(x) when x > 0, do:`, `@callback
+        backoff(Job.t()) :: pos_integer()`."""
+        if self.is_attribute(node):
+            node = node.named_children[0]
         arguments = next((c for c in node.named_children if c.type == "arguments"), None)
         head = arguments.named_children[0] if arguments is not None and arguments.named_children else None
         if head is not None and head.type == "binary_operator":  # a guard: `f(x) when ...`

@@ -268,8 +268,13 @@ class DefinitionWalk:
             return start, ""
         sibling = node.prev_named_sibling
         while sibling is not None and (named := self._attribute(sibling)) is not None:
+            if self.defining_calls.get(self.names.called_word(sibling)):  # a `@callback` above: its own doc
+                break
             if named[0] in self.row.doc_attributes and named[1]:  # `@doc since: "1.0"` is the doc's metadata
                 return _lines_of(sibling)[0], named[1]
+            written = self.source[sibling.start_byte:sibling.end_byte]
+            if named[0] in self.row.doc_attributes and written.rstrip().endswith(b"false"):
+                break  # `@doc false`: it has none
             sibling = sibling.prev_named_sibling
         return start, ""
 

@@ -10,6 +10,9 @@ DEFINING_CALLS = (
     ("def", FUNCTION), ("defp", FUNCTION), ("defmacro", FUNCTION), ("defmacrop", FUNCTION), ("defguard", FUNCTION),
     ("defguardp", FUNCTION),
     ("defdelegate", FUNCTION),
+    # a behaviour's callback, its `@doc` the contract's words (oban's `@callback backoff(Job.t())`: "the number of
+    # seconds to wait before retrying a failed job", in no chunk while it was a line of the module's)
+    ("@callback", FUNCTION), ("@macrocallback", FUNCTION),
 )
 
 RULE = GraphRule(
@@ -33,8 +36,9 @@ def test_id(path: str, owner: str, name: str) -> str:
 
 LANGUAGE = LanguageRow(
     "elixir", (".ex", ".exs"), Grammar("tree-sitter-elixir", "tree_sitter_elixir"), interpreters=("elixir",),
-    # `defmodule`, `def` are calls: the chunker reads the called name (DEFINING_CALLS)
-    definitions=(("call", FUNCTION),), containers=("do_block", "else_block"), conditional_calls=("if", "unless"),
+    # `defmodule`, `def` are calls, `@callback` an attribute: the chunker reads the called name (DEFINING_CALLS)
+    definitions=(("call", FUNCTION), ("unary_operator", FUNCTION)), containers=("do_block", "else_block"),
+    conditional_calls=("if", "unless"),
     doc_prefixes=("#",),
     doc_attributes=("doc", "typedoc"), class_doc_attribute="moduledoc", clauses=True,
     test_suffixes=("_test.exs",), defining_calls=DEFINING_CALLS, graph=RULE,

@@ -1,0 +1,13 @@
+defmodule Shop.Pricer do
+  @moduledoc "A behaviour: what a pricer must do."
+
+  @doc """
+  The price of an item after the pricer's rules: a callback is a chunk, its doc the contract's words.
+  """
+  @callback price(item :: map()) :: number()
+
+  @timeout 5_000
+
+  @doc false
+  def price(item), do: item.price
+end
