@@ -219,7 +219,7 @@ def test_generated_files_are_recognised() -> None:
 
 def test_a_table_of_numbers_is_data_not_code(tmp_path: Path) -> None:
     """zlib's `crc32.h` ("Generated automatically by crc32.c"): 9,000 lines of hex, 259 chunks no question
-    is answered by. Skipped with its reason; the code beside it is indexed."""
+    is answered by. Skipped with its reason; the code beside it is indexed, and so is the code around a table."""
     rows = "\n".join(f"    0x{n:08x}UL, 0x{n * 7:08x}UL, 0x{n * 13:08x}UL, 0x{n * 31:08x}UL," for n in range(200))
     table = f"/* crc32.h -- tables for rapid CRC calculation */\n\nlocal const z_crc_t crc_table[] = {{\n{rows}\n}};\n"
     assert looks_like_table(table)
@@ -229,9 +229,18 @@ def test_a_table_of_numbers_is_data_not_code(tmp_path: Path) -> None:
     assert not looks_like_table(("1234567890" * 500 + "x\n") * 4)
     (tmp_path / "crc32.h").write_text(table)
     (tmp_path / "crc32.c").write_text("#include \"crc32.h\"\n\nunsigned crc(unsigned c) { return crc_table[c]; }\n")
+    # a table inside code (commons-codec's PureJavaCrc32.java): its rows left out, its methods read where they are
+    (tmp_path / "Crc.java").write_text(
+        f"public class Crc {{\n  private static final int[] T = {{\n{rows}\n  }};\n\n"
+        "  /** Updates the checksum with one byte. */\n  public void update(int b) {\n"
+        "    crc = T[(crc ^ b) & 0xff];\n  }\n}\n")
     chunked = chunk_codebase(tmp_path, 1_000_000)
-    assert {c.path for c in chunked.chunks} == {"crc32.c"}
+    assert {c.path for c in chunked.chunks} == {"crc32.c", "Crc.java"}
     assert any("crc32.h: skipped, a table of numbers" in w for w in chunked.warnings)
+    assert any("Crc.java: its rows of numbers left out" in w for w in chunked.warnings)
+    update = next(c for c in chunked.chunks if c.symbol == "Crc.update")
+    assert (update.start_line, update.end_line) == (205, 208)
+    assert not any("0x0000" in c.code for c in chunked.chunks if c.path == "Crc.java")
 
 
 def test_python_chunks_unchanged_beside_other_files(tmp_path: Path) -> None:

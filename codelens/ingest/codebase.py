@@ -27,6 +27,7 @@ from codelens.ingest.formats import (
     looks_like_table,
     max_bytes,
     skipped_file_reason,
+    without_number_rows,
 )
 from codelens.ingest.hashing import file_hash
 from codelens.ingest.redaction import redact
@@ -137,10 +138,19 @@ def _unless_generated(rel_path: str, text: str, fmt: str, warning: str | None) -
         if reason is None and fmt != PYTHON and generated_mark(text):
             reason = "generated (a DO NOT EDIT / @generated mark)"
         if reason is None and fmt != PYTHON and looks_like_table(text):
+            kept = without_number_rows(text)
+            if _defines_functions(rel_path, kept, fmt):  # a table inside code: the code is read, the rows not
+                note = f"{rel_path}: its rows of numbers left out (a table in code)"
+                return kept, f"{warning}; {note}" if warning else note
             reason = "a table of numbers (data a program wrote, not code)"
         if reason is not None:
             return None, f"{rel_path}: skipped, {reason}"
     return text, warning
+
+
+def _defines_functions(rel_path: str, text: str, fmt: str) -> bool:
+    chunks, _ = chunk_code_file(rel_path, text, fmt)
+    return any(chunk.kind in ("function", "method") for chunk in chunks)
 
 
 def source_file_hashes(source: Path, max_file_bytes: int) -> dict[str, str]:

@@ -221,6 +221,12 @@ def looks_like_table(text: str) -> bool:
     return rows >= TABLE_ROWS_SHARE * len(lines)
 
 
+def without_number_rows(text: str) -> str:
+    """The text with its table's rows blanked, every other line where it was (commons-codec's PureJavaCrc32.java:
+    512 rows of a lookup table in a class whose methods use it)."""
+    return "\n".join("" if _number_row(line) else line for line in text.split("\n"))
+
+
 def _number_row(line: str) -> bool:
     return _SEPARATORS.fullmatch(_NUMBER.sub(" ", line)) is not None and _NUMBER.search(line) is not None
 
