@@ -292,6 +292,8 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "выбрасыва": ("throw", "raise"), "брос": ("throw", "raise"), "снимок": ("snapshot",), "снимк": ("snapshot",),
     "снапшот": ("snapshot",), "слушател": ("listener",), "прослушива": ("listen",), "наблюда": ("watch", "observe"),
     "наблюдател": ("observer", "watcher"), "потомок": ("child", "descendant"), "потомк": ("child", "descendant"),
+    "освобод": ("free", "release"), "отбрасыва": ("drop", "discard"), "отброс": ("drop", "discard"),
+    "разброс": ("jitter", "spread"), "лидер": ("leader",), "экспоненц": ("exponential",),
     # everyday words that begin like a key above but mean something else: no translation
     "именно": (), "типичн": (), "данный": (), "данная": (), "данное": (), "данного": (), "данном": (), "данной": (),
     "исключительн": (), "собственно": (), "путем": (), "путём": (), "очередн": (), "входит": (), "выходит": (),
@@ -313,7 +315,7 @@ COMPOUNDS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("ленив", "загруз"): ("lazy", "load"), ("модульн", "тест"): ("unit", "test"),
     ("внешн", "ключ"): ("foreign", "key"), ("регулярн", "выражен"): ("regex", "pattern", "re"),
     ("программн", "обеспечен"): ("software",), ("буфер", "обмен"): ("clipboard",),
-    ("часов", "пояс"): ("timezone", "tz", "zone"),
+    ("часов", "пояс"): ("timezone", "tz", "zone"), ("метк", "времен"): ("timestamp", "time"),
 }
 
 
