@@ -60,8 +60,9 @@ class DefinitionNames:
         kind = node.type
         if self.row.defining_calls:
             return self._elixir_name(node)
-        if kind in self.bodied and node.child_by_field_name(self.bodied[kind]) is None:
-            return None  # Swift: a stored property is a statement, a computed one a function
+        if kind in self.bodied and node.child_by_field_name(self.bodied[kind]) is None and not _closure_called(
+                node.child_by_field_name("value")):
+            return None  # Swift: a stored property is a statement, a computed one (or one a closure makes) a function
         if kind in self.row.inline_tests:  # Zig: `test "adds a price" {...}`, `test Cart {...}`
             named = _first_of(node, frozenset({"string", "identifier"}))
             return ("test " + self.text(named).strip('"') if named is not None else "test"), ""
@@ -598,6 +599,12 @@ class DefinitionNames:
             shape = shape.child_by_field_name("type")  # Rust's `impl<'a, S: Sink> Sink for &'a mut S`: S's
         # Scala 3's `extension [T](parse0: => P[T])`: a by-name receiver is its type's
         return _strip_templates(self.text(shape)).split("::")[-1].strip().removeprefix("=>").strip()
+
+
+def _closure_called(value) -> bool:
+    """Swift's `static let defaultUserAgent: HTTPHeader = { ... }()`: a value a closure of lines computes once."""
+    return (value is not None and value.type == "call_expression" and value.named_children
+            and value.named_children[0].type == "lambda_literal" and value.end_point[0] > value.start_point[0])
 
 
 _DEFINE_PROPERTY = frozenset({"Object.defineProperty", "Reflect.defineProperty"})

@@ -43,3 +43,14 @@ extension Cart {
         return total() == 0
     }
 }
+
+extension Cart {
+    /// The label a new cart shows: a value a closure computes once, a function by its name.
+    public static let defaultLabel: String = {
+        let owner = ProcessInfo.processInfo.environment["USER"] ?? "guest"
+        return "Cart of \(owner)"
+    }()
+
+    /// A stored value is a statement of the file.
+    static let maxItems = 10
+}
