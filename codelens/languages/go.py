@@ -52,6 +52,8 @@ LANGUAGE = LanguageRow(
     imports=("import_declaration",), is_standard_import=_standard, graph=RULE,
     conventions=Conventions(test_id=test_id, throws=("panic",),
                             constant=r"^\s*const\s+(?P<name>\w+)",
-                            bodiless=True, contract=r"\s*(?:type\s+)?\w+(?:\[[^\]]*\])?\s+interface\b",
+                            # an interface, and a function type (`type BuildVarsFunc func(map[string]string)
+                            # map[string]string`: a callback's signature, what other code implements)
+                            bodiless=True, contract=r"\s*(?:type\s+)?\w+(?:\[[^\]]*\])?\s+(?:interface|func)\b",
                             describing=("String", "GoString", "Error", "Format")),
 )

@@ -15,6 +15,9 @@ type (
 	Percent float64
 
 	cents int64
+
+	// Loader loads the rates: a function type, a contract other code implements (it declares).
+	Loader func() (Rates, error)
 )
 
 // (no doc below: a named type the file gives methods is their owner's chunk all the same)
