@@ -35,12 +35,26 @@ from codelens.ingest.formats import (
 
 SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", "venv", "env",
-    ".env", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", "build",
+    ".env", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache",
     "dist", "site-packages", ".eggs", "__MACOSX",
     ".terraform", ".gradle",  # Terraform's downloaded providers and modules, Gradle's caches: not the project's
     ".idea", ".vs",  # IDE state (JetBrains' workspace XML, Visual Studio's): the editor's, not the project's
     ".next", ".nuxt", ".svelte-kit", ".angular", ".parcel-cache",  # front-end frameworks' build output
 })
+
+# `build/` is a build's output at the root or beside a build's manifest (Gradle's `app/build/` beside
+# `app/build.gradle`, a package's beside its package.json); elsewhere a package of that name (luarocks'
+# `src/luarocks/build/`: the build back ends, its four files in no chunk), kept
+_BUILD_MANIFESTS = ("build.gradle", "build.gradle.kts", "pom.xml", "build.xml", "CMakeLists.txt", "meson.build",
+                    "Makefile", "package.json", "setup.py", "setup.cfg", "pyproject.toml", "Cargo.toml", "build.zig")
+
+
+def is_build_output(folder: Path, rel: str) -> bool:
+    """A `build/` folder a build writes (silently skipped, as SKIP_DIRS are); `rel`, its path below the root."""
+    if folder.name != "build":
+        return False
+    return "/" not in rel.strip("/") or any((folder.parent / name).is_file() for name in _BUILD_MANIFESTS)
+
 
 # Other people's code and build output, skipped with a warning (one per folder): vendored
 # dependencies (Go's vendor/, third_party/ and its spellings, CocoaPods' Pods/, C and C++ projects' deps/,
@@ -271,7 +285,8 @@ def iter_source_files(root: Path, python_only: bool = False, vendored: list[str]
                 continue
             if is_dir:
                 path = Path(entry.path)
-                if entry.name in SKIP_DIRS or _ignored_by(ignores, rel + "/") or _is_index(path):
+                if (entry.name in SKIP_DIRS or is_build_output(path, rel) or _ignored_by(ignores, rel + "/")
+                        or _is_index(path)):
                     continue
                 if is_vendored(path, rel + "/"):
                     if vendored is not None:
@@ -375,7 +390,8 @@ def indexed_path_filter(root: Path) -> Callable[[Path], bool]:
         ignores = top
         for depth in range(1, len(rel.parts)):
             folder = "/".join(rel.parts[:depth]) + "/"
-            if _ignored_by(ignores, folder) or _is_index(root / folder) or is_vendored(root / folder, folder):
+            if (_ignored_by(ignores, folder) or _is_index(root / folder) or is_build_output(root / folder, folder)
+                    or is_vendored(root / folder, folder)):
                 return False
             ignores = _with_gitignore(ignores, root / folder, folder)
         return not _ignored_by(ignores, str(rel))
