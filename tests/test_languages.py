@@ -387,6 +387,7 @@ def test_generated_and_vendored_code_is_skipped_with_one_warning_per_folder(tmp_
         # a library's release unpacked below the root (yaml-cpp's googletest); a root folder so named is the project
         "tests/googletest-1.16.0/gtest.cc": "int RUN_ALL_TESTS() { return 0; }\n",
         "tool-2.1/main.go": GO_FUNC,
+        "core/src-2.12/compat.go": GO_FUNC,  # the project's own sources for one version of its language (upickle's)
         # `build/` is output at the root and beside a build's manifest; a package so named is code (luarocks')
         "build/gen.go": GO_FUNC, "app/build.gradle": "", "app/build/Gen.java": "class Gen { }\n",
         "src/rocks/build/builtin.lua": "local function run(rockspec)\n  return true\nend\n",
@@ -402,8 +403,8 @@ def test_generated_and_vendored_code_is_skipped_with_one_warning_per_folder(tmp_
     })
     result = chunk_source(project, 1_000_000)
     assert sorted({c.path for c in result.chunks}) == [
-        "add.go", "app/src/main/java/io/app/bundled/Cors.java", "bin/tool.py", "flag_string.go",
-        "src/rocks/build/builtin.lua", "tool-2.1/main.go"]
+        "add.go", "app/src/main/java/io/app/bundled/Cors.java", "bin/tool.py", "core/src-2.12/compat.go",
+        "flag_string.go", "src/rocks/build/builtin.lua", "tool-2.1/main.go"]
     assert sorted(result.warnings) == [
         "api.pb.go: skipped, generated (by its name)",
         "api_pb2_grpc.py: skipped, generated (by its name)",
