@@ -28,7 +28,9 @@ LANGUAGE = LanguageRow(
     # a function is its type signature and its equations, siblings the chunker joins
     # (a value, `rate = 0.2`, is a `bind`)
     definitions=(("signature", FUNCTION), ("function", FUNCTION), ("bind", FUNCTION), ("data_type", CLASS),
-                 ("newtype", CLASS), ("class", CLASS)),
+                 ("newtype", CLASS), ("class", CLASS),
+                 # `type Popper = IO ByteString` under its Haddock (an undocumented synonym is a line of <module>)
+                 ("type_synonym", CLASS)),
     containers=("declarations", "class_declarations", "instance_declarations"),
     # `instance Show Identifier where show i = ...`: its equations are the type's (`Identifier.show`), as a
     # Rust impl's functions are; the class it implements is in their code

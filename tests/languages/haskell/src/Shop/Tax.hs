@@ -20,3 +20,8 @@ rounded x = x
 #else
 rounded x = fromIntegral (round (x * 100)) / 100
 #endif
+
+-- | A rule that turns an amount into its taxed amount: a synonym its Haddock describes is a type of its own.
+type Rule = Double -> Double
+
+type Cents = Int
