@@ -21,6 +21,9 @@ LANGUAGE = LanguageRow(
     # the one a module returns (`return { format = function(self, ctx) ... end }`), by the file's name
     instance_bodies=(("variable_declaration", "table_constructor"), ("assignment_statement", "table_constructor"),
                      ("return_statement", "table_constructor")),
+    # a top-level `do ... end` (its locals kept to it) and `if lfs_ok then ... else ... end` (a feature's two
+    # versions): the functions in them are the module's (luarocks' fs/lua.lua held forty in `<module>` windows)
+    containers=("do_statement", "if_statement", "elseif_statement", "else_statement", "block"),
     doc_prefixes=("--",), head_doc=True, test_suffixes=("_spec.lua", "_test.lua"), graph=RULE,
     test_dirs=("spec",),  # busted's default root, helpers and fixtures too (`spec/cl_failing_support.lua`)
     # a long function holds chunks of its own: a module that returns its factory (busted's `return

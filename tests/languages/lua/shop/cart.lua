@@ -22,4 +22,22 @@ function Cart:total()
   return tax.with_tax(sum)
 end
 
+-- A block keeps its helper to itself; the functions in it are the module's all the same.
+do
+  local function count(prices)
+    return #prices
+  end
+
+  function Cart:size()
+    return count(self.prices)
+  end
+end
+
+if utf8 then
+  -- The cart as text, where the runtime has utf8.
+  function Cart:describe()
+    return utf8.char(0x1F6D2) .. " " .. self:size()
+  end
+end
+
 return Cart
