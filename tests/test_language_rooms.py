@@ -227,10 +227,12 @@ if __name__ == "__main__":
 
 def test_a_test_written_beside_the_code_is_a_test() -> None:
     """Zig's `test "..." {}` sits in the file it tests: its chunk is a test's (left out of a search by default,
-    a test to run for `impact`), the file's other definitions are not."""
+    a test to run for `impact`), and so is the fixture named for the tests beside it; the file's other definitions
+    are not."""
     chunks = chunk_codebase(ROOMS / "zig", MAX_FILE_BYTES).chunks
     tests = {c.symbol for c in chunks if c.is_test}
-    assert tests == {"test a cart totals its prices with tax", "test a receipt adds the tax"}
+    assert tests == {"test a cart totals its prices with tax", "test a receipt adds the tax", "TestShop",
+                     "TestShop.withPrices"}
     assert {c.symbol for c in chunks if c.path == "shop/cart.zig"} > {"Cart.add", "Status.isFinal"}
 
 

@@ -580,3 +580,17 @@ def test_any_text_in_any_language_chunks_without_raising(extension: str, fragmen
                                        for start, end in chunk.line_spans or ((chunk.start_line, chunk.end_line),))
         if chunk.is_code and chunk.kind != "module":  # the lines are the definition's: its name is in them
             assert chunk.name.split("#")[0] in chunk.code
+
+
+def test_a_zig_files_test_fixture_is_test_code() -> None:
+    """http.zig keeps its tests inline, and the fixtures they use beside them (`TestDummyHandler`, `testRoute1`):
+    test code, and so is what they hold; a name that merely starts so, in a file with no tests, is code."""
+    text = ('const std = @import("std");\n\npub fn route(path: []const u8) u8 {\n    return path[0];\n}\n\n'
+            'test "routes a path" {\n    try std.testing.expect(route("/") == 47);\n}\n\n'
+            "const TestHandler = struct {\n    fn handle() void {}\n};\n\nfn testRoute1() void {}\n")
+    chunks, _ = chunk_code_file("src/router.zig", text)
+    assert {c.symbol: c.is_test for c in chunks if c.kind != "module"} == {
+        "route": False, "test routes a path": True, "TestHandler": True, "TestHandler.handle": True,
+        "testRoute1": True}
+    chunks, _ = chunk_code_file("src/testing.zig", "pub fn testAllocator() void {}\n")
+    assert [c.is_test for c in chunks if c.kind != "module"] == [False]

@@ -16,6 +16,7 @@ from codelens.chunk import Definition
 from codelens.ingest.syntax_names import DefinitionNames
 from codelens.languages import CLASS, FUNCTION, LanguageRow
 
+_FIXTURE_NAME = re.compile(r"(?:Test|test)[A-Z0-9_]")
 _MAX_DEPTH = 64  # nesting of containers and classes walked (a deeper one is the enclosing chunk's code)
 # Where a definition's body starts: its signature is what comes before
 _BODY_TYPES = frozenset({
@@ -167,6 +168,16 @@ class DefinitionWalk:
                 # module is no statement of the code's `<module>`)
                 spans.append(_lines_of(child))
 
+    def _test_fixture(self, node, name: str, depth: int) -> bool:
+        """Zig: a top-level definition named for the tests (`TestDummyHandler`, `testRoute1`) in a file that holds
+        its tests inline (`test "..." {}`): their fixture, test code (http.zig's took first places beside the code)."""
+        if not self.row.inline_tests or depth > 0 or not _FIXTURE_NAME.match(name):
+            return False
+        root = node
+        while root.parent is not None:
+            root = root.parent
+        return any(c.type in self.row.inline_tests for c in root.named_children)
+
     def _test_attribute(self, node) -> bool:
         text = self.source[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
         return re.match(self.row.test_attributes, text) is not None
@@ -183,6 +194,7 @@ class DefinitionWalk:
         name, own = named
         if self.names.instance_body(node) is not None:  # `const api = { get() {...} }` holds its functions
             kind = CLASS
+        in_test = in_test or self._test_fixture(node, name, depth)  # and so is what it holds
         children: list[Definition] = []
         if kind == CLASS and depth < _MAX_DEPTH and node.type != "type_definition":
             self._members(self.names.instance_body(node) or node, children, [], [], depth + 1, None, "", in_test)

@@ -53,3 +53,12 @@ const Receipt = @import("Receipt.zig");
 pub fn checkout(price: u32) Receipt {
     return Receipt.of(price);
 }
+
+// The tests' own fixture beside them: named for the tests, test code (and so is what it holds).
+const TestShop = struct {
+    fn withPrices(prices: []const u32) Cart {
+        var cart = Cart.init(std.testing.allocator);
+        for (prices) |p| cart.add(p) catch unreachable;
+        return cart;
+    }
+};
