@@ -70,9 +70,6 @@ class DefinitionNames:
             return self._declared_name(node) if self.instance_body(node) is not None else None
         if kind in self.row.named_inside:  # Dart's method_signature: the name is in the signature inside
             inner = node.named_children[0] if node.named_children else None
-            if kind == "declaration" and (inner is None or inner.type not in _DART_BODILESS_CONSTRUCTORS or sum(
-                    c.type == "identifier" for c in inner.named_children) < 2):
-                return None  # a field, an abstract member, `Cart(this.id);` storing its fields: statements of its class
             return self._dart_name(inner) if inner is not None else None
         if kind == "type_synonym":  # Haskell's `type Popper = IO ByteString`: a type when its Haddock describes it
             name = node.child_by_field_name("name")
@@ -612,12 +609,6 @@ class DefinitionNames:
             shape = shape.child_by_field_name("type")  # Rust's `impl<'a, S: Sink> Sink for &'a mut S`: S's
         # Scala 3's `extension [T](parse0: => P[T])`: a by-name receiver is its type's
         return _strip_templates(self.text(shape)).split("::")[-1].strip().removeprefix("=>").strip()
-
-
-# Dart's named constructors with no body: `Response.ok(body) : this(200, body: body);`, `const Route.get(this.path);`,
-# `factory Response.redirect(Uri to) = _Redirect;`
-_DART_BODILESS_CONSTRUCTORS = frozenset({"constructor_signature", "constant_constructor_signature",
-                                         "redirecting_factory_constructor_signature", "factory_constructor_signature"})
 
 
 def _closure_called(value) -> bool:

@@ -16,14 +16,12 @@ LANGUAGE = LanguageRow(
     "dart", (".dart",), Grammar("tree-sitter-dart", "tree_sitter_dart"),
     # a Dart function is its signature and the function_body beside it (the chunker joins them)
     definitions=(("class_definition", CLASS), ("mixin_declaration", CLASS), ("extension_declaration", CLASS),
-                 ("enum_declaration", CLASS), ("function_signature", FUNCTION), ("method_signature", FUNCTION),
-                 # a constructor with no body (`Response.ok(body) : this(200, body: body);`, `const Route.get(...)`)
-                 ("declaration", FUNCTION)),
+                 ("enum_declaration", CLASS), ("function_signature", FUNCTION), ("method_signature", FUNCTION)),
     containers=("class_body", "extension_body", "enum_body"), preamble=("function_body", "library_name"),
     comments=("comment", "documentation_comment"), doc_prefixes=("///", *C_STYLE_DOCS),
     lead_prefixes=("@",),  # `@override` between a member's doc and its signature
     test_suffixes=("_test.dart",), generated_suffixes=(".g.dart", ".freezed.dart", ".pb.dart"),
-    imports=("import_or_export",), reexport_marks=("library_export",), named_inside=("method_signature", "declaration"),
+    imports=("import_or_export",), reexport_marks=("library_export",), named_inside=("method_signature",),
     body_beside=("function_signature", "method_signature"), graph=RULE,
     # `test/cart_test.dart > Cart > adds an item` (package:test's group and test names)
     conventions=Conventions(test_id=jest_style, throws=("throw", "rethrow"),

@@ -12,13 +12,6 @@ class Cart {
     return Cart()..add(price);
   }
 
-  /// A cart of a price twice: a named constructor with no body, by its own name.
-  Cart.twice(double price) : this.ofAll([price, price]);
-
-  Cart.ofAll(List<double> all) {
-    prices.addAll(all);
-  }
-
   /// An empty cart kept aside: a named constructor.
   Cart._spare() {
     prices.clear();
