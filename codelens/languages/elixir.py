@@ -44,5 +44,6 @@ LANGUAGE = LanguageRow(
     test_suffixes=("_test.exs",), defining_calls=DEFINING_CALLS, graph=RULE,
     # a module attribute (`@timeout 5_000`) is Elixir's compile-time constant
     conventions=Conventions(test_id=test_id, throws=("raise", "throw", "exit"), delegating=r"\s*defdelegate\b",
+                            declared_by=r"^\s*@(?:macro)?callback\b",
                             constant=r"^\s*@(?!doc\b|moduledoc\b|spec\b|impl\b|callback\b|type\b)(?P<name>[a-z_]\w*)\s+\S"),
 )

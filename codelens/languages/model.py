@@ -117,6 +117,8 @@ class Conventions:
     # protocols and typeclasses are themselves what a question asks about (Rust, Scala, Swift, Haskell).
     bodiless: bool = False
     contract: str = ""
+    # a line of a function's own code that says it only declares one other code implements (Elixir's `@callback`)
+    declared_by: str = ""
     # the methods every object of the language has, overridden to describe it as text (`toString`, `__repr__`,
     # Go's `String`, Rust's `fmt`) and to compare, hash or copy it (`equals`, `__hash__`): they answer a question
     # about that, and sink below the code that does the work for any other (the search's `object-methods-below`)
@@ -179,6 +181,8 @@ class Conventions:
         declares its fields)."""
         if kind == CLASS:
             return bool(self.contract) and re.match(self.contract, next(_code_lines(code), "")) is not None
+        if self.declared_by and re.search(self.declared_by, code, re.MULTILINE) is not None:
+            return True
         if self.delegating and re.match(self.delegating, next(_code_lines(code), "")) is not None:
             return True
         if not self.bodiless:

@@ -2,7 +2,7 @@ defmodule Shop.Pricer do
   @moduledoc "A behaviour: what a pricer must do."
 
   @doc """
-  The price of an item after the pricer's rules: a callback is a chunk, its doc the contract's words.
+  The price of an item after the pricer's rules: a callback is a chunk, its doc the contract's words (it declares).
   """
   @callback price(item :: map()) :: number()
 
