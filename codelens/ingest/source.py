@@ -56,6 +56,13 @@ def is_build_output(folder: Path, rel: str) -> bool:
     return "/" not in rel.strip("/") or any((folder.parent / name).is_file() for name in _BUILD_MANIFESTS)
 
 
+def _release_copy(name: str, rel: str) -> bool:
+    """A library's release unpacked below the root (`_RELEASE_COPY`), not sources for a version (`src-2.12`)."""
+    below_root = rel.strip("/").count("/") >= 1
+    return (below_root and _RELEASE_COPY.match(name) is not None
+            and name.split("-", 1)[0].lower() not in _VERSIONED_SOURCES)
+
+
 # Other people's code and build output, skipped with a warning (one per folder): vendored
 # dependencies (Go's vendor/, third_party/ and its spellings, CocoaPods' Pods/, C and C++ projects' deps/,
 # a library's bundled/ copy: spdlog's fmt; a shaded copy, `shaded_org_apache_tools_zip/`) and build
@@ -71,8 +78,8 @@ _KEPT_WITH_SCRIPTS = frozenset({"bin"})
 _PACKAGE_TREE = re.compile(r"(?:^|/)src/[a-z][a-zA-Z]*/(?:java|kotlin|scala|groovy)/.+/")  # folders are packages
 _SCRIPT_SUFFIXES = (".py", ".sh", ".bash")
 # a library's release unpacked into the tree (yaml-cpp's `test/googletest-1.16.0/`, `lib/zlib-1.3.1/`): below
-# the root only, where a whole project's own archive (`yaml-cpp-0.8.0/`) is the one folder
-# the project's own sources for one version of its language or platform (upickle's `core/src-2.12/`, `scala-2.13/`)
+# the root only, where a whole project's own archive (`yaml-cpp-0.8.0/`) is the one folder; never the project's
+# own sources for one version of its language or platform (upickle's `core/src-2.12/`, `scala-2.13/`)
 _VERSIONED_SOURCES = frozenset({"src", "source", "sources", "main", "test", "scala", "java", "kotlin", "jvm", "js",
                                 "native", "python", "py", "go", "rust", "swift", "dotnet", "net", "android", "ios"})
 _RELEASE_COPY = re.compile(r"^[A-Za-z][A-Za-z0-9_.+]*(?:-[A-Za-z][A-Za-z0-9_.+]*)*-v?\d+(?:\.\d+){1,3}$")
@@ -305,8 +312,7 @@ def is_vendored(folder: Path, rel: str = "") -> bool:
     whether it holds scripts: a repository's scripts are its own code). `rel`, its path below the root: a
     folder inside a JVM source set's package tree is a package of that name (javalin's
     `src/main/java/io/javalin/plugin/bundled/`, its own plugins)."""
-    if folder.name.startswith(_SHADED) or (rel.strip("/").count("/") >= 1 and _RELEASE_COPY.match(folder.name)
-                                           and folder.name.split("-", 1)[0].lower() not in _VERSIONED_SOURCES):
+    if folder.name.startswith(_SHADED) or _release_copy(folder.name, rel):
         return True
     if folder.name not in VENDORED_DIRS or _PACKAGE_TREE.search(rel):
         return False
