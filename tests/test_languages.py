@@ -394,6 +394,7 @@ def test_generated_and_vendored_code_is_skipped_with_one_warning_per_folder(tmp_
         # a package named as a vendored folder is the project's own (javalin's bundled plugins)
         "app/src/main/java/io/app/bundled/Cors.java": "class Cors { void allow() { } }\n",
         "website/versioned_docs/version-2.0/api.md": "# API\n\nOld docs.\n",  # a release's copy of the docs
+        "website/version-overrides/2.11.10/dates.mdx": "# Dates\n\nOld docs.\n",  # and Humanizer's by version
         # a tool's mark in lower case (fastify's schema validator, 1,146 lines of one function)
         # or on the next line (unstorage's registry of drivers)
         "src/_drivers.ts": "// Auto-generated using scripts/gen-drivers.\n// Do not manually edit!\n\n"
@@ -418,6 +419,7 @@ def test_generated_and_vendored_code_is_skipped_with_one_warning_per_folder(tmp_
         "tests/googletest-1.16.0/: skipped, vendored or build output (other people's or generated code)",
         "vendor/: skipped, vendored or build output (other people's or generated code)",
         "web/bundle.js: skipped, minified or generated (lines too long to be written by hand)",
+        "website/version-overrides/2.11.10/: skipped, vendored or build output (other people's or generated code)",
         "website/versioned_docs/: skipped, vendored or build output (other people's or generated code)",
         "zip/shaded_org_apache_zip/: skipped, vendored or build output (other people's or generated code)",
     ]

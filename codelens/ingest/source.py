@@ -57,9 +57,13 @@ def is_build_output(folder: Path, rel: str) -> bool:
 
 
 def _release_copy(name: str, rel: str) -> bool:
-    """A library's release unpacked below the root (`_RELEASE_COPY`), not sources for a version (`src-2.12`)."""
-    below_root = rel.strip("/").count("/") >= 1
-    return (below_root and _RELEASE_COPY.match(name) is not None
+    """A library's release unpacked below the root (`_RELEASE_COPY`), not sources for a version (`src-2.12`); or
+    the documentation as one release had it (Humanizer's `website/version-overrides/2.11.10/`, seven copies of
+    every page: a version's name below a documentation folder)."""
+    parts = rel.strip("/").split("/")
+    if len(parts) >= 2 and _BARE_VERSION.match(name) and any(p.lower() in _DOC_ROOTS for p in parts[:-1]):
+        return True
+    return (len(parts) >= 2 and _RELEASE_COPY.match(name) is not None
             and name.split("-", 1)[0].lower() not in _VERSIONED_SOURCES)
 
 
@@ -82,6 +86,8 @@ _SCRIPT_SUFFIXES = (".py", ".sh", ".bash")
 # own sources for one version of its language or platform (upickle's `core/src-2.12/`, `scala-2.13/`)
 _VERSIONED_SOURCES = frozenset({"src", "source", "sources", "main", "test", "scala", "java", "kotlin", "jvm", "js",
                                 "native", "python", "py", "go", "rust", "swift", "dotnet", "net", "android", "ios"})
+_BARE_VERSION = re.compile(r"^v?\d+(?:\.\d+){1,3}$")
+_DOC_ROOTS = frozenset({"docs", "doc", "website", "site", "documentation"})
 _RELEASE_COPY = re.compile(r"^[A-Za-z][A-Za-z0-9_.+]*(?:-[A-Za-z][A-Za-z0-9_.+]*)*-v?\d+(?:\.\d+){1,3}$")
 
 MAX_ZIP_TOTAL_BYTES = 2_000_000_000
