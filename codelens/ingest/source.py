@@ -42,9 +42,9 @@ SKIP_DIRS = frozenset({
     ".next", ".nuxt", ".svelte-kit", ".angular", ".parcel-cache",  # front-end frameworks' build output
 })
 
-# `build/` is a build's output at the root or beside a build's manifest (Gradle's `app/build/` beside
-# `app/build.gradle`, a package's beside its package.json); elsewhere a package of that name (luarocks'
-# `src/luarocks/build/`: the build back ends, its four files in no chunk), kept
+# `build/` is a build's output at the root (a workspace repository's too) or beside a build's manifest (Gradle's
+# `app/build/` beside `app/build.gradle`, a package's beside its package.json); elsewhere a package of that name
+# (luarocks' `src/luarocks/build/`: the build back ends, its four files in no chunk), kept
 _BUILD_MANIFESTS = ("build.gradle", "build.gradle.kts", "pom.xml", "build.xml", "CMakeLists.txt", "meson.build",
                     "Makefile", "package.json", "setup.py", "setup.cfg", "pyproject.toml", "Cargo.toml", "build.zig")
 
@@ -53,7 +53,8 @@ def is_build_output(folder: Path, rel: str) -> bool:
     """A `build/` folder a build writes (silently skipped, as SKIP_DIRS are); `rel`, its path below the root."""
     if folder.name != "build":
         return False
-    return "/" not in rel.strip("/") or any((folder.parent / name).is_file() for name in _BUILD_MANIFESTS)
+    return ("/" not in rel.strip("/") or (folder.parent / ".git").exists()  # a workspace repository's root
+            or any((folder.parent / name).is_file() for name in _BUILD_MANIFESTS))
 
 
 def _release_copy(name: str, rel: str) -> bool:
