@@ -102,8 +102,9 @@ def chunk_one_file(path: Path, rel_path: str, max_file_bytes: int) -> FileChunks
     if raw is not None and fmt != PYTHON and is_code_format(fmt):
         text, warning = _code_text(rel_path, raw, text, warning)
     digest = file_hash(raw) if raw is not None else None
+    table = text is not None and _table_in_code(text, fmt)
     if text is not None:
-        text, warning = _unless_generated(rel_path, text, fmt, warning)
+        text, warning = _unless_generated(rel_path, text, fmt, warning, table)
     warnings = [warning] if warning else []
     if text is None:
         return FileChunks(rel_path, [], None, digest, warnings, {})
@@ -117,6 +118,8 @@ def chunk_one_file(path: Path, rel_path: str, max_file_bytes: int) -> FileChunks
         chunks = list(chunked.chunks)
     elif is_code_format(fmt):
         chunks, code_warnings = chunk_code_file(rel_path, text, fmt)
+        if table and not any(chunk.kind in ("function", "method") for chunk in chunks):  # the table alone: data
+            return FileChunks(rel_path, [], None, digest, [f"{rel_path}: skipped, {_TABLE_REASON}"], {})
         warnings.extend(code_warnings)
     else:
         chunks = list(chunk_other_file(rel_path, text, fmt))
@@ -125,8 +128,10 @@ def chunk_one_file(path: Path, rel_path: str, max_file_bytes: int) -> FileChunks
     return FileChunks(rel_path, chunks, text, digest, warnings, dict(masks))
 
 
-def _unless_generated(rel_path: str, text: str, fmt: str, warning: str | None) -> tuple[str | None, str | None]:
-    """(text, warning): None and why when the file was written by a tool. Python by its name only
+def _unless_generated(rel_path: str, text: str, fmt: str, warning: str | None,
+                      table: bool = False) -> tuple[str | None, str | None]:
+    """(text, warning): None and why when the file was written by a tool; a table in code (`table`) without its
+    rows. Python by its name only
     (protoc's `*_pb2.py`, `*_pb2_grpc.py`), not by its lines' length or a DO NOT EDIT mark, so a Python
     repository's results do not move."""
     if fmt in ("csv", "markdown", "rst"):
@@ -137,20 +142,20 @@ def _unless_generated(rel_path: str, text: str, fmt: str, warning: str | None) -
         reason = skipped_file_reason(rel_path)
         if reason is None and fmt != PYTHON and generated_mark(text):
             reason = "generated (a DO NOT EDIT / @generated mark)"
-        if reason is None and fmt != PYTHON and looks_like_table(text):
-            kept = without_number_rows(text)
-            if _defines_functions(rel_path, kept, fmt):  # a table inside code: the code is read, the rows not
-                note = f"{rel_path}: its rows of numbers left out (a table in code)"
-                return kept, f"{warning}; {note}" if warning else note
-            reason = "a table of numbers (data a program wrote, not code)"
         if reason is not None:
             return None, f"{rel_path}: skipped, {reason}"
+        if table:  # its rows blanked; chunk_one_file keeps what stands around them where functions do
+            note = f"{rel_path}: its rows of numbers left out (a table in code)"
+            return without_number_rows(text), f"{warning}; {note}" if warning else note
     return text, warning
 
 
-def _defines_functions(rel_path: str, text: str, fmt: str) -> bool:
-    chunks, _ = chunk_code_file(rel_path, text, fmt)
-    return any(chunk.kind in ("function", "method") for chunk in chunks)
+_TABLE_REASON = "a table of numbers (data a program wrote, not code)"
+
+
+def _table_in_code(text: str, fmt: str) -> bool:
+    """A code file that is mostly rows of numbers (formats.looks_like_table); not Python's (its results stay)."""
+    return is_code_format(fmt) and fmt != PYTHON and looks_like_table(text)
 
 
 def source_file_hashes(source: Path, max_file_bytes: int) -> dict[str, str]:
