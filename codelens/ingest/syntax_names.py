@@ -50,6 +50,7 @@ class DefinitionNames:
         self.bodied = dict(row.bodied)
         self.attribute_operator = row.graph.attribute_operator if row.graph is not None else ""
         self._instance_bodies: dict[int, object] = {}  # node id -> its anonymous class's body or None
+        self._receivers: frozenset[str] | None = None  # Go: the types the file's methods are declared on
 
     def text(self, node) -> str:
         return self.source[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
@@ -73,7 +74,7 @@ class DefinitionNames:
             return self._dart_name(inner) if inner is not None else None
         if kind == "type_synonym":  # Haskell's `type Popper = IO ByteString`: a type when its Haddock describes it
             name = node.child_by_field_name("name")
-            return (self.text(name), "") if name is not None and self._doc_line_above(node) else None
+            return (self.text(name), "") if name is not None and self._documented(node) else None
         if kind in self.row.equations:  # Haskell: a signature, an equation (an operator's infix one too)
             return (equation, "") if (equation := self._haskell_name(node)) else None
         if kind in ("lexical_declaration", "variable_declaration"):
@@ -116,7 +117,7 @@ class DefinitionNames:
             # comment describes or the file gives methods: their owner, not a line of the file's <module>
             name = self.text(specs[0].child_by_field_name("name"))
             if shape.type not in ("struct_type", "interface_type") and not (
-                    _documented(node) or name in self._go_receivers(node)):
+                    self._documented(node) or name in self._go_receivers(node)):
                 return None
             return name, ""
         if kind == "type_definition":  # C: `typedef struct {...} name;`
@@ -504,20 +505,24 @@ class DefinitionNames:
         name = node.child_by_field_name("name")
         return (self.text(name), "") if name is not None else None
 
-    def _doc_line_above(self, node) -> bool:
-        """The line above the node is one of its language's doc comments (`-- |`, `///`)."""
+    def _documented(self, node) -> bool:
+        """A comment ends on the line above the node: a comment node beside it (Go's `// WalkFunc is ...`, a `/* */`
+        block), or a line of its language's doc comments where the comment is no sibling (Haskell's Haddock above a
+        file's first declaration stands outside them)."""
+        above = node.prev_named_sibling
+        if above is not None and above.type == "comment" and above.end_point[0] == node.start_point[0] - 1:
+            return True
         start = self.source.rfind(b"\n", 0, node.start_byte)
         above = self.source.rfind(b"\n", 0, max(start, 0)) if start > 0 else -1
         line = self.source[above + 1:start].decode("utf-8", errors="replace").strip() if start > 0 else ""
         return bool(line) and line.startswith(self.row.doc_prefixes)
 
-    def _go_receivers(self, node) -> set[str]:
-        """The types the file's methods are declared on."""
-        root = node
-        while root.parent is not None:
-            root = root.parent
-        return {owner for c in root.named_children if c.type == "method_declaration"
-                and (named := self._go_method(c)) is not None and (owner := named[1])}
+    def _go_receivers(self, node) -> frozenset[str]:
+        """The types the file's methods are declared on (read once per file)."""
+        if self._receivers is None:
+            self._receivers = frozenset(owner for c in file_root(node).named_children if c.type == "method_declaration"
+                                        and (named := self._go_method(c)) is not None and (owner := named[1]))
+        return self._receivers
 
     def _go_method(self, node) -> tuple[str, str] | None:
         receiver = node.child_by_field_name("receiver")
@@ -621,10 +626,11 @@ _DEFINE_PROPERTY = frozenset({"Object.defineProperty", "Reflect.defineProperty"}
 _IDENTIFIER = re.compile(r"^[A-Za-z_$][\w$]*$")
 
 
-def _documented(node) -> bool:
-    """A comment ends on the line above it."""
-    above = node.prev_named_sibling
-    return above is not None and above.type == "comment" and above.end_point[0] == node.start_point[0] - 1
+def file_root(node):
+    """The tree's root node above a node."""
+    while node.parent is not None:
+        node = node.parent
+    return node
 
 
 def _arrow_valued(node) -> bool:

@@ -13,7 +13,7 @@ import re
 import textwrap
 
 from codelens.chunk import Definition
-from codelens.ingest.syntax_names import DefinitionNames
+from codelens.ingest.syntax_names import DefinitionNames, file_root
 from codelens.languages import CLASS, FUNCTION, LanguageRow
 
 _FIXTURE_NAME = re.compile(r"(?:Test|test)[A-Z0-9_]")
@@ -173,10 +173,7 @@ class DefinitionWalk:
         its tests inline (`test "..." {}`): their fixture, test code (http.zig's took first places beside the code)."""
         if not self.row.inline_tests or depth > 0 or not _FIXTURE_NAME.match(name):
             return False
-        root = node
-        while root.parent is not None:
-            root = root.parent
-        return any(c.type in self.row.inline_tests for c in root.named_children)
+        return any(c.type in self.row.inline_tests for c in file_root(node).named_children)
 
     def _test_attribute(self, node) -> bool:
         text = self.source[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
