@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 from tqdm import tqdm
@@ -36,7 +37,7 @@ from codelens.index.registry import SIDECARS, late_partial_sidecars, partial_sid
 from codelens.index.sidecar import Sidecar, SidecarInput
 from codelens.index.steps import build_sidecars, building
 from codelens.index.steps import publish as publish_build
-from codelens.index.store import VectorStore, drop_collections
+from codelens.index.store import VectorStore, drop_collections, stored_vectors
 from codelens.index.test_vectors import FINISH_LOCK_WAIT_S, TestsDue, add_test_vectors, tests_share_with_vectors
 from codelens.ingest.codebase import chunk_source
 from codelens.ingest.redaction import REDACTION_VERSION
@@ -225,7 +226,8 @@ def sidecars(run: Run) -> Run:
     sidecar_input = SidecarInput(run.build_dir, codebase.chunks, codebase.sources, run.cache.path,
                                  run.settings.show_progress, index_model=run.model_id, text_hashes=chunked.hashes,
                                  english_model=run.english_key, without_vectors=plan.deferred,
-                                 repository_labels=chunked.labels, vectors_elsewhere=bool(run.settings.chroma_url))
+                                 repository_labels=chunked.labels, vectors_elsewhere=bool(run.settings.chroma_url),
+                                 stored=partial(stored_vectors, run.build_dir))  # it has just stored them
     # a run that only repairs builds the damaged ones: the copy holds the others as the last run wrote them
     due = [s for s in SIDECARS if plan.rebuild is None or s.name in plan.rebuild]
     copied = {s.name for s in due if s.name in run.built_live and _copy_live(s, run.layout, IndexLayout(run.build_dir))}

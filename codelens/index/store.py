@@ -15,6 +15,7 @@ from codelens.chunk import Chunk
 from codelens.errors import DatabaseError
 
 _UPSERT_BATCH = 1000
+_GET_BATCH = 5000  # ids per read: well under SQLite's limit on a statement's variables
 # HNSW's candidate list at search time. ChromaDB's default (100) missed 2-18% of the true 100
 # nearest chunks on a 2,400-chunk index, and which ones differed from one process to the next
 # (the vectors not yet flushed to its HNSW file are re-inserted at every open), so the same
@@ -104,6 +105,18 @@ class VectorStore:
         ids = list(result["ids"])
         vectors = np.asarray(result["embeddings"], dtype=np.float32) if ids else np.zeros((0, 0), np.float32)
         return ids, vectors.reshape(len(ids), -1)
+
+    def vectors(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The vectors it holds of these chunks (one it lacks is not in the answer)."""
+        found: dict[str, np.ndarray] = {}
+        for start in range(0, len(chunk_ids), _GET_BATCH):
+            try:
+                result = self._collection.get(ids=list(chunk_ids[start : start + _GET_BATCH]), include=["embeddings"])
+            except Exception as exc:  # chromadb raises many types, e.g. when the index was swapped
+                raise DatabaseError(f"the index at {self.db_path} could not be read: {exc}") from exc
+            found.update((chunk_id, np.asarray(vector, dtype=np.float32))
+                         for chunk_id, vector in zip(result["ids"], result["embeddings"], strict=True))
+        return found
 
     def all_chunks(self) -> list[Chunk]:
         result = self._collection.get(include=["documents", "metadatas"])
@@ -233,6 +246,20 @@ def stored_vectors_version(db_path: Path) -> tuple:
             return ()
         version.append((file.relative_to(db_path).as_posix(), status.st_ino, status.st_size))
     return tuple(version)
+
+
+def stored_vectors(db_path: Path, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
+    """The vectors a local index folder's ChromaDB holds of these chunks ({} when it holds none)."""
+    from codelens.settings import COLLECTION_NAME
+
+    try:
+        store = VectorStore(db_path, COLLECTION_NAME)
+    except DatabaseError:
+        return {}
+    try:
+        return store.vectors(chunk_ids)
+    finally:
+        store.close()
 
 
 def forget_open_indexes() -> None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -38,7 +39,7 @@ from codelens.index.progress import step_begins
 from codelens.index.progress_stages import TESTS_SWAP
 from codelens.index.progressive import CatalogEntry, load_catalog, read_catalog
 from codelens.index.registry import chunk_vector_sidecars
-from codelens.index.sidecar import SidecarInput, recorded_english_key
+from codelens.index.sidecar import SidecarInput, held_vectors, recorded_english_key
 from codelens.index.steps import build_sidecars, building, publish
 from codelens.index.store import VectorStore
 from codelens.ingest.embed_text import embedding_text
@@ -162,7 +163,7 @@ def add_test_vectors(layout: IndexLayout, due: TestsDue, cache: CacheChoice, set
     mark = time.perf_counter()
     with held_work_dir(layout, "tests-") as scratch:  # held: a writer's clean-up leaves it alone
         # every vector into the cache now, outside the lock: the swap does the same work from the cache
-        _, embedded, embedder = _vectors_and_sidecars(scratch, due, _texts(due.pending, due.stats), cache.path,
+        _, embedded, embedder = _vectors_and_sidecars(scratch, layout, due, _texts(due.pending, due.stats), cache.path,
                                                       settings, embedder, on_progress)
     step_begins(TESTS_SWAP)  # an index run's progress (index/progress.py)
     with writing(layout, wait_s=lock_wait_s):
@@ -178,7 +179,7 @@ def _swap_in(layout: IndexLayout, settings: Settings, embedder: Embedder, cache_
     stats, manifest, pending = due.stats, due.manifest, due.pending
     texts = _texts(pending, stats)
     with building(layout, copy_from=layout) as build_dir:
-        vectors, more, _ = _vectors_and_sidecars(build_dir, due, texts, cache_path, settings, embedder)  # cached
+        vectors, more, _ = _vectors_and_sidecars(build_dir, layout, due, texts, cache_path, settings, embedder)
         store = VectorStore(build_dir, stats.collection, create=True)
         store.upsert([e.chunk for e in pending], vectors)
         store.close()
@@ -201,8 +202,8 @@ def _texts(pending: Sequence[CatalogEntry], stats: IndexStats) -> list[str]:
     return [embedding_text(e.chunk, stats.text_budget, labels) for e in pending]
 
 
-def _vectors_and_sidecars(folder: Path, due: TestsDue, texts: Sequence[str], cache_path: Path | None,
-                          settings: Settings, embedder: Embedder | None,
+def _vectors_and_sidecars(folder: Path, live: IndexLayout, due: TestsDue, texts: Sequence[str],
+                          cache_path: Path | None, settings: Settings, embedder: Embedder | None,
                           on_progress: Callable[[int, int], None] | None = None) -> tuple[np.ndarray, int, Embedder]:
     """The index model's vectors of the pending test chunks' texts (through the cache), and the
     vector sidecars (English vectors, file means) rebuilt in folder with every chunk's vector:
@@ -215,7 +216,8 @@ def _vectors_and_sidecars(folder: Path, due: TestsDue, texts: Sequence[str], cac
     build_sidecars(chunk_vector_sidecars(), SidecarInput(
         folder, [e.chunk for e in catalog], {}, cache_path, settings.show_progress, index_model=due.stats.model,
         text_hashes={e.chunk.chunk_id: e.text_hash for e in catalog}, english_model=due.english_key,
-        repository_labels=repository_labels(due.stats.repositories), vectors_elsewhere=bool(due.stats.chroma_url)))
+        repository_labels=repository_labels(due.stats.repositories), vectors_elsewhere=bool(due.stats.chroma_url),
+        stored=partial(held_vectors, live, frozenset())))  # the other chunks' vectors, where the cache lacks them
     return vectors, embedded, embedder
 
 

@@ -21,6 +21,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -38,7 +39,7 @@ from codelens.index.metadata import IndexStats, read_stats
 from codelens.index.plan import chunking_key, recorded_sidecars
 from codelens.index.progressive import CatalogEntry, load_catalog, save_catalog
 from codelens.index.registry import SIDECARS
-from codelens.index.sidecar import Sidecar, SidecarInput, recorded_english_key
+from codelens.index.sidecar import Sidecar, SidecarInput, held_vectors, recorded_english_key
 from codelens.index.stages import count_kinds
 from codelens.index.stages import now as _now
 from codelens.index.steps import build_sidecars, building, publish
@@ -361,7 +362,8 @@ def _write(build_dir: Path, layout: IndexLayout, settings: Settings, state: _Sta
                                  english_model=english_key, changed_paths=frozenset(files),
                                  without_vectors=frozenset(e.chunk.chunk_id for e in entries) - fingerprints.keys(),
                                  repository_labels=repository_labels(state.stats.repositories),
-                                 vectors_elsewhere=bool(state.stats.chroma_url))
+                                 vectors_elsewhere=bool(state.stats.chroma_url),
+                                 stored=partial(held_vectors, layout, frozenset(files)))
     # the `after_update` ones: refresh_deferred rebuilds them after the swap
     build_sidecars([s for s in SIDECARS if not s.after_update], sidecar_input, timings, digits=3)
     file_hashes = {p: h for p, h in state.manifest.files.items() if p not in files}

@@ -18,7 +18,6 @@ from pathlib import Path
 
 import numpy as np
 
-from codelens.index.embed_cache import read_cached_vectors
 from codelens.index.layout import IndexLayout
 from codelens.index.progress_stages import WorkCost
 from codelens.index.sidecar import Sidecar, SidecarInput, read_rows, write_rows
@@ -42,18 +41,15 @@ class DenseVectors:
 
 
 def build_dense_sidecar(build: SidecarInput) -> None:
-    """Sidecar builder: every chunk's e5 vector from the run's embedding cache, but the chunks whose
-    vectors follow the swap. A chunk the cache lacks is left out, and the searcher then asks ChromaDB."""
+    """Sidecar builder: every chunk's e5 vector (`SidecarInput.index_vectors`), but the chunks whose vectors
+    follow the swap. A chunk none holds is left out, and the searcher then asks ChromaDB."""
+    vectors = build.index_vectors  # first: an update's may be read from the folder's copy of the old matrix
     target = IndexLayout(build.build_dir).dense
     shutil.rmtree(target, ignore_errors=True)  # the build folder starts as a copy of the old index
-    if build.cache_path is None or not build.index_model or build.vectors_elsewhere:
-        return
-    cached = read_cached_vectors(build.cache_path, build.index_model, list(set(build.text_hashes.values())))
-    ids = [chunk_id for chunk_id, text_hash in build.text_hashes.items()
-           if text_hash in cached and chunk_id not in build.without_vectors]
+    ids = [chunk_id for chunk_id in build.text_hashes if chunk_id in vectors]
     if not ids:
         return
-    save_dense_vectors(build.build_dir, ids, np.stack([cached[build.text_hashes[i]] for i in ids]))
+    save_dense_vectors(build.build_dir, ids, np.stack([vectors[i] for i in ids]))
 
 
 def save_dense_vectors(folder: Path, chunk_ids: Sequence[str], vectors: np.ndarray) -> None:

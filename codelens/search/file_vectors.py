@@ -16,7 +16,6 @@ from pathlib import Path
 import numpy as np
 
 from codelens.chunk import Chunk
-from codelens.index.embed_cache import read_cached_vectors
 from codelens.index.layout import IndexLayout
 from codelens.index.progress_stages import WorkCost
 from codelens.index.sidecar import Sidecar, SidecarInput, read_rows, write_rows
@@ -60,18 +59,12 @@ def save_file_vectors(folder: Path, files: FileVectors) -> None:
 
 
 def build_file_vectors_sidecar(build: SidecarInput) -> None:
-    """Sidecar builder for the indexer: file means of the index model's chunk vectors, read
-    from the embedding cache (this run put every vector there). Chunks the cache lacks (it
-    was deleted since they were embedded) are left out of their file's mean."""
+    """Sidecar builder for the indexer: file means of the index model's chunk vectors
+    (`SidecarInput.index_vectors`); a chunk none holds is left out of its file's mean."""
     target = IndexLayout(build.build_dir).file_vectors
     shutil.rmtree(target, ignore_errors=True)  # the build folder starts as a copy of the old index
-    if build.cache_path is None or not build.index_model:
-        return
-    cached = read_cached_vectors(build.cache_path, build.index_model, list(set(build.text_hashes.values())))
     by_id = {c.chunk_id: c for c in build.chunks}
-    vectors = {chunk_id: cached[h] for chunk_id, h in build.text_hashes.items()
-               if h in cached and chunk_id not in build.without_vectors}
-    files = FileVectors.from_chunks(by_id, vectors)
+    files = FileVectors.from_chunks(by_id, build.index_vectors)
     if files.paths:
         save_file_vectors(build.build_dir, files)
 
