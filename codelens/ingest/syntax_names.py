@@ -139,9 +139,10 @@ class DefinitionNames:
             name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
             return (self.text(name), "") if name is not None and value is not None and (
                 value.type == "function_definition") else None
-        if kind == "pair":  # `removeTag: function (tag) {...}` in a component's `methods`
+        if kind == "pair":  # `removeTag: function (tag) {...}` in a component's `methods`, or an object of them
             key, value = node.child_by_field_name("key"), node.child_by_field_name("value")
-            return (self.text(key), "") if key is not None and value is not None and _is_function_value(value) else None
+            return (self.text(key), "") if key is not None and value is not None and (
+                _is_function_value(value) or self.instance_body(node) is not None) else None
         if kind == "defProc":  # Pascal: `procedure TList<T>.Add(...)`: the name is in its header
             header = node.child_by_field_name("header")
             name = header.child_by_field_name("name") if header is not None else None
@@ -213,15 +214,26 @@ class DefinitionNames:
         return None
 
     def _find_instance_body(self, node, wanted: frozenset[str]):
-        stack = list(node.named_children)
+        # (a node, whether it is a value handed on: an argument of a call or an object's property)
+        stack = [(child, node.type == "pair") for child in node.named_children]
         while stack:
-            current = stack.pop()
+            current, handed = stack.pop()
             if current.type in wanted:
-                return current if any(self._is_function(member) for member in current.named_children) else None
+                functions = [member for member in current.named_children if self._is_function(member)]
+                if handed:  # a class of its own when a function is more than a line: trpc's `input: { serialize:
+                    # (obj) => obj, ... }` and swr's `mergeObjects({ isPaused: () => false, ... })` are settings
+                    functions = [f for f in functions if f.end_point[0] > f.start_point[0]]
+                return current if functions else None
             if current.type in _INSTANCE_PATH:
-                stack.extend(current.named_children)
+                stack.extend((child, handed) for child in current.named_children)
             elif current.type == "call_expression":
-                stack.extend(_returned_class_bodies(current))
+                stack.extend((body, handed) for body in _returned_class_bodies(current))
+                # `module.exports = Any.extend({ validate() {...} })`, `defineStore('cart', { actions: {...} })`;
+                # not a property's descriptor (`Object.defineProperty(o, 'size', { get() {...} })`: one function)
+                arguments, called = current.child_by_field_name("arguments"), current.child_by_field_name("function")
+                if arguments is not None and arguments.type == "arguments" and (
+                        called is None or self.text(called) not in _DEFINE_PROPERTY):
+                    stack.extend((argument, True) for argument in arguments.named_children)
         return None
 
     def _is_function(self, node) -> bool:

@@ -124,6 +124,9 @@ class DefinitionWalk:
                 continue
             if _directive(child):
                 continue
+            if kind == "export_statement" and _exports_names_only(child):  # `export { a, b };`, `export default a;`
+                imports.append(_lines_of(child))  # the names' own chunks hold them; a file of nothing else shows it
+                continue
             if kind in self.skipped and kind not in self.row.containers:
                 if kind in self.row.imports:
                     imports.append(_lines_of(child))
@@ -199,6 +202,12 @@ class DefinitionWalk:
               and node.end_point[0] - node.start_point[0] > self.row.inner_definitions_over
               and (block := _statement_block(node)) is not None):
             self._members(block, children, [], [], depth + 1, None, "", in_test)
+        if node.type == "pair" and kind == CLASS and len(children) == 1 and len(
+                self.names.instance_body(node).named_children) == 1:
+            # `xor: { method(...peers) {...} }`: the one function is the object, named through it
+            only = children[0]
+            only.name = f"{name}.{only.name}"
+            return only
         end = self._last_line(self.names.last_part(node))
         start = _lines_of(outer)[0]
         # a member on its class's line (`class A { m() {} }`) has no comment of its own above it
@@ -379,6 +388,40 @@ def _clean_doc(lines: list[str], lead_prefixes: tuple[str, ...] = ()) -> str:
     while kept and not kept[-1]:
         kept.pop()
     return "\n".join(kept)
+
+
+def _exports_names_only(node) -> bool:
+    """JavaScript's `export { a, b };` or `export default a;` of names the file defines: no code of its own (alone
+    in a `<module>` chunk, react-hook-form's `export { jsonToFormData };` ranked above `jsonToFormData`). Names it
+    imports are re-exported (zod's `export { defaultErrorMap };`): the file's statement, as `export ... from` is."""
+    if any(node.child_by_field_name(field) is not None for field in ("declaration", "source")):
+        return False
+    value = node.child_by_field_name("value")
+    names = [value] if value is not None and value.type == "identifier" else []
+    for part in node.named_children:
+        if part.type == "export_clause":
+            names += [s.child_by_field_name("name") for s in part.named_children if s.type == "export_specifier"]
+        elif part.type != "comment" and part not in names:
+            return False
+    defined = _top_level_names(node.parent) if node.parent is not None else set()
+    return bool(names) and all(name is not None and name.text.decode("utf-8", "replace") in defined for name in names)
+
+
+def _top_level_names(root) -> set[str]:
+    """The names a file's top level declares: its functions, classes and variables (`export` or not)."""
+    names: set[str] = set()
+    for child in root.named_children:
+        declaration = child.child_by_field_name("declaration") if child.type == "export_statement" else child
+        if declaration is None:
+            continue
+        own = declaration.child_by_field_name("name")
+        if own is not None:
+            names.add(own.text.decode("utf-8", "replace"))
+        for declarator in declaration.named_children:
+            named = declarator.child_by_field_name("name") if declarator.type == "variable_declarator" else None
+            if named is not None:
+                names.add(named.text.decode("utf-8", "replace"))
+    return names
 
 
 def _lines_of(node) -> tuple[int, int]:

@@ -12,7 +12,7 @@ from codelens.languages.shared import (
     JS_CONVENTIONS,
     JS_FUNCTIONS,
     JS_IMPORTS,
-    JS_INSTANCES,
+    JS_NESTED_INSTANCES,
     JS_RULE,
     JS_TEST_DIRS,
     JS_TESTS,
@@ -24,7 +24,7 @@ LANGUAGE = LanguageRow(
     interpreters=("node", "nodejs"),
     definitions=JS_CLASSES + JS_FUNCTIONS, containers=JS_CONTAINERS, doc_prefixes=C_STYLE_DOCS,
     inner_definitions_over=INNER_DEFINITIONS_OVER,
-    instance_bodies=JS_INSTANCES,
+    instance_bodies=JS_NESTED_INSTANCES,
     test_suffixes=JS_TESTS, test_dirs=JS_TEST_DIRS, imports=JS_IMPORTS, is_standard_import=is_node_builtin,
     graph=JS_RULE, conventions=JS_CONVENTIONS,
 )

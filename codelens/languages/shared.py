@@ -38,6 +38,9 @@ JS_FUNCTIONS = (("function_declaration", FUNCTION), ("generator_function_declara
 JS_INSTANCES = (("lexical_declaration", "object"), ("variable_declaration", "object"),
                 ("lexical_declaration", "class_body"), ("variable_declaration", "class_body"),
                 ("expression_statement", "object"), ("expression_statement", "class_body"))
+# and in a script, an object of functions inside one (joi's `rules: { email: { method() {...}, validate() {...} } }`):
+# a component's `methods: {...}` and `computed: {...}` are the component's own (SFC_CONTAINERS)
+JS_NESTED_INSTANCES = (*JS_INSTANCES, ("pair", "object"))
 JS_CONTAINERS = ("export_statement", "class_body", "interface_body", "object_type", "internal_module",
                  "module", "statement_block", "ambient_declaration", "expression_statement")
 JS_IMPORTS = ("import_statement",)
