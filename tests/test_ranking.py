@@ -626,6 +626,13 @@ def test_a_property_s_getter_and_setter_sink_below_the_code_that_does_the_work()
         Chunk(chunk_id="src/Bounded.java::Bounded.getLimit", path="src/Bounded.java", symbol="Bounded.getLimit",
               kind="method", start_line=1, end_line=1, code="@Override public long getLimit() { return limit; }",
               signature="public long getLimit()", parent="Bounded"),
+        # a signature wrapped over two lines (commons-pool's `setSwallowedExceptionListener(\n final ...)`), and
+        # C++'s capitalised names and `this->` (cpr's `GetIdleThreadNum`)
+        method("src/Pool.java::Pool.setListener", "public void setListener(\n        final Listener listener)",
+               body="    this.listener = listener;\n"),
+        method("src/pool.cpp::ThreadPool.GetIdleThreadNum", "size_t GetIdleThreadNum() const",
+               body="    return idle_thread_num;\n"),
+        method("src/pool.cpp::ThreadPool.SetMaxIdle", "void SetMaxIdle(size_t n)", body="    this->max_idle = n;\n"),
     ]}
     stage = AccessorsBelow(chunks)
     items = fused(*((chunk_id, 1.0) for chunk_id in chunks))

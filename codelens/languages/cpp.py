@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from codelens.languages.c import CPP_GRAMMAR
-from codelens.languages.model import CLASS, CLASS_NAMED, Conventions, LanguageRow
+from codelens.languages.model import CAPITALISED_GETTER_NAMES, CLASS, CLASS_NAMED, Conventions, LanguageRow
 from codelens.languages.shared import (
     C_CONSTANT,
     C_CONTAINERS,
@@ -34,8 +34,8 @@ LANGUAGE = LanguageRow(
     parser_bytes=without_bare_macros, recover_bytes=first_branches_in_bodies, is_standard_import=_standard,
     graph=C_RULE,
     # bodiless: an empty body is a no-op (yaml-cpp's `NullEventHandler.OnAlias(...) override {}` above the parser)
-    conventions=Conventions(test_id=test_id, throws=("throw",), constant=C_CONSTANT, describing=("operator<<",),
-                            bodiless=True,
+    conventions=Conventions(getter=CAPITALISED_GETTER_NAMES, test_id=test_id, throws=("throw",), constant=C_CONSTANT,
+                            describing=("operator<<",), bodiless=True,
                             comparing=("operator==", "operator!=", "operator<", "operator<=", "operator>", "operator>=",
                                        "operator<=>", "operator="),
                             constructors=(CLASS_NAMED,)),

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from codelens.languages.model import (
+    CAPITALISED_GETTER_NAMES,
     CLASS,
     CLASS_NAMED,
     FUNCTION,
-    GETTER_NAMES,
     Conventions,
     Grammar,
     GraphRule,
@@ -53,7 +53,7 @@ LANGUAGE = LanguageRow(
     doc_prefixes=("///", *C_STYLE_DOCS), test_suffixes=("Tests.cs", "Test.cs"),
     imports=("using_directive",), standard_libraries=("System", "Microsoft"), graph=RULE,
     # `CartTests.AddsItem` (dotnet test --filter)
-    conventions=Conventions(getter=GETTER_NAMES, test_id=class_and_method("."), throws=("throw",),
+    conventions=Conventions(getter=CAPITALISED_GETTER_NAMES, test_id=class_and_method("."), throws=("throw",),
                             constant=r"^\s*(?:(?:public|private|protected|internal)\s+)?const\s+\w+\s+(?P<name>\w+)",
                             bodiless=True,
                             contract=r"\s*(?:(?:public|protected|private|internal|partial|unsafe|new)\s+)*interface\s",

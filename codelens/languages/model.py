@@ -150,11 +150,7 @@ class Conventions:
         between its signature and its closing brace; or a method named as one (`getter`) whose body is a line
         that returns a field (`return this.maxCount;`) or stores its argument (`this.maxCount = maxCount;`)."""
         if self.getter and name and re.match(self.getter, name):
-            lines = [line.strip() for line in _code_lines(code)]
-            if not lines:  # `@Override public int getX() { return x; }`: an annotation's line, read as none
-                return False
-            body = lines[1:] if len(lines) > 1 else lines[0].split("{", 1)[1:]  # `int getX() { return x; }`
-            body = [line.strip() for line in body if line.strip() not in ("{", "}", "};", "{}")]
+            body = _body_lines(code)
             return len(body) == 1 and (_RETURNING.match(body[0]) is not None or _STORING.match(body[0]) is not None)
         if not self.accessor or re.match(self.accessor, signature.strip()) is None:
             return False
@@ -169,8 +165,7 @@ class Conventions:
         `_failureRatio = failureRatio;`) or hands them to its base: at most CONSTRUCTOR_LINES such lines."""
         if not self.is_constructor(name, owner):
             return False
-        body = [line.strip() for line in _code_lines(code)][1:]
-        body = [line for line in body if line not in ("{", "}", "};", "{}")]
+        body = _body_lines(code)
         return len(body) <= CONSTRUCTOR_LINES and all(_STORING.match(line) for line in body)
 
     def declares_only(self, kind: str, code: str, constructor: bool = False) -> bool:
@@ -252,17 +247,33 @@ CLASS_NAMED = "<class>"  # in Conventions.constructors: a method named as its cl
 CONSTRUCTOR_LINES = 8
 # a line that stores an argument (`this.ratio = ratio;`, `_ratio = ratio ?? throw ...;`, `@ratio = ratio`) or hands
 # arguments on (`super(a, b);`, `: base(options)`, `Guard.NotNull(x);`): what a plain constructor's body holds
-_STORING = re.compile(r"^(?:(?:this|self)\.|@|\$this->)?[\w.]+\s*(?:=(?!=)|\?\?=)[^;{}]*;?$"
+_STORING = re.compile(r"^(?:(?:this|self)\.|this->|@|\$this->)?[\w.]+\s*(?:=(?!=)|\?\?=)[^;{}]*;?$"
                       r"|^(?::\s*)?(?:super|base|this|parent::__construct)\s*\(.*\)\s*;?\s*\{?$"
                       r"|^[\w.]+\.(?:ThrowIfNull|NotNull|requireNonNull|checkNotNull)\(.*\);$")
-GETTER_NAMES = r"(?:get|is|has|set)[A-Z_]"  # Java's, PHP's and C#'s habit: `getMaxCount`, `isClosed`, `setLevel`
-# a line that returns a field as it is (`return this.maxCount;`, `return $this->level;`, `return closed;`)
-_RETURNING = re.compile(r"^(?:return\s+)(?:this\.|\$this->|self\.)?[\w$]+\s*;?\s*\}?$")
+GETTER_NAMES = r"(?:get|is|has|set)[A-Z_]"  # Java's and PHP's habit: `getMaxCount`, `isClosed`, `setLevel`
+# C#'s and C++'s methods are capitalised too: `GetIdleThreadNum() { return idle_thread_num; }` (cpr), `IsClosed()`
+CAPITALISED_GETTER_NAMES = r"(?:[Gg]et|[Ii]s|[Hh]as|[Ss]et)[A-Z_]"
+# a line that returns a field as it is (`return this.maxCount;`, `return $this->level;`, `return closed;`, C++'s
+# `return this->level;`)
+_RETURNING = re.compile(r"^(?:return\s+)(?:this\.|this->|\$this->|self\.)?[\w$]+\s*;?\s*\}?$")
 ACCESSOR_LINES = 3  # got's `set followRedirect(value) { assert.boolean(value); this._internals.x = value; }`
 
 # lines that are not code: blank, line comments (`// x`, PHP's `# x`: not JavaScript's `#private()`),
 # annotations (`@Override`), C#'s and PHP's attributes (`[Obsolete]`, `#[Pure]`)
 _NOT_CODE = re.compile(r"\s*(?:$|//|#[\s\[]|#$|@\w|\[\w)")
+
+
+def _body_lines(code: str) -> list[str]:
+    """A function's code lines after its signature, braces alone left out: the signature ends at the line that
+    opens the body (`setSwallowedExceptionListener(\n final SwallowedExceptionListener listener) {` wraps), or
+    is the first line where no line opens one (Ruby's `def initialize(a)`); `int getX() { return x; }` is one."""
+    lines = [line.strip() for line in _code_lines(code)]
+    opening = next((i for i, line in enumerate(lines) if "{" in line), 0)
+    after = lines[opening].split("{", 1)[1:] if "{" in (lines[opening] if lines else "") else []
+    body = [line.strip() for line in after + lines[opening + 1:]]
+    if after and len(body) == 1:  # `{ this.a = a; }` on the signature's line: its closing brace too
+        body = [body[0].removesuffix(";").rstrip().removesuffix("}").rstrip()]
+    return [line for line in body if line not in ("", "{", "}", "};", "{}")]
 
 
 def _code_lines(code: str) -> Iterator[str]:
