@@ -716,6 +716,16 @@ def test_a_function_that_only_calls_another_of_its_file_goes_below_it() -> None:
         "viper.go::Viper.SetEnvPrefix", "Strings.java::Strings.join#2", "Wrapper.kt::Wrapper.join",
         "viper.go::SetEnvPrefix", "Strings.java::Strings.join", "viper.go::Viper.mergeWithEnvPrefix"]
     assert [f.score for f in ranked[:4]] == [2.0, 1.8, 1.6, pytest.approx(2.0 * 0.7)]
+    # cpr's `SetOption(const UserAgent&)` calls `SetUserAgent`, which only calls curl's `curl_easy_setopt`: the
+    # latter forwards outside the results of its file, so it is the one doing the work here
+    cpp = ("class Session {\n    /** Sets the user agent. */\n"
+           "    void SetOption(const UserAgent& ua) { SetUserAgent(ua); }\n"
+           "    void SetUserAgent(const UserAgent& ua) { curl_easy_setopt(curl_, CURLOPT_USERAGENT, ua.c_str()); }\n"
+           "};\n")
+    wrappers = {c.chunk_id: c for c in chunk_code_file("session.cpp", cpp)[0]}
+    assert [f.chunk_id for f in ForwardersBelow(wrappers)(Query.from_text("user agent"), fused(
+        ("session.cpp::Session.SetOption", 1.5), ("session.cpp::Session.SetUserAgent", 0.9)))] == [
+        "session.cpp::Session.SetUserAgent", "session.cpp::Session.SetOption"]
     aliases = fused(("Difference.php::Difference.ago", 1.5), ("Difference.php::Difference.diffForHumans", 0.9))
     assert [(f.chunk_id, f.score) for f in stage(Query.from_text("3 days ago"), aliases)] == [
         ("Difference.php::Difference.diffForHumans", 1.5), ("Difference.php::Difference.ago", pytest.approx(1.05))]

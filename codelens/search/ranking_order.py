@@ -408,10 +408,13 @@ class ForwardersBelow:
                   and c.is_code and c.kind in (FUNCTION, "method")]
         calls = {f.chunk_id: callee for f, c in listed
                  if (callee := _forwarded(c.signature, c.code)) is not None and not _constructor(c)}
+        # one forwarding outside the results of its file does the work it is asked for (cpr's `SetUserAgent` calls
+        # curl's `curl_easy_setopt`): the callee of its own forwarders (`SetOption(const UserAgent&)`)
+        listed_names = {(c.path, _bare(c)) for _, c in listed}
         beside: dict[tuple[str, str], Fused] = {}  # a name's best definition that does more, by file
         for f, c in listed:
-            if f.chunk_id not in calls and ((best := beside.get((c.path, _bare(c)))) is None
-                                             or f.score > best.score):
+            if (f.chunk_id not in calls or (c.path, calls[f.chunk_id]) not in listed_names) and (
+                    (best := beside.get((c.path, _bare(c)))) is None or f.score > best.score):
                 beside[(c.path, _bare(c))] = f
         paired = [(f, callee) for f, c in listed
                   if f.chunk_id in calls and (callee := beside.get((c.path, calls[f.chunk_id]))) is not None]
