@@ -504,18 +504,26 @@ def test_what_only_declares_sinks_below_what_implements_it() -> None:
              "fn visit_str<E>(self, v: &str) -> Result<Self::Value, E>;"),
         # a TypeScript declaration file's class (winston's typings beside its container.js)
         code("index.d.ts::Container", "class", "declare class Container {\n  add(id: string): Logger;\n}"),
+        # a Kotlin multiplatform `expect class` (kotlinx-datetime's common `LocalDate`; each platform's `actual` one
+        # does the work), not the `actual` one
+        code("common/src/LocalDate.kt::LocalDate", "class",
+             "/** A date. */\npublic expect class LocalDate(year: Int, month: Int, day: Int) {\n}"),
+        code("jvm/src/LocalDate.kt::LocalDate", "class",
+             "public actual class LocalDate(val value: jtLocalDate) {\n    actual val year: Int get() = value.year\n}"),
     ]}
     stage = DeclarationsBelow(RankingIndex.build(chunks))
     items = fused(("src/ClientInterface.php::ClientInterface.sendAsync", 1.0),
                   ("source/types/retry.ts::RetryOptions", 0.95), ("src/de/mod.rs::Visitor.visit_str", 0.9),
                   ("src/Client.php::Client.sendAsync", 0.8), ("source/core/Ky.ts::Ky.#retry", 0.65),
-                  ("index.d.ts::Container", 0.6))
+                  ("index.d.ts::Container", 0.6), ("common/src/LocalDate.kt::LocalDate", 0.5),
+                  ("jvm/src/LocalDate.kt::LocalDate", 0.4))
     asked = stage(Query.from_text("how is a request sent asynchronously"), items)
     assert {f.chunk_id: round(f.score, 3) for f in asked} == {
         "src/ClientInterface.php::ClientInterface.sendAsync": 0.7, "source/types/retry.ts::RetryOptions": 0.665,
         "src/de/mod.rs::Visitor.visit_str": 0.9, "src/Client.php::Client.sendAsync": 0.8,
         "source/core/Ky.ts::Ky.#retry": 0.65,  # JavaScript's `#retry` is a private method, no comment
-        "index.d.ts::Container": 0.42}
+        "index.d.ts::Container": 0.42, "common/src/LocalDate.kt::LocalDate": 0.35,
+        "jvm/src/LocalDate.kt::LocalDate": 0.4}
     for question in ("ClientInterface", "how do I configure the client"):  # the symbol stage's; the project's setup
         assert order(stage, question, items) == [f.chunk_id for f in items]
 

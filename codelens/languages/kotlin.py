@@ -164,7 +164,9 @@ LANGUAGE = LanguageRow(
     conventions=Conventions(test_id=class_and_method("#"), throws=("throw",),
                             constant=r"^\s*(?:(?:private|internal|public)\s+)?const\s+val\s+(?P<name>\w+)",
                             bodiless=True,
-                            contract=r"\s*(?:(?:public|private|internal|protected|sealed|expect|actual|fun)\s+)*interface\s",
+                            # an interface, and a multiplatform `expect class` (each platform's `actual` one implements)
+                            contract=r"\s*(?:(?:public|private|internal|protected|sealed|expect|actual|fun)\s+)*interface\s"
+                                     r"|\s*(?:(?:public|private|internal|protected)\s+)*expect\s+(?:\w+\s+)*(?:class|object)\b",
                             describing=("toString",), comparing=("equals", "hashCode", "compareTo"),
                             constructors=("constructor",)),
 )
