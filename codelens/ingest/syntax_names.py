@@ -242,8 +242,21 @@ class DefinitionNames:
     def is_lambda_value(self, node) -> bool:
         """`val plugin = createClientPlugin("X") { ... }` over three lines or more: a function by its name; so is
         `val HTTP = TaskInitializer<Ctx> { ... }` (the grammar reads `<` and `>` as comparisons around the
-        lambda) and a property computed by a getter's block (`val value: T get() { ... }`)."""
-        return node.type in self.row.lambda_values and node.end_point[0] - node.start_point[0] >= 2 and any(
+        lambda) and a property computed by a getter's block (`val value: T get() { ... }`). Scala's `implicit val
+        booleanRead: Read[Boolean] = reads { ... }` (a call ending in a block or cases: scopt's value parsers,
+        http4s' `HttpRoutes.of[IO] { case ... }`) and `val f: A => B = { x => ... }` alike."""
+        if node.type not in self.row.lambda_values or node.end_point[0] - node.start_point[0] < 2:
+            return False
+        value = node.child_by_field_name("value")
+        if value is not None and value.type == "indented_block" and len(value.named_children) == 1:
+            value = value.named_children[0]  # `=` ending its line: the value below, indented
+        if value is not None and ((value.type == "call_expression" and value.named_children
+                                   and value.named_children[-1].type in ("block", "case_block"))
+                                  or value.type == "lambda_expression"
+                                  or (value.type == "block" and any(c.type == "lambda_expression"
+                                                                    for c in value.named_children))):
+            return True
+        return any(
             (child.type == "call_expression" and any(c.type == "annotated_lambda" for c in child.named_children))
             or (child.type == "binary_expression" and child.named_children
                 and child.named_children[-1].type == "lambda_literal"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from codelens.languages.java import JVM_STANDARD
 from codelens.languages.model import CLASS, FUNCTION, Conventions, Grammar, GraphRule, LanguageRow
-from codelens.languages.shared import C_STYLE_DOCS, JVM_METHODS
+from codelens.languages.shared import C_STYLE_DOCS, INNER_DEFINITIONS_OVER, JVM_METHODS
 
 RULE = GraphRule(
     "jvm", (("call_expression", "function"),), (("instance_expression", "first"),),
@@ -27,9 +27,13 @@ LANGUAGE = LanguageRow(
     definitions=(("class_definition", CLASS), ("object_definition", CLASS), ("trait_definition", CLASS),
                  ("enum_definition", CLASS), ("function_definition", FUNCTION),
                  ("function_declaration", FUNCTION),
-                 ("val_definition", CLASS),  # `implicit val showInt: Show[Int] = new Show[Int] {...}`
+                 # `implicit val showInt: Show[Int] = new Show[Int] {...}` (a class), `implicit val booleanRead:
+                 # Read[Boolean] = reads {...}` (a function: lambda_values)
+                 ("val_definition", FUNCTION),
                  ("given_definition", CLASS)),  # Scala 3: `given Ordering[Price] with {...}`
-    instance_bodies=(("val_definition", "template_body"),),
+    instance_bodies=(("val_definition", "template_body"),), lambda_values=("val_definition",),
+    # a method longer than this holds its local `def`s as chunks (scopt's 222-line `runParser`)
+    inner_definitions_over=INNER_DEFINITIONS_OVER,
     containers=("template_body", "package_object", "enum_body", "with_template_body"),
     owners=("extension_definition",),  # Scala 3: `extension (c: Cart)` holds methods of Cart
     preamble=("package_clause",), comments=("comment", "block_comment"), doc_prefixes=C_STYLE_DOCS,
