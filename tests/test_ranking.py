@@ -363,6 +363,9 @@ def test_example_programs_sink_below_the_code_unless_the_question_asks_for_examp
         f.chunk_id for f in items]
     assert is_example_path("docs/Samples/app.cs") and not is_example_path("src/examples.py")
     assert is_example_path("packages/playground/src/stores/cart.ts")
+    # a folder named for what it shows (dio's `example_dart/` above its `DioForNative.download`)
+    assert is_example_path("example_dart/lib/download.dart") and is_example_path("flutter_example/lib/main.dart")
+    assert not is_example_path("lib/resample/audio.c") and not is_example_path("src/example_test.go")
     assert is_example_path("src/Snippets/Docs/Retry.cs") and not is_example_path("src/snippet.ts")
     # code under the documentation's folder builds or illustrates the docs; the docs themselves answer
     assert is_example_path("doc/ext/refcounting.py", code=True) and not is_example_path("doc/apiref.rst")

@@ -48,6 +48,10 @@ _EXAMPLE_DIRS = frozenset({"example", "examples", "_examples", "sample", "sample
                            "bench", "benchmark", "benchmarks", "benches", "playground", "playgrounds",
                            "snippet", "snippets",
                            "docs_src"})  # the FastAPI family's tutorial programs (fastapi, typer, sqlmodel)
+# a folder named as one of them and what it shows: dio's `example_dart/`, `example_flutter_app/`, `examples-vue/`,
+# `flutter_example/`
+_EXAMPLE_NAMED = re.compile(r"(?:examples?|samples?|demos?)[_-][\w-]+|[\w-]+[_-](?:examples?|samples?|demos?)",
+                            re.IGNORECASE)
 _DOCS_DIRS = frozenset({"doc", "docs"})
 # what a generator writes into the user's project (Rails' `lib/generators/devise/templates/controllers/...rb`, ERB
 # the grammar half reads: devise's initializer template was first for two questions about its code)
@@ -79,13 +83,14 @@ def asks_for(role: str, question: str) -> bool:
 
 
 def is_example_path(path: str, code: bool = False) -> bool:
-    """A file under an examples or benchmarks folder (`_examples/`, `samples/`, `benches/`), at any depth, or a
-    benchmark program by its name (`db_bench.cc`, `bin/multi_queue_bench`); with `code`, code under the
+    """A file under an examples or benchmarks folder (`_examples/`, `samples/`, `benches/`, `example_dart/`), at any
+    depth, or a benchmark program by its name (`db_bench.cc`, `bin/multi_queue_bench`); with `code`, code under the
     documentation's folder too, which builds or illustrates the docs (jansson's Sphinx extension
     `doc/ext/refcounting.py` first for "where is the reference count decremented", `doc/github_commits.c`); a
     generator's templates (`lib/generators/devise/templates/`)."""
     parts = path.split("/")
-    return any(part.lower() in _EXAMPLE_DIRS or (code and part.lower() in _DOCS_DIRS) for part in parts[:-1]) or (
+    return any(part.lower() in _EXAMPLE_DIRS or _EXAMPLE_NAMED.fullmatch(part) is not None
+               or (code and part.lower() in _DOCS_DIRS) for part in parts[:-1]) or (
         _BENCH_FILE.search(parts[-1]) is not None) or _GENERATOR_TEMPLATE.search(path) is not None
 
 
