@@ -136,7 +136,8 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "зависит": ("depends", "dependency"), "зависят": ("depend", "dependency"), "зависе": ("depend", "dependency"),
     "удаленн": ("remote",), "удалённ": ("remote",),
     "обнов": ("update", "refresh"), "измен": ("change", "modify", "update"), "добав": ("add", "append"),
-    "регистр": ("register", "registry"), "регистрац": ("registration", "register"),
+    "регистр": ("register", "registry"),
+    "билдер": ("builder",), "строител": ("builder",), "регистрац": ("registration", "register"),
     "инициализ": ("init", "initialize"),
     "инициализац": ("initialization", "init"), "конструктор": ("constructor", "init"), "вызов": ("call", "invoke"),
     "вызыва": ("call", "invoke"), "выполн": ("execute", "run", "perform"), "исполн": ("execute", "run"),
@@ -317,6 +318,8 @@ COMPOUNDS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("ленив", "загруз"): ("lazy", "load"), ("модульн", "тест"): ("unit", "test"),
     ("внешн", "ключ"): ("foreign", "key"), ("регулярн", "выражен"): ("regex", "pattern", "re"),
     ("программн", "обеспечен"): ("software",), ("буфер", "обмен"): ("clipboard",),
+    ("нижн", "регистр"): ("lowercase", "lower"), ("верхн", "регистр"): ("uppercase", "upper"),
+    ("регистр", "букв"): ("case",),
     ("часов", "пояс"): ("timezone", "tz", "zone"), ("метк", "времен"): ("timestamp", "time"),
 }
 
