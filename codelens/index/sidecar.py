@@ -64,7 +64,6 @@ class SidecarInput:
                 cache.close()
         return vectors
 
-
     @cached_property
     def index_vectors(self) -> dict[str, np.ndarray]:
         """Each chunk's index-model vector, but those that follow the swap (`without_vectors`): from the embedding
