@@ -111,3 +111,22 @@ def test_an_update_after_the_cache_evicted_the_vectors_keeps_both_matrices_whole
     (project / "pkg" / "shipping.py").write_text(NEW_FILE)
     update_index(project, settings, ["pkg/shipping.py"], embedder=embedder)
     assert _whole(settings) == (True, True) and Searcher(settings, embedder=embedder).dense_vectors is not None
+
+
+def test_a_matrix_written_short_is_rebuilt_by_the_next_run_though_nothing_changed(indexed_copy, embedder) -> None:
+    """An index an older run left with part of its vectors (the matrix and the file means whole files, as
+    recorded): the next run, with nothing to index, rebuilds both from the index's ChromaDB."""
+    from dataclasses import replace
+
+    from codelens.index.health import sidecar_checksums
+    from codelens.index.manifest import Manifest
+
+    project, settings = indexed_copy
+    held = load_dense_vectors(settings.index_dir)
+    save_dense_vectors(settings.index_dir, held.chunk_ids[:2], np.asarray(held.vectors[:2]))
+    manifest = Manifest.load(settings.index_dir)
+    replace(manifest, sidecar_files=sidecar_checksums(settings.index_dir)).save(settings.index_dir)
+    _forget_cached_vectors()
+    stats = build_index(project, settings, embedder=embedder)
+    assert stats.run["embedded"] == 0 and _whole(settings) == (True, True)
+    assert "damaged or missing index parts rebuilt: files, dense" in stats.warnings

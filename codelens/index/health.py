@@ -22,6 +22,8 @@ from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 
+import numpy as np
+
 from codelens.index.layout import IndexLayout
 from codelens.index.registry import SIDECARS
 from codelens.index.sidecar import Sidecar
@@ -49,6 +51,19 @@ def damaged_sidecars(layout: IndexLayout) -> list[str]:
         if not usable:
             damaged.append(path.name)
     return damaged
+
+
+def short_of_vectors(layout: IndexLayout, chunks_with_vectors: int) -> tuple[Sidecar, ...]:
+    """The sidecars built from the index model's vectors when its dense matrix holds fewer rows than the index has
+    chunks with vectors: written whole, as the last run recorded them, but from part of the vectors (before
+    09b4a0b a run took them from the machine's embedding cache alone, which may have evicted most: trpc's file
+    means from 3 files of 100). The matrix's header alone is read; no matrix (an older index, a server's vectors),
+    nothing to say."""
+    try:
+        rows = np.load(layout.dense_vectors, mmap_mode="r").shape[0]
+    except (OSError, ValueError, IndexError):
+        return ()
+    return tuple(s for s in SIDECARS if s.index_vectors) if rows < chunks_with_vectors else ()
 
 
 def sidecar_checksums(index_dir: Path) -> SidecarFiles:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from codelens.errors import DatabaseError
 from codelens.index.delta import Delta, read_delta
-from codelens.index.health import sidecars_unlike_written, vectors_damaged
+from codelens.index.health import short_of_vectors, sidecars_unlike_written, vectors_damaged
 from codelens.index.layout import IndexLayout
 from codelens.index.manifest import Manifest
 from codelens.index.metadata import IndexStats, read_metadata
@@ -49,6 +49,8 @@ def read_previous(layout: IndexLayout, model_id: str, full: bool, chroma_url: st
     builds_on = held if not full and _may_build_on(stats, held, model_id, chroma_url, layout) else None
     updates = read_delta(layout) if builds_on is not None and not chroma_url else Delta()
     unlike = sidecars_unlike_written(layout, builds_on.sidecar_files) if builds_on is not None else ()
+    if builds_on is not None and not chroma_url:
+        unlike += tuple(s for s in short_of_vectors(layout, len(builds_on.chunks)) if s not in unlike)
     return Previous(stats, held, builds_on, updates, english_key, layout.catalog.is_file(), unlike)
 
 

@@ -118,6 +118,9 @@ class Sidecar:
     # Holds a vector per chunk (English vectors, file means): rebuilt once the test chunks'
     # vectors are in (index/test_vectors.py).
     chunk_vectors: bool = False
+    # Built from the index model's vectors (`SidecarInput.index_vectors`: the dense matrix, the file means):
+    # rebuilt when the dense matrix holds fewer rows than the index has chunks with vectors (health.py)
+    index_vectors: bool = False
     # Built into the live partial index right after a progressive run's first swap, before the
     # e5 vectors (stages.add_late_sidecars): too slow for that first swap, wanted long before the end.
     after_partial: bool = False

@@ -68,4 +68,5 @@ def load_dense_vectors(folder: Path) -> DenseVectors | None:
 
 
 DENSE_SIDECAR = Sidecar("build_dense_sidecar", build_dense_sidecar, lambda layout: (layout.dense,),
-                        checks=(load_dense_vectors,), chunk_vectors=True, cost=WorkCost("dense vectors", 0.0001))
+                        checks=(load_dense_vectors,), chunk_vectors=True, index_vectors=True,
+                        cost=WorkCost("dense vectors", 0.0001))

@@ -81,4 +81,5 @@ def load_file_vectors(folder: Path) -> FileVectors | None:
 
 FILE_VECTORS_SIDECAR = Sidecar("build_file_vectors_sidecar", build_file_vectors_sidecar,
                                lambda layout: (layout.file_vectors,), checks=(load_file_vectors,), chunk_vectors=True,
+                               index_vectors=True,
                                cost=WorkCost("file vectors", 0.0002))
