@@ -29,7 +29,9 @@ LANGUAGE = LanguageRow(
     definitions=(("class_declaration", CLASS), ("interface_declaration", CLASS), ("trait_declaration", CLASS),
                  ("enum_declaration", CLASS), ("function_definition", FUNCTION),
                  ("method_declaration", FUNCTION)),
-    containers=("namespace_definition", "compound_statement", "declaration_list", "enum_declaration_list"),
+    # `if (! function_exists('format_price')) { function format_price(...) {...} }`: a helper file's functions
+    containers=("namespace_definition", "compound_statement", "declaration_list", "enum_declaration_list",
+                "if_statement"),
     preamble=("php_tag", "text", "namespace_definition", "declare_statement"),
     doc_prefixes=(*C_STYLE_DOCS, "//", "#"), test_suffixes=("Test.php",),
     imports=("namespace_use_declaration",), graph=RULE,
