@@ -384,6 +384,7 @@ def test_generated_and_vendored_code_is_skipped_with_one_warning_per_folder(tmp_
         "api_pb2_grpc.py": "class GreeterStub:\n    pass\n",  # protoc's, without a DO NOT EDIT mark
         "web/bundle.js": "var a=1;" * 2000 + "\n",
         "zip/shaded_org_apache_zip/Zip.java": "class Zip { }\n",  # a shaded copy of another library
+        "src/Guard/ThirdParty/Annotations.cs": "class NotNullAttribute { }\n",  # .NET's spelling of third_party
         # a library's release unpacked below the root (yaml-cpp's googletest); a root folder so named is the project
         "tests/googletest-1.16.0/gtest.cc": "int RUN_ALL_TESTS() { return 0; }\n",
         "tool-2.1/main.go": GO_FUNC,
@@ -420,6 +421,7 @@ def test_generated_and_vendored_code_is_skipped_with_one_warning_per_folder(tmp_
         "lib/config-validator.js: skipped, generated (a DO NOT EDIT / @generated mark)",
         "mock.go: skipped, generated (a DO NOT EDIT / @generated mark)",
         "obj/: skipped, vendored or build output (other people's or generated code)",
+        "src/Guard/ThirdParty/: skipped, vendored or build output (other people's or generated code)",
         "src/_drivers.ts: skipped, generated (a DO NOT EDIT / @generated mark)",
         "target/: skipped, vendored or build output (other people's or generated code)",
         "tests/googletest-1.16.0/: skipped, vendored or build output (other people's or generated code)",
