@@ -70,8 +70,8 @@ class SidecarInput:
         cache, and what it lacks from `stored`. A chunk whose text did not change is not embedded again, and the
         machine's cache may have evicted its vector since it was (its least recently used go first): trpc's file
         means came from 6 of its 574 chunks after a run that re-chunked it, its semble nDCG@10 0.864 -> 0.813.
-        {} without a cache or with the vectors on a ChromaDB server."""
-        if self.cache_path is None or not self.index_model or self.vectors_elsewhere:
+        {} without a cache."""
+        if self.cache_path is None or not self.index_model:
             return {}
         wanted = {chunk_id: text_hash for chunk_id, text_hash in self.text_hashes.items()
                   if chunk_id not in self.without_vectors}

@@ -43,9 +43,11 @@ class DenseVectors:
 def build_dense_sidecar(build: SidecarInput) -> None:
     """Sidecar builder: every chunk's e5 vector (`SidecarInput.index_vectors`), but the chunks whose vectors
     follow the swap. A chunk none holds is left out, and the searcher then asks ChromaDB."""
-    vectors = build.index_vectors  # first: an update's may be read from the folder's copy of the old matrix
     target = IndexLayout(build.build_dir).dense
     shutil.rmtree(target, ignore_errors=True)  # the build folder starts as a copy of the old index
+    if build.vectors_elsewhere:  # on a ChromaDB server: no copy of them here
+        return
+    vectors = build.index_vectors
     ids = [chunk_id for chunk_id in build.text_hashes if chunk_id in vectors]
     if not ids:
         return
