@@ -317,6 +317,8 @@ val taxed: Double
     @OptIn(X::class)
     get() = 1.0
 fun <T> g(): Int where T : Comparable<T> = 1
+inline fun <reified T : (A1) -> R, R, A1,
+> invoke(arg1: A1, f: (Int, Int,) -> Int): T? = listOf(1, 2,).let { a, b, -> null }
 @Target(AnnotationTarget.FUNCTION)
 fun routes() {
     val users = listOf("John")
@@ -334,8 +336,10 @@ fun routes() {
     assert lines[13] == "        else -> if (b) 3 else 4"
     assert not lines[17].strip() and lines[18] == "    get() = 1.0"
     assert lines[19] == "fun <T> g(): Int where T : Comparable<T> = 1"
-    assert not lines[20].strip()  # the top level's line of annotations, blanked (lead_prefixes read it back)
-    assert lines[23] == "   ;get(\"/api/users\") { it.json(users) }"  # a call, not a getter
+    assert lines[20] == "inline fun <reified T : (A1) -> R, R, A1 "  # a type list's trailing comma (ktlint's)
+    assert lines[21] == "> invoke(arg1: A1, f: (Int, Int,) -> Int): T? = listOf(1, 2,).let { a, b, -> null }"
+    assert not lines[22].strip()  # the top level's line of annotations, blanked (lead_prefixes read it back)
+    assert lines[25] == "   ;get(\"/api/users\") { it.json(users) }"  # a call, not a getter
     parser = new_parser(row_named("kotlin").grammar)
     assert parser.parse(source).root_node.has_error and not parser.parse(read).root_node.has_error
 

@@ -82,8 +82,8 @@ def readable_bytes(source: bytes) -> bytes:
     multi-dollar strings' dollars blanked, a class's delegation to a name before its body (`Scope by delegate {`)
     blanked, a primary constructor marked below its class's name moved up to it, a local
     named as a modifier renamed where a statement starts with it (`open = isOpen`), a
-    `;` before a statement that starts with a name the grammar reads as a keyword (`where`, `get`, `set`, `in1`):
-    the same length and lines, every name kept."""
+    `;` before a statement that starts with a name the grammar reads as a keyword (`where`, `get`, `set`, `in1`), a
+    type list's trailing comma blanked: the same length and lines, every name kept."""
     if b"if" in source and b"->" in source:
         source = _without_guards(source)
     if b"et" in source and b"@" in source:
@@ -97,7 +97,14 @@ def readable_bytes(source: bytes) -> bytes:
     if b" by " in source:
         source = _CLASS_DELEGATION.sub(_without_delegation, source)
     source = _MODIFIER_NAMED.sub(lambda m: m.group(0)[:-1] + b"_", source)
+    if b">" in source:  # `fun <T, R,> f()`: a type list's trailing comma (ktlint's style) broke the rest of the file
+        source = _TRAILING_COMMA_IN_TYPES.sub(b" ", source)
     return semicolons_before(source, _KEYWORD_NAMED, NAME_OR_CLOSE)  # where the line above ends a statement
+
+
+# a comma before a type list's `>` (mockk's `inline fun <reified T : (A1) -> R, R, A1,\n> invoke(...)`: the grammar
+# read the rest of its 5,527-line file as one error); a lambda's `a, b, ->` keeps meaning the same without it
+_TRAILING_COMMA_IN_TYPES = re.compile(rb",(?=\s*>)")
 
 
 # `) : CoroutineScope by delegate {`: a supertype delegated to a name, then the class's body (the grammar reads
