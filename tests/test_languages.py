@@ -473,7 +473,8 @@ def test_a_file_the_grammar_cannot_fully_parse_keeps_what_it_recovers() -> None:
     chunks, warnings = chunk_code_file("x/broken.go", text)
     assert [(c.symbol, c.start_line, c.docstring) for c in chunks] == [
         ("Good", 3, ""), ("Broken", 7, ""), ("Later", 11, "Later is after the damage.")]
-    assert warnings == ["x/broken.go: the go grammar could not parse all of it; kept the 3 definitions it recovered"]
+    assert warnings == ["x/broken.go: the go grammar could not parse all of it (the widest error: line 8); kept the 3 "
+                        "definitions it recovered"]  # where it gave up: the rest of a file may be lost under one error
 
 
 def test_other_encodings_binaries_and_huge_files_each_warn_and_lose_nothing_else(tmp_path: Path) -> None:

@@ -70,7 +70,9 @@ def parse_with_grammar(rel_path: str, text: str, row: LanguageRow, grammar: Gram
     warning = None
     if root.has_error:
         count = _count(parsed.definitions)
-        warning = (f"{rel_path}: the {row.name} grammar could not parse all of it; "
+        first, last_error = widest_error(root)
+        where = f"lines {first}-{last_error}" if last_error > first else f"line {first}"
+        warning = (f"{rel_path}: the {row.name} grammar could not parse all of it (the widest error: {where}); "
                    f"kept the {count} definitions it recovered")
     return SyntaxResult(parsed, warning)
 
@@ -104,6 +106,21 @@ def error_lines(root) -> int:
         elif node.has_error:
             stack.extend(node.children)
     return lines
+
+
+def widest_error(root) -> tuple[int, int]:
+    """The 1-based first and last lines of a tree's widest outermost ERROR node, or of the first missing node where
+    the grammar only inserted one (mockk's `API.kt`: lines 737-5528, where a warning that counted the definitions
+    kept hid that the rest of the file was lost)."""
+    widest, stack = None, [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            if widest is None or node.end_point[0] - node.start_point[0] > widest.end_point[0] - widest.start_point[0]:
+                widest = node
+        elif node.has_error:
+            stack.extend(node.children)
+    return (widest.start_point[0] + 1, widest.end_point[0] + 1) if widest is not None else (1, 1)
 
 
 def _count(definitions: list[Definition]) -> int:
