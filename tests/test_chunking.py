@@ -111,6 +111,8 @@ def test_line_numbers_are_real() -> None:
     # Go's test inputs in any language (urfave/cli's godoc dump); a capitalised `Test` file is a class's
     ("testdata/godoc-v3.x.txt", True), ("internal/testdata/golden.json", True),
     ("src/Carbon/Traits/Test.php", False), ("hiredis/test.c", True),
+    # Go's hand-written mocks (afero's `gcsfs/gcs_mocks.go`, a `mocks/` package); a package named mock is code
+    ("gcsfs/gcs_mocks.go", True), ("internal/mocks/store.go", True), ("mock/mock.go", False),
 ])
 def test_is_test_path(path: str, expected: bool) -> None:
     assert is_test_path(path) is expected

@@ -46,9 +46,13 @@ LANGUAGE = LanguageRow(
                  ("type_declaration", CLASS), ("type_spec", CLASS), ("var_declaration", FUNCTION)),
     containers=("type_declaration",),  # a grouped `type ( ... )`: each struct or interface in it
     # a `/* ... */` block directly above a definition is its doc as well (echo's `RateLimiterWithConfig`)
-    preamble=("package_clause",), doc_prefixes=(*LINE_DOCS, "/*"), test_suffixes=("_test.go",),
+    preamble=("package_clause",), doc_prefixes=(*LINE_DOCS, "/*"),
+    test_suffixes=("_test.go", "_mock.go", "_mocks.go"),
+    # a hand-written mock is test support, in a `_mock.go` file or a `mocks/` package (afero's `gcs_mocks.go`
+    # ranked beside the code it fakes); mockgen's are generated (`DO NOT EDIT`)
+    test_dirs=("testdata", "mocks"),
     # stringer's `kind_string.go` carries its DO NOT EDIT mark; a hand-written `flag_string.go` (urfave/cli) is code
-    test_dirs=("testdata",), generated_suffixes=(".pb.go", ".pb.gw.go", "_gen.go"),
+    generated_suffixes=(".pb.go", ".pb.gw.go", "_gen.go"),
     imports=("import_declaration",), is_standard_import=_standard, graph=RULE,
     conventions=Conventions(test_id=test_id, throws=("panic",),
                             constant=r"^\s*const\s+(?P<name>\w+)",
