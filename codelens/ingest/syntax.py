@@ -98,29 +98,30 @@ def _read(row: LanguageRow, grammar: Grammar, source: bytes, lines: list[str], c
 
 def error_lines(root) -> int:
     """Lines under a tree's outermost ERROR nodes (an ERROR inside one is not counted again)."""
-    lines, stack = 0, [root]
-    while stack:
-        node = stack.pop()
-        if node.type == "ERROR":
-            lines += node.end_point[0] - node.start_point[0] + 1
-        elif node.has_error:
-            stack.extend(node.children)
-    return lines
+    return sum(_lines_spanned(node) for node in _outermost_errors(root) if node.type == "ERROR")
 
 
 def widest_error(root) -> tuple[int, int]:
-    """The 1-based first and last lines of a tree's widest outermost ERROR node, or of the first missing node where
-    the grammar only inserted one (mockk's `API.kt`: lines 737-5528, where a warning that counted the definitions
+    """The 1-based first and last lines of a tree's widest outermost ERROR node, or of a missing node where the
+    grammar only inserted one (mockk's `API.kt`: lines 737-5528, where a warning that counted the definitions
     kept hid that the rest of the file was lost)."""
-    widest, stack = None, [root]
+    widest = max(_outermost_errors(root), key=_lines_spanned, default=None)
+    return (widest.start_point[0] + 1, widest.end_point[0] + 1) if widest is not None else (1, 1)
+
+
+def _outermost_errors(root):
+    """A tree's ERROR and missing nodes that no other one holds, first found first."""
+    stack = [root]
     while stack:
         node = stack.pop()
         if node.type == "ERROR" or node.is_missing:
-            if widest is None or node.end_point[0] - node.start_point[0] > widest.end_point[0] - widest.start_point[0]:
-                widest = node
+            yield node
         elif node.has_error:
             stack.extend(node.children)
-    return (widest.start_point[0] + 1, widest.end_point[0] + 1) if widest is not None else (1, 1)
+
+
+def _lines_spanned(node) -> int:
+    return node.end_point[0] - node.start_point[0] + 1
 
 
 def _count(definitions: list[Definition]) -> int:
