@@ -268,9 +268,11 @@ def _body_lines(code: str) -> list[str]:
     opens the body (`setSwallowedExceptionListener(\n final SwallowedExceptionListener listener) {` wraps), or
     is the first line where no line opens one (Ruby's `def initialize(a)`); `int getX() { return x; }` is one."""
     lines = [line.strip() for line in _code_lines(code)]
+    if not lines:
+        return []
     opening = next((i for i, line in enumerate(lines) if "{" in line), 0)
-    after = lines[opening].split("{", 1)[1:] if "{" in (lines[opening] if lines else "") else []
-    body = [line.strip() for line in after + lines[opening + 1:]]
+    after = [line.strip() for line in lines[opening].split("{", 1)[1:]]  # the text after the brace, if any
+    body = after + lines[opening + 1:]
     if after and len(body) == 1:  # `{ this.a = a; }` on the signature's line: its closing brace too
         body = [body[0].removesuffix(";").rstrip().removesuffix("}").rstrip()]
     return [line for line in body if line not in ("", "{", "}", "};", "{}")]
