@@ -75,12 +75,11 @@ def _release_copy(name: str, rel: str) -> bool:
 # a `#!` line of a language read: `bin/rails`, `bin/asdf`) is the repository's own: kept. Docusaurus's
 # versioned_docs/ and versioned_sidebars/ are the docs copied at each release (Humanizer's eight copies of every
 # API page: 73% of its chunks, ranks 5-10 of nearly every question); the current docs stay.
-VENDORED_DIRS = frozenset({"vendor", "third_party", "third-party", "thirdparty", "3rdparty", "deps", "bundled", "Pods",
-                           "versioned_docs", "versioned_sidebars",
-                           "target", "bin", "obj"})
-# other people's code in any case: .NET writes `ThirdParty/` (GuardClauses' copy of JetBrains' annotations, 164 of
-# its 303 chunks), `Vendor/`, `3rdParty/`; a build folder's name keeps its case (a `Target/` may be a package)
+# Other people's code is so named in any case: .NET writes `ThirdParty/` (GuardClauses' copy of JetBrains' annotations,
+# 164 of its 303 chunks), `Vendor/`, `3rdParty/`; the other names keep their case (a `Target/` may be a package).
 _ANY_CASE_VENDORED = frozenset({"vendor", "third_party", "third-party", "thirdparty", "3rdparty"})
+VENDORED_DIRS = _ANY_CASE_VENDORED | frozenset({"deps", "bundled", "Pods", "versioned_docs", "versioned_sidebars",
+                                                "target", "bin", "obj"})
 _SHADED = "shaded_"  # another library's package copied under a new name (os-lib's `shaded_org_apache_tools_zip`)
 _KEPT_WITH_SCRIPTS = frozenset({"bin"})
 _PACKAGE_TREE = re.compile(r"(?:^|/)src/[a-z][a-zA-Z]*/(?:java|kotlin|scala|groovy)/.+/")  # folders are packages
