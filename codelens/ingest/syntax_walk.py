@@ -54,6 +54,7 @@ class DefinitionWalk:
         self.line_docs = tuple(p for p in row.doc_prefixes if p not in ("/**", "/*!", "/*", "*", "*/"))
         self.block_docs = any(p in ("/**", "/*!", "/*") for p in row.doc_prefixes)
         self.names = DefinitionNames(row, source, component)
+        self._declared: dict[int, set[str]] = {}  # a block's node id -> the names its statements declare
 
     # ------------------------------------------------------------ walking
 
@@ -124,7 +125,7 @@ class DefinitionWalk:
                 continue
             if _directive(child):
                 continue
-            if kind == "export_statement" and _exports_names_only(child):  # `export { a, b };`, `export default a;`
+            if kind == "export_statement" and _exports_names_only(child, self._declared_in(node)):  # `export { a };`
                 imports.append(_lines_of(child))  # the names' own chunks hold them; a file of nothing else shows it
                 continue
             if kind in self.skipped and kind not in self.row.containers:
@@ -170,6 +171,12 @@ class DefinitionWalk:
                 # `var x = 1`: a statement; never a test's (Rust's `find!(same, "a", "a");` in a `#[cfg(test)]`
                 # module is no statement of the code's `<module>`)
                 spans.append(_lines_of(child))
+
+    def _declared_in(self, block) -> set[str]:
+        """The names a block's statements declare (`_top_level_names`), read once per block."""
+        if block.id not in self._declared:
+            self._declared[block.id] = _top_level_names(block)
+        return self._declared[block.id]
 
     def _test_fixture(self, node, name: str, depth: int) -> bool:
         """Zig: a top-level definition named for the tests (`TestDummyHandler`, `testRoute1`) in a file that holds
@@ -390,10 +397,11 @@ def _clean_doc(lines: list[str], lead_prefixes: tuple[str, ...] = ()) -> str:
     return "\n".join(kept)
 
 
-def _exports_names_only(node) -> bool:
-    """JavaScript's `export { a, b };` or `export default a;` of names the file defines: no code of its own (alone
-    in a `<module>` chunk, react-hook-form's `export { jsonToFormData };` ranked above `jsonToFormData`). Names it
-    imports are re-exported (zod's `export { defaultErrorMap };`): the file's statement, as `export ... from` is."""
+def _exports_names_only(node, defined: set[str]) -> bool:
+    """JavaScript's `export { a, b };` or `export default a;` of names the file defines (`defined`): no code of its
+    own (alone in a `<module>` chunk, react-hook-form's `export { jsonToFormData };` ranked above `jsonToFormData`).
+    Names it imports are re-exported (zod's `export { defaultErrorMap };`): the file's statement, as `export ...
+    from` is."""
     if any(node.child_by_field_name(field) is not None for field in ("declaration", "source")):
         return False
     value = node.child_by_field_name("value")
@@ -403,7 +411,6 @@ def _exports_names_only(node) -> bool:
             names += [s.child_by_field_name("name") for s in part.named_children if s.type == "export_specifier"]
         elif part.type != "comment" and part not in names:
             return False
-    defined = _top_level_names(node.parent) if node.parent is not None else set()
     return bool(names) and all(name is not None and name.text.decode("utf-8", "replace") in defined for name in names)
 
 
