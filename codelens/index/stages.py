@@ -223,12 +223,13 @@ def sidecars(run: Run) -> Run:
     """The sidecars the plan rebuilds (every one, but for a run that only repairs), then the manifest."""
     chunked, plan = run.chunked, run.plan
     codebase = chunked.codebase
+    # what the cache lacks comes from the build folder's ChromaDB, which has just stored it (a server's: not here)
+    stored = None if run.settings.chroma_url else partial(stored_vectors, run.build_dir, run.collection)
     sidecar_input = SidecarInput(run.build_dir, codebase.chunks, codebase.sources, run.cache.path,
                                  run.settings.show_progress, index_model=run.model_id, text_hashes=chunked.hashes,
                                  english_model=run.english_key, without_vectors=plan.deferred,
                                  repository_labels=chunked.labels, vectors_elsewhere=bool(run.settings.chroma_url),
-                                 # what the cache lacks: the build folder's ChromaDB has just stored them
-                                 stored=None if run.settings.chroma_url else partial(stored_vectors, run.build_dir))
+                                 stored=stored)
     # a run that only repairs builds the damaged ones: the copy holds the others as the last run wrote them
     due = [s for s in SIDECARS if plan.rebuild is None or s.name in plan.rebuild]
     copied = {s.name for s in due if s.name in run.built_live and _copy_live(s, run.layout, IndexLayout(run.build_dir))}

@@ -248,12 +248,10 @@ def stored_vectors_version(db_path: Path) -> tuple:
     return tuple(version)
 
 
-def stored_vectors(db_path: Path, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
-    """The vectors a local index folder's ChromaDB holds of these chunks ({} when it holds none)."""
-    from codelens.settings import COLLECTION_NAME
-
+def stored_vectors(db_path: Path, collection: str, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
+    """The vectors a local index folder's ChromaDB collection holds of these chunks ({} when it holds none)."""
     try:
-        store = VectorStore(db_path, COLLECTION_NAME)
+        store = VectorStore(db_path, collection)
     except DatabaseError:
         return {}
     try:
