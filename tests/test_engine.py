@@ -15,7 +15,7 @@ from codelens.index.build import build_index
 from codelens.index.metadata import read_stats
 from codelens.index.store import SEARCH_EF, open_client
 from codelens.ingest.codebase import chunk_codebase
-from codelens.ingest.source import list_python_files, open_codebase
+from codelens.ingest.source import indexed_path_filter, list_python_files, open_codebase
 from codelens.locations import IndexNotFound
 from codelens.search.filters import SearchFilters
 from codelens.search.searcher import Searcher, relevance_percent
@@ -27,6 +27,28 @@ from tests.conftest import DEMO_ZIP, GYMHERO_2026_ZIP, run_cli, settings_for, zi
 def test_walk_skips_vendor_build_and_gitignored(mini_project: Path) -> None:
     paths = [f.rel_path for f in list_python_files(mini_project)]
     assert paths == ["pkg/__init__.py", "pkg/auth.py", "pkg/storage.py", "tests/test_auth.py"]
+
+
+def test_a_virtual_environment_is_skipped_and_a_package_of_its_name_is_kept(tmp_path: Path) -> None:
+    for venv in ("venv", "env"):
+        (tmp_path / venv / "lib" / "python3.12" / "site-packages" / "dep").mkdir(parents=True)
+        (tmp_path / venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+        (tmp_path / venv / "lib" / "python3.12" / "site-packages" / "dep" / "core.py").write_text("x = 1\n")
+        (tmp_path / venv / "bin").mkdir()
+        (tmp_path / venv / "bin" / "activate_this.py").write_text("x = 1\n")
+    conda = tmp_path / ".env"
+    (conda / "conda-meta").mkdir(parents=True)
+    (conda / "tool.py").write_text("x = 1\n")
+    package = tmp_path / "providers" / "env"  # koanf's environment-variable provider
+    package.mkdir(parents=True)
+    (package / "env.py").write_text("def read_environment():\n    return {}\n")
+    zipped = tmp_path / "venv_in_zip" / "env" / "lib" / "python3.12" / "site-packages"  # a zip's venv: no pyvenv.cfg
+    zipped.mkdir(parents=True)
+    (zipped / "six.py").write_text("x = 1\n")
+    paths = [f.rel_path for f in list_python_files(tmp_path)]
+    assert paths == ["providers/env/env.py"]
+    accepts = indexed_path_filter(tmp_path)
+    assert accepts(package / "env.py") and not accepts(tmp_path / "venv" / "bin" / "activate_this.py")
 
 
 def test_zip_source_is_extracted_inside_work_dir(tmp_path: Path, mini_project: Path) -> None:

@@ -34,13 +34,30 @@ from codelens.ingest.formats import (
 )
 
 SKIP_DIRS = frozenset({
-    ".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", "venv", "env",
-    ".env", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+    ".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv",
+    ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache",
     "dist", "site-packages", ".eggs", "__MACOSX",
     ".terraform", ".gradle",  # Terraform's downloaded providers and modules, Gradle's caches: not the project's
     ".idea", ".vs",  # IDE state (JetBrains' workspace XML, Visual Studio's): the editor's, not the project's
     ".next", ".nuxt", ".svelte-kit", ".angular", ".parcel-cache",  # front-end frameworks' build output
 })
+
+# the names a Python virtual environment is usually given: skipped when the folder is one (a venv's `pyvenv.cfg`,
+# conda's `conda-meta/`, the installed packages), kept when it is the project's own package of that name (koanf's
+# `providers/env/`: its environment-variable provider, absent from every answer while `env` was skipped by name)
+_ENVIRONMENT_NAMES = frozenset({"venv", "env", ".env", "virtualenv"})
+_ENVIRONMENT_MARKS = ("pyvenv.cfg", "conda-meta", "Lib/site-packages")
+
+
+def is_skipped_folder(folder: Path) -> bool:
+    """A folder no index reads, by its name (SKIP_DIRS), or a virtual environment by one of its usual names."""
+    if folder.name in SKIP_DIRS:
+        return True
+    if folder.name not in _ENVIRONMENT_NAMES:
+        return False
+    return (any((folder / mark).exists() for mark in _ENVIRONMENT_MARKS)
+            or any(folder.glob("lib/python*/site-packages")))
+
 
 # `build/` is a build's output at the root (a workspace repository's too) or beside a build's manifest (Gradle's
 # `app/build/` beside `app/build.gradle`, a package's beside its package.json); elsewhere a package of that name
@@ -304,7 +321,7 @@ def iter_source_files(root: Path, python_only: bool = False, vendored: list[str]
                 continue
             if is_dir:
                 path = Path(entry.path)
-                if (entry.name in SKIP_DIRS or is_build_output(path, rel) or _ignored_by(ignores, rel + "/")
+                if (is_skipped_folder(path) or is_build_output(path, rel) or _ignored_by(ignores, rel + "/")
                         or _is_index(path)):
                     continue
                 if is_vendored(path, rel + "/"):
@@ -410,7 +427,8 @@ def indexed_path_filter(root: Path) -> Callable[[Path], bool]:
         ignores = top
         for depth in range(1, len(rel.parts)):
             folder = "/".join(rel.parts[:depth]) + "/"
-            if (_ignored_by(ignores, folder) or _is_index(root / folder) or is_build_output(root / folder, folder)
+            if (_ignored_by(ignores, folder) or _is_index(root / folder) or is_skipped_folder(root / folder)
+                    or is_build_output(root / folder, folder)
                     or is_vendored(root / folder, folder)):
                 return False
             ignores = _with_gitignore(ignores, root / folder, folder)
