@@ -417,7 +417,8 @@ def test_a_change_log_sinks_unless_the_question_asks_about_changes_or_releases()
     assert order(stage, "как настраиваются переменные окружения", items)[0] == "lib/hanami/env.rb::Hanami.Env.load"
     for asks in ("what changed in 2.0", "что нового в последнем релизе"):
         assert order(stage, asks, items)[0] == "CHANGELOG.md::v2.0.0 > Changed"
-    assert all(map(is_history_path, ("CHANGES.rst", "docs/HISTORY.md", "changes/1234.feature.md", "NEWS")))
+    assert all(map(is_history_path, ("CHANGES.rst", "docs/HISTORY.md", "changes/1234.feature.md", "NEWS",
+                                          "doc/release_notes/3.1.0.txt")))
     assert not any(map(is_history_path, ("src/changes.py", "lib/history/store.rb", "docs/news_feed.md")))
     # a named part of one (jsoup's `change-archive.txt`, `CHANGES-2.x.md`); never code named so
     assert all(map(is_history_path, ("change-archive.txt", "CHANGES-2.x.md", "changelog_old.rst")))
@@ -456,6 +457,7 @@ def test_benchmark_programs_sink_as_examples_do_unless_the_question_asks_for_a_b
     for asks in ("the router benchmark", "бенчмарк роутеров", "which benches measure parsing"):
         assert order(stage, asks, items)[0] == "benchmarks/routers/src/tool.mts::Route"
     assert is_example_path("crates/core/benches/parse.rs") and is_example_path("bench/index_speed.py")
+    assert is_example_path("zio-json/jvm/src/jmh/scala/zio/json/UUIDBenchmarks.scala")  # the JVM's benchmark set
     assert not is_example_path("src/benchmark.rs")
 
 
@@ -533,7 +535,8 @@ def test_what_only_declares_sinks_below_what_implements_it() -> None:
 
 def test_a_typescript_interface_beside_a_value_of_its_name_types_that_value_and_keeps_its_score() -> None:
     """zod's classic `interface ZodString` (its methods' signatures) beside `const ZodString = $constructor(...)`
-    is the value's own API; an abstract class's abstract method still declares (its class does something)."""
+    is the value's own API; an abstract class's abstract method still declares (its class does something), and
+    so does an interface merged into a class of its name."""
     from codelens.search.ranking_order import DeclarationsBelow
 
     def code(chunk_id: str, kind: str, text: str, parent: str = "") -> Chunk:
@@ -549,13 +552,25 @@ def test_a_typescript_interface_beside_a_value_of_its_name_types_that_value_and_
         code("v4/checks.ts::ZodCheck", "class", "export interface ZodCheck {\n\tcheck(): void;\n}"),
         code("v4/base.ts::Schema", "class", "export abstract class Schema {\n\tabstract parse(): unknown;\n}"),
         code("v4/base.ts::Schema.parse", "method", "\tabstract parse(): unknown;", parent="Schema"),
+        # yup's `interface StringSchema` merged into `class StringSchema`: the class implements, the interface's
+        # members only declare its overloads' types
+        code("src/string.ts::StringSchema", "class",
+             "export default class StringSchema extends Schema {\n\tmin(n) {\n\t\treturn this.test(n);\n\t}\n}"),
+        code("src/string.ts::StringSchema.min", "method", "\tmin(n) {\n\t\treturn this.test(n);\n\t}",
+             parent="StringSchema"),
+        code("src/string.ts::StringSchema#2", "class",
+             "export default interface StringSchema {\n\tdefined(msg?: string): StringSchema;\n}"),
+        code("src/string.ts::StringSchema.defined", "method", "\tdefined(msg?: string): StringSchema;",
+             parent="StringSchema"),
     ]}
     stage = DeclarationsBelow(RankingIndex.build(chunks))
     items = fused(*((chunk_id, 1.0) for chunk_id in chunks))
     kept = {f.chunk_id: round(f.score, 2) for f in stage(Query.from_text("string schema with validations"), items)}
     assert kept == {"v4/schemas.ts::ZodString": 1.0, "v4/schemas.ts::ZodString.email": 1.0,
                     "v4/schemas.ts::ZodString#2": 1.0, "v4/checks.ts::ZodCheck": 0.7, "v4/base.ts::Schema": 1.0,
-                    "v4/base.ts::Schema.parse": 0.7}
+                    "v4/base.ts::Schema.parse": 0.7, "src/string.ts::StringSchema": 1.0,
+                    "src/string.ts::StringSchema.min": 1.0, "src/string.ts::StringSchema#2": 0.7,
+                    "src/string.ts::StringSchema.defined": 0.7}
 
 
 def test_every_object_s_own_methods_sink_unless_the_question_asks_about_them() -> None:

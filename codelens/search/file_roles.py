@@ -47,6 +47,7 @@ _LEGAL_FILE = re.compile(r"^(?:licen[cs]e|copying|copyright|notice|unlicense)(?:
 _EXAMPLE_DIRS = frozenset({"example", "examples", "_examples", "sample", "samples", "demo", "demos",
                            "bench", "benchmark", "benchmarks", "benches", "playground", "playgrounds",
                            "snippet", "snippets",
+                           "jmh",  # the JVM's benchmark source set (zio-json's `src/jmh/`, first for a UUID question)
                            "docs_src"})  # the FastAPI family's tutorial programs (fastapi, typer, sqlmodel)
 # a folder named as one of them and what it shows: dio's `example_dart/`, `example_flutter_app/`, `examples-vue/`,
 # `flutter_example/`
@@ -66,7 +67,10 @@ _HISTORY_FILE = re.compile(r"^(?:(?:change_?log|changes|history|news|releases?|r
                            # an edition's own log: sidekiq's `Ent-Changes.md`, `Pro-Changes.md`
                            r"|\w+[-_](?:change_?log|changes|history)\.(?:mdx?|markdown|rst|txt|adoc|org))$",
                            re.IGNORECASE)
-_HISTORY_DIRS = frozenset({"changelog", "changes", "changelog.d"})
+# a folder of them: towncrier's fragments, a release's notes each in a file (roda's `doc/release_notes/3.1.0.txt`:
+# in the top 5 of 5 of 16 questions asked of it)
+_HISTORY_DIRS = frozenset({"changelog", "changes", "changelog.d", "changelogs", "release_notes", "release-notes",
+                           "releasenotes"})
 # Spring's `messages_ru.properties`, `locales/ru.json`, `ru/LC_MESSAGES/app.po`, Laravel's `lang/ru/`,
 # Android's `values-ru/strings.xml`, .NET's `Resources.ru.resx`
 _TRANSLATION_DIRS = frozenset({"locales", "locale", "i18n", "l10n", "lang", "langs", "translations", "lc_messages"})

@@ -24,7 +24,8 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "куки": ("cookie",), "кук": ("cookie",), "сесси": ("session",), "маршрут": ("route", "routing", "path"),
     "роут": ("route", "router"), "маршрутиз": ("routing", "router"), "эндпоинт": ("endpoint",),
     "эндпойнт": ("endpoint",), "обработчик": ("handler",), "обработ": ("handle", "process"),
-    "промежуточн": ("middleware",), "мидлвар": ("middleware",), "сервер": ("server",), "клиент": ("client",),
+    "промежуточн": ("middleware", "intermediate"),
+    "мидлвар": ("middleware",), "сервер": ("server",), "клиент": ("client",),
     "прокси": ("proxy",), "перенаправл": ("redirect",), "редирект": ("redirect",), "статус": ("status",),
     "код": ("code",), "форм": ("form",), "загруз": ("upload", "load"), "скачив": ("download",),
     "выгруз": ("upload", "export"), "файл": ("file",), "формир": ("build", "generate"),
@@ -113,6 +114,13 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "стектрейс": ("backtrace", "stacktrace", "trace"), "стэктрейс": ("backtrace", "stacktrace", "trace"),
     "стек": ("stack",), "исправ": ("fix",), "устаревш": ("deprecated",), "депрекейт": ("deprecated",),
     "устарел": ("outdated", "stale"),
+    "нескольк": ("several", "multiple"), "миллисекунд": ("millisecond", "ms"), "микросекунд": ("microsecond",),
+    "коротк": ("short",), "сгруппир": ("grouped", "group"),
+    "возобнов": ("resume",), "прерван": ("interrupted", "aborted"), "прерыва": ("interrupt", "abort"),
+    "отключ": ("disable", "disabled"),
+    "сворачива": ("fold", "collapse"), "свертк": ("fold", "folding"), "свёртк": ("fold", "folding"),
+    "зависш": ("stuck", "hung"), "зависа": ("hangs", "stuck"),  # «зависший поток»: a stuck thread
+    "погрешн": ("delta", "tolerance"), "плавающ": ("floating", "float"),  # «с плавающей точкой», «с учётом погрешности»
     # testing and tooling
     "тест": ("test",), "тестир": ("test", "testing"), "мок": ("mock",), "заглушк": ("stub", "mock"),
     "фикстур": ("fixture",), "утвержден": ("assert", "assertion"), "покрыт": ("coverage",),

@@ -297,15 +297,17 @@ class DeclarationsBelow:
                             and declares_only(c) and not self._typed_value(c)}, self.factor)
 
     def _typed_value(self, chunk: Chunk) -> bool:
-        """The declaration is (or is a member of) a type that shares its name with a definition of its file that
-        does something. An abstract class's abstract method is not: its class declares nothing."""
+        """The declaration is (or is a member of) a type that shares its name with a value of its file that does
+        something (a function, a constant made by a call). An abstract class's abstract method is not: its class
+        declares nothing; nor is an interface merged into a class of its name (yup's `interface StringSchema`
+        beside `class StringSchema`: about 80 one-line signatures of overloads, above the methods that run)."""
         owner = chunk.symbol.split("#", 1)[0] if chunk.kind == CLASS else chunk.parent
         if not owner:
             return False
         named = [other for chunk_id in self.index.by_name.get(owner.rsplit(".", 1)[-1], ())
                  if (other := self.index.chunks.get(chunk_id)) is not None and other.path == chunk.path
                  and other.symbol.split("#", 1)[0] == owner]
-        return any(map(declares_only, named)) and not all(map(declares_only, named))
+        return any(map(declares_only, named)) and any(c.kind != CLASS and not declares_only(c) for c in named)
 
 
 # a question about how an object reads as text, or how objects compare, hash or copy (then those methods answer)
