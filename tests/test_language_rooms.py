@@ -269,6 +269,13 @@ def test_elixir_documents_with_attributes() -> None:
     assert chunks["Shop.Cart.add"].docstring == ""
     tax = chunks["Shop.Tax.tax"]  # a function is all its clauses, `def tax(0)` and `def tax(amount)`
     assert (tax.start_line, tax.end_line, tax.docstring) == (7, 9, "The tax of an amount: none on nothing.")
+    # a Mix task's `@moduledoc` after its `use`, `@shortdoc` and `@switches`; a `~S"""` sigil's text; the comment
+    # above `@doc false` and a `@spec` (ecto_sql's `format_table`: its example there, lost before)
+    assert chunks["Mix.Tasks.Shop.Report"].docstring == "Prints the shop's sales report for the last days."
+    run = chunks["Mix.Tasks.Shop.Report.run"]
+    assert (run.start_line, run.docstring) == (13, "Runs the report with the command line's `--days`.")
+    rows = chunks["Mix.Tasks.Shop.Report.format_rows"]
+    assert rows.start_line == 21 and rows.docstring.startswith("Formats the rows as a text table:")
 
 
 def test_a_haskell_function_is_its_signature_its_equations_and_its_haddock() -> None:

@@ -341,6 +341,9 @@ def test_documents_and_configuration_keep_their_embedded_text() -> None:
     # a suffix never in a main source set: kotlinpoet's FunSpec.kt is the library (Kotest's specs are in src/test/)
     ("kotlinpoet/src/jvmMain/kotlin/com/squareup/kotlinpoet/FunSpec.kt", False),
     ("src/test/kotlin/acme/CartSpec.kt", True), ("lib/CartSpec.kt", True),
+    # integration tests' folders (ecto_sql's), a test's setup or helper by its name; a word starting so is code
+    ("integration_test/sql/migration.exs", True), ("integration-tests/api.go", True), ("testes/sort.lua", True),
+    ("test-setup.mjs", True), ("test/test_helper.rb", True), ("src/testing.ts", False), ("lib/tester.rb", False),
     # Python's answers are what they were
     ("tests/test_a.py", True), ("pkg/a_test.py", True), ("pkg/spec/a.py", False), ("pkg/a.py", False),
 ])
@@ -605,3 +608,24 @@ def test_a_zig_files_test_fixture_is_test_code() -> None:
         "testRoute1": True}
     chunks, _ = chunk_code_file("src/testing.zig", "pub fn testAllocator() void {}\n")
     assert [c.is_test for c in chunks if c.kind != "module"] == [False]
+
+
+def test_a_ruby_namespace_is_one_unless_its_own_doc_describes_it() -> None:
+    """roda's `module RodaPlugins` around a plugin and its `register_plugin(:halt, Halt)` line is a namespace (a
+    whole-file chunk of each plugin file before, then a `<module>` chunk of that line in the top 5), and its
+    `module Halt`, whose comment is the plugin's manual, is a definition though it holds only modules; a
+    license's lines above a module are no doc of it."""
+    from codelens.ingest.syntax import chunk_code_file
+
+    plugin = ("class Roda\n  module RodaPlugins\n    # The halt plugin stops a request at once,\n"
+              "    # with the response's status, headers or body:\n    #\n    #   r.halt(403)\n"
+              "    module Halt\n      module RequestMethods\n        def halt(*res)\n          throw :halt, res\n"
+              "        end\n      end\n    end\n\n    register_plugin(:halt, Halt)\n  end\nend\n")
+    chunks = {c.symbol: (c.kind, c.start_line, c.end_line) for c in chunk_code_file("lib/halt.rb", plugin)[0]}
+    # the registering line is the namespace's record of its plugin, as an export is: no `<module>` chunk of a line
+    assert chunks == {"Roda.RodaPlugins.Halt": ("class", 3, 13),
+                      "Roda.RodaPlugins.Halt.RequestMethods": ("class", 8, 12),
+                      "Roda.RodaPlugins.Halt.RequestMethods.halt": ("method", 9, 11)}
+    licensed = ("# Copyright (c) 2024 The Authors\n# Released under the MIT License.\n# See LICENSE.\n"
+                "module Shop\n  class Cart\n    def total\n      0\n    end\n  end\nend\n")
+    assert [c.symbol for c in chunk_code_file("lib/cart.rb", licensed)[0]] == ["Shop.Cart", "Shop.Cart.total"]

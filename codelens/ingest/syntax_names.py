@@ -33,6 +33,8 @@ _INSTANCE_PATH = frozenset({"variable_declarator", "variable_declaration", "obje
 _GENERIC_CALL = re.compile(r"[\w.]+\s*<[\w\s.,<>?*]*>\s*\{")  # Kotlin's `TaskInitializer<Ctx> {`
 _GTEST = re.compile(r"TEST|TEST_[FP]|TYPED_TEST(?:_P)?")
 _NO_BODY = frozenset({"default_method_clause", "delete_method_clause"})
+NAMESPACE_DOC_LINES = 3  # a namespace documented at this length says what it is: a definition of its own
+LICENSE = re.compile(r"(?i)\bcopyright\b|\blicen[cs]e[ds]?\b|spdx-license")  # a file's legal head is no doc
 _VALUE_WRAPPERS = frozenset({"as_expression", "satisfies_expression", "parenthesized_expression",
                              "non_null_expression", "await_expression"})
 
@@ -421,13 +423,16 @@ class DefinitionNames:
 
     def _assigned_function(self, node, declaration=None) -> tuple[str, str] | None:
         """Lua's `M.find_files = function(opts) ... end`: a function by the one name it is assigned to (a
-        function of M, as `function M.find_files(opts)` is); `local conditions = { hidden = function() ...
-        end }`, a table of functions, is a class of them."""
+        function of M, as `function M.find_files(opts)` is), and so is one a call wraps (`M.show =
+        vim.schedule_wrap(function(actions, cb) ... end)`: oil.nvim's, in two nameless `<module>` parts);
+        `local conditions = { hidden = function() ... end }`, a table of functions, is a class of them."""
         names = _first_of(node, frozenset({"variable_list"}))
         values = _first_of(node, frozenset({"expression_list"}))
         if names is None or values is None or len(names.named_children) != 1 or len(values.named_children) != 1:
             return None
-        if values.named_children[0].type != "function_definition" and self.instance_body(declaration or node) is None:
+        value = values.named_children[0]
+        if value.type != "function_definition" and not _wrapped_function(value) and (
+                self.instance_body(declaration or node) is None):
             return None
         return _split_owner(self.text(names.named_children[0]), "")
 
@@ -561,12 +566,23 @@ class DefinitionNames:
         """C and C++: the name sits at the end of a chain of declarators (`*`, `&`, `f(...)`)."""
         current = node
         for _ in range(16):
+            if current.type == "operator_cast":  # its own declarator is its `() const`
+                break
             inner = current.child_by_field_name("declarator")
             if inner is None and current.type == "reference_declarator" and current.named_child_count:
                 inner = current.named_children[-1]  # C++'s `T &f()`: the grammar gives `&`'s declarator no field
             if inner is None:
                 break
             current = inner
+        cast = current if current.type == "operator_cast" else (
+            current.named_children[-1] if current.type == "qualified_identifier" and current.named_children else None)
+        if cast is not None and cast.type == "operator_cast":
+            # a conversion operator (`xml_node::operator bool() const`) is named by its type's last name, in its
+            # class when written outside it: `xml_node.operator bool`, not `xml_node.operator bool() const`
+            converted = cast.child_by_field_name("type")
+            written = _strip_templates(self.text(converted)).rsplit("::", 1)[-1] if converted is not None else ""
+            owner = _strip_templates(self.text(current.named_children[0])) if current is not cast else ""
+            return " ".join(f"operator {written}".split()), owner.replace("::", ".")
         if current.type not in ("identifier", "field_identifier", "qualified_identifier", "destructor_name",
                                 "operator_name", "type_identifier", "template_function"):  # `find<char>`
             return None
@@ -604,16 +620,35 @@ class DefinitionNames:
 
     def namespace(self, node) -> str | None:
         """The name of a namespace that defines nothing but types and constants (`module Rack::Auth` around `class
-        Basic`), `Rack.Auth`; None for a node that is none, or a module with methods or statements of its own."""
+        Basic`), `Rack.Auth`, and registers them in a line (roda's `register_plugin(:halt, Halt)` in `module
+        RodaPlugins`, once per plugin file: a whole-file chunk of each); None for a node that is none, a module with
+        methods or statements of its own, or one its doc comment describes (roda's `module Halt`, whose comment is
+        the plugin's manual, around only its `module RequestMethods`)."""
         if node.type not in self.row.namespaces:
             return None
         name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
         members = [c for c in body.named_children if c.type not in self.row.comments] if body is not None else []
         if name is None or not any(self.row.kind_of(c.type) == CLASS for c in members) or not all(
                 c.type in self.row.namespaces or self.row.kind_of(c.type) == CLASS or _constant_set(c)
-                for c in members):
+                or registering_call(c) for c in members):
+            return None
+        if self._doc_lines(node) >= NAMESPACE_DOC_LINES:
             return None
         return self.text(name).replace("::", ".")
+
+    def _doc_lines(self, node) -> int:
+        """How many lines of its language's doc comments stand directly above the node, none blank between (read
+        as text: Ruby's grammar hands the comments above a body's first statement to the enclosing module); none
+        for a license's lines."""
+        lines, end = [], self.source.rfind(b"\n", 0, node.start_byte)
+        while end > 0:
+            start = self.source.rfind(b"\n", 0, end) + 1
+            line = self.source[start:end].decode("utf-8", errors="replace").strip()
+            if not line or not line.startswith(self.row.doc_prefixes):
+                break
+            lines.append(line)
+            end = start - 1
+        return 0 if LICENSE.search(" ".join(lines)) else len(lines)
 
     def _extension_block(self, node) -> bool:
         """C# 14's `extension(IRestClient client) { ... }`, which the grammar reads as a constructor named
@@ -715,6 +750,26 @@ def _unwrapped(value):
     while value.type in _VALUE_WRAPPERS and value.named_children:
         value = value.named_children[0]
     return value
+
+
+def _wrapped_function(value) -> bool:
+    """Lua's call handed one function of lines (`vim.schedule_wrap(function() ... end)`, a debounce, a memo):
+    the function the call returns, in effect."""
+    arguments = value.child_by_field_name("arguments") if value.type == "function_call" else None
+    functions = [a for a in arguments.named_children if a.type == "function_definition"] if arguments else []
+    return len(functions) == 1 and functions[0].end_point[0] - functions[0].start_point[0] >= 2
+
+
+def registering_call(node) -> bool:
+    """Ruby's one-line call of names, symbols and strings in a namespace (`register_plugin(:halt, Halt)`,
+    `autoload :Basic, "rack/auth/basic"`): it records its types, it does nothing of its own."""
+    if node.type != "call" or node.start_point[0] != node.end_point[0] or node.child_by_field_name("block"):
+        return False
+    arguments = node.child_by_field_name("arguments")
+    return arguments is not None and all(a.type in _REGISTERED for a in arguments.named_children)
+
+
+_REGISTERED = frozenset({"simple_symbol", "constant", "scope_resolution", "string"})
 
 
 def _constant_set(node) -> bool:

@@ -13,7 +13,7 @@ import re
 import textwrap
 
 from codelens.chunk import Definition
-from codelens.ingest.syntax_names import DefinitionNames, file_root
+from codelens.ingest.syntax_names import LICENSE, DefinitionNames, file_root, registering_call
 from codelens.languages import CLASS, FUNCTION, LanguageRow
 
 _FIXTURE_NAME = re.compile(r"(?:Test|test)[A-Z0-9_]")
@@ -36,7 +36,6 @@ _TAG = re.compile(r"</?(?:summary|remarks|param|typeparam|paramref|typeparamref|
 _DOC_MARKERS = ("/**", "/*!", "/*", "*/", "///", "//!", "//", "-- |", "-- ^", "---", "--", "#", "*", "(*", "{")
 _DOC_CLOSERS = {"(*": "*)", "{": "}"}
 _INNER_DOC = "//!"  # Rust's doc of the file it is in
-_LICENSE = re.compile(r"(?i)\bcopyright\b|\blicen[cs]e[ds]?\b|spdx-license")
 
 
 class DefinitionWalk:
@@ -99,7 +98,7 @@ class DefinitionWalk:
             docstring = _clean_doc(self.lines[doc_start - 1:doc_end]) if doc_end >= doc_start else ""
         else:
             return None
-        if not docstring or _LICENSE.search(docstring):
+        if not docstring or LICENSE.search(docstring):
             return None
         return (doc_start, doc_end), docstring
 
@@ -127,6 +126,9 @@ class DefinitionWalk:
                 continue
             if kind == "export_statement" and _exports_names_only(child, self._declared_in(node)):  # `export { a };`
                 imports.append(_lines_of(child))  # the names' own chunks hold them; a file of nothing else shows it
+                continue
+            if depth > 0 and registering_call(child):  # roda's `register_plugin(:halt, Halt)` in its namespace:
+                imports.append(_lines_of(child))  # as an export, no `<module>` line of its own above the plugin
                 continue
             if kind in self.skipped and kind not in self.row.containers:
                 if kind in self.row.imports:
@@ -282,25 +284,34 @@ class DefinitionWalk:
 
     def _doc_attribute(self, node, kind: str, start: int) -> tuple[int, str]:
         """(first line, text) of an attribute's doc: Elixir's `@doc "..."` above a function, past its
-        `@spec`, `@impl` and `@doc since: ...` (the function starts there), or a module's `@moduledoc` among
-        its first statements."""
+        `@spec`, `@impl` and `@doc since: ...` (the function starts there), or a module's `@moduledoc` among its
+        statements before its first definition (a Mix task's comes after its `use Mix.Task`, `@shortdoc` and
+        `@switches`). A function whose attributes say no doc (`@doc false`) or none is documented by the comment
+        above them (ecto_sql's `format_table`: its example in `#` lines above `@doc false` and its `@spec`)."""
         if kind == CLASS:
             body = self._body(node)
-            for statement in body.named_children[:4] if body is not None else ():
+            for statement in body.named_children if body is not None else ():
+                if self.defining_calls.get(self.names.called_word(statement)):
+                    break
                 named = self._attribute(statement)
                 if named is not None and named[0] == self.row.class_doc_attribute:
                     return start, named[1]
             return start, ""
-        sibling = node.prev_named_sibling
+        sibling, top = node.prev_named_sibling, start
         while sibling is not None and (named := self._attribute(sibling)) is not None:
             if self.defining_calls.get(self.names.called_word(sibling)):  # a `@callback` above: its own doc
                 break
             if named[0] in self.row.doc_attributes and named[1]:  # `@doc since: "1.0"` is the doc's metadata
                 return _lines_of(sibling)[0], named[1]
+            top = _lines_of(sibling)[0]
             written = self.source[sibling.start_byte:sibling.end_byte]
             if named[0] in self.row.doc_attributes and written.rstrip().endswith(b"false"):
                 break  # `@doc false`: it has none
             sibling = sibling.prev_named_sibling
+        if top < start:
+            first, comment = self._doc_comment(top)
+            if comment:
+                return first, comment
         return start, ""
 
     def _attribute(self, node) -> tuple[str, str] | None:
@@ -313,7 +324,7 @@ class DefinitionWalk:
         name = self.source[call.named_children[0].start_byte:call.named_children[0].end_byte].decode()
         arguments = next((c for c in call.named_children if c.type == "arguments"), None)
         value = arguments.named_children[0] if arguments is not None and arguments.named_children else None
-        if value is None or value.type != "string":
+        if value is None or value.type not in ("string", "sigil"):  # `@doc ~S"""...`: a sigil's text as a string's
             return name, ""
         text = "".join(self.source[c.start_byte:c.end_byte].decode("utf-8", "replace")
                        for c in value.named_children if c.type == "quoted_content")

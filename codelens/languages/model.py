@@ -314,7 +314,11 @@ def _main_source_set(path: PurePosixPath) -> int | None:
                  if parts[i - 1] == "src" and _MAIN_SOURCE_SET.fullmatch(parts[i])), None)
 
 
-_TEST_FOLDERS = frozenset({"test", "tests", "fuzz", "fuzzing"})
+# a suite's folder; integration tests' own (ecto_sql's `integration_test/sql/*.exs`: 114 chunks of them above the
+# adapters they exercise)
+_TEST_FOLDERS = frozenset({"test", "tests", "fuzz", "fuzzing", "integration_test", "integration_tests",
+                           "integration-test", "integration-tests", "integrationtests",
+                           "testes"})  # Portuguese: Lua's own suite (`testes/sort.lua` in 12 of 16 top tens)
 # a build's module of what only tests use (okhttp-testing-support), by the end of its name
 _TEST_SUPPORT = ("testing-support", "test-support", "test-utils", "testutils", "test-fixtures", "-testing")
 
@@ -438,15 +442,18 @@ class LanguageRow:
 
     def is_test_path(self, rel_path: str) -> bool:
         """Test code by the language's conventions (`*_test.go`, `*.spec.ts`, `__tests__/`, `*Test.java`), a
-        file named `test` in lower case (hiredis's `test.c`), or a test source set's folder (Gradle's and Kotlin
-        Multiplatform's `commonTest/`, `jvmTest/`, `integrationTest/`); never a package folder named `test` in a
-        main source set."""
+        file named `test` in lower case (hiredis's `test.c`), `test-*` or `test_*`, or a test source set's folder
+        (Gradle's and Kotlin Multiplatform's `commonTest/`, `jvmTest/`, `integrationTest/`); never a package folder
+        named `test` in a main source set."""
         path = PurePosixPath(rel_path)
         # a suffix after a name (`CartTest.php`): Carbon's `Traits/Test.php` is its trait named Test, and so is
         # a file named `Test` in capitals; `test.c` is a test program. Never in a main source set: kotlinpoet's
         # `src/jvmMain/.../FunSpec.kt` is the library's, as Kotest's `FooSpec.kt` in `src/test/` is a test
         suffixed = any(path.name.endswith(s) and len(path.name) > len(s) for s in self.test_suffixes)
         if (suffixed and _main_source_set(path) is None) or path.stem in ("test", "tests"):
+            return True
+        # a test's helper or setup named so (yup's `test-setup.mjs`, minitest's `test_helper.rb`)
+        if path.stem.startswith(("test-", "test_")) and _main_source_set(path) is None:
             return True
         if any(_TEST_SOURCE_SET.match(part) for part in path.parts[:-1]):
             return True

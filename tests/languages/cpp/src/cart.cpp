@@ -39,3 +39,12 @@ inline std::string SHA_256(const Cart &cart) {
 }
 
 }  // namespace shop
+
+// a conversion to a type of its own class's, written outside it (pugixml's `xml_node::operator
+// xml_node::unspecified_bool_type() const`), and one inside a class
+Cart::operator Cart::Summary() const { return Summary{prices_.size()}; }
+
+struct Receipt {
+  operator std::string() const { return text; }
+  std::string text;
+};
