@@ -82,6 +82,20 @@ def test_csproj_groups_and_android_manifest_components() -> None:
         ("application.activity.MainActivity", 5, 11), ("application.service.sync.SyncService", 12, 12)]
 
 
+def test_a_long_list_of_one_line_settings_is_read_in_parts_not_a_chunk_a_line() -> None:
+    """joda-money's Eclipse formatter profile: 390 `<setting id=... value=.../>` were 394 chunks of a line each, a
+    fifth of its index, in the answers to formatting questions; a long list of elements of lines is split as ever."""
+    settings = "".join(f'    <setting id="org.eclipse.jdt.core.formatter.option_{n}" value="insert"/>\n'
+                       for n in range(300))
+    text = (f'<profiles version="22">\n  <profile kind="CodeFormatterProfile" name="Joda">\n{settings}'
+            "  </profile>\n</profiles>\n")
+    found = pieces("JodaFormatter.xml", text)
+    assert 2 <= len(found) <= 30 and all(symbol.startswith("Joda") for symbol, _, _ in found)
+    beans = "".join(f'  <group name="g{n}">\n    <bean id="b{n}" class="x.{"Y" * 60}"/>\n  </group>\n'
+                    for n in range(100))
+    assert len(pieces("context.xml", f"<beans>\n <list>\n{beans} </list>\n</beans>\n")) == 100
+
+
 def test_broken_xml_is_split_by_its_lines() -> None:
     text = "<project>\n  <dependencies>\n    <dependency>\n  </dependencies>\n  <build>\n    <plugins>\n"
     assert parse_xml(text) is None

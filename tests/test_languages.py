@@ -344,6 +344,10 @@ def test_documents_and_configuration_keep_their_embedded_text() -> None:
     # integration tests' folders (ecto_sql's), a test's setup or helper by its name; a word starting so is code
     ("integration_test/sql/migration.exs", True), ("integration-tests/api.go", True), ("testes/sort.lua", True),
     ("test-setup.mjs", True), ("test/test_helper.rb", True), ("src/testing.ts", False), ("lib/tester.rb", False),
+    # a file of no language by its folder (scriban's test project's expected outputs); a test crate's folder
+    ("src/Scriban.Tests/TestFiles/410-array.out.txt", True), ("src/test/resources/app.properties", True),
+    ("src/main/resources/app.properties", False), ("docs/tests.md", False),
+    ("test_max_level_features/src/main.rs", True), ("test_max_level_features/Cargo.toml", True),
     # Python's answers are what they were
     ("tests/test_a.py", True), ("pkg/a_test.py", True), ("pkg/spec/a.py", False), ("pkg/a.py", False),
 ])

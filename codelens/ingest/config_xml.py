@@ -147,10 +147,14 @@ def _run_piece(run: Sequence[Element], start: int, end: int, prefix: str, label:
 
 
 def _splits(element: Element, lines: Sequence[str]) -> bool:
-    """A container of the units questions are about, or a long list of one kind of element."""
+    """A container of the units questions are about, or a long list of one kind of element. Not a list of
+    one-line settings (an Eclipse formatter profile's 390 `<setting id=... value=.../>`, a checkstyle
+    `TreeWalker`'s modules: a chunk of a line each, a fifth of joda-money's index): read in parts."""
     if element.tag in _ALWAYS_SPLIT:
         return True
     if len(element.children) < 2 or len({child.tag for child in element.children}) > 1:
+        return False
+    if all(not child.children and child.start_line == child.end_line for child in element.children):
         return False
     size = sum(len(lines[n - 1]) + 1 for n in range(element.start_line, min(element.end_line, len(lines)) + 1))
     return size > MAX_PIECE_CHARS

@@ -46,7 +46,7 @@ from codelens.languages import (
     vue,
     zig,
 )
-from codelens.languages.model import CLASS, FUNCTION, Conventions, Grammar, GraphRule, LanguageRow
+from codelens.languages.model import CLASS, FUNCTION, Conventions, Grammar, GraphRule, LanguageRow, in_test_folder
 
 __all__ = [
     "CLASS", "FUNCTION", "GRAPH_RULES", "LANGUAGES", "PYTHON", "Conventions", "Grammar", "GraphRule",
@@ -111,10 +111,13 @@ def grammar_of(row: LanguageRow, rel_path: str) -> Grammar | None:
 
 
 def is_language_test_path(rel_path: str) -> bool:
-    """Test code by its language's conventions (`*_test.go`, `*.spec.ts`, `__tests__/`, `*Test.java`);
-    Python's own rules are `ingest/chunker.is_test_path`'s."""
+    """Test code by its language's conventions (`*_test.go`, `*.spec.ts`, `__tests__/`, `*Test.java`); a file
+    of no language (a fixture, an expected output) by its folder alone (model.in_test_folder). Python's own
+    rules are `ingest/chunker.is_test_path`'s."""
     row = language_row(rel_path)
-    return row is not None and row.name != PYTHON and row.is_test_path(rel_path)
+    if row is None:
+        return in_test_folder(rel_path)
+    return row.name != PYTHON and row.is_test_path(rel_path)
 
 
 def is_generated_path(rel_path: str) -> bool:

@@ -6,7 +6,7 @@ throwing, constants). Pure data and small pure functions; nothing here imports a
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -99,6 +99,24 @@ def class_and_method(separator: str) -> Callable[[str, str, str], str]:
     """`FooTest#testBar` (JUnit, Surefire's -Dtest), `FooTests.Bar` (dotnet test), `FooTest::testBar`
     (PHPUnit's --filter): the test's class (the file's stem outside one) and its method."""
     return lambda path, owner, name: f"{owner or PurePosixPath(path).stem}{separator}{name}"
+
+
+def in_test_folder(rel_path: str, test_dirs: Collection[str] = ()) -> bool:
+    """A file inside a test folder, whatever its language (a test project's fixtures and expected outputs too:
+    scriban's `src/Scriban.Tests/TestFiles/*.txt`, in 13 of 16 top tens): a test source set (`src/test/`,
+    `commonTest/`), a build's test-support module, a suite's folder (`tests/`, `Dapper.Tests/`, a fuzzer's
+    `fuzzing/`), one named for a test (rust-log's `test_max_level_features/` crate), or one of `test_dirs`."""
+    path = PurePosixPath(rel_path)
+    if any(_TEST_SOURCE_SET.match(part) for part in path.parts[:-1]):
+        return True
+    # a build's test-support module or source set (okhttp's `okhttp-testing-support/src/main/`, Gradle's
+    # `src/testFixtures/`): code only tests run
+    if any(part == "testFixtures" or part.endswith(_TEST_SUPPORT) for part in path.parts[:-1]):
+        return True
+    # C#'s `Dapper.Tests/` and Swift's `Tests/`: a test project's folder; a fuzzer's harnesses (cJSON's
+    # `fuzzing/afl.c::main`, `LLVMFuzzerTestOneInput` in ten of sixteen top tens) are test tooling too
+    return any(part in test_dirs or part in _TEST_FOLDERS or part.endswith((".tests", ".test"))
+               or part.startswith(("test_", "tests_")) for part in test_folders(path))
 
 
 @dataclass(frozen=True)
@@ -455,16 +473,7 @@ class LanguageRow:
         # a test's helper or setup named so (yup's `test-setup.mjs`, minitest's `test_helper.rb`)
         if path.stem.startswith(("test-", "test_")) and _main_source_set(path) is None:
             return True
-        if any(_TEST_SOURCE_SET.match(part) for part in path.parts[:-1]):
-            return True
         folders = test_folders(path)
         if folders and folders[0] in self.test_roots:
             return True
-        # a build's test-support module or source set (okhttp's `okhttp-testing-support/src/main/`, Gradle's
-        # `src/testFixtures/`): code only tests run
-        if any(part == "testFixtures" or part.endswith(_TEST_SUPPORT) for part in path.parts[:-1]):
-            return True
-        # C#'s `Dapper.Tests/` and Swift's `Tests/`: a test project's folder; a fuzzer's harnesses (cJSON's
-        # `fuzzing/afl.c::main`, `LLVMFuzzerTestOneInput` in ten of sixteen top tens) are test tooling too
-        return any(part in self.test_dirs or part in _TEST_FOLDERS or part.endswith((".tests", ".test"))
-                   for part in folders)
+        return in_test_folder(rel_path, self.test_dirs)
