@@ -288,6 +288,8 @@ class DefinitionNames:
             return self._last_clause(node)
         if node.type in self.row.overloads:
             return self._last_overload(node)
+        if self.row.typed_constants and node.type == self.row.typed_constants[0]:
+            return self._typed_constants(node) or node
         if node.type in self.row.equations:
             name, last = self._haskell_name(node), node
             sibling = node.next_named_sibling
@@ -299,6 +301,20 @@ class DefinitionNames:
                 sibling = sibling.next_named_sibling
             return last
         return node
+
+    def _typed_constants(self, node):
+        """The constants declared right after a type, past comments, whose first is of that type (Go's enum:
+        `type Level int` then `const ( Debug Level = iota; Info ... )`), else None."""
+        specs = [c for c in node.named_children if c.type == "type_spec"]
+        name = specs[0].child_by_field_name("name") if len(specs) == 1 else None
+        values = node.next_named_sibling
+        while values is not None and values.type in self.row.comments:
+            values = values.next_named_sibling
+        if name is None or values is None or values.type != self.row.typed_constants[1]:
+            return None
+        first = next((c for c in values.named_children if c.type == "const_spec"), None)
+        typed = first.child_by_field_name("type") if first is not None else None
+        return values if typed is not None and self.text(typed) == self.text(name) else None
 
     def _last_overload(self, node):
         """TypeScript: the implementation after a run of overload signatures of its name (siblings, or each the

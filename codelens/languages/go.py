@@ -54,6 +54,7 @@ LANGUAGE = LanguageRow(
     # stringer's `kind_string.go` carries its DO NOT EDIT mark; a hand-written `flag_string.go` (urfave/cli) is code
     generated_suffixes=(".pb.go", ".pb.gw.go", "_gen.go"),
     imports=("import_declaration",), is_standard_import=_standard, graph=RULE,
+    typed_constants=("type_declaration", "const_declaration"),
     conventions=Conventions(test_id=test_id, throws=("panic",),
                             constant=r"^\s*const\s+(?P<name>\w+)",
                             # an interface, and a function type (`type BuildVarsFunc func(map[string]string)

@@ -452,6 +452,9 @@ class LanguageRow:
     # its code assigns bare words (a shell's `export TOKEN=abc123`): its secrets are masked as a configuration
     # file's are, unquoted values too (ingest/redaction.py's rules 5-6)
     bare_values: bool = False
+    # (a type's node, the constants' node after it): Go's `type ErrorHandling int` and its `const ( ContinueOnError
+    # ErrorHandling = iota ... )` below, the values of the type, are one definition (pflag's values were in `<module>`)
+    typed_constants: tuple[str, str] = ()
     graph: GraphRule | None = None  # None: the code graph reads no edges from its files
     conventions: Conventions = Conventions()
 
