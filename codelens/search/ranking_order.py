@@ -205,11 +205,11 @@ _ASKS_FOR_DATABASE = re.compile(
 # is in the configuration, build files and documents as often as in the code. Not the words code questions
 # use as often: dependencies ("dependency injection"), hooks, compile, «установить» (set), «сборка» (garbage).
 _ASKS_FOR_SETUP = re.compile(
-    r"\b(?:config\w*|settings?|setup|environments?|env|ports?|docker\w*|containers?|compose"
+    r"\b(?:config\w*|settings?|setup|environments?|env|ports?|docker\w*|compose"
     r"|kubernetes|k8s|helm|deploy\w*|install\w*|versions?|build|ci|pipelines?|workflows?"
     r"|lint\w*|formatters?|pre-commit|coverage|makefile|migrations?|licen[cs]e|readme|docs?|documentation"
     r"|properties|yaml|yml|toml|xml|pom|gradle|maven|terraform|plugins?|profiles?|run|running|launch"
-    r"|настро\w*|конфиг\w*|окружени\w*|порт\w*|докер\w*|контейнер\w*|развер\w*|депло\w*"
+    r"|настро\w*|конфиг\w*|окружени\w*|порт\w*|докер\w*|развер\w*|депло\w*"
     r"|верси\w*|запуск\w*|запуст\w*|миграц\w*|лиценз\w*|документац\w*"
     r"|плагин\w*|линтер\w*|покрыти\w*)\b", re.IGNORECASE)
 
