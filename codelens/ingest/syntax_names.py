@@ -33,8 +33,6 @@ _INSTANCE_PATH = frozenset({"variable_declarator", "variable_declaration", "obje
 _GENERIC_CALL = re.compile(r"[\w.]+\s*<[\w\s.,<>?*]*>\s*\{")  # Kotlin's `TaskInitializer<Ctx> {`
 _GTEST = re.compile(r"TEST|TEST_[FP]|TYPED_TEST(?:_P)?")
 _NO_BODY = frozenset({"default_method_clause", "delete_method_clause"})
-NAMESPACE_DOC_LINES = 3  # a namespace documented at this length says what it is: a definition of its own
-LICENSE = re.compile(r"(?i)\bcopyright\b|\blicen[cs]e[ds]?\b|spdx-license")  # a file's legal head is no doc
 _VALUE_WRAPPERS = frozenset({"as_expression", "satisfies_expression", "parenthesized_expression",
                              "non_null_expression", "await_expression"})
 
@@ -638,8 +636,8 @@ class DefinitionNames:
         """The name of a namespace that defines nothing but types and constants (`module Rack::Auth` around `class
         Basic`), `Rack.Auth`, and registers them in a line (roda's `register_plugin(:halt, Halt)` in `module
         RodaPlugins`, once per plugin file: a whole-file chunk of each); None for a node that is none, a module with
-        methods or statements of its own, or one its doc comment describes (roda's `module Halt`, whose comment is
-        the plugin's manual, around only its `module RequestMethods`)."""
+        methods or statements of its own. One its doc comment describes is a definition all the same (the walk
+        decides: syntax_walk's `_described`)."""
         if node.type not in self.row.namespaces:
             return None
         name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
@@ -648,23 +646,7 @@ class DefinitionNames:
                 c.type in self.row.namespaces or self.row.kind_of(c.type) == CLASS or _constant_set(c)
                 or registering_call(c) for c in members):
             return None
-        if self._doc_lines(node) >= NAMESPACE_DOC_LINES:
-            return None
         return self.text(name).replace("::", ".")
-
-    def _doc_lines(self, node) -> int:
-        """How many lines of its language's doc comments stand directly above the node, none blank between (read
-        as text: Ruby's grammar hands the comments above a body's first statement to the enclosing module); none
-        for a license's lines."""
-        lines, end = [], self.source.rfind(b"\n", 0, node.start_byte)
-        while end > 0:
-            start = self.source.rfind(b"\n", 0, end) + 1
-            line = self.source[start:end].decode("utf-8", errors="replace").strip()
-            if not line or not line.startswith(self.row.doc_prefixes):
-                break
-            lines.append(line)
-            end = start - 1
-        return 0 if LICENSE.search(" ".join(lines)) else len(lines)
 
     def _extension_block(self, node) -> bool:
         """C# 14's `extension(IRestClient client) { ... }`, which the grammar reads as a constructor named

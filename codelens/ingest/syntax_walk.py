@@ -13,7 +13,7 @@ import re
 import textwrap
 
 from codelens.chunk import Definition
-from codelens.ingest.syntax_names import LICENSE, DefinitionNames, file_root, registering_call
+from codelens.ingest.syntax_names import DefinitionNames, file_root, registering_call
 from codelens.languages import CLASS, FUNCTION, LanguageRow
 
 _FIXTURE_NAME = re.compile(r"(?:Test|test)[A-Z0-9_]")
@@ -36,6 +36,8 @@ _TAG = re.compile(r"</?(?:summary|remarks|param|typeparam|paramref|typeparamref|
 _DOC_MARKERS = ("/**", "/*!", "/*", "*/", "///", "//!", "//", "-- |", "-- ^", "---", "--", "#", "*", "(*", "{")
 _DOC_CLOSERS = {"(*": "*)", "{": "}"}
 _INNER_DOC = "//!"  # Rust's doc of the file it is in
+_LICENSE = re.compile(r"(?i)\bcopyright\b|\blicen[cs]e[ds]?\b|spdx-license")
+NAMESPACE_DOC_LINES = 3  # a namespace documented at this length says what it is: a definition of its own
 
 
 class DefinitionWalk:
@@ -98,7 +100,7 @@ class DefinitionWalk:
             docstring = _clean_doc(self.lines[doc_start - 1:doc_end]) if doc_end >= doc_start else ""
         else:
             return None
-        if not docstring or LICENSE.search(docstring):
+        if not docstring or _LICENSE.search(docstring):
             return None
         return (doc_start, doc_end), docstring
 
@@ -136,7 +138,8 @@ class DefinitionWalk:
                     if any(c.type in self.row.reexport_marks for c in child.children):  # `pub use a::B;`
                         spans.append(_lines_of(child))
                 continue
-            if depth < _MAX_DEPTH and (namespace := self.names.namespace(child)) is not None:
+            if depth < _MAX_DEPTH and (namespace := self.names.namespace(child)) is not None and (
+                    not self._described(child)):
                 # its types are named through it, in a type too (`class Thor; module Shell; class Basic`)
                 before = len(definitions)
                 self._members(child.child_by_field_name("body"), definitions, spans, imports, depth + 1, None, owner,
@@ -173,6 +176,13 @@ class DefinitionWalk:
                 # `var x = 1`: a statement; never a test's (Rust's `find!(same, "a", "a");` in a `#[cfg(test)]`
                 # module is no statement of the code's `<module>`)
                 spans.append(_lines_of(child))
+
+    def _described(self, node) -> bool:
+        """Its doc comment describes it, NAMESPACE_DOC_LINES lines or more and no license: roda's `module Halt`, whose
+        comment is the plugin's manual, around only its `module RequestMethods`, is a definition, not a namespace."""
+        start = _lines_of(node)[0]
+        first, doc = self._doc_comment(start)
+        return start - first >= NAMESPACE_DOC_LINES and not _LICENSE.search(doc)
 
     def _declared_in(self, block) -> set[str]:
         """The names a block's statements declare (`_top_level_names`), read once per block."""
