@@ -120,6 +120,9 @@ class DefinitionNames:
                     self._documented(node) or name in self._go_receivers(node)):
                 return None
             return name, ""
+        if kind == "destructor_declaration":  # C#'s finalizer `~LiteDatabase()`, not one more constructor (`#5`)
+            name = node.child_by_field_name("name")
+            return ("~" + self.text(name), "") if name is not None else None
         if kind == "type_definition":  # C: `typedef struct {...} name;`
             shape = node.child_by_field_name("type")
             declarator = node.child_by_field_name("declarator")
@@ -226,14 +229,15 @@ class DefinitionNames:
                 return current if functions else None
             if current.type in _INSTANCE_PATH:
                 stack.extend((child, handed) for child in current.named_children)
-            elif current.type == "call_expression":
+            elif current.type in ("call_expression", "function_call"):  # Lua's `local Job = setmetatable({...}, mt)`
                 stack.extend((body, handed) for body in _returned_class_bodies(current))
                 # `module.exports = Any.extend({ validate() {...} })`, `defineStore('cart', { actions: {...} })`;
                 # not a property's descriptor (`Object.defineProperty(o, 'size', { get() {...} })`: one function)
                 arguments, called = current.child_by_field_name("arguments"), current.child_by_field_name("function")
                 if arguments is not None and arguments.type == "arguments" and (
                         called is None or self.text(called) not in _DEFINE_PROPERTY):
-                    stack.extend((argument, True) for argument in arguments.named_children)
+                    # the first argument looked at first: the class's table before its metatable
+                    stack.extend((argument, True) for argument in reversed(arguments.named_children))
         return None
 
     def _is_function(self, node) -> bool:
@@ -242,7 +246,8 @@ class DefinitionNames:
     def is_lambda_value(self, node) -> bool:
         """`val plugin = createClientPlugin("X") { ... }` over three lines or more: a function by its name; so is
         `val HTTP = TaskInitializer<Ctx> { ... }` (the grammar reads `<` and `>` as comparisons around the
-        lambda) and a property computed by a getter's block (`val value: T get() { ... }`). Scala's `implicit val
+        lambda), a property computed by a getter's block (`val value: T get() { ... }`) or once by a delegate's
+        (ktorm's `val totalRecordsInAllPages: Int by lazy { ... }`, the count query's code). Scala's `implicit val
         booleanRead: Read[Boolean] = reads { ... }` (a call ending in a block or cases: scopt's value parsers,
         http4s' `HttpRoutes.of[IO] { case ... }`) and `val f: A => B = { x => ... }` alike."""
         if node.type not in self.row.lambda_values or node.end_point[0] - node.start_point[0] < 2:
@@ -262,6 +267,9 @@ class DefinitionNames:
                 and child.named_children[-1].type == "lambda_literal"
                 and _GENERIC_CALL.match(self.text(child)) is not None)
             or (child.type == "getter" and any(c.type == "block" for c in _descendants(child, 2)))
+            or (child.type == "property_delegate" and any(
+                c.type == "call_expression" and any(a.type == "annotated_lambda" for a in c.named_children)
+                for c in child.named_children))
             for child in node.named_children)
 
     def _declared_name(self, node) -> tuple[str, str] | None:
@@ -395,12 +403,15 @@ class DefinitionNames:
 
     def _elixir_name(self, node) -> tuple[str, str] | None:
         """`defmodule Plug.Conn do`, `def send(conn, body) do`, `def helper(x) when x > 0, do:`, `@callback
-        backoff(Job.t()) :: pos_integer()`."""
+        backoff(Job.t()) :: pos_integer()`, `@callback prepare_for_draining(state) :: {:noreply, [t], state}
+        when t: term` (broadway's: the type's own `when` around its `::`)."""
         if self.is_attribute(node):
             node = node.named_children[0]
         arguments = next((c for c in node.named_children if c.type == "arguments"), None)
         head = arguments.named_children[0] if arguments is not None and arguments.named_children else None
-        if head is not None and head.type == "binary_operator":  # a guard: `f(x) when ...`
+        for _ in range(3):  # a guard: `f(x) when ...`; a typespec `f(x) :: t`, and a `when` around that
+            if head is None or head.type != "binary_operator":
+                break
             head = head.child_by_field_name("left")
         if head is not None and head.type == "call":
             head = head.child_by_field_name("target")
@@ -597,6 +608,11 @@ class DefinitionNames:
             written = _strip_templates(self.text(converted)).rsplit("::", 1)[-1] if converted is not None else ""
             owner = _strip_templates(self.text(current.named_children[0])) if current is not cast else ""
             return " ".join(f"operator {written}".split()), owner.replace("::", ".")
+        if current.type == "qualified_identifier" and b"::" not in current.text and (
+                named := current.child_by_field_name("name")) is not None:
+            # `static ATTRIBUTE_NOINLINE FileDescriptor OpenObjectFile(...)`: the macro read as the type, the type as a
+            # scope with its `::` missing (glog); the function is the name
+            current = named
         if current.type not in ("identifier", "field_identifier", "qualified_identifier", "destructor_name",
                                 "operator_name", "type_identifier", "template_function"):  # `find<char>`
             return None
@@ -648,6 +664,17 @@ class DefinitionNames:
             return None
         return self.text(name).replace("::", ".")
 
+    def _blanket_trait(self, node) -> str | None:
+        """Rust's blanket `impl<S, T: Iterator<Item = S>> ProgressIterator for T`: its methods are the trait's
+        (`ProgressIterator.progress_with`), not a type parameter's (`T.progress_with`, in two files of indicatif)."""
+        trait, shape, parameters = (node.child_by_field_name(f) for f in ("trait", "type", "type_parameters"))
+        if node.type != "impl_item" or trait is None or shape is None or parameters is None:
+            return None
+        declared = {self.text(n) for p in parameters.named_children for n in p.named_children[:1]
+                    if n.type == "type_identifier"} | {self.text(p) for p in parameters.named_children
+                                                       if p.type == "type_identifier"}
+        return _strip_templates(self.text(trait)).split("::")[-1] if self.text(shape) in declared else None
+
     def _extension_block(self, node) -> bool:
         """C# 14's `extension(IRestClient client) { ... }`, which the grammar reads as a constructor named
         `extension`: its members are its static class's (RestSharp's `BuildUri` was one chunk `extension`)."""
@@ -663,6 +690,8 @@ class DefinitionNames:
         named = next((n for n in _descendants(patterns, 4) if n.type == "name"), None) if patterns else None
         if named is not None:
             return self.text(named)  # Haskell: `instance ToJSON a => ToJSON (Maybe a)` is Maybe's
+        if (blanket := self._blanket_trait(node)) is not None:
+            return blanket
         shape = (node.child_by_field_name("type") or node.child_by_field_name("name") or _receiver_type(node)
                  or _first_of(node, frozenset({"user_type", "type_identifier"}))
                  or _first_of(node, frozenset({"identifier"})))  # Objective-C's `@implementation Cart`

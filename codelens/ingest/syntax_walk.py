@@ -175,7 +175,14 @@ class DefinitionWalk:
             elif not test and not any(part is not None and child.id == part.id for part in (own_name, condition)):
                 # `var x = 1`: a statement; never a test's (Rust's `find!(same, "a", "a");` in a `#[cfg(test)]`
                 # module is no statement of the code's `<module>`)
-                spans.append(_lines_of(child))
+                spans.append(self._documented(_lines_of(child)))
+
+    def _documented(self, lines: tuple[int, int]) -> tuple[int, int]:
+        """A statement's lines with the doc comment directly above it (sqlx's `// NameMapper is used to map column
+        names to struct field names. By default, it uses strings.ToLower` over `var NameMapper = strings.ToLower`):
+        the `<module>` chunk says what its values are for. A license above the first statement is no doc."""
+        first, doc = self._doc_comment(lines[0])
+        return (first, lines[1]) if doc and not _LICENSE.search(doc) else lines
 
     def _described(self, node) -> bool:
         """Its doc comment describes it, NAMESPACE_DOC_LINES lines or more and no license: roda's `module Halt`, whose

@@ -45,4 +45,13 @@ class Queue {
   int last_ = 0;
 };
 
+// An attribute macro before the return type (glog's `static ATTRIBUTE_NOINLINE FileDescriptor OpenObjectFile(`):
+// the grammar reads the type as a scope with a missing `::`, the function is still named by its own name.
+static ATTRIBUTE_NOINLINE Queue
+MakeQueue(int first) {
+  Queue queue;
+  queue.Push(first);
+  return queue;
+}
+
 }  // namespace shop

@@ -4,6 +4,12 @@ namespace Acme.Shop;
 public class Checkout
 {
     public double Pay(Cart cart) => cart.Total();
+
+    /// <summary>A finalizer is `~Checkout`, not one more constructor.</summary>
+    ~Checkout()
+    {
+        System.Console.WriteLine("checkout closed");
+    }
 }
 
 /// <summary>C# 14's extension block: its members are the static class's.</summary>

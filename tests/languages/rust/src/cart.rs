@@ -25,6 +25,18 @@ pub fn checkout(cart: &Cart) -> f64 {
     cart.total()
 }
 
+/// Anything that yields prices can be totalled.
+pub trait Totalled {
+    fn totalled(self) -> f64;
+}
+
+// A blanket impl: its method is the trait's (`Totalled.totalled`), not the type parameter's (`T.totalled`).
+impl<T: Iterator<Item = f64>> Totalled for T {
+    fn totalled(self) -> f64 {
+        self.sum()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,6 +6,9 @@ defmodule Shop.Pricer do
   """
   @callback price(item :: map()) :: number()
 
+  @doc "The prices of many items: a typespec's own `when` around its `::` names the callback all the same."
+  @callback prices(items :: [item]) :: [number()] when item: map()
+
   @timeout 5_000
 
   @doc false

@@ -20,6 +20,12 @@ class Cart {
 
     fun total(): Double = withTax(prices.sum())
 
+    /** The dearest price, found once: a property a delegate's block computes is a definition of its own. */
+    val dearest: Double by lazy {
+        val sorted = prices.sorted()
+        sorted.last()
+    }
+
     companion object {
         const val MAX_ITEMS = 10
     }
