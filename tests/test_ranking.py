@@ -467,8 +467,9 @@ def test_a_legacy_version_s_code_sinks_unless_the_question_names_it() -> None:
 
     assert legacy_folders(["src/v3/types.ts", "src/v4/core/schemas.ts", "src/v4-mini/index.ts", "lib/legacy/io.py",
                            "api/v1/users.go", "api/v2/users.go", "api/v10/users.go", "exposed/v1/core/Op.kt",
-                           "manual/v1.7/manual.yml", "manual/v1.10/manual.yml", "manual/dev/manual.yml"]) == {
-        "src/v3/", "lib/legacy/", "api/v1/", "api/v2/", "manual/v1.7/"}  # a lone v1 is the current one
+                           "manual/v1.7/manual.yml", "manual/v1.10/manual.yml", "manual/dev/manual.yml",
+                           "warp/attic/undrained.hs"]) == {
+        "src/v3/", "lib/legacy/", "api/v1/", "api/v2/", "manual/v1.7/", "warp/attic/"}  # a lone v1 is the current one
     chunks = {c.chunk_id: c for c in [chunk("src/v3/types.ts::ZodType", "class"),
                                       chunk("src/v4/classic/schemas.ts::ZodType", "class"),
                                       chunk("src/v4/core/schemas.ts::$ZodType", "class"),
@@ -647,6 +648,8 @@ def test_a_property_s_getter_and_setter_sink_below_the_code_that_does_the_work()
         method("pkg/client.py::Client.timeout", "def timeout(self)", decorators=("property",)),
         # Java names its accessors: one that returns its field sinks, one that computes is code
         method("src/Bounded.java::Bounded.getMaxCount", "public long getMaxCount()", body="    return maxCount;\n"),
+        method("src/Bounded.java::Bounded.getMaxWaitMillis", "public long getMaxWaitMillis()",
+               body="    return maxWait.toMillis();\n"),  # a field in another unit
         method("src/Bounded.java::Bounded.getRemaining", "public long getRemaining()",
                body="    if (count >= maxCount) return 0;\n    return maxCount - count;\n"),
         Chunk(chunk_id="src/Bounded.java::Bounded.getLimit", path="src/Bounded.java", symbol="Bounded.getLimit",
@@ -659,6 +662,14 @@ def test_a_property_s_getter_and_setter_sink_below_the_code_that_does_the_work()
         method("src/pool.cpp::ThreadPool.GetIdleThreadNum", "size_t GetIdleThreadNum() const",
                body="    return idle_thread_num;\n"),
         method("src/pool.cpp::ThreadPool.SetMaxIdle", "void SetMaxIdle(size_t n)", body="    this->max_idle = n;\n"),
+        # Go names a getter for what it returns: one returning its receiver's field sinks (sqlx's `DriverName`
+        # above the code that picks the bind style), one computing what it returns is code
+        Chunk(chunk_id="sqlx.go::DB.DriverName", path="sqlx.go", symbol="DB.DriverName", kind="method",
+              start_line=1, end_line=1, code="func (db *DB) DriverName() string { return db.driverName }",
+              signature="func (db *DB) DriverName() string", parent="DB"),
+        Chunk(chunk_id="sqlx.go::DB.Rebind", path="sqlx.go", symbol="DB.Rebind", kind="method", start_line=1,
+              end_line=3, code="func (db *DB) Rebind(query string) string {\n\treturn Rebind(BindType(db.driverName), "
+                               "query)\n}", signature="func (db *DB) Rebind(query string) string", parent="DB"),
     ]}
     stage = AccessorsBelow(chunks)
     items = fused(*((chunk_id, 1.0) for chunk_id in chunks))
@@ -669,7 +680,7 @@ def test_a_property_s_getter_and_setter_sink_below_the_code_that_does_the_work()
     assert kept("how are redirects followed") == {"source/index.ts::Request._onResponse",
                                                   "pkg/client.py::Client.timeout", "lib/response.js::response.body#2",
                                                   "src/Bounded.java::Bounded.getRemaining",
-                                                  "src/Bounded.java::Bounded.getLimit"}
+                                                  "src/Bounded.java::Bounded.getLimit", "sqlx.go::DB.Rebind"}
     assert "source/options.ts::Options.followRedirect" in kept("what does followRedirect default to")  # written
 
 

@@ -60,5 +60,8 @@ LANGUAGE = LanguageRow(
                             # an interface, and a function type (`type BuildVarsFunc func(map[string]string)
                             # map[string]string`: a callback's signature, what other code implements)
                             bodiless=True, contract=r"\s*(?:type\s+)?\w+(?:\[[^\]]*\])?\s+(?:interface|func)\b",
-                            describing=("String", "GoString", "Error", "Format")),
+                            describing=("String", "GoString", "Error", "Format"),
+                            # Go names a getter for what it returns (`DriverName()`, not `GetDriverName()`): any
+                            # method whose body only returns a field (`return db.driverName`) or stores one
+                            getter=r"\w"),
 )

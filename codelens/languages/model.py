@@ -272,8 +272,10 @@ GETTER_NAMES = r"(?:get|is|has|set)[A-Z_]"  # Java's and PHP's habit: `getMaxCou
 # C#'s and C++'s methods are capitalised too: `GetIdleThreadNum() { return idle_thread_num; }` (cpr), `IsClosed()`
 CAPITALISED_GETTER_NAMES = r"(?:[Gg]et|[Ii]s|[Hh]as|[Ss]et)[A-Z_]"
 # a line that returns a field as it is (`return this.maxCount;`, `return $this->level;`, `return closed;`, C++'s
-# `return this->level;`)
-_RETURNING = re.compile(r"^(?:return\s+)(?:this\.|this->|\$this->|self\.)?[\w$]+\s*;?\s*\}?$")
+# `return this->level;`, Go's `return db.driverName` through its receiver's name), or in another unit
+# (commons-pool's `getMinEvictableIdleTimeMillis() { return minEvictableIdleDuration.toMillis(); }`)
+_RETURNING = re.compile(r"^(?:return\s+)(?:this\.|this->|\$this->|self\.|[A-Za-z_]\w*\.)?[\w$]+(?:\.\w+\(\))?"
+                        r"\s*;?\s*\}?$")
 ACCESSOR_LINES = 3  # got's `set followRedirect(value) { assert.boolean(value); this._internals.x = value; }`
 
 # lines that are not code: blank, line comments (`// x`, PHP's `# x`: not JavaScript's `#private()`),

@@ -117,7 +117,8 @@ def _folded(name: str) -> str:
 
 
 _VERSION = re.compile(r"v(\d+(?:\.\d+)*)", re.IGNORECASE)  # `v3`, `v1.7`: jq's manual per release
-_LEGACY_NAMES = frozenset({"legacy", "deprecated"})
+# and where a project keeps retired code it no longer builds (wai's `warp/attic/`: its old test programs ranked 5th)
+_LEGACY_NAMES = frozenset({"legacy", "deprecated", "attic", "obsolete"})
 
 
 def legacy_folders(paths: Iterable[str]) -> frozenset[str]:
