@@ -65,7 +65,7 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "модел": ("model",), "поле": ("field",), "поля": ("field",), "полей": ("field",), "полям": ("field",),
     "атрибут": ("attribute",), "свойств": ("property",),
     "значен": ("value",), "данн": ("data",), "валидац": ("validation", "validate"), "валидир": ("validate",),
-    "провер": ("check", "validate", "verify"), "проверк": ("check", "validation"),
+    "провер": ("check", "validate", "verify"), "проверк": ("check", "validation", "validate"),
     "сериализ": ("serialize", "serialization"),
     "десериализ": ("deserialize", "parse"), "преобразов": ("convert", "transform"), "конверт": ("convert",),
     "разбор": ("parse", "parser"), "парс": ("parse", "parser"), "разбира": ("parse",),
@@ -308,6 +308,14 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "наблюдател": ("observer", "watcher"), "потомок": ("child", "descendant"), "потомк": ("child", "descendant"),
     "освобод": ("free", "release"), "отбрасыва": ("drop", "discard"), "отброс": ("drop", "discard"),
     "разброс": ("jitter", "spread"), "лидер": ("leader",), "экспоненц": ("exponential",),
+    # idle and busy, handed out and marked, cut short and broken (a fifth round's questions met them untranslated)
+    "простаива": ("idle",), "потокобезопасн": ("thread", "safe", "synchronized"), "занят": ("busy", "used"),
+    "свободн": ("free", "idle", "available"), "выдач": ("borrow", "issue", "lend"), "выдава": ("borrow", "issue"),
+    "помеч": ("mark",), "помет": ("mark",), "обрез": ("truncate", "trim", "cut"),
+    "повреж": ("corrupt", "damaged", "broken"), "нашел": ("found", "find"), "мета": ("meta",),
+    # «приведение типов», «строка приводится к числу» (not «приводит к ошибке», which leads to it)
+    "приведени": ("coerce", "cast", "convert"), "приводитс": ("coerce", "cast", "convert"),
+    "приводятс": ("coerce", "cast", "convert"),
     # everyday words that begin like a key above but mean something else: no translation
     "именно": (), "типичн": (), "данный": (), "данная": (), "данное": (), "данного": (), "данном": (), "данной": (),
     "исключительн": (), "собственно": (), "путем": (), "путём": (), "очередн": (), "входит": (), "выходит": (),
