@@ -148,6 +148,32 @@ def test_a_sidecar_deleted_by_hand_is_rebuilt_alone_by_the_next_run(
     assert build_index(mini_project, settings, embedder=embedder).run["mode"] == "unchanged"
 
 
+def test_keywords_an_older_tokenizer_wrote_are_built_again_by_the_next_run(mini_index, mini_project: Path,
+                                                                          tmp_path: Path, embedder) -> None:
+    """An index whose keyword sidecar an older tokenizer wrote (TOKENIZER_VERSION changed since: its files as that
+    run left them, the manifest naming the sidecar as it was then): a search leaves it out as unusable, and the next
+    index run builds it again though no file changed. It called the index unchanged (git-secret, session 41)."""
+    from codelens.index.layout import LEXICAL_IDS_FILE
+    from codelens.search.lexical import LEXICAL_SIDECAR, TOKENIZER_VERSION
+
+    settings = copy_index(mini_index, tmp_path / "db")
+    db = settings.index_dir
+    meta_path = IndexLayout(db).lexical / LEXICAL_IDS_FILE
+    stat, meta = meta_path.stat(), json.loads(meta_path.read_text(encoding="utf-8"))
+    meta_path.write_text(json.dumps({**meta, "tokenizer_version": TOKENIZER_VERSION - 1}), encoding="utf-8")
+    os.utime(meta_path, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # as the older run wrote it: size and time alike
+    manifest_path = db / "manifest.json"
+    recorded = json.loads(manifest_path.read_text(encoding="utf-8"))
+    recorded["sidecars"] = ["build_lexical_sidecars" if name == LEXICAL_SIDECAR.name else name
+                            for name in recorded["sidecars"]]
+    manifest_path.write_text(json.dumps(recorded), encoding="utf-8")
+    assert "lexical" in Searcher(settings, embedder=embedder).damaged
+    stats = build_index(mini_project, settings, embedder=embedder)
+    assert stats.run["mode"] != "unchanged" and stats.run["embedded"] == 0
+    assert Searcher(settings, embedder=embedder).damaged == []
+    assert build_index(mini_project, settings, embedder=embedder).run["mode"] == "unchanged"
+
+
 def test_a_sidecar_file_overwritten_in_place_is_rebuilt(mini_index, mini_project: Path, tmp_path: Path,
                                                         embedder) -> None:
     """Same size, other bytes: its mtime tells (the search would have left it out as damaged)."""

@@ -27,7 +27,7 @@ from codelens.search.query import Candidate, LegResult, Query
 from codelens.search.terms import term_stats, tokenize, without_code_suffix
 
 # Bump when tokenization or the indexed fields change: older sidecars are then rebuilt.
-TOKENIZER_VERSION = 1
+TOKENIZER_VERSION = 2  # 2: a word's number split off as well (`content206` -> content)
 BM25_K1 = 1.2
 BM25_B = 0.75
 # An English question with more distinct terms than this is "long": BM25 gathers evidence
@@ -205,7 +205,9 @@ def build_lexical_sidecars(build: SidecarInput) -> None:
     file_words_index(chunks, terms).save_to(IndexLayout(build.build_dir).file_words)
 
 
-LEXICAL_SIDECAR = Sidecar("build_lexical_sidecars", build_lexical_sidecars,
+# its name carries the tokenizer's version: an index written by an older one is built again by the next run, though
+# no file changed (its keywords would load as None, and every search rebuild them in memory)
+LEXICAL_SIDECAR = Sidecar(f"build_lexical_sidecars_v{TOKENIZER_VERSION}", build_lexical_sidecars,
                           lambda layout: (layout.lexical, layout.file_words), in_partial=True,
                           prewarm=lambda chunks: [*map(chunk_terms, chunks)].clear(),
                           checks=(LexicalIndex.load, load_file_words),
