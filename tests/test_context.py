@@ -718,7 +718,7 @@ def test_the_code_that_holds_the_tasks_error_message_is_evidence(tmp_path) -> No
         "def parallel(p, q):\n    raise TypeError('not a point: %s' % q)\n\n"
         "def meet(p, q):\n    raise TypeError('not a point: %s' % q)\n\n"
         "def join(p, q):\n    raise TypeError('not a point: %s' % q)\n", encoding="utf-8")
-    localizer = localized(tmp_path, "Vec3D fails\n\n```\n>>> Vec3D(1, 2, 3).evaluate()\n"
+    localizer = localized(tmp_path, "Point3D fails\n\n```\n>>> Point3D(1, 2, 3).evaluate()\n"
                                     "Traceback (most recent call last):\n"
                                     "ValueError: Imaginary coordinates are not permitted.\n```\n")
     assert localizer.why("geo/point.py::Point.__new__") == "holds the task's error message"

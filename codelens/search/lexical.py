@@ -27,7 +27,7 @@ from codelens.search.query import Candidate, LegResult, Query
 from codelens.search.terms import term_stats, tokenize, without_code_suffix
 
 # Bump when tokenization or the indexed fields change: older sidecars are then rebuilt.
-TOKENIZER_VERSION = 2  # 2: a word's number split off as well (`content206` -> content)
+TOKENIZER_VERSION = 1
 BM25_K1 = 1.2
 BM25_B = 0.75
 # An English question with more distinct terms than this is "long": BM25 gathers evidence

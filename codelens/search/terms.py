@@ -116,13 +116,7 @@ def _token_pairs(token: str) -> tuple[tuple[str, str], ...]:
     whole = word.lower()
     pairs = [(whole, whole)] if len(parts) > 1 and whole not in STOP_WORDS else []
     pairs.extend((p, _stem(p)) for p in parts if len(p) > 1 and not p.isdigit() and p not in STOP_WORDS)
-    # a word with its number (wai's `partialContent206`, `sha256Hash`, `Http2Stream`): the word alone as well, so
-    # "partial content" meets `content206` and "sha" `sha256` (the word with its number stays a term of its own)
-    pairs.extend((m[1], _stem(m[1])) for p in parts if (m := _NUMBERED.fullmatch(p)) and m[1] not in STOP_WORDS)
     return tuple(pairs)
-
-
-_NUMBERED = re.compile(r"([a-z]{2,})\d+")
 
 
 def index_term(word: str) -> str:
