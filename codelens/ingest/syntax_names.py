@@ -670,9 +670,10 @@ class DefinitionNames:
         trait, shape, parameters = (node.child_by_field_name(f) for f in ("trait", "type", "type_parameters"))
         if node.type != "impl_item" or trait is None or shape is None or parameters is None:
             return None
-        declared = {self.text(n) for p in parameters.named_children for n in p.named_children[:1]
-                    if n.type == "type_identifier"} | {self.text(p) for p in parameters.named_children
-                                                       if p.type == "type_identifier"}
+        # each parameter's name: a type_identifier itself, or the first child of a `type_parameter` (`T: Iterator`)
+        named = (p if p.type == "type_identifier" else next(iter(p.named_children), None)
+                 for p in parameters.named_children)
+        declared = {self.text(n) for n in named if n is not None and n.type == "type_identifier"}
         return _strip_templates(self.text(trait)).split("::")[-1] if self.text(shape) in declared else None
 
     def _extension_block(self, node) -> bool:

@@ -308,7 +308,7 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "наблюдател": ("observer", "watcher"), "потомок": ("child", "descendant"), "потомк": ("child", "descendant"),
     "освобод": ("free", "release"), "отбрасыва": ("drop", "discard"), "отброс": ("drop", "discard"),
     "разброс": ("jitter", "spread"), "лидер": ("leader",), "экспоненц": ("exponential",),
-    # idle and busy, handed out and marked, cut short and broken (a fifth round's questions met them untranslated)
+    # idle and busy, handed out and marked, cut short and broken (session 41's questions met them untranslated)
     "простаива": ("idle",), "потокобезопасн": ("thread", "safe", "synchronized"), "занят": ("busy", "used"),
     "свободн": ("free", "idle", "available"), "выдач": ("borrow", "issue", "lend"), "выдава": ("borrow", "issue"),
     "помеч": ("mark",), "помет": ("mark",), "обрез": ("truncate", "trim", "cut"),
