@@ -403,6 +403,9 @@ def test_generated_and_vendored_code_is_skipped_with_one_warning_per_folder(tmp_
         "src/rocks/build/builtin.lua": "local function run(rockspec)\n  return true\nend\n",
         # a package named as a vendored folder is the project's own (javalin's bundled plugins)
         "app/src/main/java/io/app/bundled/Cors.java": "class Cors { void allow() { } }\n",
+        # a header-only library's headers in one file, beside them (toml11's); alone, the only copy (kept)
+        "toml/include/toml/parser.hpp": "int parse(int a);\n", "toml/single_include/toml.hpp": "int parse(int a);\n",
+        "one/single_include/one.hpp": "int one(int a);\n",
         "website/versioned_docs/version-2.0/api.md": "# API\n\nOld docs.\n",  # a release's copy of the docs
         "website/version-overrides/2.11.10/dates.mdx": "# Dates\n\nOld docs.\n",  # and Humanizer's by version
         # a tool's mark in lower case (fastify's schema validator, 1,146 lines of one function)
@@ -418,7 +421,8 @@ def test_generated_and_vendored_code_is_skipped_with_one_warning_per_folder(tmp_
     result = chunk_source(project, 1_000_000)
     assert sorted({c.path for c in result.chunks}) == [
         "add.go", "app/src/main/java/io/app/bundled/Cors.java", "bin/tool.py", "core/src-2.12/compat.go",
-        "flag_string.go", "generator/main.go", "src/rocks/build/builtin.lua", "tool-2.1/main.go"]
+        "flag_string.go", "generator/main.go", "one/single_include/one.hpp", "src/rocks/build/builtin.lua",
+        "toml/include/toml/parser.hpp", "tool-2.1/main.go"]
     assert sorted(result.warnings) == [
         "Source/CharMap.cs: skipped, generated (a DO NOT EDIT / @generated mark)",
         "Source/Resources.Designer.cs: skipped, generated (by its name)",
@@ -434,6 +438,7 @@ def test_generated_and_vendored_code_is_skipped_with_one_warning_per_folder(tmp_
         "src/_drivers.ts: skipped, generated (a DO NOT EDIT / @generated mark)",
         "target/: skipped, vendored or build output (other people's or generated code)",
         "tests/googletest-1.16.0/: skipped, vendored or build output (other people's or generated code)",
+        "toml/single_include/: skipped, vendored or build output (other people's or generated code)",
         "vendor/: skipped, vendored or build output (other people's or generated code)",
         "web/bundle.js: skipped, minified or generated (lines too long to be written by hand)",
         "website/version-overrides/2.11.10/: skipped, vendored or build output (other people's or generated code)",

@@ -98,6 +98,10 @@ _ANY_CASE_VENDORED = frozenset({"vendor", "third_party", "third-party", "thirdpa
 VENDORED_DIRS = _ANY_CASE_VENDORED | frozenset({"deps", "bundled", "Pods", "versioned_docs", "versioned_sidebars",
                                                 "target", "bin", "obj"})
 _SHADED = "shaded_"  # another library's package copied under a new name (os-lib's `shaded_org_apache_tools_zip`)
+# a header-only library's headers concatenated by a tool into one file beside them (toml11's, nlohmann/json's and
+# Catch2's `single_include/` next to `include/`): toml11's 18,000-line toml.hpp took the first places from the
+# headers it copies, and `copies` kept whichever copy ranked first
+_AMALGAMATED = "single_include"
 _KEPT_WITH_SCRIPTS = frozenset({"bin"})
 _PACKAGE_TREE = re.compile(r"(?:^|/)src/[a-z][a-zA-Z]*/(?:java|kotlin|scala|groovy)/.+/")  # folders are packages
 _SCRIPT_SUFFIXES = (".py", ".sh", ".bash")
@@ -340,6 +344,8 @@ def is_vendored(folder: Path, rel: str = "") -> bool:
     `src/main/java/io/javalin/plugin/bundled/`, its own plugins)."""
     if folder.name.startswith(_SHADED) or _release_copy(folder.name, rel):
         return True
+    if folder.name == _AMALGAMATED:
+        return (folder.parent / "include").is_dir()  # alone, it is the library's only copy
     named = folder.name in VENDORED_DIRS or folder.name.lower() in _ANY_CASE_VENDORED
     if not named or _PACKAGE_TREE.search(rel):
         return False
