@@ -340,6 +340,7 @@ COMPOUNDS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("нижн", "регистр"): ("lowercase", "lower"), ("верхн", "регистр"): ("uppercase", "upper"),
     ("регистр", "букв"): ("case",),
     ("часов", "пояс"): ("timezone", "tz", "zone"), ("метк", "времен"): ("timestamp", "time"),
+    ("множествен", "числ"): ("plural", "pluralization"),  # not a set and a number (i18n's plural forms)
 }
 
 
