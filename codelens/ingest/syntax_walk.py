@@ -37,6 +37,11 @@ _DOC_MARKERS = ("/**", "/*!", "/*", "*/", "///", "//!", "//", "-- |", "-- ^", "-
 _DOC_CLOSERS = {"(*": "*)", "{": "}"}
 _INNER_DOC = "//!"  # Rust's doc of the file it is in
 _LICENSE = re.compile(r"(?i)\bcopyright\b|\blicen[cs]e[ds]?\b|spdx-license")
+# a comment that tells a tool what to do with the next line (superagent's `// eslint-disable-next-line complexity`
+# between `RequestBase.send`'s 40-line JSDoc and the method: its doc was in no chunk), no doc of its own
+_DIRECTIVE = re.compile(r"^(?://|#)\s*(?:eslint-|@ts-(?:ignore|expect-error|nocheck)|prettier-ignore|istanbul\s|c8\s|"
+                        r"tslint:|biome-ignore|deno-lint-ignore|NOLINT|nolint|noinspection|rubocop:|pylint:|noqa|"
+                        r"phpcs:|@phpstan-|swiftlint:|ktlint-)")
 NAMESPACE_DOC_LINES = 3  # a namespace documented at this length says what it is: a definition of its own
 
 
@@ -367,6 +372,9 @@ class DefinitionWalk:
             index -= 1  # JSDoc a blank line above (express): still the definition's
         while index >= 0:
             stripped = self.lines[index].strip()
+            if _DIRECTIVE.match(stripped):  # a linter's switch between the doc and its definition
+                index -= 1
+                continue
             if self.block_docs and stripped.endswith("*/"):
                 top = index
                 # up to the line the comment opens on; a `"/static/*"` quoted in its text (mux's package doc) opens
@@ -386,7 +394,8 @@ class DefinitionWalk:
             first = self._marked_doc(start_line)
         if first == start_line:
             return start_line, ""
-        return first, _clean_doc(self.lines[first - 1 : start_line - 1], self.row.lead_prefixes)
+        doc = [line for line in self.lines[first - 1 : start_line - 1] if not _DIRECTIVE.match(line.strip())]
+        return first, _clean_doc(doc, self.row.lead_prefixes)
 
     def _marked_doc(self, start_line: int) -> int:
         """The first line of a comment run that says it documents what follows (Haddock's `-- |`), blank

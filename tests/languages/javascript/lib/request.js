@@ -9,5 +9,13 @@ module.exports = {
 
   priceOf (item) {
     return withTax(item.price)
+  },
+
+  /**
+   * Sends the body, as JSON when it is an object: a linter's switch between this doc and its method is no doc.
+   */
+  // eslint-disable-next-line complexity
+  send (body) {
+    return typeof body === 'object' ? JSON.stringify(body) : body
   }
 }
