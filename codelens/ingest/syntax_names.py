@@ -667,8 +667,10 @@ class DefinitionNames:
     def _blanket_trait(self, node) -> str | None:
         """Rust's blanket `impl<S, T: Iterator<Item = S>> ProgressIterator for T`: its methods are the trait's
         (`ProgressIterator.progress_with`), not a type parameter's (`T.progress_with`, in two files of indicatif)."""
+        if node.type != "impl_item":
+            return None
         trait, shape, parameters = (node.child_by_field_name(f) for f in ("trait", "type", "type_parameters"))
-        if node.type != "impl_item" or trait is None or shape is None or parameters is None:
+        if trait is None or shape is None or parameters is None:
             return None
         # each parameter's name: a type_identifier itself, or the first child of a `type_parameter` (`T: Iterator`)
         named = (p if p.type == "type_identifier" else next(iter(p.named_children), None)

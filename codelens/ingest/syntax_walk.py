@@ -186,15 +186,20 @@ class DefinitionWalk:
         """A statement's lines with the doc comment directly above it (sqlx's `// NameMapper is used to map column
         names to struct field names. By default, it uses strings.ToLower` over `var NameMapper = strings.ToLower`):
         the `<module>` chunk says what its values are for. A license above the first statement is no doc."""
-        first, doc = self._doc_comment(lines[0])
-        return (first, lines[1]) if doc and not _LICENSE.search(doc) else lines
+        first, doc = self._own_doc(lines[0])
+        return (first, lines[1]) if doc else lines
 
     def _described(self, node) -> bool:
         """Its doc comment describes it, NAMESPACE_DOC_LINES lines or more and no license: roda's `module Halt`, whose
         comment is the plugin's manual, around only its `module RequestMethods`, is a definition, not a namespace."""
         start = _lines_of(node)[0]
-        first, doc = self._doc_comment(start)
-        return start - first >= NAMESPACE_DOC_LINES and not _LICENSE.search(doc)
+        first, doc = self._own_doc(start)
+        return bool(doc) and start - first >= NAMESPACE_DOC_LINES
+
+    def _own_doc(self, start_line: int) -> tuple[int, str]:
+        """`_doc_comment`, a license none: (start_line, "") then."""
+        first, doc = self._doc_comment(start_line)
+        return (first, doc) if doc and not _LICENSE.search(doc) else (start_line, "")
 
     def _declared_in(self, block) -> set[str]:
         """The names a block's statements declare (`_top_level_names`), read once per block."""
