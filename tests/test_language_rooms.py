@@ -278,6 +278,16 @@ def test_elixir_documents_with_attributes() -> None:
     assert rows.start_line == 21 and rows.docstring.startswith("Formats the rows as a text table:")
 
 
+def test_a_line_comment_run_above_a_definition_documents_it() -> None:
+    """A `//` run directly above a JavaScript function is its doc, as Go's and C's are (the words that say what
+    it does were in no chunk); a bundler's annotation among them is not doc text."""
+    chunks = {c.chunk_id: c for c in chunk_codebase(ROOMS / "javascript", MAX_FILE_BYTES).chunks}
+    floor = chunks["lib/util.js::floor"]
+    assert floor.start_line == 27
+    assert floor.docstring == ("Rounds down to whole units: a `//` run directly above a definition documents it,\n"
+                               "a bundler's annotation below it (no doc) left out.")
+
+
 def test_a_haskell_function_is_its_signature_its_equations_and_its_haddock() -> None:
     """A value's binding (`rate = 0.2`) and the equations past a pragma (`{-# INLINE withTax #-}`) join their
     signature; a `-- |` comment documents the definition below it across a blank line, and the module's Haddock

@@ -64,7 +64,7 @@ EXPECTED: dict[str, list[tuple[str, str, int, int, str, str]]] = {
     ],
     "Counter.svelte": [
         ("<module>", "module", 4, 12, "", ""),
-        ("increment", "function", 8, 10, "", ""),
+        ("increment", "function", 7, 10, "", "Adds one to the counter."),  # its `//` comment its doc
         ("<template>", "text", 15, 18, "", ""),  # the markup between the script and the style
     ],
 }

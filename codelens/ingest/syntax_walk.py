@@ -41,7 +41,7 @@ _LICENSE = re.compile(r"(?i)\bcopyright\b|\blicen[cs]e[ds]?\b|spdx-license")
 # between `RequestBase.send`'s 40-line JSDoc and the method: its doc was in no chunk), no doc of its own
 _DIRECTIVE = re.compile(r"^(?://|#)\s*(?:eslint-|@ts-(?:ignore|expect-error|nocheck)|prettier-ignore|istanbul\s|c8\s|"
                         r"tslint:|biome-ignore|deno-lint-ignore|NOLINT|nolint|noinspection|rubocop:|pylint:|noqa|"
-                        r"phpcs:|@phpstan-|swiftlint:|ktlint-)")
+                        r"phpcs:|@phpstan-|swiftlint:|ktlint-|@__NO_SIDE_EFFECTS__|[@#]__PURE__|#?(?:end)?region\b|MARK:)")
 NAMESPACE_DOC_LINES = 3  # a namespace documented at this length says what it is: a definition of its own
 
 

@@ -8,7 +8,7 @@ import string
 
 from codelens.languages.model import CLASS, FUNCTION, Conventions, Grammar, GraphRule
 
-C_STYLE_DOCS = ("/**", "/*!", "///", "*", "*/")  # Javadoc, JSDoc, KDoc, Doxygen, `///`
+C_STYLE_DOCS = ("/**", "/*!", "//", "*", "*/")  # Javadoc, JSDoc, KDoc, Doxygen, `///` and `//` runs
 LINE_DOCS = ("//",)  # Go, C, C++: a `//` run above a definition documents it
 
 # ------------------------------------------------------------------ JavaScript and its kin
