@@ -973,8 +973,10 @@ def test_file_words_lift_the_file_where_the_question_words_gather() -> None:
     items = fused(("net/log.py::note", 1.0), ("net/pool.py::acquire", 0.8), ("snippet::q1", 0.75))
     question = "how are connections kept alive and released"
     assert order(stage, question, items) == ["net/pool.py::acquire", "net/log.py::note", "snippet::q1"]
-    # a Russian question, no index, or no known word: the list is left as fused
+    # a Russian question counts the names it writes in Latin letters, not its Russian words
     assert order(stage, "как соединения остаются открытыми", items) == [f.chunk_id for f in items]
+    assert order(stage, "как release держит connections открытыми", items)[0] == "net/pool.py::acquire"
+    # no index, or no known word: the list is left as fused
     assert order(FileWords(WORDY, None), question, items) == [f.chunk_id for f in items]
     assert order(stage, "zebra quokka", items) == [f.chunk_id for f in items]
 

@@ -94,9 +94,10 @@ class FileMeaning:
 class FileWords:
     """A chunk gains `weight` x how well its whole file matches the question's words (BM25 over
     files, min-max scaled over the head of the list): the module where the question's terms
-    gather lifts its chunks above a lone chunk that repeats one term. English questions only:
-    a Russian question's words reach the code through the bridge's loose neighbours, which
-    lift the wrong files when a whole file is scored (bench/RESULTS.md)."""
+    gather lifts its chunks above a lone chunk that repeats one term. A Russian question counts
+    only the names it writes in Latin letters (`path_router`, `Query`): its Russian words reach
+    the code through the word bridge, whose neighbours, the glossary's too, lift the wrong files
+    when a whole file is scored (bench/RESULTS.md, sessions 5 and 42)."""
 
     chunks: Mapping[str, Chunk]
     files: LexicalIndex | None
@@ -105,9 +106,10 @@ class FileWords:
     lead: float = LEAD
 
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
-        if self.files is None or not fused or query.russian:
+        if self.files is None or not fused:
             return fused
-        terms = {t: 1.0 for t in query.terms if t in self.files.vocabulary}
+        asked = [t for t in query.terms if not has_cyrillic(t)] if query.russian else query.terms
+        terms = {t: 1.0 for t in asked if t in self.files.vocabulary}
         if not terms:
             return fused
         by_path = dict(zip(self.files.chunk_ids, self.files.scores(terms), strict=True))
