@@ -981,6 +981,24 @@ def test_file_words_lift_the_file_where_the_question_words_gather() -> None:
     assert order(stage, "zebra quokka", items) == [f.chunk_id for f in items]
 
 
+def test_file_words_reach_russian_named_code_from_an_english_question() -> None:
+    """An English question's words crossed to the Russian words a 1C codebase is named in (the glossary read
+    backwards: build -> собрать) score its files too; without the bridge nothing of the question is there."""
+    named = {c.chunk_id: c for c in [
+        code_chunk("src/Журнал.os::ЗаписатьЖурнал", "Процедура ЗаписатьЖурнал(Текст)\n    Сообщить(Текст);"),
+        code_chunk("src/Сборщик.os::ПодготовитьКаталог", "Процедура ПодготовитьКаталог(Путь)\n    Собрать(Путь);"),
+    ]}
+    words = ["собрать", "записать", "журнал", "каталог"]
+    vectors = np.eye(len(words) + 8, dtype=np.float32)  # orthogonal: only the glossary crosses
+    bridge = WordBridge(["query"], vectors[:1], lambda asked: vectors[-len(asked):],
+                        russian=(words, vectors[1 : len(words) + 1]))
+    items = fused(("src/Журнал.os::ЗаписатьЖурнал", 1.0), ("src/Сборщик.os::ПодготовитьКаталог", 0.9))
+    files = file_words_index(named.values())
+    assert order(FileWords(named, files, bridge=bridge), "how to build the project", items)[0] == (
+        "src/Сборщик.os::ПодготовитьКаталог")
+    assert order(FileWords(named, files), "how to build the project", items) == [f.chunk_id for f in items]
+
+
 def test_the_index_keeps_file_words_for_every_indexed_file(mini_index, mini_searcher) -> None:
     saved = load_file_words(mini_index.index_dir)
     assert saved is not None

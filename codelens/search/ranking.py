@@ -148,7 +148,7 @@ STAGES: Mapping[str, StageFactory] = {
     "named-file": lambda c: NamedFile(c.index, c.accept),
     # A partial index's file vectors come from the chunks embedded so far: trusted as much.
     "file-meaning": lambda c: FileMeaning(c.index.chunks, c.files, weight=0.2 * c.coverage),
-    "file-words": lambda c: FileWords(c.index.chunks, c.file_words),
+    "file-words": lambda c: FileWords(c.index.chunks, c.file_words, bridge=c.bridge),
     "graph-files": lambda c: GraphFiles(c.index.chunks, c.call_files),
     "hub-files": lambda c: HubFiles(c.index.chunks, c.hubs),
     "kind-prior": lambda c: KindPrior(c.index.chunks, c.index.sql_schemas, c.index.code_beside_sql),

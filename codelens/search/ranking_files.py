@@ -97,18 +97,23 @@ class FileWords:
     gather lifts its chunks above a lone chunk that repeats one term. A Russian question counts
     only the names it writes in Latin letters (`path_router`, `Query`): its Russian words reach
     the code through the word bridge, whose neighbours, the glossary's too, lift the wrong files
-    when a whole file is scored (bench/RESULTS.md, sessions 5 and 42)."""
+    when a whole file is scored (bench/RESULTS.md, sessions 5 and 42). An English question's words
+    crossed to Russian-named code (1C's собрать for build) count with its own: they are the only
+    words such a file has."""
 
     chunks: Mapping[str, Chunk]
     files: LexicalIndex | None
     weight: float = 0.3
     window: int = 50
     lead: float = LEAD
+    bridge: WordBridge | None = None
 
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
         if self.files is None or not fused:
             return fused
-        asked = [t for t in query.terms if not has_cyrillic(t)] if query.russian else query.terms
+        asked = [t for t in query.terms if not has_cyrillic(t)] if query.russian else list(query.terms)
+        if not query.russian and self.bridge is not None:  # English words crossed to Russian-named code (1C)
+            asked += list(bridged_terms(crossed(query, self.bridge), query.words))
         terms = {t: 1.0 for t in asked if t in self.files.vocabulary}
         if not terms:
             return fused
