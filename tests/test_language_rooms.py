@@ -286,6 +286,15 @@ def test_a_line_comment_run_above_a_definition_documents_it() -> None:
     assert floor.start_line == 27
     assert floor.docstring == ("Rounds down to whole units: a `//` run directly above a definition documents it,\n"
                                "a bundler's annotation below it (no doc) left out.")
+    # an editor's region marker or Swift's `// MARK:` above the doc is no doc text either
+    from codelens.ingest.syntax import chunk_code_file
+
+    ts, _ = chunk_code_file("src/cart.ts", "// #region totals\n// Sums the prices.\n"
+                            "export function total(p: number[]) {\n  return p.reduce((a, b) => a + b, 0);\n}\n")
+    assert [c.docstring for c in ts if c.symbol == "total"] == ["Sums the prices."]
+    swift, _ = chunk_code_file("Cart.swift", "// MARK: - Totals\n/// Sums the prices.\n"
+                               "func total(_ p: [Int]) -> Int {\n    return p.reduce(0, +)\n}\n")
+    assert [c.docstring for c in swift if c.symbol == "total"] == ["Sums the prices."]
 
 
 def test_a_haskell_function_is_its_signature_its_equations_and_its_haddock() -> None:
