@@ -111,16 +111,21 @@ class FileWords:
     def __call__(self, query: Query, fused: list[Fused]) -> list[Fused]:
         if self.files is None or not fused:
             return fused
-        asked = [t for t in query.terms if not has_cyrillic(t)] if query.russian else list(query.terms)
-        if not query.russian and self.bridge is not None:  # English words crossed to Russian-named code (1C)
-            asked += list(bridged_terms(crossed(query, self.bridge), query.words))
-        terms = {t: 1.0 for t in asked if t in self.files.vocabulary}
+        terms = {t: 1.0 for t in self._asked(query) if t in self.files.vocabulary}
         if not terms:
             return fused
         by_path = dict(zip(self.files.chunk_ids, self.files.scores(terms), strict=True))
         paths = [file_of(self.chunks, f) for f in fused[: self.window]]
         matched = np.asarray([by_path.get(path, np.nan) for path in paths], dtype=np.float64)
         return add_file_gain(fused, paths, matched, self.weight, self.lead)
+
+    def _asked(self, query: Query) -> list[str]:
+        """The question's terms a whole file is scored by (the class's doc says which)."""
+        if query.russian:
+            return [t for t in query.terms if not has_cyrillic(t)]
+        if self.bridge is None:
+            return list(query.terms)
+        return [*query.terms, *bridged_terms(crossed(query, self.bridge), query.words)]
 
 
 def add_file_gain(fused: list[Fused], paths: Sequence[str], file_scores: np.ndarray, weight: float,
