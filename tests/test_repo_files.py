@@ -14,6 +14,7 @@ from codelens.graph.codemap import code_map
 from codelens.graph.store import load_graph
 from codelens.index.build import build_index
 from codelens.index.manifest import files_beside_code
+from codelens.index.store import _HNSW_HEADER, VectorStore, clear_unused_hnsw
 from codelens.ingest.codebase import chunk_codebase
 from codelens.search.filters import SearchFilters
 from codelens.search.searcher import Searcher
@@ -97,6 +98,46 @@ def test_no_planted_secret_on_disk(repo_index) -> None:
         leaks += [(path.name, s) for s in PLANTED if s.encode() in data]
         leaks += [(path.name, w) for w in words if w.encode() in data.lower()]  # lexical sidecars keep terms
     assert leaks == []
+
+
+def _hnsw_tails(db_path: Path) -> dict[Path, bytes]:
+    """Each HNSW file's bytes past its live vectors, by the segment's header."""
+    tails = {}
+    for header in db_path.glob("*/header.bin"):
+        _, _, _, count, slot = _HNSW_HEADER.unpack(header.read_bytes()[:_HNSW_HEADER.size])
+        for name, size in (("data_level0.bin", slot), ("length.bin", 4)):
+            tails[header.parent / name] = (header.parent / name).read_bytes()[count * size:]
+    return tails
+
+
+def test_hnsw_files_hold_nothing_past_their_vectors(repo_index) -> None:
+    """hnswlib writes its malloc'd capacity unzeroed when it creates an index (chroma-core/chroma#7688):
+    whatever the process freed before, a file's unmasked text among it. An index run leaves zeros
+    there, and clearing what a copy holds there changes no answer."""
+    settings, stats = repo_index
+    tails = _hnsw_tails(settings.db_path)
+    assert tails and all(len(tail) for tail in tails.values())  # the index holds fewer vectors than its capacity
+    assert {path.name: tail.count(0) for path, tail in tails.items()} == {path.name: len(tail)
+                                                                          for path, tail in tails.items()}
+    before = _nearest_of_every_vector(settings.index_dir, stats.collection)
+    planted = PLANTED[0].encode()
+    for path, tail in tails.items():  # as the heap left it when the index was made
+        with path.open("r+b") as handle:
+            handle.seek(-len(tail), 2)
+            handle.write((planted * (len(tail) // len(planted) + 1))[: len(tail)])
+    assert clear_unused_hnsw(settings.db_path) == sum(len(tail) for tail in tails.values())
+    assert all(planted not in path.read_bytes() for path in tails)
+    assert clear_unused_hnsw(settings.db_path) == 0
+    assert _nearest_of_every_vector(settings.index_dir, stats.collection) == before
+
+
+def _nearest_of_every_vector(index_dir: Path, collection: str) -> list[list[tuple[str, float]]]:
+    store = VectorStore(index_dir, collection)
+    try:
+        _, vectors = store.all_vectors()
+        return [store.nearest(vector, 5) for vector in vectors]
+    finally:
+        store.close()
 
 
 def test_no_planted_secret_in_search_or_cli_output(repo_index, embedder) -> None:

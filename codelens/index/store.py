@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import struct
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
 from pathlib import Path
@@ -34,6 +35,8 @@ class VectorStore:
         self.collection_name = collection
         self._client = open_client(db_path, chroma_url)
         self._count: int | None = None
+        self._wrote = False  # close() then clears what ChromaDB's HNSW files hold past their vectors
+        self._local = not chroma_url
         try:
             if create:
                 self._collection = self._client.get_or_create_collection(
@@ -54,7 +57,7 @@ class VectorStore:
         return self._count
 
     def upsert(self, chunks: Sequence[Chunk], vectors: np.ndarray) -> None:
-        self._count = None
+        self._count, self._wrote = None, True
         with _write_errors(self.db_path):
             for start in range(0, len(chunks), _UPSERT_BATCH):
                 part = chunks[start : start + _UPSERT_BATCH]
@@ -67,7 +70,7 @@ class VectorStore:
 
     def relabel(self, chunks: Sequence[Chunk]) -> None:
         """New metadata for chunks stored with the same code and vector (ChromaDB keeps both)."""
-        self._count = None
+        self._count, self._wrote = None, True
         with _write_errors(self.db_path):
             for start in range(0, len(chunks), _UPSERT_BATCH):
                 part = chunks[start : start + _UPSERT_BATCH]
@@ -76,7 +79,7 @@ class VectorStore:
                                         metadatas=[{**_CLEARED, **_to_metadata(c)} for c in part])
 
     def delete(self, chunk_ids: Sequence[str]) -> None:
-        self._count = None
+        self._count, self._wrote = None, True
         with _write_errors(self.db_path):
             for start in range(0, len(chunk_ids), _UPSERT_BATCH):
                 self._collection.delete(ids=list(chunk_ids[start : start + _UPSERT_BATCH]))
@@ -128,8 +131,11 @@ class VectorStore:
         ]
 
     def close(self) -> None:
-        """Release the files so the folder can be moved or deleted (build aside, then swap)."""
+        """Release the files so the folder can be moved or deleted (build aside, then swap), and
+        after a write clear the bytes ChromaDB's HNSW files hold past their vectors."""
         forget_open_indexes()
+        if self._wrote and self._local:
+            clear_unused_hnsw(self.db_path)
 
 
 def _widen_search(collection) -> None:
@@ -258,6 +264,54 @@ def stored_vectors(db_path: Path, collection: str, chunk_ids: Sequence[str]) -> 
         return store.vectors(chunk_ids)
     finally:
         store.close()
+
+
+# hnswlib's header.bin (ChromaDB's fork, PERSISTENCE_VERSION 1) begins: version (int32), offsetLevel0,
+# max_elements, cur_element_count, size_data_per_element (size_t each), little-endian on every platform chromadb ships
+_HNSW_HEADER = struct.Struct("<iQQQQ")
+_HNSW_VERSION = 1
+
+
+def clear_unused_hnsw(db_path: Path) -> int:
+    """Zero what each HNSW segment's data_level0.bin and length.bin hold past their vectors; the
+    bytes cleared. hnswlib writes its whole malloc'd capacity, never zeroed, when it creates an index
+    (chroma-core/chroma#7688), so the slots no vector fills yet hold whatever this process had freed:
+    once, a source file's text read before its secrets were masked. The slots past the header's
+    element count are unused (a vector written later fills its whole slot), so zeros there change no
+    answer. A segment whose files do not have the layout described above is left as it is."""
+    cleared = 0
+    for header in sorted(db_path.glob("*/header.bin")):
+        if not _SEGMENT_DIR.fullmatch(header.parent.name):
+            continue
+        try:
+            with header.open("rb") as handle:
+                fields = _HNSW_HEADER.unpack(handle.read(_HNSW_HEADER.size))
+        except (OSError, struct.error):
+            continue
+        version, _, max_elements, count, slot = fields
+        if version != _HNSW_VERSION or slot == 0 or count > max_elements:
+            continue
+        cleared += _zero_after(header.parent / "data_level0.bin", count, slot)
+        cleared += _zero_after(header.parent / "length.bin", count, 4)  # one float32 per vector
+    return cleared
+
+
+def _zero_after(path: Path, count: int, slot: int) -> int:
+    """Zero a file of `slot`-byte slots after its first `count`; the bytes that were not zero."""
+    try:
+        size = path.stat().st_size
+        if size % slot or size < count * slot:
+            return 0
+        with path.open("r+b") as handle:
+            handle.seek(count * slot)
+            tail = handle.read()
+            nonzero = len(tail) - tail.count(0)
+            if nonzero:
+                handle.seek(count * slot)
+                handle.write(bytes(len(tail)))
+        return nonzero
+    except OSError:
+        return 0
 
 
 def forget_open_indexes() -> None:
