@@ -168,7 +168,7 @@ def test_word_bridge_cache_evicts_the_least_recently_asked_word() -> None:
     bridge.translate(["облако"])
     bridge.translate(["пароль"])  # asked again: now the newest
     assert embedded == ["пароль", "облако"]
-    assert set(bridge.translate(["соль"])) == set()  # a third word: облако, the oldest, leaves
+    assert set(bridge.translate(["соль"])) == {"salt"}  # a third word (the glossary's): облако, the oldest, leaves
     assert set(bridge.translate(["пароль"])) == {"password"} and embedded == ["пароль", "облако", "соль"]
     bridge.translate(["облако"])
     assert embedded == ["пароль", "облако", "соль", "облако"]
@@ -198,6 +198,11 @@ def test_glossary_gives_the_usual_english_words_of_programming_russian() -> None
     assert glossary_words("настраивается")[0] == "config"  # «где настраивается ...», not only «настроить»
     # text layout and a store's life, which e5 crossed as `adopt`, `probe`, `sending` (jsoup, pinia, Polly)
     assert glossary_words("отступом")[0] == "indent" and glossary_words("пробелы")[0] == "whitespace"
+    # nouns e5 crossed wrong (подсветки -> light, фона -> font, смещение -> modifier, режиме -> region)
+    assert glossary_words("подсветки") == ("highlight",) and glossary_words("фона") == ("background",)
+    assert glossary_words("смещение") == ("offset",) and glossary_words("режиме") == ("mode",)
+    assert glossary_words("фоновый") == ("background",) and glossary_words("фонд") == ("fund",)  # the longest key
+    assert glossary_words("полезные") == () and glossary_words("целиком") == ()  # not a field, not an integer
     assert glossary_words("сбрасывается") == ("reset", "flush") and glossary_words("стора") == ("store",)
     assert glossary_words("сторонний") == ("external", "third")  # not a store
     assert glossary_words("повторяющиеся")[0] == "duplicate" and glossary_words("повторно")[0] == "retry"
