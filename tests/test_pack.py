@@ -118,6 +118,22 @@ def test_a_method_of_a_class_shown_whole_is_not_repeated() -> None:
     assert [p.chunk for p in packed.pieces] == [cls] and packed.left_out == ()
 
 
+def test_a_class_whose_methods_are_mostly_shown_is_shown_whole_instead() -> None:
+    cls, members = big_class()
+    whole = BYTE_ESTIMATE.count(cls.code)
+    far_class = Candidate(cls, "type", 2, 0.1, members=members)  # far: a signature on its own
+    many = [Candidate(m, "seed", 0, 1.0 - i / 100) for i, m in enumerate(members[:30])]
+    packed = pack([*many, far_class], 4 * whole, BYTE_ESTIMATE)
+    assert [(p.chunk, p.form) for p in packed.pieces] == [(cls, "full")]  # one class, not thirty pieces
+    few = pack([*many[:3], far_class], 4 * whole, BYTE_ESTIMATE)  # three methods: pieces of their own
+    assert [(p.chunk, p.form) for p in few.pieces] == [*((m, "full") for m in members[:3]), (cls, "signature")]
+    asked = pack([*many, far_class], 4 * whole, BYTE_ESTIMATE, ASK_RULES)  # ask cites its hits' own lines
+    assert [p.chunk for p in asked.pieces if p.form != "signature"] == list(members[:30])
+    tight = pack([*many, far_class], whole * 3 // 2, BYTE_ESTIMATE)  # whole, it would take over half the budget
+    assert cls not in [p.chunk for p in tight.pieces if p.form == "full"]
+    assert tight.tokens <= whole * 3 // 2
+
+
 def test_no_piece_but_the_first_takes_more_than_its_share() -> None:
     long_body = "\n".join(f"    total += {i}" for i in range(60))
     big = make_chunk("app/long.py::long", f"def long(total):\n{long_body}\n    return total")

@@ -4,8 +4,9 @@ Every candidate is scored S(v) = ALPHA * relevance(Q, v) + BETA * exp(-LAMBDA * 
 and taken best first (nearest first among equals). Hard rules: one piece per chunk id (a diamond
 in the graph is one piece), nothing inside a piece already shown in full, no piece above its cap,
 the budget never exceeded (counted by the `TokenCounter` handed in). Near pieces come whole, far
-ones as their signature, a big class as its outline (its signature and its members'); the
-pieces taken are then ordered so that what is called comes before what calls it. A piece's header
+ones as their signature, a big class as its outline (its signature and its members'), a class whose
+methods are mostly taken already as itself, whole; the pieces taken are then ordered so that what is
+called comes before what calls it. A piece's header
 says where it is (`path:start-end`): its code's first line is line `start` of the file, so the
 code itself goes unnumbered unless the rules ask for a number on every line (ask's do).
 
@@ -48,11 +49,15 @@ class PackRules:
     fence: bool = True  # code in a Markdown fence (ask's prompt shows it bare)
     line_numbers: bool = False  # every line of code with its number (else the header's start line alone)
     skeleton_share: float = 0.1  # the top file's skeleton is a map: worth a tenth of the budget, not a fix's code
+    # once the methods of a class shown one by one cost this share of the class whole, the class is shown whole
+    # instead (its attributes and the methods between them come with it): a reader's one class, not fifteen pieces
+    whole_class_share: float = 0.5
 
 
 CONTEXT_RULES = PackRules()
 ASK_RULES = PackRules(full_hops=1, piece_share=1.0, big_class_share=float("inf"), callees_first=False,
-                      cut_first=True, fence=False, line_numbers=True)  # its model cites path:line
+                      cut_first=True, fence=False, line_numbers=True,  # its model cites path:line
+                      whole_class_share=float("inf"))
 
 
 def context_rules(line_numbers: bool = False) -> PackRules:
@@ -127,6 +132,8 @@ def pack(candidates: Sequence[Candidate], budget: int, counter: TokenCounter,
     """The candidates that fit `budget` tokens, best first, each chunk once, then ordered callee first."""
     ranked = sorted(enumerate(candidates), key=lambda item: (-score(item[1].relevance, item[1].hops),
                                                              item[1].hops, item[0]))
+    classes = [c for c in candidates if c.chunk.kind == "class"]
+    wholes: dict[str, Piece] = {}  # each class's whole piece, counted once
     taken: list[tuple[Candidate, Piece]] = []
     left_out: list[str] = []
     seen: set[str] = set()
@@ -142,11 +149,43 @@ def pack(candidates: Sequence[Candidate], budget: int, counter: TokenCounter,
             continue
         taken.append((candidate, piece))
         remaining -= piece.tokens
+        owner = next((c for c in classes if _strictly_inside(candidate.chunk, c.chunk)), None)
+        if owner is not None and piece.form == "full" and math.isfinite(rules.whole_class_share):
+            merged = _whole_class(owner, taken, remaining, budget, counter, rules, wholes)
+            if merged is not None:
+                taken, remaining = merged
+                seen.add(owner.chunk.chunk_id)
     ordered = _callees_first(taken) if rules.callees_first else [piece for _, piece in taken]
     return Packed(tuple(ordered), budget, counter.name, tuple(left_out), rules.line_numbers)
 
 
 # ------------------------------------------------------------------ rules
+
+
+def _strictly_inside(chunk: Chunk, outer: Chunk) -> bool:
+    return (chunk.path == outer.path and chunk.chunk_id != outer.chunk_id and outer.start_line <= chunk.start_line
+            and chunk.end_line <= outer.end_line)
+
+
+def _whole_class(owner: Candidate, taken: list[tuple[Candidate, Piece]], remaining: int, budget: int,
+                 counter: TokenCounter, rules: PackRules,
+                 wholes: dict[str, Piece]) -> tuple[list[tuple[Candidate, Piece]], int] | None:
+    """The pieces with `owner`'s methods shown one by one replaced by the class whole (where the first of
+    them stood), and the budget left; None while they cost less than `whole_class_share` of it, or it does
+    not fit."""
+    inner = [i for i, (_, p) in enumerate(taken) if p.form == "full" and _strictly_inside(p.chunk, owner.chunk)]
+    own = [i for i, (c, _) in enumerate(taken) if c.chunk.chunk_id == owner.chunk.chunk_id]
+    shown = sum(taken[i][1].tokens for i in inner)
+    whole = wholes.get(owner.chunk.chunk_id) or wholes.setdefault(owner.chunk.chunk_id,
+                                                                   _piece(owner, "full", counter, rules))
+    first = min(inner + own)
+    cap = budget * min(rules.big_class_share, 1.0 if first == 0 else rules.piece_share)  # as _fit and _forms
+    freed = shown + sum(taken[i][1].tokens for i in own)
+    if shown < rules.whole_class_share * whole.tokens or whole.tokens > cap or whole.tokens > remaining + freed:
+        return None
+    dropped = set(inner + own)
+    kept = [(owner, whole) if i == first else item for i, item in enumerate(taken) if i == first or i not in dropped]
+    return kept, remaining + freed - whole.tokens
 
 
 def _inside_shown(chunk: Chunk, shown: Sequence[Piece]) -> bool:
