@@ -273,8 +273,8 @@ _HNSW_VERSION = 1
 
 
 def clear_unused_hnsw(db_path: Path) -> int:
-    """Zero what each HNSW segment's data_level0.bin and length.bin hold past their vectors; the
-    bytes cleared. hnswlib writes its whole malloc'd capacity, never zeroed, when it creates an index
+    """Zero what each HNSW segment's data_level0.bin and length.bin hold past their vectors; how many
+    of those bytes were not zero. hnswlib writes its whole malloc'd capacity, never zeroed, when it creates an index
     (chroma-core/chroma#7688), so the slots no vector fills yet hold whatever this process had freed:
     once, a source file's text read before its secrets were masked. The slots past the header's
     element count are unused (a vector written later fills its whole slot), so zeros there change no
