@@ -149,8 +149,9 @@ def pack(candidates: Sequence[Candidate], budget: int, counter: TokenCounter,
             continue
         taken.append((candidate, piece))
         remaining -= piece.tokens
-        owner = next((c for c in classes if _strictly_inside(candidate.chunk, c.chunk)), None)
-        if owner is not None and piece.form == "full" and math.isfinite(rules.whole_class_share):
+        owner = next((c for c in classes if _strictly_inside(candidate.chunk, c.chunk)), None) \
+            if piece.form == "full" and math.isfinite(rules.whole_class_share) else None
+        if owner is not None:
             merged = _whole_class(owner, taken, remaining, budget, counter, rules, wholes)
             if merged is not None:
                 taken, remaining = merged
@@ -162,9 +163,12 @@ def pack(candidates: Sequence[Candidate], budget: int, counter: TokenCounter,
 # ------------------------------------------------------------------ rules
 
 
+def _holds(outer: Chunk, chunk: Chunk) -> bool:
+    return outer.path == chunk.path and outer.start_line <= chunk.start_line and chunk.end_line <= outer.end_line
+
+
 def _strictly_inside(chunk: Chunk, outer: Chunk) -> bool:
-    return (chunk.path == outer.path and chunk.chunk_id != outer.chunk_id and outer.start_line <= chunk.start_line
-            and chunk.end_line <= outer.end_line)
+    return chunk.chunk_id != outer.chunk_id and _holds(outer, chunk)
 
 
 def _whole_class(owner: Candidate, taken: list[tuple[Candidate, Piece]], remaining: int, budget: int,
@@ -176,8 +180,9 @@ def _whole_class(owner: Candidate, taken: list[tuple[Candidate, Piece]], remaini
     inner = [i for i, (_, p) in enumerate(taken) if p.form == "full" and _strictly_inside(p.chunk, owner.chunk)]
     own = [i for i, (c, _) in enumerate(taken) if c.chunk.chunk_id == owner.chunk.chunk_id]
     shown = sum(taken[i][1].tokens for i in inner)
-    whole = wholes.get(owner.chunk.chunk_id) or wholes.setdefault(owner.chunk.chunk_id,
-                                                                   _piece(owner, "full", counter, rules))
+    if owner.chunk.chunk_id not in wholes:
+        wholes[owner.chunk.chunk_id] = _piece(owner, "full", counter, rules)
+    whole = wholes[owner.chunk.chunk_id]
     first = min(inner + own)
     cap = budget * min(rules.big_class_share, 1.0 if first == 0 else rules.piece_share)  # as _fit and _forms
     freed = shown + sum(taken[i][1].tokens for i in own)
@@ -190,11 +195,7 @@ def _whole_class(owner: Candidate, taken: list[tuple[Candidate, Piece]], remaini
 
 def _inside_shown(chunk: Chunk, shown: Sequence[Piece]) -> bool:
     """A method whose whole class is already shown adds nothing."""
-    return any(
-        p.form in ("full", CUT) and p.chunk.kind != "module" and p.chunk.path == chunk.path
-        and p.chunk.start_line <= chunk.start_line and chunk.end_line <= p.chunk.end_line
-        for p in shown
-    )
+    return any(p.form in ("full", CUT) and p.chunk.kind != "module" and _holds(p.chunk, chunk) for p in shown)
 
 
 def _forms(candidate: Candidate, counter: TokenCounter, rules: PackRules, first: bool, budget: int) -> list[str]:

@@ -318,7 +318,8 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "приводятс": ("coerce", "cast", "convert"),
     # the words every Russian question of the benchmarks still met untranslated (session 43: each word no key began,
     # read against e5's nearest code words over 31 indexes; kept where e5's were wrong: «подсветки» -> light,
-    # «фона» -> font, «обрабатываются» -> produced, «режиме» -> region, «смещение» -> modifier)
+    # «фона» -> font, «режиме» -> region, «смещение» -> modifier; generic verbs, «обрабатываются» -> handle
+    # among them, cost questions and stay with e5: bench/RESULTS.md, session 43)
     "разбива": ("split",), "разбит": ("split",), "подставля": ("substitute", "replace", "interpolate"),
     "подстанов": ("substitute", "interpolate", "replace"), "пропус": ("skip",),
     "смещен": ("offset",), "мусор": ("garbage", "trash"), "недопустим": ("invalid",),
