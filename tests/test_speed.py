@@ -167,3 +167,27 @@ def test_search_json_into_a_closed_pipe_exits_quietly(mini_index) -> None:
     stderr = process.stderr.read()
     assert process.wait(timeout=300) == 0, stderr
     assert "Traceback" not in stderr and "BrokenPipe" not in stderr, stderr
+
+
+def _ended(body: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    """A fresh process that runs body, then `end_process(3)` the way `codelens context` ends."""
+    script = ("import atexit, sys, threading, time\nfrom pathlib import Path\n"
+              "from codelens.cli.entry import end_process\n" + body + "\nend_process(3)\nprint('after')\n")
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
+
+
+def test_a_waited_on_command_ends_its_process_with_its_status_output_and_exit_handlers(tmp_path: Path) -> None:
+    """A large answer still in the buffer is written whole, the exit handlers run, the status is the command's."""
+    done = _ended("atexit.register(lambda: Path('handled').write_text('yes'))\n"
+                  "sys.stdout.write('x' * 1_000_000)", tmp_path)
+    assert done.returncode == 3 and done.stdout == "x" * 1_000_000, done.stderr
+    assert (tmp_path / "handled").read_text() == "yes"
+
+
+def test_a_process_with_a_thread_still_working_ends_as_usual(tmp_path: Path) -> None:
+    """end_process returns while a non-daemon thread runs: the interpreter then waits for it, as ever."""
+    done = _ended("threading.Thread(target=lambda: (time.sleep(0.5), Path('finished').write_text('yes'))).start()",
+                  tmp_path)
+    assert done.returncode == 0 and done.stdout == "after\n", done.stderr
+    assert (tmp_path / "finished").read_text() == "yes"
