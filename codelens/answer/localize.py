@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 from codelens.answer.context import ChunkCatalog
 from codelens.answer.task_reading import Frame, Name, TaskParts
 from codelens.chunk import Chunk
+from codelens.search.query import top_n
 from codelens.search.terms import analyze
 
 if TYPE_CHECKING:  # only its type: the CLI's path to a running server imports no numpy
@@ -188,7 +189,7 @@ class Localizer:
                 continue
             scores = index.scores(terms)
             rank = 0
-            for i in scores.argsort()[::-1][: WORDS_KEPT * 2]:
+            for i in top_n(scores, WORDS_KEPT * 2):
                 if scores[i] <= 0 or rank >= WORDS_KEPT:
                     break
                 chunk = self.catalog.get(index.chunk_ids[i])
@@ -259,7 +260,7 @@ class Localizer:
             values = files.scores(terms)
             top = float(values.max()) if len(values) else 0.0
             if top > 0:
-                for i in values.argsort()[::-1][:20]:
+                for i in top_n(values, 20):
                     path = files.chunk_ids[i]
                     if values[i] > 0 and self._has_code(path):
                         scores[path] = scores.get(path, 0.0) + FILE_WORDS_WEIGHT * float(values[i]) / top

@@ -31,6 +31,8 @@ from codelens.index.sidecar import Sidecar, SidecarInput
 from codelens.locations import IndexNotFound, index_command
 
 GRAPH_FORMAT = "1"
+# A StoredGraph keeps the answers it read (a walk asks of a node more than once), this many at most
+_ASKED_KEPT = 20_000
 
 _SCHEMA = """
 CREATE TABLE graph_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -173,13 +175,21 @@ class StoredGraph:
         if meta.get("format") != GRAPH_FORMAT:
             raise DatabaseError(f"{path} has graph format {meta.get('format')!r}, this CodeLens reads "
                                 f"{GRAPH_FORMAT} - rebuild: {index_command(path.parent, '--full')}")
+        self._asked: dict[tuple[str, ...], tuple[Edge, ...]] = {}  # the file never changes under it
 
     def _edges(self, where: str, values: Sequence[str], kinds: Sequence[str], order: str) -> tuple[Edge, ...]:
         kinds = sorted(set(kinds))
+        key = (where, *values, "", *kinds)
+        known = self._asked.get(key)
+        if known is not None:  # a walk asks of a node's calls for its callees, its dispatches and the packer
+            return known
         if kinds:
             where += f" AND kind IN ({', '.join('?' * len(kinds))})"
         rows = self._connection.execute(f"SELECT * FROM edges WHERE {where} ORDER BY {order}", [*values, *kinds])
-        return tuple(Edge(*row) for row in rows)
+        if len(self._asked) >= _ASKED_KEPT:
+            self._asked.clear()
+        found = self._asked[key] = tuple(Edge(*row) for row in rows)
+        return found
 
     def out_edges(self, node_id: str, kinds: Sequence[str] = ()) -> tuple[Edge, ...]:
         return self._edges("source = ?", [node_id], kinds, "kind, line, target")

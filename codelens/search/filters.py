@@ -138,6 +138,8 @@ class ChunkScope:
         return mask
 
     def is_code(self, chunk_id: str) -> bool:
+        if chunk_id in self._accepted:  # decided once (a leg asks of thousands of rows a search)
+            return chunk_id in self._code
         chunk = self.chunks.get(chunk_id)
         return chunk is not None and _is_code(chunk)
 
