@@ -320,9 +320,16 @@ def _chunk_words(path: str, symbol: str, code: str, min_length: int) -> frozense
     """One chunk's plain English words, remembered per chunk text (a watcher's update then
     splits only the chunks that changed)."""
     words: set[str] = set()
-    for token in _ENGLISH_WORD.findall(f"{path} {symbol} {code}"):
-        words.update(p for p in split_identifier(token) if min_length <= len(p) <= MAX_WORD_CHARS and p.isalpha())
+    for token in set(_ENGLISH_WORD.findall(f"{path} {symbol} {code}")):
+        words.update(_token_words(token, min_length))
     return frozenset(words - STOP_WORDS)
+
+
+@lru_cache(maxsize=200_000)
+def _token_words(token: str, min_length: int) -> tuple[str, ...]:
+    """One identifier's plain English words, remembered: code repeats its names (`self`, its own), and
+    splitting each occurrence anew was half of a one-file update of SymPy's 38,000 chunks (8 of 16 s)."""
+    return tuple(p for p in split_identifier(token) if min_length <= len(p) <= MAX_WORD_CHARS and p.isalpha())
 
 
 def save_bridge_vectors(folder: Path, words: Sequence[str], vectors: np.ndarray,

@@ -99,8 +99,8 @@ def analyze(text: str) -> list[tuple[str, str]]:
     """(word as written, lowercased; its index term) pairs. Whole compound identifiers are
     terms as they are; their parts and plain words are stemmed."""
     pairs: list[tuple[str, str]] = []
-    for match in _TOKEN.finditer(text):
-        pairs.extend(_token_pairs(match.group()))
+    for token in _TOKEN.findall(text):  # the matches' text only: no match object per word
+        pairs.extend(_token_pairs(token))
     return pairs
 
 
