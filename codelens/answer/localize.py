@@ -33,10 +33,11 @@ from typing import TYPE_CHECKING
 from codelens.answer.context import ChunkCatalog
 from codelens.answer.task_reading import Frame, Name, TaskParts
 from codelens.chunk import Chunk
-from codelens.search.query import top_n
 from codelens.search.terms import analyze
 
 if TYPE_CHECKING:  # only its type: the CLI's path to a running server imports no numpy
+    import numpy as np
+
     from codelens.search.lexical import LexicalIndex
 
 SEARCH_WEIGHT = 1.0  # the search's first hit: the strongest single piece of evidence but a frame
@@ -189,7 +190,7 @@ class Localizer:
                 continue
             scores = index.scores(terms)
             rank = 0
-            for i in top_n(scores, WORDS_KEPT * 2):
+            for i in _best(scores, WORDS_KEPT * 2):
                 if scores[i] <= 0 or rank >= WORDS_KEPT:
                     break
                 chunk = self.catalog.get(index.chunk_ids[i])
@@ -260,7 +261,7 @@ class Localizer:
             values = files.scores(terms)
             top = float(values.max()) if len(values) else 0.0
             if top > 0:
-                for i in top_n(values, 20):
+                for i in _best(values, 20):
                     path = files.chunk_ids[i]
                     if values[i] > 0 and self._has_code(path):
                         scores[path] = scores.get(path, 0.0) + FILE_WORDS_WEIGHT * float(values[i]) / top
@@ -315,6 +316,14 @@ class Localizer:
 
 
 _MESSAGE_VALUE = re.compile(r"""'[^'\n]*'|"[^"\n]*"|`[^`\n]*`|\S*[\d\[\]{}()<>=/\\|]\S*""")
+
+
+def _best(scores: np.ndarray, n: int) -> np.ndarray:
+    """Rows of the n highest scores, best first, ties in corpus order (search/query.top_n: a partition,
+    not a sort of every chunk's score)."""
+    from codelens.search.query import top_n  # here: reading a task imports no numpy (see TYPE_CHECKING)
+
+    return top_n(scores, n)
 
 
 def message_fragments(error: str) -> list[str]:
