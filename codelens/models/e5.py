@@ -41,6 +41,10 @@ _SPACES = re.compile(" {2,}")
 # model costs about as much as RESTRICTED_TEXT_CHARS characters more (~0.1 ms).
 RESTRICTED_CHARS = 100_000
 RESTRICTED_TEXT_CHARS = 30
+# A text read as its first N tokens is tokenized from its first HEAD_CHARS_PER_TOKEN * N characters (more
+# when those hold too few tokens): English runs ~4 characters a token
+HEAD_CHARS_PER_TOKEN = 6
+_WHITESPACE = (" ", "\n", "\t")
 GRAPH_NAME = "multilingual-e5-small"
 
 
@@ -134,7 +138,10 @@ class E5:
         windows: list[np.ndarray] = []
         owners: list[int] = []
         weights: list[float] = []
-        for owner, tokens in enumerate(self._vocabulary.many_token_ids([prefix + text for text in texts])):
+        prefixed = [prefix + text for text in texts]
+        if max_tokens is not None:  # the words that hold the first max_tokens tokens, not all of a pasted file
+            prefixed = [self._vocabulary.head(text, max_tokens) for text in prefixed]
+        for owner, tokens in enumerate(self._vocabulary.many_token_ids(prefixed)):
             content = tokens[:max_tokens]
             for start in range(0, max(len(content), 1), self._window):
                 piece = content[start : start + self._window]
@@ -207,6 +214,20 @@ class _Vocabulary:
     def token_ids(self, text: str) -> list[int]:
         """The content tokens of text (no <s> or </s>)."""
         return self.many_token_ids([text])[0]
+
+    def head(self, text: str, count: int) -> str:
+        """The least of text, cut before a space, whose tokens begin with text's first `count` (the whole
+        text when it is short). A space starts a token in every reading (no piece holds one inside), so the
+        words before it are tokenized as in the whole text. A pasted issue's 2,000 characters took 25 ms to
+        tokenize, the ~800 that hold its first 128 tokens 3 ms."""
+        end = count * HEAD_CHARS_PER_TOKEN
+        while end < len(text):
+            cut = max(text.rfind(space, 0, end) for space in _WHITESPACE)
+            # more tokens than count: a space the cut left at the end adds a token, but only the last
+            if cut > 0 and len(self.token_ids(text[:cut])) > count:
+                return text[:cut]
+            end *= 2
+        return text
 
     def many_token_ids(self, texts: Sequence[str]) -> list[list[int]]:
         """token_ids of each text: each by a model of its own pieces until those models have cost
