@@ -361,8 +361,9 @@ class Searcher:
 
     def prepare(self, text: str) -> Query:
         """The question as every leg and stage reads it, its e5 vector included."""
-        # e5 reads the first QUESTION_TOKENS tokens (models/embedders.py), but tokenizes the whole text
-        # first (seconds for a pasted file): the cut bounds that; the legs' terms read all of it
+        # e5 reads the first QUESTION_TOKENS tokens (models/embedders.py), tokenizing the words that hold them
+        # (e5.head), or all of a text with no space early (seconds for a pasted file): the cut bounds that; the
+        # legs' terms read all of it
         return Query.from_text(text, self._embed_e5(text))
 
     def _pipeline(self, filters: SearchFilters, prefer_repo: str = "") -> HybridPipeline:
