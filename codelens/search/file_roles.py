@@ -11,8 +11,13 @@ first). Each ranks below the code unless the question asks for it (`ranking_orde
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from codelens.ingest.formats import file_format
+
+# A path's roles, remembered: a search's ranking asks them of every fused candidate (hundreds for a
+# pasted task), and a path's role never changes
+_PATHS_KEPT = 65_536
 
 TESTS, EXAMPLES, HISTORY, TRANSLATIONS, LEGAL = "tests", "examples", "history", "translations", "legal"
 
@@ -86,6 +91,7 @@ def asks_for(role: str, question: str) -> bool:
     return _ASKS[role].search(question) is not None
 
 
+@lru_cache(maxsize=_PATHS_KEPT)
 def is_example_path(path: str, code: bool = False) -> bool:
     """A file under an examples or benchmarks folder (`_examples/`, `samples/`, `benches/`, `example_dart/`), at any
     depth, or a benchmark program by its name (`db_bench.cc`, `bin/multi_queue_bench`); with `code`, code under the
@@ -98,6 +104,7 @@ def is_example_path(path: str, code: bool = False) -> bool:
         _BENCH_FILE.search(parts[-1]) is not None) or _GENERATOR_TEMPLATE.search(path) is not None
 
 
+@lru_cache(maxsize=_PATHS_KEPT)
 def is_history_path(path: str) -> bool:
     """The project's change log (`CHANGELOG.md`, `CHANGES.rst`, `HISTORY.md`, towncrier's `changes/` fragments)."""
     parts = path.lower().split("/")
@@ -113,11 +120,13 @@ _TRANSLATED_README = re.compile(rf"^readme[._-](?:{_DOC_LANGUAGES})(?:[_-][a-z]{
 _DOCUMENT_FORMATS = frozenset({"markdown", "rst", "text"})  # formats.file_format's documents
 
 
+@lru_cache(maxsize=_PATHS_KEPT)
 def is_legal_path(path: str) -> bool:
     """The project's licence or notice (`LICENSE`, `LICENSE.txt`, `LICENSE-MIT`, `COPYING`, `NOTICE`)."""
     return _LEGAL_FILE.match(path.rsplit("/", 1)[-1]) is not None
 
 
+@lru_cache(maxsize=_PATHS_KEPT)
 def is_translation_path(path: str) -> bool:
     """A file of the UI's texts in some language: a message bundle, a locale's JSON or .po, Android's `values-ru/`;
     or the documentation translated (`docs/zh/`, `README.zh-CN.md`)."""
