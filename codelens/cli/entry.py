@@ -40,8 +40,8 @@ def end_process(status: int) -> None:
     Returns (the process then ends as usual) while another non-daemon thread runs: Python waits
     for it, and so must this."""
     run_exit_handlers = getattr(atexit, "_run_exitfuncs", None)  # CPython's; elsewhere the usual exit
-    others = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
-    if run_exit_handlers is None or any(t.is_alive() for t in others):
+    working = any(not t.daemon and t is not threading.main_thread() for t in threading.enumerate())  # alive ones
+    if run_exit_handlers is None or working:
         return
     run_exit_handlers()
     for stream in (sys.stdout, sys.stderr):
